@@ -1,0 +1,43 @@
+"""fleetsim: a kinematics-first simulator for robot fleets, built on PyBullet.
+
+The public API follows the PyBulletFleet design names: `MultiRobotSimulationCore`,
+`SimulationParams`, `SimObject`, `SimObjectSpawnParams`, `ShapeParams`, `Pose`, `Path`.
+"""
+
+from fleetsim.core import EVENTS, PROFILE_KEYS, MultiRobotSimulationCore, SimulationParams
+from fleetsim.errors import (
+    AssetNotFoundError,
+    BackendError,
+    ConfigError,
+    FleetSimError,
+    ObjectRemovedError,
+    SimulationClosedError,
+)
+from fleetsim.geometry import Path, Pose, ShapeParams, quat
+from fleetsim.logs import LogLevelManager
+from fleetsim.objects import SimObject, SimObjectSpawnParams
+from fleetsim.state import CollisionMode
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EVENTS",
+    "PROFILE_KEYS",
+    "AssetNotFoundError",
+    "BackendError",
+    "CollisionMode",
+    "ConfigError",
+    "FleetSimError",
+    "LogLevelManager",
+    "MultiRobotSimulationCore",
+    "ObjectRemovedError",
+    "Path",
+    "Pose",
+    "ShapeParams",
+    "SimObject",
+    "SimObjectSpawnParams",
+    "SimulationClosedError",
+    "SimulationParams",
+    "__version__",
+    "quat",
+]

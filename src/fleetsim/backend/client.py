@@ -1,0 +1,195 @@
+"""`Backend`: one PyBullet client and everything fleetsim asks of it.
+
+This package is the only code that imports `pybullet`. Every call passes the client id, so any
+number of simulations can live in one process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path as FsPath
+
+import numpy as np
+import pybullet as pb
+import pybullet_data
+from numpy.typing import NDArray
+
+from fleetsim.backend.shapes import ShapeCache
+from fleetsim.errors import BackendError, SimulationClosedError
+from fleetsim.geometry.shapes import ShapeParams
+from fleetsim.logs import LogLevelManager
+
+log = logging.getLogger(__name__)
+
+FloatArray = NDArray[np.float64]
+IdArray = NDArray[np.integer]
+
+FLOOR_URDF = str(FsPath(pybullet_data.getDataPath()) / "plane.urdf")
+
+
+class Backend:
+    """A connected PyBullet client (DIRECT by default, GUI on request) with its shape cache."""
+
+    def __init__(self, gui: bool = False) -> None:
+        with LogLevelManager.quiet_native():
+            client = pb.connect(pb.GUI if gui else pb.DIRECT)
+        if client < 0:
+            mode = "GUI (is a display available?)" if gui else "DIRECT"
+            raise BackendError(f"could not connect to PyBullet in {mode} mode")
+        self._client: int | None = client
+        self.gui = gui
+        self.shapes = ShapeCache(client)
+
+    @property
+    def client(self) -> int:
+        """The PyBullet client id; raises SimulationClosedError after `close()`."""
+        if self._client is None:
+            raise SimulationClosedError("the simulation was closed; create a new one")
+        return self._client
+
+    @property
+    def is_open(self) -> bool:
+        return self._client is not None and bool(pb.isConnected(physicsClientId=self._client))
+
+    def close(self) -> None:
+        """Disconnect. Safe to call twice."""
+        if self._client is not None:
+            if pb.isConnected(physicsClientId=self._client):
+                pb.disconnect(physicsClientId=self._client)
+            self._client = None
+            self.shapes.clear()
+
+    def reset(self) -> None:
+        """Empty the PyBullet world (bodies, shapes, constraints) and forget cached shapes."""
+        pb.resetSimulation(physicsClientId=self.client)
+        self.shapes.clear()
+
+    def configure(self, timestep: float, gravity: Sequence[float]) -> None:
+        c = self.client
+        pb.setTimeStep(timestep, physicsClientId=c)
+        pb.setGravity(*gravity, physicsClientId=c)
+
+    def set_rendering(self, enabled: bool) -> None:
+        """Turn GUI rendering on or off (no effect in DIRECT mode)."""
+        if self.gui:
+            pb.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, int(enabled), physicsClientId=self.client)
+
+    def load_floor(self) -> int:
+        """Load PyBullet's plane.urdf at z = 0 and return its body id."""
+        return self.load_urdf(FLOOR_URDF, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0), fixed_base=True)
+
+    def load_urdf(
+        self, path: str, position: Sequence[float], orientation: Sequence[float], fixed_base: bool
+    ) -> int:
+        try:
+            with LogLevelManager.quiet_native():
+                return int(
+                    pb.loadURDF(
+                        path,
+                        position,
+                        orientation,
+                        useFixedBase=fixed_base,
+                        physicsClientId=self.client,
+                    )
+                )
+        except pb.error as exc:
+            raise BackendError(f"PyBullet could not load {path}: {exc}") from exc
+
+    def create_body(
+        self,
+        collision: ShapeParams | None,
+        visual: ShapeParams | None,
+        mass: float,
+        position: Sequence[float],
+        orientation: Sequence[float],
+    ) -> int:
+        """Create a single-link body from cached shapes; returns its PyBullet id."""
+        col = self.shapes.collision(collision) if collision is not None else -1
+        vis = self.shapes.visual(visual) if visual is not None else -1
+        body = pb.createMultiBody(
+            baseMass=mass,
+            baseCollisionShapeIndex=col,
+            baseVisualShapeIndex=vis,
+            basePosition=position,
+            baseOrientation=orientation,
+            physicsClientId=self.client,
+        )
+        if body < 0:
+            raise BackendError("PyBullet could not create the body")
+        return int(body)
+
+    def remove_body(self, body_id: int) -> None:
+        pb.removeBody(body_id, physicsClientId=self.client)
+
+    def has_body(self, body_id: int) -> bool:
+        """Whether `body_id` is a body of this client."""
+        if not 0 <= body_id < 2**31:
+            return False
+        try:
+            pb.getBodyInfo(body_id, physicsClientId=self.client)
+        except pb.error:
+            return False
+        return True
+
+    def num_bodies(self) -> int:
+        return int(pb.getNumBodies(physicsClientId=self.client))
+
+    def push_poses(self, body_ids: IdArray, positions: FloatArray, orientations: FloatArray) -> None:
+        """Write base poses: ids (N,), positions (N, 3), orientations (N, 4)."""
+        reset = pb.resetBasePositionAndOrientation
+        c = self.client
+        for body, pos, orn in zip(body_ids.tolist(), positions.tolist(), orientations.tolist(), strict=True):
+            reset(body, pos, orn, physicsClientId=c)
+
+    def read_poses(self, body_ids: IdArray) -> tuple[FloatArray, FloatArray]:
+        """Base poses of bodies: positions (N, 3), orientations (N, 4)."""
+        get = pb.getBasePositionAndOrientation
+        c = self.client
+        n = len(body_ids)
+        pos = np.empty((n, 3))
+        orn = np.empty((n, 4))
+        for i, body in enumerate(body_ids.tolist()):
+            pos[i], orn[i] = get(body, physicsClientId=c)
+        return pos, orn
+
+    def local_aabb(self, body_id: int) -> tuple[FloatArray, FloatArray]:
+        """(min, max) around all links of a body, in the body's base frame.
+
+        Measured by placing the body at the origin for a moment, then putting it back.
+        """
+        c = self.client
+        pos, orn = pb.getBasePositionAndOrientation(body_id, physicsClientId=c)
+        pb.resetBasePositionAndOrientation(body_id, (0, 0, 0), (0, 0, 0, 1), physicsClientId=c)
+        try:
+            boxes = [pb.getAABB(body_id, link, physicsClientId=c) for link in range(-1, pb.getNumJoints(body_id, physicsClientId=c))]
+        finally:
+            pb.resetBasePositionAndOrientation(body_id, pos, orn, physicsClientId=c)
+        lo = np.min([b[0] for b in boxes], axis=0)
+        hi = np.max([b[1] for b in boxes], axis=0)
+        return lo, hi
+
+    def step_physics(self) -> None:
+        pb.stepSimulation(physicsClientId=self.client)
+
+    def add_fixed_constraint(
+        self, parent_id: int, child_id: int, rel_pos: Sequence[float], rel_quat: Sequence[float]
+    ) -> int:
+        """Hold `child_id` at `rel_pos`/`rel_quat` in the parent's base frame; returns the id."""
+        return int(
+            pb.createConstraint(
+                parent_id,
+                -1,
+                child_id,
+                -1,
+                pb.JOINT_FIXED,
+                (0, 0, 0),
+                rel_pos,
+                (0, 0, 0),
+                parentFrameOrientation=rel_quat,
+                physicsClientId=self.client,
+            )
+        )
+
+    def remove_constraint(self, constraint_id: int) -> None:
+        pb.removeConstraint(constraint_id, physicsClientId=self.client)

@@ -1,0 +1,151 @@
+"""`SimulationParams`: every setting of a simulation, with its default, in one dataclass.
+
+Values are checked on construction (types and ranges), whether they come from Python, a dict or
+a YAML file; unknown keys are an error that names the closest valid key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import typing
+from dataclasses import dataclass, fields
+from pathlib import Path as FsPath
+from typing import Annotated, Any, Literal
+
+import pydantic
+import yaml
+from pydantic import Field
+
+from fleetsim.errors import AssetNotFoundError, ConfigError, unknown_key_message
+
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegativeFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+Vec3 = tuple[FiniteFloat, FiniteFloat, FiniteFloat]
+PoseSync = Literal["auto", "eager", "lazy"]
+CellSizeMode = Literal["constant", "auto_initial", "auto_adaptive"]
+
+
+@dataclass
+class SimulationParams:
+    """Configuration of a `MultiRobotSimulationCore`.
+
+    Attributes:
+        gui: open the PyBullet GUI window (headless DIRECT mode when False).
+        timestep: simulated seconds per step.
+        target_rtf: real-time factor for `run_simulation` (2 = twice real time; 0 = as fast as
+            possible, never sleeping).
+        duration: simulated seconds `run_simulation()` runs for; None = until `stop()`.
+        physics: run PyBullet dynamics for bodies with mass (otherwise purely kinematic).
+        monitor: show the live data monitor.
+        enable_floor: load PyBullet's plane.urdf as the floor (also after `reset()`).
+        gravity: m/s^2, used when physics is on.
+        camera_mode, camera_view, camera_distance, camera_yaw, camera_pitch, camera_target:
+            GUI camera ("auto" frames the fleet; "manual" uses distance/yaw/pitch/target).
+        enable_visual_shapes, enable_collision_shapes, enable_structure_transparency,
+        enable_shadows, enable_gui_panels: GUI visual toggles.
+        spatial_hash_cell_size_mode: "constant", "auto_initial" or "auto_adaptive".
+        spatial_hash_cell_size: cell edge in metres (required for "constant").
+        pose_sync: "eager" pushes moved poses to PyBullet every step; "lazy" only when something
+            reads PyBullet; "auto" is eager with the GUI or physics, lazy otherwise.
+        seed: seed of the simulation's random generator `sim.rng` (None = random).
+        max_steps_per_frame: most steps `run_simulation` takes at once to catch up.
+        gui_min_fps: least GUI frame rate kept while paused or ahead of time.
+    """
+
+    gui: bool = False
+    timestep: PositiveFloat = 1.0 / 240.0
+    target_rtf: NonNegativeFloat = 1.0
+    duration: PositiveFloat | None = None
+    physics: bool = False
+    monitor: bool = False
+    enable_floor: bool = True
+    gravity: Vec3 = (0.0, 0.0, -9.81)
+    camera_mode: Literal["auto", "manual"] = "auto"
+    camera_view: Literal["perspective", "top_down"] = "perspective"
+    camera_distance: PositiveFloat = 10.0
+    camera_yaw: FiniteFloat = 45.0
+    camera_pitch: FiniteFloat = -45.0
+    camera_target: Vec3 = (0.0, 0.0, 0.0)
+    enable_visual_shapes: bool = True
+    enable_collision_shapes: bool = False
+    enable_structure_transparency: bool = False
+    enable_shadows: bool = False
+    enable_gui_panels: bool = False
+    spatial_hash_cell_size_mode: CellSizeMode = "auto_adaptive"
+    spatial_hash_cell_size: PositiveFloat | None = None
+    pose_sync: PoseSync = "auto"
+    seed: Annotated[int, Field(ge=0)] | None = None
+    max_steps_per_frame: Annotated[int, Field(ge=1)] = 10
+    gui_min_fps: PositiveFloat = 30.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name, adapter in _adapters().items():
+            try:
+                setattr(self, name, adapter.validate_python(getattr(self, name)))
+            except pydantic.ValidationError as exc:
+                msgs = "; ".join(e["msg"] for e in exc.errors())
+                problems.append(f"{name}: {msgs} (got {getattr(self, name)!r})")
+        if not problems and self.spatial_hash_cell_size_mode == "constant" and self.spatial_hash_cell_size is None:
+            problems.append("spatial_hash_cell_size: required when spatial_hash_cell_size_mode is 'constant'")
+        if problems:
+            raise ConfigError("invalid simulation parameters:\n  " + "\n  ".join(problems))
+
+    @property
+    def eager_sync(self) -> bool:
+        """Whether poses are pushed to PyBullet every step (see `pose_sync`)."""
+        if self.pose_sync == "auto":
+            return self.gui or self.physics
+        return self.pose_sync == "eager"
+
+    def replace(self, **changes: Any) -> SimulationParams:
+        """A copy with some fields changed (validated like any other construction)."""
+        return self.from_dict({**dataclasses.asdict(self), **changes})
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any], where: str = "simulation parameters") -> SimulationParams:
+        """From a mapping; an unknown key is an error naming the closest valid key."""
+        if not isinstance(config, dict):
+            raise ConfigError(f"{where} must be a mapping of parameter names to values, got {type(config).__name__}")
+        valid = {f.name for f in fields(cls)}
+        for key in config:
+            if key not in valid:
+                raise ConfigError(unknown_key_message(str(key), valid, where))
+        try:
+            return cls(**config)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+
+    @classmethod
+    def from_config(cls, path: str | FsPath) -> SimulationParams:
+        """From a YAML file: the whole mapping, or its `simulation:` section when present."""
+        data = load_yaml_mapping(path)
+        section = data.get("simulation", data) if isinstance(data.get("simulation"), dict) else data
+        where = f"{path} (simulation)" if section is not data else str(path)
+        return cls.from_dict(section, where=where)
+
+    from_yaml = from_config
+
+
+def load_yaml_mapping(path: str | FsPath) -> dict[str, Any]:
+    """Read a YAML file that must hold a mapping; errors name the file (and line)."""
+    file = FsPath(path)
+    if not file.is_file():
+        raise AssetNotFoundError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(file.read_text()) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{line}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys to values at the top level")
+    return data
+
+
+@functools.cache
+def _adapters() -> dict[str, pydantic.TypeAdapter[Any]]:
+    hints = typing.get_type_hints(SimulationParams, include_extras=True)
+    return {f.name: pydantic.TypeAdapter(hints[f.name]) for f in fields(SimulationParams)}

@@ -1,0 +1,48 @@
+"""The phases of one step, as functions over the `World` (see ARCHITECTURE.md, "The step").
+
+1. update: controllers, attachments, callbacks (pure NumPy/Python; pose writes are buffered);
+2. pose flush: moved rows pushed to PyBullet per the pose-sync policy;
+3. physics (when on): `stepSimulation`, read back dynamic bodies, carry their children;
+4. AABBs of moved rows from the pose arrays (then the spatial grid and collisions, later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fleetsim.collision import refresh_moved_aabbs
+from fleetsim.objects import World, attachments
+
+Updater = Callable[[float], None]
+
+
+def update_agents(updaters: list[Updater], dt: float) -> None:
+    """Advance every vectorised controller (one call per controller kind, not per robot)."""
+    for update in updaters:
+        update(dt)
+
+
+def follow_attachments(world: World) -> None:
+    if world.links:
+        attachments.follow(world)
+
+
+def run_callbacks(world: World, sim_time: float, dt: float) -> None:
+    world.scheduler.run(sim_time, dt)
+
+
+def flush_poses(world: World) -> int:
+    return world.flush()
+
+
+def step_physics(world: World) -> None:
+    """Advance PyBullet dynamics; PyBullet must hold every kinematic pose first."""
+    world.sync()
+    world.backend.step_physics()
+    if world.read_back_dynamic() and world.links:
+        attachments.follow(world)
+        world.sync()
+
+
+def refresh_aabbs(world: World) -> int:
+    return refresh_moved_aabbs(world.bodies)

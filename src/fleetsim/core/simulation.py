@@ -1,0 +1,335 @@
+"""`MultiRobotSimulationCore`: owns one PyBullet client, the body arrays and the step loop."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path as FsPath
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fleetsim.backend import Backend
+from fleetsim.core import phases
+from fleetsim.core.pacer import Pacer
+from fleetsim.core.params import SimulationParams
+from fleetsim.core.profiler import StepProfiler
+from fleetsim.errors import ConfigError
+from fleetsim.events import EventBus, Handler
+from fleetsim.geometry import quat
+from fleetsim.objects import SimObject, World
+from fleetsim.scheduling import Callback, CallbackScheduler
+from fleetsim.state import CollisionMode
+
+log = logging.getLogger(__name__)
+
+EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "paused", "resumed", "reset")
+
+Bodies = Sequence[SimObject] | NDArray[np.integer]
+
+
+class MultiRobotSimulationCore:
+    """A simulation: create it, add bodies, then `step_once()` or `run_simulation()`.
+
+    Headless (PyBullet DIRECT) unless `params.gui`. Use it as a context manager, or call `close()`,
+    to release the PyBullet client.
+
+    Example:
+        >>> with MultiRobotSimulationCore(SimulationParams(target_rtf=0)) as sim:
+        ...     box = SimObject.from_params(SimObjectSpawnParams(visual_shape=ShapeParams()), sim_core=sim)
+        ...     sim.run_simulation(duration=1.0)
+    """
+
+    def __init__(self, params: SimulationParams | None = None) -> None:
+        self.params = params if params is not None else SimulationParams()
+        if not isinstance(self.params, SimulationParams):
+            raise ConfigError(f"MultiRobotSimulationCore needs SimulationParams, got {type(params).__name__}")
+        self.events = EventBus(EVENTS)
+        self._scheduler = CallbackScheduler()
+        self._backend = Backend(gui=self.params.gui)
+        self._world = World(
+            self._backend,
+            self.events,
+            self._scheduler,
+            physics=self.params.physics,
+            eager_sync=self.params.eager_sync,
+        )
+        self._profiler = StepProfiler()
+        self._updaters: list[phases.Updater] = []
+        self._paused = False
+        self._resume_event = threading.Event()
+        self._resume_event.set()
+        self._stop_requested = False
+        self.step_count = 0
+        self.static_body_ids: set[int] = set()
+        self.floor_id: int | None = None
+        self.rng = np.random.default_rng(self.params.seed)
+        self._set_up_world()
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any]) -> MultiRobotSimulationCore:
+        """From a mapping of `SimulationParams` fields."""
+        return cls(SimulationParams.from_dict(config))
+
+    @classmethod
+    def from_yaml(cls, path: str | FsPath) -> MultiRobotSimulationCore:
+        """From a YAML file (see `SimulationParams.from_config`)."""
+        return cls(SimulationParams.from_config(path))
+
+    def _set_up_world(self) -> None:
+        self._backend.configure(self.params.timestep, self.params.gravity)
+        self.floor_id = self._backend.load_floor() if self.params.enable_floor else None
+
+    # -- identity -----------------------------------------------------------------------------
+
+    @property
+    def client(self) -> int:
+        """The PyBullet client id, for direct PyBullet calls (`physicsClientId=sim.client`)."""
+        return self._backend.client
+
+    @property
+    def world(self) -> World:
+        """The shared state bodies act on (tables, backend); used by `SimObject` factories."""
+        return self._world
+
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds since start or `reset()`."""
+        return self.step_count * self.params.timestep
+
+    @property
+    def sim_objects(self) -> list[SimObject]:
+        """All live objects, in creation order."""
+        return list(self._world.objects.values())
+
+    def get_object(self, object_id: int) -> SimObject | None:
+        """The object whose PyBullet body id is `object_id`, or None."""
+        handle = self._world.handle_by_body_id.get(object_id)
+        return None if handle is None else self._world.objects[handle]
+
+    # -- stepping -----------------------------------------------------------------------------
+
+    def step_once(self, return_profiling: bool = False) -> dict[str, float] | None:
+        """Advance the simulation by one `timestep`.
+
+        Returns this step's per-phase times in ms when `return_profiling` is True.
+        """
+        dt, world, prof = self.params.timestep, self._world, self._profiler
+        prof.begin()
+        with world.stepping():
+            with prof.section("phase1_update"):
+                self.events.emit("pre_step", self, dt)
+                with prof.section("agent_update"):
+                    phases.update_agents(self._updaters, dt)
+                phases.follow_attachments(world)
+                with prof.section("callbacks"):
+                    phases.run_callbacks(world, self.sim_time, dt)
+            with prof.section("phase2_pose_flush"):
+                phases.flush_poses(world)
+        if self.params.physics:
+            with prof.section("step_simulation"):
+                phases.step_physics(world)
+        with prof.section("phase3_aabb_grid_flush"):
+            phases.refresh_aabbs(world)
+        self.step_count += 1
+        self.events.emit("post_step", self, dt)
+        stats = prof.end()
+        return dict(stats) if return_profiling else None
+
+    def get_profiling_stats(self) -> dict[str, float]:
+        """Mean per-phase milliseconds over the last 100 steps (keys: `PROFILE_KEYS`)."""
+        return self._profiler.mean()
+
+    def run_simulation(self, duration: float | None = None) -> None:
+        """Step at `params.target_rtf` x real time for `duration` simulated seconds.
+
+        `duration` defaults to `params.duration`; when both are None, runs until `stop()`. Can be
+        called again after it returns; simulated time carries on.
+        """
+        duration = self.params.duration if duration is None else duration
+        if duration is not None and not duration > 0:
+            raise ConfigError(f"duration must be > 0 simulated seconds, got {duration}")
+        dt = self.params.timestep
+        end_step = None if duration is None else self.step_count + max(1, round(duration / dt))
+        pacer = Pacer(dt, self.params.target_rtf, self.params.max_steps_per_frame)
+        pacer.start(self.sim_time)
+        self._stop_requested = False
+        last_step_s = 0.0
+
+        def running() -> bool:
+            return not self._stop_requested and (end_step is None or self.step_count < end_step)
+
+        while running():
+            if self._paused:
+                self._resume_event.wait(timeout=1.0 / self.params.gui_min_fps)
+                if not self._paused:
+                    pacer.start(self.sim_time)
+                continue
+            steps, sleep_s = pacer.plan(self.sim_time, last_step_s)
+            if sleep_s > 0:
+                time.sleep(sleep_s)
+                continue
+            for _ in range(steps):
+                if self._paused or not running():
+                    break
+                t0 = time.perf_counter()
+                self.step_once()
+                last_step_s = time.perf_counter() - t0
+            if self.params.gui and not self._backend.is_open:
+                log.info("GUI window closed; stopping")
+                break
+
+    def stop(self) -> None:
+        """Make `run_simulation` return after the current step (callable from callbacks)."""
+        self._stop_requested = True
+        self._resume_event.set()
+
+    def pause(self) -> None:
+        """Pause `run_simulation` (it blocks without using CPU). `step_once` still steps."""
+        if not self._paused:
+            self._paused = True
+            self._resume_event.clear()
+            self.events.emit("paused", self)
+
+    def resume(self) -> None:
+        """Resume after `pause()`. Simulated time continues with no catch-up burst."""
+        if self._paused:
+            self._paused = False
+            self._resume_event.set()
+            self.events.emit("resumed", self)
+
+    @property
+    def is_paused(self) -> bool:
+        return self._paused
+
+    # -- callbacks and events -----------------------------------------------------------------
+
+    def register_callback(self, callback: Callback, frequency: float | None = None) -> int:
+        """Call `callback(sim, dt)` every step, or at `frequency` Hz of simulated time.
+
+        `dt` is the simulated time since the callback last ran. Returns an id for
+        `unregister_callback`.
+        """
+        return self._scheduler.add(callback, self, frequency)
+
+    def unregister_callback(self, callback_id: int) -> None:
+        self._scheduler.remove(callback_id)
+
+    def on(self, event: str, handler: Handler) -> Handler:
+        """Subscribe to an event (see `EVENTS`); returns the handler."""
+        return self.events.on(event, handler)
+
+    # -- bodies -------------------------------------------------------------------------------
+
+    def register_static_body(self, body_id: int) -> SimObject:
+        """Track a body you loaded with PyBullet (`physicsClientId=sim.client`) as static structure.
+
+        It joins the body arrays with `CollisionMode.STATIC`; returns its `SimObject`.
+        """
+        existing = self.get_object(body_id)
+        if existing is not None:
+            existing.set_collision_mode(CollisionMode.STATIC)
+            self.static_body_ids.add(body_id)
+            return existing
+        if not self._backend.has_body(body_id):
+            raise ConfigError(f"no PyBullet body {body_id} in this simulation (client {self.client})")
+        pos, orn = self._backend.read_poses(np.array([body_id]))
+        lo, hi = self._backend.local_aabb(body_id)
+        obj: SimObject = self._world.add_body(
+            body_id,
+            lambda h: SimObject(self._world, h, f"static_{body_id}", {}),
+            pos=pos[0],
+            quat=orn[0],
+            aabb_local_min=lo,
+            aabb_local_max=hi,
+            collision_mode=int(CollisionMode.STATIC),
+        )
+        self.static_body_ids.add(body_id)
+        return obj
+
+    def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
+        """Handles of objects, shape (N,): compute once, then pass to `set_poses`/`get_poses`."""
+        if isinstance(objects, np.ndarray):
+            return objects.astype(np.int64, copy=False)
+        return np.fromiter((o.handle for o in objects), dtype=np.int64, count=len(objects))
+
+    def set_poses(self, objects: Bodies, positions: ArrayLike, orientations: ArrayLike | None = None) -> None:
+        """Set many poses at once: positions (N, 3) metres, orientations (N, 4) xyzw or None.
+
+        `objects` is a sequence of `SimObject` or an array of handles (`handles_of`). Same rules
+        as `SimObject.set_pose`: buffered inside a step, immediate outside.
+        """
+        handles = self.handles_of(objects)
+        pos = _checked(positions, (len(handles), 3), "positions")
+        orn = None
+        if orientations is not None:
+            orn = quat.normalize(_checked(orientations, (len(handles), 4), "orientations"))
+        self._world.write_poses(handles, pos, orn)
+
+    def get_poses(self, objects: Bodies) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Current poses: positions (N, 3) and orientations (N, 4), as copies."""
+        rows = self._world.bodies.rows(self.handles_of(objects))
+        return self._world.bodies["pos"][rows], self._world.bodies["quat"][rows]
+
+    def sync(self) -> int:
+        """Push every pending pose to PyBullet so raw PyBullet calls see current poses.
+
+        Only needed with lazy pose sync; returns how many bodies were pushed.
+        """
+        return self._world.sync()
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Empty the world and start again at time 0 with the same parameters.
+
+        All bodies are removed (their handles become invalid), the floor is reloaded when
+        `enable_floor`, and the random generator is re-seeded. Simulation-level callbacks and
+        event handlers stay registered.
+        """
+        self._backend.reset()
+        self._world.clear()
+        self._scheduler.keep_owner(self)
+        self._scheduler.rewind(0.0)
+        self.static_body_ids.clear()
+        self.step_count = 0
+        self.rng = np.random.default_rng(self.params.seed)
+        self._profiler.clear()
+        self._set_up_world()
+        self.events.emit("reset", self)
+
+    def close(self) -> None:
+        """Disconnect from PyBullet. Safe to call twice."""
+        self.stop()
+        self._backend.close()
+
+    @property
+    def is_closed(self) -> bool:
+        return not self._backend.is_open
+
+    def __enter__(self) -> MultiRobotSimulationCore:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.is_closed else f"client={self.client}"
+        return f"<MultiRobotSimulationCore {state} bodies={len(self._world.objects)} t={self.sim_time:.3f}s>"
+
+
+def _checked(values: ArrayLike, shape: tuple[int, int], name: str) -> NDArray[np.float64]:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.shape != shape:
+        raise ConfigError(f"{name} must have shape {shape}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ConfigError(f"{name} must be finite (found NaN or inf)")
+    if name == "orientations" and np.any(np.linalg.norm(arr, axis=1) < 1e-12):
+        raise ConfigError("orientations must be non-zero quaternions (x, y, z, w)")
+    return arr

@@ -1,0 +1,48 @@
+"""The fleetsim exception hierarchy: every error fleetsim raises on purpose is a `FleetSimError`.
+
+Each subclass also derives from the built-in exception a Python user would expect to catch
+(`ValueError`, `FileNotFoundError`, `LookupError`, `RuntimeError`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class FleetSimError(Exception):
+    """Base class of all fleetsim errors."""
+
+
+class ConfigError(FleetSimError, ValueError):
+    """A parameter, a config key or a value is wrong. The message names it and the fix."""
+
+
+class AssetNotFoundError(FleetSimError, FileNotFoundError):
+    """A file the simulation needs (mesh, URDF, config) does not exist."""
+
+
+class ObjectRemovedError(FleetSimError, LookupError):
+    """A handle was used after its body was removed or the simulation was reset."""
+
+
+class SimulationClosedError(FleetSimError, RuntimeError):
+    """The simulation was used after `close()`."""
+
+
+class BackendError(FleetSimError, RuntimeError):
+    """PyBullet refused an operation (connection, shape or body creation)."""
+
+
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to `name`, or None when nothing is reasonably close."""
+    matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.5)
+    return matches[0] if matches else None
+
+
+def unknown_key_message(key: str, valid: Iterable[str], where: str) -> str:
+    """A message for an unknown key: names it, the place, and the closest valid key."""
+    valid = sorted(valid)
+    guess = closest(key, valid)
+    hint = f"did you mean '{guess}'?" if guess else f"valid keys: {', '.join(valid)}"
+    return f"unknown key '{key}' in {where}: {hint}"

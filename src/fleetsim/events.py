@@ -1,0 +1,56 @@
+"""`EventBus`: named events with ordered handlers (pre_step, object_spawned, paused, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from fleetsim.errors import ConfigError, closest
+
+Handler = Callable[..., Any]
+
+
+class EventBus:
+    """Handlers per event name, called in registration order.
+
+    Only declared event names are accepted, so a typo in `on("pre_stpe", ...)` is an error that
+    names the closest event instead of a handler that never runs.
+    """
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._handlers: dict[str, list[Handler]] = {name: [] for name in names}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._handlers)
+
+    def declare(self, *names: str) -> None:
+        """Add event names (layers above the core declare their own, e.g. collision events)."""
+        for name in names:
+            self._handlers.setdefault(name, [])
+
+    def _handlers_of(self, event: str) -> list[Handler]:
+        try:
+            return self._handlers[event]
+        except KeyError:
+            guess = closest(event, self._handlers)
+            hint = f"did you mean '{guess}'?" if guess else f"known events: {', '.join(self._handlers)}"
+            raise ConfigError(f"unknown event '{event}': {hint}") from None
+
+    def on(self, event: str, handler: Handler) -> Handler:
+        """Call `handler(*args)` whenever `event` is emitted. Returns the handler."""
+        self._handlers_of(event).append(handler)
+        return handler
+
+    def off(self, event: str, handler: Handler) -> None:
+        """Stop calling `handler` for `event` (no error if it was not registered)."""
+        handlers = self._handlers_of(event)
+        if handler in handlers:
+            handlers.remove(handler)
+
+    def has_handlers(self, event: str) -> bool:
+        return bool(self._handlers_of(event))
+
+    def emit(self, event: str, *args: Any) -> None:
+        for handler in tuple(self._handlers_of(event)):
+            handler(*args)

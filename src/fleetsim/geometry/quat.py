@@ -1,0 +1,123 @@
+"""Vectorised quaternion and yaw helpers. Quaternions are (x, y, z, w), like PyBullet.
+
+Every function takes arrays of shape (..., 4) / (..., 3) / (...) and broadcasts over the leading
+dimensions, so the same code serves one pose or a whole fleet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def normalize(q: ArrayLike) -> FloatArray:
+    """Unit quaternions, shape (..., 4). Raises ValueError on a zero or non-finite quaternion."""
+    q = np.asarray(q, dtype=np.float64)
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    if not np.all(np.isfinite(norm)) or np.any(norm < 1e-12):
+        raise ValueError("quaternion must be finite and non-zero (x, y, z, w)")
+    return q / norm
+
+
+def multiply(a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Hamilton product a * b, shape (..., 4): rotation b followed by rotation a."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    ax, ay, az, aw = np.moveaxis(a, -1, 0)
+    bx, by, bz, bw = np.moveaxis(b, -1, 0)
+    return np.stack(
+        (
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ),
+        axis=-1,
+    )
+
+
+def conjugate(q: ArrayLike) -> FloatArray:
+    """The inverse rotation of unit quaternions, shape (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    return q * np.array([-1.0, -1.0, -1.0, 1.0])
+
+
+def rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
+    """Vectors v (..., 3) rotated by unit quaternions q (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    u = q[..., :3]
+    w = q[..., 3:4]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def to_matrix(q: ArrayLike) -> FloatArray:
+    """Rotation matrices (..., 3, 3) of unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    m = np.stack(
+        (
+            1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy),
+            2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx),
+            2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy),
+        ),
+        axis=-1,
+    )  # fmt: skip
+    return m.reshape(*q.shape[:-1], 3, 3)
+
+
+def from_euler(roll: ArrayLike, pitch: ArrayLike, yaw: ArrayLike) -> FloatArray:
+    """Quaternions (..., 4) from roll/pitch/yaw in radians (PyBullet's convention: Rz Ry Rx)."""
+    hr = np.asarray(roll, dtype=np.float64) / 2
+    hp = np.asarray(pitch, dtype=np.float64) / 2
+    hy = np.asarray(yaw, dtype=np.float64) / 2
+    cr, sr = np.cos(hr), np.sin(hr)
+    cp, sp = np.cos(hp), np.sin(hp)
+    cy, sy = np.cos(hy), np.sin(hy)
+    return np.stack(
+        (
+            sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy,
+            cr * cp * cy + sr * sp * sy,
+        ),
+        axis=-1,
+    )
+
+
+def to_euler(q: ArrayLike) -> FloatArray:
+    """Roll, pitch, yaw (..., 3) in radians of unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0))
+    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return np.stack((roll, pitch, yaw), axis=-1)
+
+
+def yaw_of(q: ArrayLike) -> FloatArray:
+    """Heading about +z in radians, shape (...), of unit quaternions (..., 4)."""
+    q = np.asarray(q, dtype=np.float64)
+    x, y, z, w = np.moveaxis(q, -1, 0)
+    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+
+def from_yaw(yaw: ArrayLike) -> FloatArray:
+    """Quaternions (..., 4) of pure rotations about +z by `yaw` radians."""
+    half = np.asarray(yaw, dtype=np.float64) / 2
+    zeros = np.zeros_like(half)
+    return np.stack((zeros, zeros, np.sin(half), np.cos(half)), axis=-1)
+
+
+def wrap_angle(angle: ArrayLike) -> FloatArray:
+    """Angles wrapped to [-pi, pi)."""
+    a = np.asarray(angle, dtype=np.float64)
+    return (a + np.pi) % (2 * np.pi) - np.pi

@@ -1,0 +1,70 @@
+"""`LogLevelManager`: one place to set how chatty fleetsim and PyBullet are.
+
+Nothing is configured at import: fleetsim only creates `logging.getLogger("fleetsim.*")` loggers,
+and applications (or the CLI) decide on handlers and levels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+
+LOGGER_NAME = "fleetsim"
+
+
+class LogLevelManager:
+    """Sets the level of the `fleetsim` logger and whether PyBullet's native prints get through.
+
+    PyBullet writes warnings from C straight to file descriptor 1 (for example while parsing a
+    URDF). They are silenced unless the fleetsim log level is DEBUG or native output is enabled.
+    """
+
+    _native_output = False
+
+    @staticmethod
+    def set_log_level(level: int | str) -> None:
+        """Set the `fleetsim` logger level: a `logging` constant or a name such as "INFO"."""
+        if isinstance(level, str):
+            value = logging.getLevelName(level.upper())
+            if not isinstance(value, int):
+                raise ValueError(f"unknown log level {level!r}: use DEBUG, INFO, WARNING or ERROR")
+            level = value
+        logging.getLogger(LOGGER_NAME).setLevel(level)
+
+    @staticmethod
+    def get_log_level() -> int:
+        return logging.getLogger(LOGGER_NAME).getEffectiveLevel()
+
+    @classmethod
+    def set_native_output(cls, enabled: bool) -> None:
+        """Let PyBullet's own C-level prints reach stdout (off by default)."""
+        cls._native_output = enabled
+
+    @classmethod
+    def native_output_enabled(cls) -> bool:
+        return cls._native_output or cls.get_log_level() <= logging.DEBUG
+
+    @classmethod
+    @contextlib.contextmanager
+    def quiet_native(cls) -> Iterator[None]:
+        """Silence C-level writes to stdout for the duration, unless native output is enabled."""
+        if cls.native_output_enabled():
+            yield
+            return
+        try:
+            sys.stdout.flush()
+            saved = os.dup(1)
+        except (OSError, ValueError):  # no real stdout (embedded interpreters)
+            yield
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1)
+            yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(devnull)
+            os.close(saved)

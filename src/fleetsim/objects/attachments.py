@@ -1,0 +1,131 @@
+"""Attachments: children that ride on a parent, followed for the whole world in a few array ops.
+
+A child stores its pose in the parent's frame (`rel_pos`, `rel_quat` columns). Children of moved
+parents are updated level by level (children of roots first), so chains follow in one pass. With
+physics on, a child with mass is held by a fixed PyBullet constraint instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fleetsim.errors import ConfigError
+from fleetsim.geometry import quat
+
+if TYPE_CHECKING:  # annotations only; World imports this module
+    from fleetsim.objects.world import World
+
+
+class AttachmentGraph:
+    """Parent -> children handles, with a cached breadth-first level order."""
+
+    def __init__(self) -> None:
+        self._children: dict[int, list[int]] = {}
+        self._parent: dict[int, int] = {}
+        self._levels: list[np.ndarray] | None = None
+        self.constraints: dict[int, int] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._parent)
+
+    def children(self, handle: int) -> list[int]:
+        return self._children.get(handle, [])
+
+    def parent(self, handle: int) -> int | None:
+        return self._parent.get(handle)
+
+    def ancestors(self, handle: int) -> list[int]:
+        out = []
+        while (handle := self._parent.get(handle, -1)) >= 0:
+            out.append(handle)
+        return out
+
+    def link(self, parent: int, child: int) -> None:
+        self._children.setdefault(parent, []).append(child)
+        self._parent[child] = parent
+        self._levels = None
+
+    def unlink(self, parent: int, child: int) -> None:
+        self._children[parent].remove(child)
+        if not self._children[parent]:
+            del self._children[parent]
+        del self._parent[child]
+        self._levels = None
+
+    def levels(self) -> list[np.ndarray]:
+        """Child handles grouped by depth: children of roots, then their children, and so on."""
+        if self._levels is None:
+            level = [c for c, p in self._parent.items() if p not in self._parent]
+            levels = []
+            while level:
+                levels.append(np.array(level, dtype=np.int64))
+                level = [c for h in level for c in self._children.get(h, [])]
+            self._levels = levels
+        return self._levels
+
+
+def attach(world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike) -> None:
+    """Attach `child` to `parent` at (rel_pos, rel_quat) in the parent's frame."""
+    graph = world.links
+    if parent == child:
+        raise ConfigError("an object cannot be attached to itself")
+    if graph.parent(child) is not None:
+        raise ConfigError("the object is already attached; detach it first")
+    if child in graph.ancestors(parent):
+        raise ConfigError("attaching would make a cycle (the parent rides on the child)")
+    b = world.bodies
+    prow, crow = b.row(parent), b.row(child)
+    rq = quat.normalize(rel_quat)
+    b["parent"][crow] = parent
+    b["rel_pos"][crow] = rel_pos
+    b["rel_quat"][crow] = rq
+    graph.link(parent, child)
+    if world.physics and b["dynamic"][crow]:
+        graph.constraints[child] = world.backend.add_fixed_constraint(
+            int(b["body_id"][prow]), int(b["body_id"][crow]), np.asarray(rel_pos).tolist(), rq.tolist()
+        )
+        b["constrained"][crow] = True
+    # Snap to the attach pose now (and at once in PyBullet when outside a step).
+    world.write_poses(
+        [child],
+        b["pos"][prow] + quat.rotate(b["quat"][prow], rel_pos),
+        quat.multiply(b["quat"][prow], rq),
+    )
+
+
+def detach(world: World, parent: int, child: int) -> None:
+    """Detach `child`; it stays where it is."""
+    graph = world.links
+    if graph.parent(child) != parent:
+        raise ConfigError("the object is not attached to this parent")
+    crow = world.bodies.row(child)
+    world.bodies["parent"][crow] = -1
+    world.bodies["constrained"][crow] = False
+    graph.unlink(parent, child)
+    cid = graph.constraints.pop(child, None)
+    if cid is not None:
+        world.backend.remove_constraint(cid)
+
+
+def follow(world: World) -> int:
+    """Move kinematic children of moved parents to their attach pose; returns rows updated."""
+    b = world.bodies
+    updated = 0
+    for level in world.links.levels():
+        rows = b.rows(level)
+        rows = rows[~b["constrained"][rows]]
+        prows = b.rows(b["parent"][rows])
+        moved = b["moved"][prows]
+        rows, prows = rows[moved], prows[moved]
+        if not rows.size:
+            continue
+        pq = b["quat"][prows]
+        b["pos"][rows] = b["pos"][prows] + quat.rotate(pq, b["rel_pos"][rows])
+        b["quat"][rows] = quat.multiply(pq, b["rel_quat"][rows])
+        b["moved"][rows] = True
+        b["dirty"][rows] = True
+        updated += rows.size
+    return updated

@@ -1,0 +1,219 @@
+"""`SimObject`: a thin handle on one row of the body table (a single-link PyBullet body)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from fleetsim.errors import ConfigError
+from fleetsim.geometry import Pose, ShapeParams, quat
+from fleetsim.objects.params import SimObjectSpawnParams, collision_mode_of
+from fleetsim.objects.world import HasWorld, World
+from fleetsim.state import CollisionMode
+
+T = TypeVar("T", bound="SimObject")
+
+ObjectCallback = Callable[[Any, float], Any]
+
+
+def world_of(sim_core: HasWorld | None) -> World:
+    if sim_core is None or not isinstance(getattr(sim_core, "world", None), World):
+        raise ConfigError("pass the simulation as sim_core=sim (a MultiRobotSimulationCore)")
+    return sim_core.world
+
+
+class SimObject:
+    """A body in the simulation: pose, shape, mass, collision mode and attachments.
+
+    Create objects with `SimObject.from_params(params, sim_core=sim)` or
+    `SimObject.from_mesh(path, sim_core=sim)`. The object's state lives in the simulation's
+    arrays; this handle reads and writes its row, so it stays cheap at fleet scale.
+    """
+
+    def __init__(self, world: World, handle: int, name: str | None, user_data: dict[str, Any]) -> None:
+        self._world = world
+        self._handle = handle
+        self.name = name if name is not None else f"object_{handle}"
+        self.user_data = user_data
+
+    # -- creation -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_params(cls: type[T], spawn_params: SimObjectSpawnParams, sim_core: HasWorld | None = None) -> T:
+        """Create the object described by `spawn_params` in `sim_core`."""
+        if not isinstance(spawn_params, SimObjectSpawnParams):
+            raise ConfigError(f"from_params needs a SimObjectSpawnParams, got {type(spawn_params).__name__}")
+        world = world_of(sim_core)
+        visual, collision = spawn_params.shapes
+        pose = spawn_params.initial_pose
+        body_id = world.backend.create_body(collision, visual, spawn_params.mass, pose.position, pose.orientation)
+        box = collision.local_aabb()
+        if box is None:
+            box = world.backend.local_aabb(body_id)
+        obj: T = world.add_body(
+            body_id,
+            lambda h: cls(world, h, spawn_params.name, dict(spawn_params.user_data)),
+            pos=pose.position,
+            quat=pose.orientation,
+            aabb_local_min=box[0],
+            aabb_local_max=box[1],
+            mass=spawn_params.mass,
+            pickable=spawn_params.pickable,
+            collision_mode=int(spawn_params.collision_mode),
+            dynamic=world.physics and spawn_params.mass > 0,
+        )
+        return obj
+
+    @classmethod
+    def from_mesh(
+        cls: type[T],
+        mesh_path: str,
+        pose: Pose | None = None,
+        sim_core: HasWorld | None = None,
+        *,
+        collision_mesh_path: str | None = None,
+        mesh_scale: Sequence[float] = (1.0, 1.0, 1.0),
+        rgba_color: Sequence[float] = (0.7, 0.7, 0.7, 1.0),
+        mass: float = 0.0,
+        pickable: bool = False,
+        collision_mode: CollisionMode | str = CollisionMode.NORMAL_3D,
+        name: str | None = None,
+        user_data: dict[str, Any] | None = None,
+    ) -> T:
+        """Create an object from a mesh file (.obj, .stl, .dae).
+
+        `collision_mesh_path` gives a simpler mesh to collide with; by default the visual mesh.
+        """
+        visual = ShapeParams("mesh", mesh_path=mesh_path, mesh_scale=tuple(mesh_scale), rgba_color=tuple(rgba_color))  # type: ignore[arg-type]
+        collision = ShapeParams("mesh", mesh_path=collision_mesh_path or mesh_path, mesh_scale=tuple(mesh_scale))  # type: ignore[arg-type]
+        params = SimObjectSpawnParams(
+            visual_shape=visual,
+            collision_shape=collision,
+            initial_pose=pose if pose is not None else Pose(),
+            mass=mass,
+            pickable=pickable,
+            collision_mode=collision_mode_of(collision_mode),
+            name=name,
+            user_data=user_data or {},
+        )
+        return cls.from_params(params, sim_core=sim_core)
+
+    # -- identity -----------------------------------------------------------------------------
+
+    @property
+    def handle(self) -> int:
+        """Stable fleetsim handle (index into the simulation's arrays via the body table)."""
+        return self._handle
+
+    @property
+    def _row(self) -> int:
+        return self._world.bodies.row(self._handle)
+
+    @property
+    def object_id(self) -> int:
+        """The PyBullet body id, for users who call PyBullet directly (pass `sim.client`)."""
+        return int(self._world.bodies["body_id"][self._row])
+
+    @property
+    def is_removed(self) -> bool:
+        return not self._world.bodies.is_alive(self._handle) or self._world.objects.get(self._handle) is not self
+
+    @property
+    def mass(self) -> float:
+        return float(self._world.bodies["mass"][self._row])
+
+    @property
+    def pickable(self) -> bool:
+        return bool(self._world.bodies["pickable"][self._row])
+
+    @pickable.setter
+    def pickable(self, value: bool) -> None:
+        self._world.bodies["pickable"][self._row] = bool(value)
+
+    @property
+    def collision_mode(self) -> CollisionMode:
+        return CollisionMode(int(self._world.bodies["collision_mode"][self._row]))
+
+    def set_collision_mode(self, mode: CollisionMode | str) -> None:
+        """Change how this object takes part in collision checks (takes effect next check)."""
+        row = self._row
+        self._world.bodies["collision_mode"][row] = int(collision_mode_of(mode))
+        self._world.bodies["moved"][row] = True
+
+    # -- pose ---------------------------------------------------------------------------------
+
+    def get_pose(self) -> Pose:
+        """The current pose: always up to date, even inside a step before PyBullet is written."""
+        b, row = self._world.bodies, self._row
+        return Pose(b["pos"][row], b["quat"][row])
+
+    def set_pose(self, pose: Pose) -> None:
+        """Move the object. Buffered inside a step, immediate outside it; the last write wins."""
+        if not isinstance(pose, Pose):
+            raise ConfigError(f"set_pose needs a Pose, got {pose!r}; use set_pose_raw for arrays")
+        self._world.write_poses([self._handle], [pose.position], [pose.orientation])
+
+    def set_pose_raw(self, position: ArrayLike, orientation: ArrayLike | None = None) -> None:
+        """Like `set_pose` from a position (3,) and optional quaternion (4,), without a Pose.
+
+        The orientation is kept when None.
+        """
+        pos = np.asarray(position, dtype=np.float64)
+        if pos.shape != (3,) or not np.all(np.isfinite(pos)):
+            raise ConfigError(f"position must be 3 finite numbers, got {position!r}")
+        orn = None if orientation is None else quat.normalize(np.asarray(orientation, dtype=np.float64))
+        if orn is not None and orn.shape != (4,):
+            raise ConfigError(f"orientation must be a quaternion (x, y, z, w), got {orientation!r}")
+        self._world.write_poses([self._handle], pos[None], None if orn is None else orn[None])
+
+    # -- attachments --------------------------------------------------------------------------
+
+    def attach_object(self, obj: SimObject, relative_pose: Pose | None = None) -> None:
+        """Attach `obj` to this object; it follows every step.
+
+        `relative_pose` is the child's pose in this object's frame; by default the child stays
+        exactly where it is now. With physics on, a child with mass is held by a fixed constraint.
+        """
+        if relative_pose is None:
+            relative_pose = self.get_pose().inverse().compose(obj.get_pose())
+        self._world.attach(self._handle, obj.handle, relative_pose.position, relative_pose.orientation)
+
+    def detach_object(self, obj: SimObject) -> None:
+        """Detach `obj`; it stays where it is."""
+        self._world.detach(self._handle, obj.handle)
+
+    def get_attached_objects(self) -> list[SimObject]:
+        """Objects attached to this one, in the order they were attached."""
+        return [self._world.object(h) for h in self._world.links.children(self._handle)]
+
+    def is_attached(self) -> bool:
+        """Whether this object rides on another one."""
+        return self._world.links.parent(self._handle) is not None
+
+    @property
+    def attached_to(self) -> SimObject | None:
+        """The object this one rides on, or None."""
+        parent = self._world.links.parent(self._handle)
+        return None if parent is None else self._world.object(parent)
+
+    # -- callbacks and lifetime ---------------------------------------------------------------
+
+    def register_callback(self, callback: ObjectCallback, frequency: float | None = None) -> int:
+        """Call `callback(obj, dt)` every step, or at `frequency` Hz of simulated time.
+
+        Returns an id for `sim.unregister_callback`. The callback goes away with the object.
+        """
+        return self._world.scheduler.add(callback, self, frequency)
+
+    def remove(self) -> None:
+        """Remove the object from the simulation. Its children are detached and stay put."""
+        self._world.remove_body(self._handle)
+
+    def __repr__(self) -> str:
+        if self.is_removed:
+            return f"<{type(self).__name__} {self.name!r} (removed)>"
+        p = self._world.bodies["pos"][self._row]
+        return f"<{type(self).__name__} {self.name!r} id={self.object_id} at ({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f})>"

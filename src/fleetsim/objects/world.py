@@ -1,0 +1,173 @@
+"""`World`: the state one simulation's bodies act on, and the rules for writing poses.
+
+The body table is the truth. Writes inside a step are buffered (row written, marked moved and
+dirty); writes outside a step reach PyBullet at once. Dirty rows are pushed in the pose flush
+(eager sync) or only when something is about to read PyBullet (lazy sync).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fleetsim.backend import Backend
+from fleetsim.errors import ObjectRemovedError
+from fleetsim.events import EventBus
+from fleetsim.objects import attachments
+from fleetsim.scheduling import CallbackScheduler
+from fleetsim.state import BodyTable
+
+IntArray = NDArray[np.int64]
+
+
+class HasWorld(Protocol):
+    """Anything that owns a `World`; in practice a `MultiRobotSimulationCore`."""
+
+    @property
+    def world(self) -> World: ...
+
+
+class World:
+    """Bodies, their Python handles, the backend, and whether a step is in progress."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        events: EventBus,
+        scheduler: CallbackScheduler,
+        *,
+        physics: bool,
+        eager_sync: bool,
+    ) -> None:
+        self.backend = backend
+        self.events = events
+        self.scheduler = scheduler
+        self.physics = physics
+        self.eager_sync = eager_sync
+        self.bodies = BodyTable()
+        self.objects: dict[int, Any] = {}
+        self.handle_by_body_id: dict[int, int] = {}
+        self.links = attachments.AttachmentGraph()
+        self.in_step = False
+
+    # -- step state ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def stepping(self) -> Iterator[None]:
+        """Mark the world as inside a step; always cleared, even when a callback raises."""
+        self.in_step = True
+        try:
+            yield
+        finally:
+            self.in_step = False
+
+    # -- bodies -------------------------------------------------------------------------------
+
+    def add_body(self, body_id: int, owner_factory: Any, **columns: Any) -> Any:
+        """Register a PyBullet body as a new row and its Python handle object.
+
+        `owner_factory(handle)` builds the handle object. If anything fails, the PyBullet body is
+        removed so nothing half-created is left behind.
+        """
+        handle: int | None = None
+        try:
+            handle = int(self.bodies.add(1, body_id=body_id, **columns)[0])
+            obj = owner_factory(handle)
+        except BaseException:
+            if handle is not None:
+                self.bodies.remove(handle)
+            self.backend.remove_body(body_id)
+            raise
+        self.objects[handle] = obj
+        self.handle_by_body_id[body_id] = handle
+        self.events.emit("object_spawned", obj)
+        return obj
+
+    def remove_body(self, handle: int) -> None:
+        """Detach, remove from PyBullet and the table, and announce it."""
+        row = self.bodies.row(handle)
+        obj = self.objects[handle]
+        for child in list(self.links.children(handle)):
+            self.detach(handle, child)
+        parent = int(self.bodies["parent"][row])
+        if parent >= 0:
+            self.detach(parent, handle)
+        body_id = int(self.bodies["body_id"][row])
+        self.backend.remove_body(body_id)
+        self.bodies.remove(handle)
+        del self.objects[handle]
+        self.handle_by_body_id.pop(body_id, None)
+        self.scheduler.remove_owner(obj)
+        self.events.emit("object_removed", obj)
+
+    def clear(self) -> None:
+        """Forget every body (the backend has been reset separately)."""
+        self.bodies.clear()
+        self.objects.clear()
+        self.handle_by_body_id.clear()
+        self.links = attachments.AttachmentGraph()
+
+    # -- poses --------------------------------------------------------------------------------
+
+    def write_poses(self, handles: ArrayLike, positions: ArrayLike, orientations: ArrayLike | None) -> None:
+        """Set poses of bodies: handles (N,), positions (N, 3), orientations (N, 4) or None.
+
+        Inside a step the write is buffered; outside it reaches PyBullet at once, together with
+        the children attached to these bodies.
+        """
+        b = self.bodies
+        rows = b.rows(handles)
+        b["pos"][rows] = positions
+        if orientations is not None:
+            b["quat"][rows] = orientations
+        b["moved"][rows] = True
+        b["dirty"][rows] = True
+        if not self.in_step:
+            if self.links:
+                attachments.follow(self)
+                rows = np.flatnonzero(b["dirty"] & b["moved"])
+            self.push_rows(np.atleast_1d(rows))
+
+    def push_rows(self, rows: IntArray) -> None:
+        """Push the given rows' poses to PyBullet and mark them clean."""
+        b = self.bodies
+        if rows.size:
+            self.backend.push_poses(b["body_id"][rows], b["pos"][rows], b["quat"][rows])
+            b["dirty"][rows] = False
+
+    def sync(self) -> int:
+        """Push every dirty row; returns how many were pushed."""
+        rows = np.flatnonzero(self.bodies["dirty"])
+        self.push_rows(rows)
+        return int(rows.size)
+
+    def flush(self) -> int:
+        """The pose flush of a step: push dirty rows under eager sync, keep them under lazy."""
+        return self.sync() if self.eager_sync else 0
+
+    def read_back_dynamic(self) -> int:
+        """After a physics step, copy the poses of physics-driven bodies into the table."""
+        b = self.bodies
+        rows = np.flatnonzero(b["dynamic"])
+        if rows.size:
+            b["pos"][rows], b["quat"][rows] = self.backend.read_poses(b["body_id"][rows])
+            b["moved"][rows] = True
+        return int(rows.size)
+
+    # -- attachments --------------------------------------------------------------------------
+
+    def attach(self, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike) -> None:
+        attachments.attach(self, parent, child, rel_pos, rel_quat)
+
+    def detach(self, parent: int, child: int) -> None:
+        attachments.detach(self, parent, child)
+
+    def object(self, handle: int) -> Any:
+        try:
+            return self.objects[handle]
+        except KeyError:
+            raise ObjectRemovedError(f"no live body with handle {handle}") from None

@@ -1,0 +1,56 @@
+"""The body table: one row per simulated body, and the `CollisionMode` each row carries."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from fleetsim.state.table import Column, Table
+
+
+class CollisionMode(IntEnum):
+    """How a body takes part in collision checks."""
+
+    NORMAL_3D = 0
+    """Tested in full 3-D against every other body."""
+    NORMAL_2D = 1
+    """Tested on x and y only: height is ignored (floor robots of different heights)."""
+    STATIC = 2
+    """Never moves; tested only against bodies that move."""
+    DISABLED = 3
+    """Never tested."""
+
+
+BODY_COLUMNS: dict[str, Column] = {
+    # Kinematic state, world frame.
+    "pos": Column(np.float64, (3,)),
+    "quat": Column(np.float64, (4,), (0.0, 0.0, 0.0, 1.0)),
+    # Tight box around the body in its own frame, and the world box derived from the pose.
+    "aabb_local_min": Column(np.float64, (3,)),
+    "aabb_local_max": Column(np.float64, (3,)),
+    "aabb_min": Column(np.float64, (3,)),
+    "aabb_max": Column(np.float64, (3,)),
+    "collision_mode": Column(np.int8, (), int(CollisionMode.NORMAL_3D)),
+    "mass": Column(np.float64),
+    "pickable": Column(np.bool_, (), False),
+    # Moved since the last AABB refresh / pose differs from what PyBullet holds.
+    "moved": Column(np.bool_, (), True),
+    "dirty": Column(np.bool_, (), False),
+    # Driven by PyBullet physics (mass > 0 with physics on): poses are read back, not pushed.
+    "dynamic": Column(np.bool_, (), False),
+    "body_id": Column(np.int32, (), -1),
+    # Attachment: parent handle (-1: none) and the child's pose in the parent's frame.
+    "parent": Column(np.int64, (), -1),
+    "rel_pos": Column(np.float64, (3,)),
+    "rel_quat": Column(np.float64, (4,), (0.0, 0.0, 0.0, 1.0)),
+    # Held by a physics constraint instead of following kinematically.
+    "constrained": Column(np.bool_, (), False),
+}
+
+
+class BodyTable(Table):
+    """The table of all bodies in one simulation (columns: `BODY_COLUMNS`)."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        super().__init__(BODY_COLUMNS, capacity)

@@ -1,0 +1,157 @@
+"""`Table`: a growable struct-of-arrays with stable integer handles and swap-remove.
+
+Rows are dense (`0..size-1`) so every column is one contiguous NumPy view; handles never change
+and are never reused, so a `SimObject` can keep its handle while rows move under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+from fleetsim.errors import ObjectRemovedError
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: element dtype, per-row shape (e.g. (3,) for positions), default fill value."""
+
+    dtype: DTypeLike
+    shape: tuple[int, ...] = ()
+    default: Any = 0
+
+
+class Table:
+    """Struct-of-arrays table.
+
+    `table["pos"]` is a view of the live rows of a column, shape (size, *column.shape). Views are
+    invalidated when the table grows: take them again after `add`.
+    """
+
+    def __init__(self, columns: Mapping[str, Column], capacity: int = 64) -> None:
+        self._columns = dict(columns)
+        self._capacity = max(1, capacity)
+        self._size = 0
+        self._data = {name: self._alloc(col, self._capacity) for name, col in self._columns.items()}
+        self._row_to_handle = np.full(self._capacity, -1, dtype=np.int64)
+        self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
+        self._next_handle = 0
+
+    @staticmethod
+    def _alloc(col: Column, n: int) -> np.ndarray:
+        return np.full((n, *col.shape), col.default, dtype=col.dtype)
+
+    @property
+    def size(self) -> int:
+        """Number of live rows."""
+        return self._size
+
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(self._columns)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._data[name][: self._size]
+
+    @property
+    def handles(self) -> IntArray:
+        """Handle of each live row, shape (size,)."""
+        return self._row_to_handle[: self._size]
+
+    def add(self, count: int = 1, **values: ArrayLike) -> IntArray:
+        """Append `count` rows; `values` (broadcast to (count, *shape)) override column defaults.
+
+        Returns the new handles, shape (count,). Validates every value before changing anything.
+        """
+        unknown = set(values) - set(self._columns)
+        if unknown:
+            raise KeyError(f"unknown table columns: {sorted(unknown)}")
+        prepared = {
+            name: np.broadcast_to(
+                np.asarray(v, dtype=self._columns[name].dtype), (count, *self._columns[name].shape)
+            )
+            for name, v in values.items()
+        }
+        self._reserve(self._size + count)
+        start, stop = self._size, self._size + count
+        for name, col in self._columns.items():
+            arr = self._data[name]
+            arr[start:stop] = prepared[name] if name in prepared else col.default
+        handles = np.arange(self._next_handle, self._next_handle + count, dtype=np.int64)
+        self._reserve_handles(self._next_handle + count)
+        self._next_handle += count
+        self._row_to_handle[start:stop] = handles
+        self._handle_to_row[handles] = np.arange(start, stop)
+        self._size = stop
+        return handles
+
+    def _reserve(self, n: int) -> None:
+        if n <= self._capacity:
+            return
+        cap = max(n, 2 * self._capacity)
+        for name, col in self._columns.items():
+            grown = self._alloc(col, cap)
+            grown[: self._size] = self._data[name][: self._size]
+            self._data[name] = grown
+        r2h = np.full(cap, -1, dtype=np.int64)
+        r2h[: self._size] = self._row_to_handle[: self._size]
+        self._row_to_handle = r2h
+        self._capacity = cap
+
+    def _reserve_handles(self, n: int) -> None:
+        if n <= len(self._handle_to_row):
+            return
+        h2r = np.full(max(n, 2 * len(self._handle_to_row)), -1, dtype=np.int64)
+        h2r[: len(self._handle_to_row)] = self._handle_to_row
+        self._handle_to_row = h2r
+
+    def is_alive(self, handle: int) -> bool:
+        return 0 <= handle < self._next_handle and self._handle_to_row[handle] >= 0
+
+    def row(self, handle: int) -> int:
+        """Row of a live handle; raises ObjectRemovedError for a removed or unknown one."""
+        if 0 <= handle < self._next_handle:
+            r = int(self._handle_to_row[handle])
+            if r >= 0:
+                return r
+        raise ObjectRemovedError(f"handle {handle} does not refer to a live body (removed or reset)")
+
+    def rows(self, handles: ArrayLike) -> IntArray:
+        """Rows of live handles, shape like `handles`; raises ObjectRemovedError if any is dead."""
+        h = np.asarray(handles, dtype=np.int64)
+        if h.size and (h.min() < 0 or h.max() >= self._next_handle):
+            raise ObjectRemovedError("some handles were never issued by this table")
+        r = self._handle_to_row[h]
+        if h.size and r.min() < 0:
+            dead = h[r < 0][:5].tolist()
+            raise ObjectRemovedError(f"handles {dead} refer to removed bodies")
+        return r
+
+    def remove(self, handle: int) -> None:
+        """Remove a row by moving the last row into its place (O(columns))."""
+        row = self.row(handle)
+        last = self._size - 1
+        if row != last:
+            for arr in self._data.values():
+                arr[row] = arr[last]
+            moved_handle = self._row_to_handle[last]
+            self._row_to_handle[row] = moved_handle
+            self._handle_to_row[moved_handle] = row
+        self._row_to_handle[last] = -1
+        self._handle_to_row[handle] = -1
+        self._size = last
+
+    def clear(self) -> None:
+        """Remove every row. Old handles become dead; new handles keep counting up."""
+        self._handle_to_row[:] = -1
+        self._row_to_handle[:] = -1
+        self._size = 0
