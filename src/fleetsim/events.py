@@ -34,7 +34,11 @@ class EventBus:
             return self._handlers[event]
         except KeyError:
             guess = closest(event, self._handlers)
-            hint = f"did you mean '{guess}'?" if guess else f"known events: {', '.join(self._handlers)}"
+            hint = (
+                f"did you mean '{guess}'?"
+                if guess
+                else f"known events: {', '.join(self._handlers)}"
+            )
             raise ConfigError(f"unknown event '{event}': {hint}") from None
 
     def on(self, event: str, handler: Handler) -> Handler:

@@ -41,7 +41,9 @@ class CallbackScheduler:
         if not callable(callback):
             raise ConfigError(f"callback must be callable, got {callback!r}")
         if frequency is not None and not frequency > 0:
-            raise ConfigError(f"callback frequency must be > 0 Hz (or None for every step), got {frequency}")
+            raise ConfigError(
+                f"callback frequency must be > 0 Hz (or None for every step), got {frequency}"
+            )
         period = None if frequency is None else 1.0 / float(frequency)
         self._entries[self._next_id] = _Entry(callback, owner, period)
         self._next_id += 1

@@ -44,9 +44,14 @@ class Backend:
     @property
     def client(self) -> int:
         """The PyBullet client id; raises SimulationClosedError after `close()`."""
+        self.ensure_open()
+        assert self._client is not None
+        return self._client
+
+    def ensure_open(self) -> None:
+        """Raise SimulationClosedError after `close()`."""
         if self._client is None:
             raise SimulationClosedError("the simulation was closed; create a new one")
-        return self._client
 
     @property
     def is_open(self) -> bool:
@@ -73,7 +78,9 @@ class Backend:
     def set_rendering(self, enabled: bool) -> None:
         """Turn GUI rendering on or off (no effect in DIRECT mode)."""
         if self.gui:
-            pb.configureDebugVisualizer(pb.COV_ENABLE_RENDERING, int(enabled), physicsClientId=self.client)
+            pb.configureDebugVisualizer(
+                pb.COV_ENABLE_RENDERING, int(enabled), physicsClientId=self.client
+            )
 
     def load_floor(self) -> int:
         """Load PyBullet's plane.urdf at z = 0 and return its body id."""
@@ -135,11 +142,15 @@ class Backend:
     def num_bodies(self) -> int:
         return int(pb.getNumBodies(physicsClientId=self.client))
 
-    def push_poses(self, body_ids: IdArray, positions: FloatArray, orientations: FloatArray) -> None:
+    def push_poses(
+        self, body_ids: IdArray, positions: FloatArray, orientations: FloatArray
+    ) -> None:
         """Write base poses: ids (N,), positions (N, 3), orientations (N, 4)."""
         reset = pb.resetBasePositionAndOrientation
         c = self.client
-        for body, pos, orn in zip(body_ids.tolist(), positions.tolist(), orientations.tolist(), strict=True):
+        for body, pos, orn in zip(
+            body_ids.tolist(), positions.tolist(), orientations.tolist(), strict=True
+        ):
             reset(body, pos, orn, physicsClientId=c)
 
     def read_poses(self, body_ids: IdArray) -> tuple[FloatArray, FloatArray]:
@@ -162,7 +173,10 @@ class Backend:
         pos, orn = pb.getBasePositionAndOrientation(body_id, physicsClientId=c)
         pb.resetBasePositionAndOrientation(body_id, (0, 0, 0), (0, 0, 0, 1), physicsClientId=c)
         try:
-            boxes = [pb.getAABB(body_id, link, physicsClientId=c) for link in range(-1, pb.getNumJoints(body_id, physicsClientId=c))]
+            boxes = [
+                pb.getAABB(body_id, link, physicsClientId=c)
+                for link in range(-1, pb.getNumJoints(body_id, physicsClientId=c))
+            ]
         finally:
             pb.resetBasePositionAndOrientation(body_id, pos, orn, physicsClientId=c)
         lo = np.min([b[0] for b in boxes], axis=0)

@@ -11,7 +11,12 @@ import pybullet as pb
 from fleetsim.errors import BackendError
 from fleetsim.geometry.shapes import ShapeParams
 
-_GEOM = {"box": pb.GEOM_BOX, "sphere": pb.GEOM_SPHERE, "cylinder": pb.GEOM_CYLINDER, "mesh": pb.GEOM_MESH}
+_GEOM = {
+    "box": pb.GEOM_BOX,
+    "sphere": pb.GEOM_SPHERE,
+    "cylinder": pb.GEOM_CYLINDER,
+    "mesh": pb.GEOM_MESH,
+}
 
 
 class ShapeCache:
@@ -43,7 +48,9 @@ class ShapeCache:
                     **kwargs,
                 )
             except pb.error as exc:
-                raise BackendError(f"PyBullet could not create collision shape {shape}: {exc}") from exc
+                raise BackendError(
+                    f"PyBullet could not create collision shape {shape}: {exc}"
+                ) from exc
             self._collision[key] = sid
         return self._collision[key]
 
@@ -61,7 +68,9 @@ class ShapeCache:
                     **kwargs,
                 )
             except pb.error as exc:
-                raise BackendError(f"PyBullet could not create visual shape {shape}: {exc}") from exc
+                raise BackendError(
+                    f"PyBullet could not create visual shape {shape}: {exc}"
+                ) from exc
             self._visual[shape] = sid
         return self._visual[shape]
 

@@ -28,7 +28,10 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
     rows = np.flatnonzero(bodies["moved"])
     if rows.size:
         lo, hi = world_aabbs(
-            bodies["pos"][rows], bodies["quat"][rows], bodies["aabb_local_min"][rows], bodies["aabb_local_max"][rows]
+            bodies["pos"][rows],
+            bodies["quat"][rows],
+            bodies["aabb_local_min"][rows],
+            bodies["aabb_local_max"][rows],
         )
         bodies["aabb_min"][rows] = lo
         bodies["aabb_max"][rows] = hi

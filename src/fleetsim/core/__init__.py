@@ -5,4 +5,11 @@ from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import PROFILE_KEYS, StepProfiler
 from fleetsim.core.simulation import EVENTS, MultiRobotSimulationCore
 
-__all__ = ["EVENTS", "PROFILE_KEYS", "MultiRobotSimulationCore", "Pacer", "SimulationParams", "StepProfiler"]
+__all__ = [
+    "EVENTS",
+    "PROFILE_KEYS",
+    "MultiRobotSimulationCore",
+    "Pacer",
+    "SimulationParams",
+    "StepProfiler",
+]

@@ -88,8 +88,14 @@ class SimulationParams:
             except pydantic.ValidationError as exc:
                 msgs = "; ".join(e["msg"] for e in exc.errors())
                 problems.append(f"{name}: {msgs} (got {getattr(self, name)!r})")
-        if not problems and self.spatial_hash_cell_size_mode == "constant" and self.spatial_hash_cell_size is None:
-            problems.append("spatial_hash_cell_size: required when spatial_hash_cell_size_mode is 'constant'")
+        if (
+            not problems
+            and self.spatial_hash_cell_size_mode == "constant"
+            and self.spatial_hash_cell_size is None
+        ):
+            problems.append(
+                "spatial_hash_cell_size: required when spatial_hash_cell_size_mode is 'constant'"
+            )
         if problems:
             raise ConfigError("invalid simulation parameters:\n  " + "\n  ".join(problems))
 
@@ -105,10 +111,11 @@ class SimulationParams:
         return self.from_dict({**dataclasses.asdict(self), **changes})
 
     @classmethod
-    def from_dict(cls, config: dict[str, Any], where: str = "simulation parameters") -> SimulationParams:
+    def from_dict(cls, config: Any, where: str = "simulation parameters") -> SimulationParams:
         """From a mapping; an unknown key is an error naming the closest valid key."""
         if not isinstance(config, dict):
-            raise ConfigError(f"{where} must be a mapping of parameter names to values, got {type(config).__name__}")
+            kind = type(config).__name__
+            raise ConfigError(f"{where} must be a mapping of parameter names to values, got {kind}")
         valid = {f.name for f in fields(cls)}
         for key in config:
             if key not in valid:

@@ -1,6 +1,6 @@
 """The phases of one step, as functions over the `World` (see ARCHITECTURE.md, "The step").
 
-1. update: controllers, attachments, callbacks (pure NumPy/Python; pose writes are buffered);
+1. update: controllers, callbacks, then attached children (pure NumPy/Python; writes buffered);
 2. pose flush: moved rows pushed to PyBullet per the pose-sync policy;
 3. physics (when on): `stepSimulation`, read back dynamic bodies, carry their children;
 4. AABBs of moved rows from the pose arrays (then the spatial grid and collisions, later).

@@ -32,7 +32,10 @@ class _Section:
         self._t0 = time.perf_counter()
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self._owner.current[self._key] += (time.perf_counter() - self._t0) * 1e3
 

@@ -40,14 +40,17 @@ class MultiRobotSimulationCore:
 
     Example:
         >>> with MultiRobotSimulationCore(SimulationParams(target_rtf=0)) as sim:
-        ...     box = SimObject.from_params(SimObjectSpawnParams(visual_shape=ShapeParams()), sim_core=sim)
+        ...     params = SimObjectSpawnParams(visual_shape=ShapeParams())
+        ...     box = SimObject.from_params(params, sim_core=sim)
         ...     sim.run_simulation(duration=1.0)
     """
 
     def __init__(self, params: SimulationParams | None = None) -> None:
         self.params = params if params is not None else SimulationParams()
         if not isinstance(self.params, SimulationParams):
-            raise ConfigError(f"MultiRobotSimulationCore needs SimulationParams, got {type(params).__name__}")
+            raise ConfigError(
+                f"MultiRobotSimulationCore needs SimulationParams, got {type(params).__name__}"
+            )
         self.events = EventBus(EVENTS)
         self._scheduler = CallbackScheduler()
         self._backend = Backend(gui=self.params.gui)
@@ -118,6 +121,7 @@ class MultiRobotSimulationCore:
 
         Returns this step's per-phase times in ms when `return_profiling` is True.
         """
+        self._backend.ensure_open()
         dt, world, prof = self.params.timestep, self._world, self._profiler
         prof.begin()
         with world.stepping():
@@ -125,9 +129,11 @@ class MultiRobotSimulationCore:
                 self.events.emit("pre_step", self, dt)
                 with prof.section("agent_update"):
                     phases.update_agents(self._updaters, dt)
-                phases.follow_attachments(world)
                 with prof.section("callbacks"):
                     phases.run_callbacks(world, self.sim_time, dt)
+                phases.follow_attachments(
+                    world
+                )  # last, so every write of this step carries children
             with prof.section("phase2_pose_flush"):
                 phases.flush_poses(world)
         if self.params.physics:
@@ -166,7 +172,7 @@ class MultiRobotSimulationCore:
         while running():
             if self._paused:
                 self._resume_event.wait(timeout=1.0 / self.params.gui_min_fps)
-                if not self._paused:
+                if not self.is_paused:  # resumed: re-base so there is no catch-up burst
                     pacer.start(self.sim_time)
                 continue
             steps, sleep_s = pacer.plan(self.sim_time, last_step_s)
@@ -236,7 +242,9 @@ class MultiRobotSimulationCore:
             self.static_body_ids.add(body_id)
             return existing
         if not self._backend.has_body(body_id):
-            raise ConfigError(f"no PyBullet body {body_id} in this simulation (client {self.client})")
+            raise ConfigError(
+                f"no PyBullet body {body_id} in this simulation (client {self.client})"
+            )
         pos, orn = self._backend.read_poses(np.array([body_id]))
         lo, hi = self._backend.local_aabb(body_id)
         obj: SimObject = self._world.add_body(
@@ -257,7 +265,9 @@ class MultiRobotSimulationCore:
             return objects.astype(np.int64, copy=False)
         return np.fromiter((o.handle for o in objects), dtype=np.int64, count=len(objects))
 
-    def set_poses(self, objects: Bodies, positions: ArrayLike, orientations: ArrayLike | None = None) -> None:
+    def set_poses(
+        self, objects: Bodies, positions: ArrayLike, orientations: ArrayLike | None = None
+    ) -> None:
         """Set many poses at once: positions (N, 3) metres, orientations (N, 4) xyzw or None.
 
         `objects` is a sequence of `SimObject` or an array of handles (`handles_of`). Same rules
@@ -315,13 +325,17 @@ class MultiRobotSimulationCore:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.is_closed else f"client={self.client}"
-        return f"<MultiRobotSimulationCore {state} bodies={len(self._world.objects)} t={self.sim_time:.3f}s>"
+        bodies = len(self._world.objects)
+        return f"<MultiRobotSimulationCore {state} bodies={bodies} t={self.sim_time:.3f}s>"
 
 
 def _checked(values: ArrayLike, shape: tuple[int, int], name: str) -> NDArray[np.float64]:

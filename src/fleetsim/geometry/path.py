@@ -72,7 +72,11 @@ class Path:
         cz = float(z if z is not None else (c[2] if len(c) > 2 else 0.0))
         angles = np.linspace(0.0, 2 * math.pi, num_points + 1)
         pts = np.column_stack(
-            (c[0] + radius * np.cos(angles), c[1] + radius * np.sin(angles), np.full_like(angles, cz))
+            (
+                c[0] + radius * np.cos(angles),
+                c[1] + radius * np.sin(angles),
+                np.full_like(angles, cz),
+            )
         )
         pts[-1] = pts[0]
         return cls.from_positions(pts)

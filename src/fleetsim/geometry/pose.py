@@ -116,6 +116,6 @@ class Pose:
 
     def isclose(self, other: Pose, pos_tol: float = 1e-6, angle_tol: float = 1e-6) -> bool:
         """Whether both poses are within `pos_tol` metres and `angle_tol` radians of each other."""
-        dot = abs(sum(a * b for a, b in zip(self.orientation, other.orientation, strict=True)))
-        angle = 2.0 * math.acos(min(1.0, dot))
+        rel = quat.multiply(quat.conjugate(self.orientation), other.orientation)
+        angle = 2.0 * math.atan2(float(np.linalg.norm(rel[:3])), abs(float(rel[3])))
         return self.distance_to(other) <= pos_tol and angle <= angle_tol

@@ -20,7 +20,7 @@ def normalize(q: ArrayLike) -> FloatArray:
     norm = np.linalg.norm(q, axis=-1, keepdims=True)
     if not np.all(np.isfinite(norm)) or np.any(norm < 1e-12):
         raise ValueError("quaternion must be finite and non-zero (x, y, z, w)")
-    return q / norm
+    return np.asarray(q / norm, dtype=np.float64)
 
 
 def multiply(a: ArrayLike, b: ArrayLike) -> FloatArray:
@@ -42,8 +42,8 @@ def multiply(a: ArrayLike, b: ArrayLike) -> FloatArray:
 
 def conjugate(q: ArrayLike) -> FloatArray:
     """The inverse rotation of unit quaternions, shape (..., 4)."""
-    q = np.asarray(q, dtype=np.float64)
-    return q * np.array([-1.0, -1.0, -1.0, 1.0])
+    out: FloatArray = np.asarray(q, dtype=np.float64) * np.array([-1.0, -1.0, -1.0, 1.0])
+    return out
 
 
 def rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
@@ -107,7 +107,8 @@ def yaw_of(q: ArrayLike) -> FloatArray:
     """Heading about +z in radians, shape (...), of unit quaternions (..., 4)."""
     q = np.asarray(q, dtype=np.float64)
     x, y, z, w = np.moveaxis(q, -1, 0)
-    return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    yaw: FloatArray = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return yaw
 
 
 def from_yaw(yaw: ArrayLike) -> FloatArray:
@@ -120,4 +121,4 @@ def from_yaw(yaw: ArrayLike) -> FloatArray:
 def wrap_angle(angle: ArrayLike) -> FloatArray:
     """Angles wrapped to [-pi, pi)."""
     a = np.asarray(angle, dtype=np.float64)
-    return (a + np.pi) % (2 * np.pi) - np.pi
+    return np.asarray((a + np.pi) % (2 * np.pi) - np.pi, dtype=np.float64)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path as FsPath
 from typing import Any, Literal
@@ -27,7 +28,7 @@ def _floats(value: Any, size: int, name: str) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class ShapeParams:
-    """A visual or collision shape.
+    """A visual or collision shape. Sequences are stored as tuples, so shapes are hashable.
 
     Attributes:
         shape_type: "box", "sphere", "cylinder" or "mesh".
@@ -42,14 +43,14 @@ class ShapeParams:
     """
 
     shape_type: ShapeType = "box"
-    half_extents: tuple[float, float, float] = (0.5, 0.5, 0.5)
+    half_extents: Sequence[float] = (0.5, 0.5, 0.5)
     radius: float = 0.5
     height: float = 1.0
     mesh_path: str | None = None
-    mesh_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    rgba_color: tuple[float, float, float, float] = (0.7, 0.7, 0.7, 1.0)
-    frame_position: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    frame_orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+    mesh_scale: Sequence[float] = (1.0, 1.0, 1.0)
+    rgba_color: Sequence[float] = (0.7, 0.7, 0.7, 1.0)
+    frame_position: Sequence[float] = (0.0, 0.0, 0.0)
+    frame_orientation: Sequence[float] = (0.0, 0.0, 0.0, 1.0)
 
     def __post_init__(self) -> None:
         if self.shape_type not in SHAPE_TYPES:
@@ -65,7 +66,11 @@ class ShapeParams:
             ("frame_orientation", 4),
         ):
             set_(self, name, _floats(getattr(self, name), size, name))
-        set_(self, "frame_orientation", tuple(float(v) for v in quat.normalize(self.frame_orientation)))
+        set_(
+            self,
+            "frame_orientation",
+            tuple(float(v) for v in quat.normalize(self.frame_orientation)),
+        )
         set_(self, "radius", float(self.radius))
         set_(self, "height", float(self.height))
         if self.shape_type == "box" and min(self.half_extents) <= 0:
@@ -82,7 +87,9 @@ class ShapeParams:
             raise ConfigError("shape_type 'mesh' needs mesh_path (an .obj, .stl or .dae file)")
         path = FsPath(self.mesh_path).expanduser()
         if not path.is_file():
-            raise AssetNotFoundError(f"mesh file not found: {self.mesh_path} (resolved to {path.absolute()})")
+            raise AssetNotFoundError(
+                f"mesh file not found: {self.mesh_path} (resolved to {path.absolute()})"
+            )
         object.__setattr__(self, "mesh_path", str(path.resolve()))
 
     @classmethod
@@ -107,7 +114,9 @@ class ShapeParams:
             half = np.full(3, self.radius)
         elif self.shape_type == "cylinder":
             axis = rot[:, 2]
-            half = self.radius * np.sqrt(np.clip(1.0 - axis**2, 0.0, 1.0)) + self.height / 2 * np.abs(axis)
+            half = self.radius * np.sqrt(
+                np.clip(1.0 - axis**2, 0.0, 1.0)
+            ) + self.height / 2 * np.abs(axis)
         else:
             return None
         return offset - half, offset + half

@@ -85,7 +85,10 @@ def attach(world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: 
     graph.link(parent, child)
     if world.physics and b["dynamic"][crow]:
         graph.constraints[child] = world.backend.add_fixed_constraint(
-            int(b["body_id"][prow]), int(b["body_id"][crow]), np.asarray(rel_pos).tolist(), rq.tolist()
+            int(b["body_id"][prow]),
+            int(b["body_id"][crow]),
+            np.asarray(rel_pos).tolist(),
+            rq.tolist(),
         )
         b["constrained"][crow] = True
     # Snap to the attach pose now (and at once in PyBullet when outside a step).

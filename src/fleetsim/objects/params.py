@@ -55,14 +55,19 @@ class SimObjectSpawnParams:
 
     def __post_init__(self) -> None:
         if self.visual_shape is None and self.collision_shape is None:
-            raise ConfigError("SimObjectSpawnParams needs visual_shape or collision_shape (a ShapeParams)")
+            raise ConfigError(
+                "SimObjectSpawnParams needs visual_shape or collision_shape (a ShapeParams)"
+            )
         for name in ("visual_shape", "collision_shape"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, ShapeParams):
-                raise ConfigError(f"SimObjectSpawnParams.{name} must be a ShapeParams, got {value!r}")
+                raise ConfigError(
+                    f"SimObjectSpawnParams.{name} must be a ShapeParams, got {value!r}"
+                )
         if not isinstance(self.initial_pose, Pose):
             raise ConfigError(
-                f"initial_pose must be a Pose (e.g. Pose.from_xyz(1, 2, 0)), got {self.initial_pose!r}"
+                "initial_pose must be a Pose (e.g. Pose.from_xyz(1, 2, 0)), "
+                f"got {self.initial_pose!r}"
             )
         if not (isinstance(self.mass, int | float) and math.isfinite(self.mass) and self.mass >= 0):
             raise ConfigError(f"mass must be a finite number >= 0 kg, got {self.mass!r}")

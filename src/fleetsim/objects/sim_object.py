@@ -33,7 +33,9 @@ class SimObject:
     arrays; this handle reads and writes its row, so it stays cheap at fleet scale.
     """
 
-    def __init__(self, world: World, handle: int, name: str | None, user_data: dict[str, Any]) -> None:
+    def __init__(
+        self, world: World, handle: int, name: str | None, user_data: dict[str, Any]
+    ) -> None:
         self._world = world
         self._handle = handle
         self.name = name if name is not None else f"object_{handle}"
@@ -42,14 +44,20 @@ class SimObject:
     # -- creation -----------------------------------------------------------------------------
 
     @classmethod
-    def from_params(cls: type[T], spawn_params: SimObjectSpawnParams, sim_core: HasWorld | None = None) -> T:
+    def from_params(
+        cls: type[T], spawn_params: SimObjectSpawnParams, sim_core: HasWorld | None = None
+    ) -> T:
         """Create the object described by `spawn_params` in `sim_core`."""
         if not isinstance(spawn_params, SimObjectSpawnParams):
-            raise ConfigError(f"from_params needs a SimObjectSpawnParams, got {type(spawn_params).__name__}")
+            raise ConfigError(
+                f"from_params needs a SimObjectSpawnParams, got {type(spawn_params).__name__}"
+            )
         world = world_of(sim_core)
         visual, collision = spawn_params.shapes
         pose = spawn_params.initial_pose
-        body_id = world.backend.create_body(collision, visual, spawn_params.mass, pose.position, pose.orientation)
+        body_id = world.backend.create_body(
+            collision, visual, spawn_params.mass, pose.position, pose.orientation
+        )
         box = collision.local_aabb()
         if box is None:
             box = world.backend.local_aabb(body_id)
@@ -87,8 +95,12 @@ class SimObject:
 
         `collision_mesh_path` gives a simpler mesh to collide with; by default the visual mesh.
         """
-        visual = ShapeParams("mesh", mesh_path=mesh_path, mesh_scale=tuple(mesh_scale), rgba_color=tuple(rgba_color))  # type: ignore[arg-type]
-        collision = ShapeParams("mesh", mesh_path=collision_mesh_path or mesh_path, mesh_scale=tuple(mesh_scale))  # type: ignore[arg-type]
+        visual = ShapeParams(
+            "mesh", mesh_path=mesh_path, mesh_scale=tuple(mesh_scale), rgba_color=tuple(rgba_color)
+        )
+        collision = ShapeParams(
+            "mesh", mesh_path=collision_mesh_path or mesh_path, mesh_scale=tuple(mesh_scale)
+        )
         params = SimObjectSpawnParams(
             visual_shape=visual,
             collision_shape=collision,
@@ -119,7 +131,10 @@ class SimObject:
 
     @property
     def is_removed(self) -> bool:
-        return not self._world.bodies.is_alive(self._handle) or self._world.objects.get(self._handle) is not self
+        return (
+            not self._world.bodies.is_alive(self._handle)
+            or self._world.objects.get(self._handle) is not self
+        )
 
     @property
     def mass(self) -> float:
@@ -164,7 +179,11 @@ class SimObject:
         pos = np.asarray(position, dtype=np.float64)
         if pos.shape != (3,) or not np.all(np.isfinite(pos)):
             raise ConfigError(f"position must be 3 finite numbers, got {position!r}")
-        orn = None if orientation is None else quat.normalize(np.asarray(orientation, dtype=np.float64))
+        orn = (
+            None
+            if orientation is None
+            else quat.normalize(np.asarray(orientation, dtype=np.float64))
+        )
         if orn is not None and orn.shape != (4,):
             raise ConfigError(f"orientation must be a quaternion (x, y, z, w), got {orientation!r}")
         self._world.write_poses([self._handle], pos[None], None if orn is None else orn[None])
@@ -179,7 +198,9 @@ class SimObject:
         """
         if relative_pose is None:
             relative_pose = self.get_pose().inverse().compose(obj.get_pose())
-        self._world.attach(self._handle, obj.handle, relative_pose.position, relative_pose.orientation)
+        self._world.attach(
+            self._handle, obj.handle, relative_pose.position, relative_pose.orientation
+        )
 
     def detach_object(self, obj: SimObject) -> None:
         """Detach `obj`; it stays where it is."""
@@ -216,4 +237,5 @@ class SimObject:
         if self.is_removed:
             return f"<{type(self).__name__} {self.name!r} (removed)>"
         p = self._world.bodies["pos"][self._row]
-        return f"<{type(self).__name__} {self.name!r} id={self.object_id} at ({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f})>"
+        where = f"({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f})"
+        return f"<{type(self).__name__} {self.name!r} id={self.object_id} at {where}>"

@@ -113,7 +113,9 @@ class World:
 
     # -- poses --------------------------------------------------------------------------------
 
-    def write_poses(self, handles: ArrayLike, positions: ArrayLike, orientations: ArrayLike | None) -> None:
+    def write_poses(
+        self, handles: ArrayLike, positions: ArrayLike, orientations: ArrayLike | None
+    ) -> None:
         """Set poses of bodies: handles (N,), positions (N, 3), orientations (N, 4) or None.
 
         Inside a step the write is buffered; outside it reaches PyBullet at once, together with

@@ -85,7 +85,7 @@ class Table:
         start, stop = self._size, self._size + count
         for name, col in self._columns.items():
             arr = self._data[name]
-            arr[start:stop] = prepared[name] if name in prepared else col.default
+            arr[start:stop] = prepared.get(name, col.default)
         handles = np.arange(self._next_handle, self._next_handle + count, dtype=np.int64)
         self._reserve_handles(self._next_handle + count)
         self._next_handle += count
@@ -123,7 +123,9 @@ class Table:
             r = int(self._handle_to_row[handle])
             if r >= 0:
                 return r
-        raise ObjectRemovedError(f"handle {handle} does not refer to a live body (removed or reset)")
+        raise ObjectRemovedError(
+            f"handle {handle} does not refer to a live body (removed or reset)"
+        )
 
     def rows(self, handles: ArrayLike) -> IntArray:
         """Rows of live handles, shape like `handles`; raises ObjectRemovedError if any is dead."""

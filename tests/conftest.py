@@ -1,0 +1,82 @@
+"""Shared fixtures: real simulations in PyBullet DIRECT mode, and small real asset files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from fleetsim import (
+    MultiRobotSimulationCore,
+    Pose,
+    ShapeParams,
+    SimObject,
+    SimObjectSpawnParams,
+    SimulationParams,
+)
+
+CUBE_OBJ = """\
+# unit cube centred on the origin
+v -0.5 -0.5 -0.5
+v 0.5 -0.5 -0.5
+v 0.5 0.5 -0.5
+v -0.5 0.5 -0.5
+v -0.5 -0.5 0.5
+v 0.5 -0.5 0.5
+v 0.5 0.5 0.5
+v -0.5 0.5 0.5
+f 1 3 2
+f 1 4 3
+f 5 6 7
+f 5 7 8
+f 1 2 6
+f 1 6 5
+f 2 3 7
+f 2 7 6
+f 3 4 8
+f 3 8 7
+f 4 1 5
+f 4 5 8
+"""
+
+
+@pytest.fixture
+def cube_obj(tmp_path: Path) -> Path:
+    path = tmp_path / "cube.obj"
+    path.write_text(CUBE_OBJ)
+    return path
+
+
+def make_sim(**overrides: object) -> MultiRobotSimulationCore:
+    params = {"target_rtf": 0.0, "timestep": 0.01, **overrides}
+    return MultiRobotSimulationCore(SimulationParams.from_dict(params))
+
+
+@pytest.fixture
+def sim() -> Iterator[MultiRobotSimulationCore]:
+    with make_sim() as s:
+        yield s
+
+
+@pytest.fixture(params=["eager", "lazy"])
+def any_sync_sim(request: pytest.FixtureRequest) -> Iterator[MultiRobotSimulationCore]:
+    with make_sim(pose_sync=request.param) as s:
+        yield s
+
+
+BoxFactory = Callable[..., SimObject]
+
+
+def spawn_box(
+    sim: MultiRobotSimulationCore,
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.5),
+    half: float = 0.25,
+    **kwargs: object,
+) -> SimObject:
+    params = SimObjectSpawnParams(
+        visual_shape=ShapeParams("box", half_extents=(half, half, half)),
+        initial_pose=Pose.from_xyz(*xyz),
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return SimObject.from_params(params, sim_core=sim)

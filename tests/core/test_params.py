@@ -1,0 +1,82 @@
+from pathlib import Path
+
+import pytest
+
+from fleetsim import AssetNotFoundError, ConfigError, MultiRobotSimulationCore, SimulationParams
+
+
+def test_defaults() -> None:
+    p = SimulationParams()
+    assert (p.gui, p.physics, p.enable_floor, p.pose_sync) == (False, False, True, "auto")
+    assert p.timestep == pytest.approx(1 / 240)
+    assert p.max_steps_per_frame == 10 and p.gui_min_fps == 30
+
+
+def test_unknown_key_names_the_closest() -> None:
+    with pytest.raises(ConfigError, match=r"unknown key 'time_step'.*did you mean 'timestep'"):
+        SimulationParams.from_dict({"time_step": 0.1})
+    with pytest.raises(ConfigError, match=r"unknown key 'target_rft'.*did you mean 'target_rtf'"):
+        MultiRobotSimulationCore.from_dict({"target_rft": 2})
+
+
+@pytest.mark.parametrize(
+    ("config", "match"),
+    [
+        ({"timestep": "fast"}, "timestep: .*valid number"),
+        ({"timestep": 0}, "timestep: .*greater than 0"),
+        ({"target_rtf": -1}, "target_rtf"),
+        ({"pose_sync": "sometimes"}, "pose_sync: .*'auto', 'eager' or 'lazy'"),
+        ({"gravity": [0, 0]}, "gravity"),
+        ({"max_steps_per_frame": 0}, "max_steps_per_frame"),
+        ({"spatial_hash_cell_size_mode": "constant"}, "spatial_hash_cell_size: required"),
+        ({"duration": float("nan")}, "duration"),
+    ],
+)
+def test_bad_values_are_named(config: dict[str, object], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        SimulationParams.from_dict(config)
+
+
+def test_direct_construction_is_validated_too() -> None:
+    with pytest.raises(ConfigError, match="timestep"):
+        SimulationParams(timestep=-0.1)
+    assert SimulationParams(timestep=1).timestep == 1.0
+
+
+def test_pose_sync_auto_resolution() -> None:
+    assert not SimulationParams().eager_sync
+    assert SimulationParams(physics=True).eager_sync
+    assert SimulationParams(gui=True).eager_sync
+    assert not SimulationParams(physics=True, pose_sync="lazy").eager_sync
+    assert SimulationParams(pose_sync="eager").eager_sync
+
+
+def test_from_config_file(tmp_path: Path) -> None:
+    flat = tmp_path / "flat.yaml"
+    flat.write_text("timestep: 0.05\ntarget_rtf: 0\nseed: 3\n")
+    assert SimulationParams.from_config(flat).timestep == 0.05
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("simulation:\n  timestep: 0.1\nrobots: []\n")
+    assert SimulationParams.from_yaml(scenario).timestep == 0.1
+    with MultiRobotSimulationCore.from_yaml(flat) as sim:
+        assert sim.params.seed == 3
+
+
+def test_config_file_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    with pytest.raises(AssetNotFoundError, match=r"missing\.yaml"):
+        SimulationParams.from_config(tmp_path / "missing.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("timestep: 0.1\ngui: [true\n")
+    with pytest.raises(ConfigError, match=r"broken.yaml line \d+: not valid YAML"):
+        SimulationParams.from_config(broken)
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("simulation:\n  enable_flor: false\n")
+    with pytest.raises(ConfigError, match=r"typo.yaml \(simulation\).*did you mean 'enable_floor'"):
+        SimulationParams.from_config(typo)
+
+
+def test_replace_validates() -> None:
+    p = SimulationParams().replace(target_rtf=0)
+    assert p.target_rtf == 0
+    with pytest.raises(ConfigError):
+        p.replace(timestep=0)
