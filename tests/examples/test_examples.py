@@ -1,0 +1,22 @@
+"""Every example runs headless for a few steps, as a user would run it, in a subprocess."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*/main.py"))
+
+
+def test_examples_exist() -> None:
+    assert EXAMPLES, "no examples found"
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.parent.name)
+def test_example_runs_headless(script: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(script), "--steps", "50"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "simulated 1.00 s in 50 steps" in result.stdout
