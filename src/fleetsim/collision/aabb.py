@@ -10,7 +10,8 @@ from fleetsim.state.bodies import BodyTable
 
 def _rotate_rows(rot: np.ndarray, v: np.ndarray) -> np.ndarray:
     """rot (N, 3, 3) @ v (N, 3) per row; column-wise products beat einsum/matmul at this shape."""
-    return rot[:, :, 0] * v[:, 0:1] + rot[:, :, 1] * v[:, 1:2] + rot[:, :, 2] * v[:, 2:3]
+    out: np.ndarray = rot[:, :, 0] * v[:, 0:1] + rot[:, :, 1] * v[:, 1:2] + rot[:, :, 2] * v[:, 2:3]
+    return out
 
 
 def world_aabbs(
