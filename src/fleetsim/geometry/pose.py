@@ -47,6 +47,17 @@ class Pose:
         object.__setattr__(self, "orientation", tuple(c / norm for c in q))
 
     @classmethod
+    def unchecked(cls, position: Vec3, orientation: Quat) -> Pose:
+        """A pose from values already known to be valid (finite, unit quaternion); no checks.
+
+        For hot paths that read poses back from fleetsim's own arrays.
+        """
+        pose = object.__new__(cls)
+        object.__setattr__(pose, "position", position)
+        object.__setattr__(pose, "orientation", orientation)
+        return pose
+
+    @classmethod
     def from_xyz(cls, x: float, y: float, z: float = 0.0) -> Pose:
         """A pose at (x, y, z) with the identity orientation."""
         return cls((x, y, z))

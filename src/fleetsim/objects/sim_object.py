@@ -163,13 +163,13 @@ class SimObject:
     def get_pose(self) -> Pose:
         """The current pose: always up to date, even inside a step before PyBullet is written."""
         b, row = self._world.bodies, self._row
-        return Pose(b["pos"][row], b["quat"][row])
+        return Pose.unchecked(tuple(b["pos"][row].tolist()), tuple(b["quat"][row].tolist()))
 
     def set_pose(self, pose: Pose) -> None:
         """Move the object. Buffered inside a step, immediate outside it; the last write wins."""
         if not isinstance(pose, Pose):
             raise ConfigError(f"set_pose needs a Pose, got {pose!r}; use set_pose_raw for arrays")
-        self._world.write_poses([self._handle], [pose.position], [pose.orientation])
+        self._world.write_pose(self._handle, pose.position, pose.orientation)
 
     def set_pose_raw(self, position: ArrayLike, orientation: ArrayLike | None = None) -> None:
         """Like `set_pose` from a position (3,) and optional quaternion (4,), without a Pose.
@@ -186,7 +186,7 @@ class SimObject:
         )
         if orn is not None and orn.shape != (4,):
             raise ConfigError(f"orientation must be a quaternion (x, y, z, w), got {orientation!r}")
-        self._world.write_poses([self._handle], pos[None], None if orn is None else orn[None])
+        self._world.write_pose(self._handle, pos, orn)
 
     # -- attachments --------------------------------------------------------------------------
 

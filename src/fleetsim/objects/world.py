@@ -129,10 +129,26 @@ class World:
         b["moved"][rows] = True
         b["dirty"][rows] = True
         if not self.in_step:
-            if self.links:
-                attachments.follow(self)
-                rows = np.flatnonzero(b["dirty"] & b["moved"])
-            self.push_rows(np.atleast_1d(rows))
+            self._apply_now(rows)
+
+    def write_pose(self, handle: int, position: ArrayLike, orientation: ArrayLike | None) -> None:
+        """`write_poses` for one body, without array overhead (validated values only)."""
+        b = self.bodies
+        row = b.row(handle)
+        b["pos"][row] = position
+        if orientation is not None:
+            b["quat"][row] = orientation
+        b["moved"][row] = True
+        b["dirty"][row] = True
+        if not self.in_step:
+            self._apply_now(np.array([row]))
+
+    def _apply_now(self, rows: IntArray) -> None:
+        """Outside a step: carry attached children, then push the written rows to PyBullet."""
+        if self.links:
+            attachments.follow(self)
+            rows = np.flatnonzero(self.bodies["dirty"] & self.bodies["moved"])
+        self.push_rows(rows)
 
     def push_rows(self, rows: IntArray) -> None:
         """Push the given rows' poses to PyBullet and mark them clean."""
