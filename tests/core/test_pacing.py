@@ -114,3 +114,12 @@ def test_pause_resume_is_continuous_and_idle() -> None:
         after = [(w, t) for w, t in samples if w >= marks["resume_wall"]]
         window = [t for w, t in after if w <= marks["resume_wall"] + 0.2]
         assert window[-1] - after[0][1] < 0.3
+
+
+def test_stop_takes_effect_promptly_even_during_long_sleeps() -> None:
+    with make_sim(target_rtf=0.1, timestep=0.5) as sim:  # one step per 5 s of wall time
+        threading.Timer(0.2, sim.stop).start()
+        t0 = time.perf_counter()
+        sim.run_simulation(duration=10.0)
+        assert time.perf_counter() - t0 < 1.0
+        assert sim.step_count == 1

@@ -6,7 +6,6 @@ number of simulations can live in one process.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from pathlib import Path as FsPath
 
@@ -19,8 +18,6 @@ from fleetsim.backend.shapes import ShapeCache
 from fleetsim.errors import BackendError, SimulationClosedError
 from fleetsim.geometry.shapes import ShapeParams
 from fleetsim.logs import LogLevelManager
-
-log = logging.getLogger(__name__)
 
 FloatArray = NDArray[np.float64]
 IdArray = NDArray[np.integer]

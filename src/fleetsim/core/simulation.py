@@ -131,9 +131,8 @@ class MultiRobotSimulationCore:
                     phases.update_agents(self._updaters, dt)
                 with prof.section("callbacks"):
                     phases.run_callbacks(world, self.sim_time, dt)
-                phases.follow_attachments(
-                    world
-                )  # last, so every write of this step carries children
+                # Last, so every pose written in this step carries attached children.
+                phases.follow_attachments(world)
             with prof.section("phase2_pose_flush"):
                 phases.flush_poses(world)
         if self.params.physics:
@@ -165,19 +164,21 @@ class MultiRobotSimulationCore:
         pacer.start(self.sim_time)
         self._stop_requested = False
         last_step_s = 0.0
+        frame_s = 1.0 / self.params.gui_min_fps
 
         def running() -> bool:
             return not self._stop_requested and (end_step is None or self.step_count < end_step)
 
         while running():
             if self._paused:
-                self._resume_event.wait(timeout=1.0 / self.params.gui_min_fps)
+                self._resume_event.wait(timeout=frame_s)
                 if not self.is_paused:  # resumed: re-base so there is no catch-up burst
                     pacer.start(self.sim_time)
                 continue
             steps, sleep_s = pacer.plan(self.sim_time, last_step_s)
             if sleep_s > 0:
-                time.sleep(sleep_s)
+                # In slices of one GUI frame, so pause() and stop() take effect promptly.
+                time.sleep(min(sleep_s, frame_s))
                 continue
             for _ in range(steps):
                 if self._paused or not running():

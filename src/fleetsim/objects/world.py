@@ -121,27 +121,23 @@ class World:
         Inside a step the write is buffered; outside it reaches PyBullet at once, together with
         the children attached to these bodies.
         """
+        self._write(self.bodies.rows(handles), positions, orientations)
+
+    def write_pose(self, handle: int, position: ArrayLike, orientation: ArrayLike | None) -> None:
+        """`write_poses` for one body, without the array overhead."""
+        self._write(self.bodies.row(handle), position, orientation)
+
+    def _write(
+        self, rows: int | IntArray, position: ArrayLike, orientation: ArrayLike | None
+    ) -> None:
         b = self.bodies
-        rows = b.rows(handles)
-        b["pos"][rows] = positions
-        if orientations is not None:
-            b["quat"][rows] = orientations
+        b["pos"][rows] = position
+        if orientation is not None:
+            b["quat"][rows] = orientation
         b["moved"][rows] = True
         b["dirty"][rows] = True
         if not self.in_step:
-            self._apply_now(rows)
-
-    def write_pose(self, handle: int, position: ArrayLike, orientation: ArrayLike | None) -> None:
-        """`write_poses` for one body, without array overhead (validated values only)."""
-        b = self.bodies
-        row = b.row(handle)
-        b["pos"][row] = position
-        if orientation is not None:
-            b["quat"][row] = orientation
-        b["moved"][row] = True
-        b["dirty"][row] = True
-        if not self.in_step:
-            self._apply_now(np.array([row]))
+            self._apply_now(np.atleast_1d(rows))
 
     def _apply_now(self, rows: IntArray) -> None:
         """Outside a step: carry attached children, then push the written rows to PyBullet."""
