@@ -7,6 +7,7 @@ and applications (or the CLI) decide on handlers and levels.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import sys
@@ -60,11 +61,18 @@ class LogLevelManager:
         except (OSError, ValueError):  # no real stdout (embedded interpreters)
             yield
             return
+        _flush_c_stdio()  # what C printed before belongs on the real stdout
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(devnull, 1)
             yield
         finally:
+            _flush_c_stdio()  # what C buffered inside is dropped, not printed later
             os.dup2(saved, 1)
             os.close(devnull)
             os.close(saved)
+
+
+def _flush_c_stdio() -> None:
+    with contextlib.suppress(OSError, AttributeError):  # no C library on unusual platforms
+        ctypes.CDLL(None).fflush(None)

@@ -1,6 +1,6 @@
 """Backend: the only package that talks to PyBullet (client, shapes, bodies, physics)."""
 
-from fleetsim.backend.client import FLOOR_URDF, Backend
+from fleetsim.backend.client import FLOOR_URDF, PYBULLET_DATA, Backend
 from fleetsim.backend.shapes import ShapeCache
 
-__all__ = ["FLOOR_URDF", "Backend", "ShapeCache"]
+__all__ = ["FLOOR_URDF", "PYBULLET_DATA", "Backend", "ShapeCache"]

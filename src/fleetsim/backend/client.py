@@ -22,7 +22,8 @@ from fleetsim.logs import LogLevelManager
 FloatArray = NDArray[np.float64]
 IdArray = NDArray[np.integer]
 
-FLOOR_URDF = str(FsPath(pybullet_data.getDataPath()) / "plane.urdf")
+PYBULLET_DATA = FsPath(pybullet_data.getDataPath())
+FLOOR_URDF = str(PYBULLET_DATA / "plane.urdf")
 
 
 class Backend:

@@ -1,0 +1,5 @@
+"""`python -m fleetsim` runs the command line, like the `fleetsim` script."""
+
+from fleetsim.cli import main
+
+main()

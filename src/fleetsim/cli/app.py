@@ -1,0 +1,44 @@
+"""The root `fleetsim` command; sub-commands live in their own modules."""
+
+from __future__ import annotations
+
+import logging
+
+import typer
+
+from fleetsim import __version__
+from fleetsim.cli import models
+from fleetsim.logs import LogLevelManager
+
+app = typer.Typer(
+    name="fleetsim",
+    help="fleetsim: a kinematics-first simulator for robot fleets.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(models.app, name="models")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"fleetsim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what fleetsim does."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version."
+    ),
+) -> None:
+    """Set up logging for the command line (the library itself never configures logging)."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    LogLevelManager.set_log_level(logging.DEBUG if verbose else logging.WARNING)
+
+
+def main() -> None:
+    app()
