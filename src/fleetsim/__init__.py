@@ -15,6 +15,15 @@ from fleetsim.errors import (
 )
 from fleetsim.geometry import Path, Pose, ShapeParams, quat
 from fleetsim.logs import LogLevelManager
+from fleetsim.models import (
+    KNOWN_MODELS,
+    RobotProfile,
+    add_search_path,
+    auto_detect_profile,
+    list_all_models,
+    register_model,
+    resolve_urdf,
+)
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.state import CollisionMode
 
@@ -22,6 +31,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "EVENTS",
+    "KNOWN_MODELS",
     "PROFILE_KEYS",
     "AssetNotFoundError",
     "BackendError",
@@ -33,11 +43,17 @@ __all__ = [
     "ObjectRemovedError",
     "Path",
     "Pose",
+    "RobotProfile",
     "ShapeParams",
     "SimObject",
     "SimObjectSpawnParams",
     "SimulationClosedError",
     "SimulationParams",
     "__version__",
+    "add_search_path",
+    "auto_detect_profile",
+    "list_all_models",
     "quat",
+    "register_model",
+    "resolve_urdf",
 ]

@@ -45,11 +45,22 @@ def ros_packages(prefixes: list[Path] | None = None) -> dict[str, Path]:
     return found
 
 
+def _package_dir(package: str, urdf_path: Path, roots: list[Path]) -> Path | None:
+    for ancestor in urdf_path.resolve().parents:
+        if ancestor.name == package:
+            return ancestor
+    for root in roots:
+        if (root / package).is_dir():
+            return root / package
+    return find_package(package)
+
+
 def resolve_package_uris(urdf_path: Path, package_roots: list[Path] | None = None) -> Path:
     """A URDF PyBullet can load: the file itself, or a cached copy with absolute mesh paths.
 
-    `package://pkg/...` is looked up as `<root>/pkg` for each of `package_roots`, then as a ROS
-    package. Raises AssetNotFoundError naming the package when it cannot be resolved.
+    `package://pkg/...` is looked up as a folder named `pkg` above the URDF (the usual case: the
+    URDF's own package), then as `<root>/pkg` for each of `package_roots`, then as a ROS package.
+    Raises AssetNotFoundError naming the package when it cannot be resolved.
     """
     text = urdf_path.read_text()
     if "package://" not in text:
@@ -59,8 +70,7 @@ def resolve_package_uris(urdf_path: Path, package_roots: list[Path] | None = Non
         ref = match.group(1)
         if ref.startswith("package://"):
             package, _, rest = ref[len("package://") :].partition("/")
-            roots = [r / package for r in package_roots or [] if (r / package).is_dir()]
-            share = roots[0] if roots else find_package(package)
+            share = _package_dir(package, urdf_path, package_roots or [])
             if share is None:
                 raise AssetNotFoundError(
                     f"{urdf_path}: ROS package '{package}' (for {ref}) is not in "

@@ -66,7 +66,7 @@ def robot_descriptions(module: str) -> str:
             f"robot_descriptions.{module} is not downloaded yet (looked for {path}); fetch it once "
             f'with: python -c "import robot_descriptions.{module}" (needs the network)'
         )
-    return str(resolve_package_uris(path, [repo_dir.parent, repo_dir]))
+    return str(resolve_package_uris(path, [repo_dir.parent, repo_dir]))  # repo-named packages
 
 
 # -- discovery ----------------------------------------------------------------------------------
