@@ -87,6 +87,10 @@ class Backend:
     def load_urdf(
         self, path: str, position: Sequence[float], orientation: Sequence[float], fixed_base: bool
     ) -> int:
+        """Load a URDF with its link frame at (position, orientation); returns the body id.
+
+        Visual shapes are cached by PyBullet across loads of the same file (fleets load fast).
+        """
         try:
             with LogLevelManager.quiet_native():
                 return int(
@@ -95,11 +99,20 @@ class Backend:
                         position,
                         orientation,
                         useFixedBase=fixed_base,
+                        flags=pb.URDF_ENABLE_CACHED_GRAPHICS_SHAPES,
                         physicsClientId=self.client,
                     )
                 )
         except pb.error as exc:
             raise BackendError(f"PyBullet could not load {path}: {exc}") from exc
+
+    def inertial_offset(self, body_id: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """(position, orientation) of the base's inertial frame in its link frame.
+
+        PyBullet's base pose calls use the inertial frame; URDFs are authored in the link frame.
+        """
+        info = pb.getDynamicsInfo(body_id, -1, physicsClientId=self.client)
+        return tuple(info[3]), tuple(info[4])
 
     def create_body(
         self,
@@ -163,13 +176,14 @@ class Backend:
         return pos, orn
 
     def local_aabb(self, body_id: int) -> tuple[FloatArray, FloatArray]:
-        """(min, max) around all links of a body, in the body's base frame.
+        """(min, max) around all links of a body, in its link (URDF) frame.
 
-        Measured by placing the body at the origin for a moment, then putting it back.
+        Measured by placing the link frame at the origin for a moment, then putting it back.
         """
         c = self.client
         pos, orn = pb.getBasePositionAndOrientation(body_id, physicsClientId=c)
-        pb.resetBasePositionAndOrientation(body_id, (0, 0, 0), (0, 0, 0, 1), physicsClientId=c)
+        com_pos, com_orn = self.inertial_offset(body_id)
+        pb.resetBasePositionAndOrientation(body_id, com_pos, com_orn, physicsClientId=c)
         try:
             boxes = [
                 pb.getAABB(body_id, link, physicsClientId=c)

@@ -246,15 +246,9 @@ class MultiRobotSimulationCore:
             raise ConfigError(
                 f"no PyBullet body {body_id} in this simulation (client {self.client})"
             )
-        pos, orn = self._backend.read_poses(np.array([body_id]))
-        lo, hi = self._backend.local_aabb(body_id)
-        obj: SimObject = self._world.add_body(
+        obj: SimObject = self._world.adopt_body(
             body_id,
             lambda h: SimObject(self._world, h, f"static_{body_id}", {}),
-            pos=pos[0],
-            quat=orn[0],
-            aabb_local_min=lo,
-            aabb_local_max=hi,
             collision_mode=int(CollisionMode.STATIC),
         )
         self.static_body_ids.add(body_id)

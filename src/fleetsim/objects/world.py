@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from fleetsim.backend import Backend
 from fleetsim.errors import ObjectRemovedError
 from fleetsim.events import EventBus
+from fleetsim.geometry import quat
 from fleetsim.objects import attachments
 from fleetsim.scheduling import CallbackScheduler
 from fleetsim.state import BodyTable
@@ -53,6 +54,7 @@ class World:
         self.handle_by_body_id: dict[int, int] = {}
         self.links = attachments.AttachmentGraph()
         self.in_step = False
+        self._body_facts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # -- step state ---------------------------------------------------------------------------
 
@@ -87,6 +89,39 @@ class World:
         self.events.emit("object_spawned", obj)
         return obj
 
+    def adopt_body(
+        self, body_id: int, owner_factory: Any, facts_key: str | None = None, **columns: Any
+    ) -> Any:
+        """Register a body PyBullet already holds (a loaded URDF, a user's body).
+
+        Reads its link-frame pose, inertial offset and local box. Bodies loaded from the same
+        file share the last two, so pass `facts_key` (e.g. the file path) to measure them once.
+        """
+        facts = self._body_facts.get(facts_key) if facts_key else None
+        if facts is None:
+            offset_pos, offset_quat = self.backend.inertial_offset(body_id)
+            lo, hi = self.backend.local_aabb(body_id)
+            facts = (np.array(offset_pos), np.array(offset_quat), lo, hi)
+            if facts_key:
+                self._body_facts[facts_key] = facts
+        com_pos, com_quat, lo, hi = facts
+        pos, orn = self.backend.read_poses(np.array([body_id]))
+        link_q = quat.multiply(orn[0], quat.conjugate(com_quat))
+        link_p = pos[0] - quat.rotate(link_q, com_pos)
+        has_offset = bool(np.any(com_pos != 0) or np.any(com_quat[:3] != 0))
+        return self.add_body(
+            body_id,
+            owner_factory,
+            pos=link_p,
+            quat=link_q,
+            aabb_local_min=lo,
+            aabb_local_max=hi,
+            com_pos=com_pos,
+            com_quat=com_quat,
+            has_com_offset=has_offset,
+            **columns,
+        )
+
     def remove_body(self, handle: int) -> None:
         """Detach, remove from PyBullet and the table, and announce it."""
         row = self.bodies.row(handle)
@@ -107,6 +142,7 @@ class World:
     def clear(self) -> None:
         """Forget every body (the backend has been reset separately)."""
         self.bodies.clear()
+        self._body_facts.clear()
         self.objects.clear()
         self.handle_by_body_id.clear()
         self.links = attachments.AttachmentGraph()
@@ -150,7 +186,13 @@ class World:
         """Push the given rows' poses to PyBullet and mark them clean."""
         b = self.bodies
         if rows.size:
-            self.backend.push_poses(b["body_id"][rows], b["pos"][rows], b["quat"][rows])
+            pos, orn = b["pos"][rows], b["quat"][rows]
+            offset = b["has_com_offset"][rows]
+            if offset.any():  # PyBullet wants the inertial frame: link pose * com offset
+                com_q = b["com_quat"][rows]
+                pos = np.where(offset[:, None], pos + quat.rotate(orn, b["com_pos"][rows]), pos)
+                orn = np.where(offset[:, None], quat.multiply(orn, com_q), orn)
+            self.backend.push_poses(b["body_id"][rows], pos, orn)
             b["dirty"][rows] = False
 
     def sync(self) -> int:
@@ -168,7 +210,13 @@ class World:
         b = self.bodies
         rows = np.flatnonzero(b["dynamic"])
         if rows.size:
-            b["pos"][rows], b["quat"][rows] = self.backend.read_poses(b["body_id"][rows])
+            pos, orn = self.backend.read_poses(b["body_id"][rows])
+            offset = b["has_com_offset"][rows]
+            if offset.any():  # link pose = inertial pose * inverse(com offset)
+                link_q = quat.multiply(orn, quat.conjugate(b["com_quat"][rows]))
+                pos = np.where(offset[:, None], pos - quat.rotate(link_q, b["com_pos"][rows]), pos)
+                orn = np.where(offset[:, None], link_q, orn)
+            b["pos"][rows], b["quat"][rows] = pos, orn
             b["moved"][rows] = True
         return int(rows.size)
 

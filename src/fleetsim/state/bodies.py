@@ -40,6 +40,11 @@ BODY_COLUMNS: dict[str, Column] = {
     # Driven by PyBullet physics (mass > 0 with physics on): poses are read back, not pushed.
     "dynamic": Column(np.bool_, (), False),
     "body_id": Column(np.int32, (), -1),
+    # PyBullet places a URDF base by its inertial frame; this is that frame in the link frame
+    # (identity for SimObjects). Pushes and reads convert between the two.
+    "com_pos": Column(np.float64, (3,)),
+    "com_quat": Column(np.float64, (4,), (0.0, 0.0, 0.0, 1.0)),
+    "has_com_offset": Column(np.bool_, (), False),
     # Attachment: parent handle (-1: none) and the child's pose in the parent's frame.
     "parent": Column(np.int64, (), -1),
     "rel_pos": Column(np.float64, (3,)),
