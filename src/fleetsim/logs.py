@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 LOGGER_NAME = "fleetsim"
 
@@ -62,17 +63,30 @@ class LogLevelManager:
             yield
             return
         _flush_c_stdio()  # what C printed before belongs on the real stdout
-        devnull = os.open(os.devnull, os.O_WRONLY)
         try:
-            os.dup2(devnull, 1)
+            os.dup2(_devnull(), 1)
             yield
         finally:
             _flush_c_stdio()  # what C buffered inside is dropped, not printed later
             os.dup2(saved, 1)
-            os.close(devnull)
             os.close(saved)
 
 
+@functools.cache
+def _devnull() -> int:
+    return os.open(os.devnull, os.O_WRONLY)
+
+
+@functools.cache
+def _c_fflush() -> Callable[[None], int] | None:
+    try:
+        fflush: Callable[[None], int] = ctypes.CDLL(None).fflush
+    except (OSError, AttributeError):  # no C library on unusual platforms
+        return None
+    return fflush
+
+
 def _flush_c_stdio() -> None:
-    with contextlib.suppress(OSError, AttributeError):  # no C library on unusual platforms
-        ctypes.CDLL(None).fflush(None)
+    fflush = _c_fflush()
+    if fflush is not None:
+        fflush(None)

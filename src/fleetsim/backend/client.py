@@ -106,6 +106,20 @@ class Backend:
         except pb.error as exc:
             raise BackendError(f"PyBullet could not load {path}: {exc}") from exc
 
+    def prepare_agent_body(self, body_id: int, mass: float | None, kinematic: bool) -> float:
+        """Set the base mass (None keeps the URDF's); returns the mass.
+
+        With physics on, a robot the controllers drive must not also fall under gravity, so its
+        base is made kinematic (mass 0 in PyBullet) while the returned mass is kept for reference.
+        """
+        c = self.client
+        if mass is not None:
+            pb.changeDynamics(body_id, -1, mass=mass, physicsClientId=c)
+        actual = float(pb.getDynamicsInfo(body_id, -1, physicsClientId=c)[0])
+        if kinematic:
+            pb.changeDynamics(body_id, -1, mass=0.0, physicsClientId=c)
+        return actual
+
     def inertial_offset(self, body_id: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """(position, orientation) of the base's inertial frame in its link frame.
 
@@ -163,6 +177,16 @@ class Backend:
             body_ids.tolist(), positions.tolist(), orientations.tolist(), strict=True
         ):
             reset(body, pos, orn, physicsClientId=c)
+
+    def read_link_pose(
+        self, body_id: int, com_pos: Sequence[float], com_quat: Sequence[float]
+    ) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """A body's link-frame pose, from PyBullet's inertial-frame pose and the offset."""
+        c = self.client
+        pos, orn = pb.getBasePositionAndOrientation(body_id, physicsClientId=c)
+        inv_pos, inv_orn = pb.invertTransform(com_pos, com_quat)
+        link_pos, link_orn = pb.multiplyTransforms(pos, orn, inv_pos, inv_orn)
+        return tuple(link_pos), tuple(link_orn)
 
     def read_poses(self, body_ids: IdArray) -> tuple[FloatArray, FloatArray]:
         """Base poses of bodies: positions (N, 3), orientations (N, 4)."""

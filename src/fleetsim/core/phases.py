@@ -8,18 +8,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fleetsim.collision import refresh_moved_aabbs
 from fleetsim.objects import World, attachments
 
-Updater = Callable[[float], None]
 
-
-def update_agents(updaters: list[Updater], dt: float) -> None:
-    """Advance every vectorised controller (one call per controller kind, not per robot)."""
-    for update in updaters:
-        update(dt)
+def update_agents(world: World, dt: float) -> None:
+    """Move every agent (one vectorised call per controller kind), then wake arrived agents'
+    actions, due timers and polling actions."""
+    arrived = world.motion.step(dt, world.time)
+    if world.actions is not None:
+        world.actions.tick(world.time, dt, arrived)
 
 
 def follow_attachments(world: World) -> None:

@@ -62,7 +62,6 @@ class MultiRobotSimulationCore:
             eager_sync=self.params.eager_sync,
         )
         self._profiler = StepProfiler()
-        self._updaters: list[phases.Updater] = []
         self._paused = False
         self._resume_event = threading.Event()
         self._resume_event.set()
@@ -123,12 +122,13 @@ class MultiRobotSimulationCore:
         """
         self._backend.ensure_open()
         dt, world, prof = self.params.timestep, self._world, self._profiler
+        world.time = self.sim_time
         prof.begin()
         with world.stepping():
             with prof.section("phase1_update"):
                 self.events.emit("pre_step", self, dt)
                 with prof.section("agent_update"):
-                    phases.update_agents(self._updaters, dt)
+                    phases.update_agents(world, dt)
                 with prof.section("callbacks"):
                     phases.run_callbacks(world, self.sim_time, dt)
                 # Last, so every pose written in this step carries attached children.
@@ -302,6 +302,7 @@ class MultiRobotSimulationCore:
         self._scheduler.rewind(0.0)
         self.static_body_ids.clear()
         self.step_count = 0
+        self._world.time = 0.0
         self.rng = np.random.default_rng(self.params.seed)
         self._profiler.clear()
         self._set_up_world()

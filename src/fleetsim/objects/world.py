@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fleetsim.backend import Backend
+from fleetsim.control import MotionSystem
 from fleetsim.errors import ObjectRemovedError
 from fleetsim.events import EventBus
 from fleetsim.geometry import quat
@@ -50,10 +51,13 @@ class World:
         self.physics = physics
         self.eager_sync = eager_sync
         self.bodies = BodyTable()
+        self.motion = MotionSystem(self.bodies)
+        self.actions: Any = None  # the action runner, installed by the simulation core
         self.objects: dict[int, Any] = {}
         self.handle_by_body_id: dict[int, int] = {}
         self.links = attachments.AttachmentGraph()
         self.in_step = False
+        self.time = 0.0  # simulated seconds, kept by the simulation core
         self._body_facts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
     # -- step state ---------------------------------------------------------------------------
@@ -105,9 +109,7 @@ class World:
             if facts_key:
                 self._body_facts[facts_key] = facts
         com_pos, com_quat, lo, hi = facts
-        pos, orn = self.backend.read_poses(np.array([body_id]))
-        link_q = quat.multiply(orn[0], quat.conjugate(com_quat))
-        link_p = pos[0] - quat.rotate(link_q, com_pos)
+        link_p, link_q = self.backend.read_link_pose(body_id, com_pos.tolist(), com_quat.tolist())
         has_offset = bool(np.any(com_pos != 0) or np.any(com_quat[:3] != 0))
         return self.add_body(
             body_id,
@@ -132,6 +134,7 @@ class World:
         if parent >= 0:
             self.detach(parent, handle)
         body_id = int(self.bodies["body_id"][row])
+        self.motion.remove_body(handle)
         self.backend.remove_body(body_id)
         self.bodies.remove(handle)
         del self.objects[handle]
@@ -142,6 +145,7 @@ class World:
     def clear(self) -> None:
         """Forget every body (the backend has been reset separately)."""
         self.bodies.clear()
+        self.motion.clear()
         self._body_facts.clear()
         self.objects.clear()
         self.handle_by_body_id.clear()

@@ -1,6 +1,17 @@
 """State: struct-of-arrays tables that hold every body's pose, box, flags and PyBullet id."""
 
+from fleetsim.state.agents import AGENT_COLUMNS, AgentTable, DriveState, MotionMode
 from fleetsim.state.bodies import BODY_COLUMNS, BodyTable, CollisionMode
 from fleetsim.state.table import Column, Table
 
-__all__ = ["BODY_COLUMNS", "BodyTable", "CollisionMode", "Column", "Table"]
+__all__ = [
+    "AGENT_COLUMNS",
+    "BODY_COLUMNS",
+    "AgentTable",
+    "BodyTable",
+    "CollisionMode",
+    "Column",
+    "DriveState",
+    "MotionMode",
+    "Table",
+]

@@ -75,6 +75,10 @@ class Table:
         unknown = set(values) - set(self._columns)
         if unknown:
             raise KeyError(f"unknown table columns: {sorted(unknown)}")
+        if count == 1:
+            fast = self._add_one(values)
+            if fast is not None:
+                return fast
         prepared = {
             name: np.broadcast_to(
                 np.asarray(v, dtype=self._columns[name].dtype), (count, *self._columns[name].shape)
@@ -93,6 +97,26 @@ class Table:
         self._handle_to_row[handles] = np.arange(start, stop)
         self._size = stop
         return handles
+
+    def _add_one(self, values: dict[str, ArrayLike]) -> IntArray | None:
+        """`add(1, ...)` without broadcasting (spawning robots one at a time).
+
+        Returns None, leaving the table as it was, when a value needs broadcasting rules.
+        """
+        row = self._size
+        self._reserve(row + 1)
+        self._reserve_handles(self._next_handle + 1)
+        try:
+            for name, col in self._columns.items():
+                self._data[name][row] = values.get(name, col.default)
+        except (ValueError, TypeError):
+            return None  # the row is beyond `size`, so nothing is visible
+        handle = self._next_handle
+        self._next_handle += 1
+        self._row_to_handle[row] = handle
+        self._handle_to_row[handle] = row
+        self._size = row + 1
+        return np.array([handle], dtype=np.int64)
 
     def _reserve(self, n: int) -> None:
         if n <= self._capacity:

@@ -1,0 +1,266 @@
+"""`Agent`: a robot loaded from URDF that drives to goals, follows paths and runs actions.
+
+Its motion lives in the simulation's agent table and is advanced for the whole fleet at once;
+this handle only sets goals and reads state.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from fleetsim.agents.params import AgentSpawnParams
+from fleetsim.errors import ConfigError
+from fleetsim.geometry import Path, Pose
+from fleetsim.models import RobotProfile, resolve_urdf
+from fleetsim.models.profile import profile_of_body
+from fleetsim.objects import SimObject, World
+from fleetsim.objects.sim_object import world_of
+from fleetsim.objects.world import HasWorld
+from fleetsim.state import MotionMode
+
+A = TypeVar("A", bound="Agent")
+
+DEFAULT_TOLERANCE_M = 0.01
+
+
+class ActionRunner(Protocol):
+    """What agents need from the action system (installed on the world by the simulation)."""
+
+    def add(self, agent: Agent, action: Any) -> None: ...
+    def execute(self, agent: Agent, action: Any) -> None: ...
+    def clear(self, agent: Agent) -> None: ...
+    def current(self, agent: Agent) -> Any: ...
+    def queued(self, agent: Agent) -> list[Any]: ...
+
+
+class AgentController:
+    """Velocity commands for one agent: `agent.controller.set_cmd_vel(vx, vy, wz, timeout)`."""
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent = agent
+
+    def set_cmd_vel(
+        self, linear_x: float, linear_y: float = 0.0, angular_z: float = 0.0, timeout: float = 0.5
+    ) -> None:
+        """Drive at body-frame (linear_x, linear_y) m/s and angular_z rad/s for `timeout` s.
+
+        Replaces any goal or path. Speeds are clipped to the agent's limits and change at most at
+        its accelerations; after `timeout` simulated seconds the agent brakes to rest (send again
+        to keep going, like a ROS cmd_vel stream). Differential agents cannot move sideways.
+        """
+        values = (linear_x, linear_y, angular_z, timeout)
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in values) or timeout <= 0:
+            raise ConfigError(f"set_cmd_vel needs finite speeds and timeout > 0 s, got {values}")
+        agent = self._agent
+        if agent.motion_mode is MotionMode.DIFFERENTIAL and linear_y != 0.0:
+            raise ConfigError(
+                f"{agent.name} is differential-drive: it cannot move sideways (linear_y must be 0)"
+            )
+        world = agent.world
+        world.motion.set_velocity(
+            agent.motion_handle, linear_x, linear_y, angular_z, world.time + timeout
+        )
+
+    def stop(self) -> None:
+        self._agent.stop()
+
+
+class Agent(SimObject):
+    """A robot from a URDF (by catalogue name or path) with goal-based motion and an action queue.
+
+    Create one with `Agent.from_urdf("mobile_robot", pose=..., sim_core=sim)` or
+    `Agent.from_params(AgentSpawnParams(...), sim_core=sim)`.
+    """
+
+    def __init__(self, world: World, handle: int, params: AgentSpawnParams, urdf_path: str) -> None:
+        super().__init__(world, handle, params.name, dict(params.user_data))
+        self.spawn_params = params
+        self.urdf_path = urdf_path
+        self.motion_mode = params.mode
+        self._motion = (
+            -1 if params.use_fixed_base else world.motion.add(handle, params.mode, params.limits)
+        )
+        self.controller = AgentController(self)
+        self._profile: RobotProfile | None = None
+
+    # -- creation -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_urdf(
+        cls: type[A],
+        urdf_path: str,
+        pose: Pose | None = None,
+        sim_core: HasWorld | None = None,
+        **params: Any,
+    ) -> A:
+        """Load a robot by model name or URDF path; `params` are `AgentSpawnParams` fields."""
+        spawn = AgentSpawnParams(
+            urdf_path=urdf_path, initial_pose=pose if pose is not None else Pose(), **params
+        )
+        return cls.from_params(spawn, sim_core=sim_core)
+
+    @classmethod
+    def from_params(  # type: ignore[override]
+        cls: type[A], spawn_params: AgentSpawnParams, sim_core: HasWorld | None = None
+    ) -> A:
+        """Create the agent described by `spawn_params` in `sim_core`."""
+        if not isinstance(spawn_params, AgentSpawnParams):
+            raise ConfigError(
+                f"Agent.from_params needs AgentSpawnParams, got {type(spawn_params).__name__}"
+            )
+        world = world_of(sim_core)
+        path = resolve_urdf(spawn_params.urdf_path)
+        pose = spawn_params.initial_pose
+        body = world.backend.load_urdf(
+            path, pose.position, pose.orientation, spawn_params.use_fixed_base
+        )
+        try:
+            mass = world.backend.prepare_agent_body(
+                body, spawn_params.mass, kinematic=world.physics
+            )
+        except BaseException:
+            world.backend.remove_body(body)
+            raise
+        agent: A = world.adopt_body(
+            body,
+            lambda h: cls(world, h, spawn_params, path),
+            facts_key=path,
+            mass=mass,
+            pickable=spawn_params.pickable,
+            collision_mode=int(spawn_params.collision_mode),
+        )
+        return agent
+
+    # -- identity -----------------------------------------------------------------------------
+
+    @property
+    def world(self) -> World:
+        return self._world
+
+    @property
+    def motion_handle(self) -> int:
+        """Row handle in the agent table; fixed-base agents have none."""
+        if self._motion < 0:
+            raise ConfigError(f"{self.name} has a fixed base: it cannot drive")
+        return self._motion
+
+    @property
+    def profile(self) -> RobotProfile:
+        """What this robot is (type, joints, end effector); read once from PyBullet."""
+        if self._profile is None:
+            self._profile = profile_of_body(self._world.backend.client, self.object_id)
+        return self._profile
+
+    # -- motion -------------------------------------------------------------------------------
+
+    def set_goal(
+        self, pose: Pose, tolerance: float = DEFAULT_TOLERANCE_M, align_orientation: bool = True
+    ) -> None:
+        """Drive to `pose`; with `align_orientation` end facing its yaw. Replaces any path.
+
+        `is_goal_reached()` turns True within `tolerance` metres.
+        """
+        if not isinstance(pose, Pose):
+            raise ConfigError(f"set_goal needs a Pose (e.g. Pose.from_xyz(3, 1)), got {pose!r}")
+        _check_tolerance(tolerance)
+        self._world.motion.set_goal(
+            self.motion_handle, np.array(pose.position), pose.yaw, align_orientation, tolerance
+        )
+
+    set_goal_pose = set_goal
+
+    def set_path(
+        self,
+        path: Path | Sequence[Pose],
+        tolerance: float = DEFAULT_TOLERANCE_M,
+        align_orientation: bool = True,
+    ) -> None:
+        """Visit every waypoint in order, stopping at each; the last one counts as the goal."""
+        waypoints = path.waypoints if isinstance(path, Path) else tuple(path)
+        if not waypoints or not all(isinstance(w, Pose) for w in waypoints):
+            raise ConfigError("set_path needs a Path or a non-empty sequence of Pose")
+        _check_tolerance(tolerance)
+        positions = np.array([w.position for w in waypoints])
+        yaws = np.array([w.yaw for w in waypoints])
+        self._world.motion.set_path(
+            self.motion_handle, positions, yaws, align_orientation, tolerance
+        )
+
+    def is_goal_reached(self) -> bool:
+        """Whether the agent is within tolerance of its last goal (or path end)."""
+        return self._motion >= 0 and self._world.motion.is_arrived(self._motion)
+
+    @property
+    def is_moving(self) -> bool:
+        """Whether the agent has a goal, path or velocity command it has not finished."""
+        return self._motion >= 0 and self._world.motion.is_moving(self._motion)
+
+    def stop(self) -> None:
+        """Stop at once and forget the goal, path or velocity command."""
+        if self._motion >= 0:
+            self._world.motion.stop(self._motion)
+
+    def get_velocity(self) -> tuple[tuple[float, float, float], float]:
+        """(linear velocity (x, y, z) in m/s in the world frame, yaw rate in rad/s)."""
+        if self._motion < 0:
+            return (0.0, 0.0, 0.0), 0.0
+        agents = self._world.motion.agents
+        row = agents.row(self._motion)
+        vx, vy, vz = agents["vel"][row].tolist()
+        return (vx, vy, vz), float(agents["yaw_rate"][row])
+
+    @property
+    def linear_velocity(self) -> tuple[float, float, float]:
+        return self.get_velocity()[0]
+
+    @property
+    def angular_velocity(self) -> float:
+        return self.get_velocity()[1]
+
+    def update(self, dt: float) -> None:
+        """Advance only this agent's motion by `dt` (the simulation steps all agents at once)."""
+        if self._motion >= 0:
+            self._world.motion.step(dt, self._world.time, only=np.array([self._motion]))
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def _runner(self) -> ActionRunner:
+        runner: ActionRunner | None = self._world.actions
+        if runner is None:
+            raise ConfigError(
+                "actions need a MultiRobotSimulationCore (no action runner installed)"
+            )
+        return runner
+
+    def add_action(self, action: Any) -> None:
+        """Queue an action; it starts when the ones before it are done."""
+        self._runner().add(self, action)
+
+    def add_action_sequence(self, actions: Iterable[Any]) -> None:
+        for action in actions:
+            self.add_action(action)
+
+    def execute_action(self, action: Any) -> None:
+        """Cancel the current action and run `action` now; the queue continues after it."""
+        self._runner().execute(self, action)
+
+    def clear_actions(self) -> None:
+        """Cancel the current action and drop the queue (the robot stops)."""
+        self._runner().clear(self)
+
+    def get_current_action(self) -> Any:
+        """The running action, or None."""
+        return self._runner().current(self)
+
+    def get_action_queue(self) -> list[Any]:
+        """Actions waiting after the current one."""
+        return self._runner().queued(self)
+
+
+def _check_tolerance(tolerance: float) -> None:
+    if not (isinstance(tolerance, int | float) and math.isfinite(tolerance) and tolerance >= 0):
+        raise ConfigError(f"tolerance must be a finite distance >= 0 m, got {tolerance!r}")

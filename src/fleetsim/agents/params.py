@@ -1,0 +1,79 @@
+"""`AgentSpawnParams`: how to create one `Agent` (model, pose, motion limits), checked up front."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fleetsim.errors import ConfigError
+from fleetsim.geometry import Pose
+from fleetsim.objects.params import collision_mode_of
+from fleetsim.state import CollisionMode, MotionMode
+
+MOTION_MODES = {
+    "omnidirectional": MotionMode.OMNIDIRECTIONAL,
+    "differential": MotionMode.DIFFERENTIAL,
+}
+
+
+@dataclass(frozen=True)
+class AgentSpawnParams:
+    """Parameters for `Agent.from_params`.
+
+    Attributes:
+        urdf_path: a model name from the catalogue ("mobile_robot", "panda") or a URDF path.
+        initial_pose: where the robot's base (URDF link frame) appears.
+        max_linear_vel, max_linear_accel: m/s and m/s^2.
+        max_angular_vel, max_angular_accel: rad/s and rad/s^2.
+        motion_mode: "omnidirectional" (straight to the goal) or "differential" (turn, then drive).
+        mass: None keeps the URDF's masses; a number sets the base mass (kg).
+        use_fixed_base: bolt the base to the world (arms); such agents cannot drive.
+        collision_mode, pickable, name, user_data: as for `SimObjectSpawnParams`.
+    """
+
+    urdf_path: str = "simple_cube"
+    initial_pose: Pose = field(default_factory=Pose)
+    max_linear_vel: float = 1.0
+    max_linear_accel: float = 1.0
+    max_angular_vel: float = 1.0
+    max_angular_accel: float = 2.0
+    motion_mode: Literal["omnidirectional", "differential"] = "omnidirectional"
+    mass: float | None = None
+    use_fixed_base: bool = False
+    collision_mode: CollisionMode = CollisionMode.NORMAL_3D
+    pickable: bool = False
+    name: str | None = None
+    user_data: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("max_linear_vel", "max_linear_accel", "max_angular_vel", "max_angular_accel"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ConfigError(
+                    f"AgentSpawnParams.{name} must be a finite number > 0, got {value!r}"
+                )
+        if self.motion_mode not in MOTION_MODES:
+            raise ConfigError(
+                f"motion_mode must be 'omnidirectional' or 'differential', got {self.motion_mode!r}"
+            )
+        if self.mass is not None and not (math.isfinite(self.mass) and self.mass >= 0):
+            raise ConfigError(f"mass must be None (keep the URDF's) or >= 0 kg, got {self.mass!r}")
+        if not isinstance(self.initial_pose, Pose):
+            raise ConfigError(f"initial_pose must be a Pose, got {self.initial_pose!r}")
+        if not isinstance(self.urdf_path, str) or not self.urdf_path:
+            raise ConfigError("urdf_path must be a model name or a path to a URDF file")
+        object.__setattr__(self, "collision_mode", collision_mode_of(self.collision_mode))
+
+    @property
+    def mode(self) -> MotionMode:
+        return MOTION_MODES[self.motion_mode]
+
+    @property
+    def limits(self) -> tuple[float, float, float, float]:
+        return (
+            self.max_linear_vel,
+            self.max_linear_accel,
+            self.max_angular_vel,
+            self.max_angular_accel,
+        )

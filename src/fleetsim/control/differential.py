@@ -1,0 +1,59 @@
+"""Differential-drive motion: turn in place towards the goal, drive straight, then final turn.
+
+The robot only ever moves along its heading. It turns only at rest: a new goal off its heading
+makes it brake first. Turns land exactly on the wanted heading, so the straight drive that follows
+has no sideways component.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fleetsim.control.omni import Motion
+from fleetsim.control.trapezoid import next_rate, next_speed
+from fleetsim.geometry import quat
+
+FloatArray = np.ndarray
+
+ALIGNED_RAD = 1e-9
+
+
+def step_differential(
+    m: Motion,
+    goal: FloatArray,
+    goal_yaw: FloatArray,
+    align: FloatArray,
+    limits: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
+    dt: float,
+) -> tuple[Motion, FloatArray, FloatArray]:
+    """One step towards `goal` (x, y; z is kept); returns (new motion, distance, yaw error)."""
+    max_v, max_a, max_w, max_alpha = limits
+    delta = goal[:, :2] - m.pos[:, :2]
+    dist = np.linalg.norm(delta, axis=1)
+    at_goal = dist == 0.0
+    heading = np.arctan2(delta[:, 1], delta[:, 0])
+    wanted_yaw = np.where(at_goal, np.where(align, goal_yaw, m.yaw), heading)
+    yaw_err = quat.wrap_angle(wanted_yaw - m.yaw)
+    aligned = np.abs(yaw_err) <= ALIGNED_RAD
+    speed = np.linalg.norm(m.vel[:, :2], axis=1)
+
+    # Drive along the heading when aligned with the goal; otherwise brake to rest.
+    new_speed = next_speed(speed, np.where(aligned & ~at_goal, dist, 0.0), max_v, max_a, dt)
+    # Turn only at rest.
+    at_rest = (speed == 0.0) & (new_speed == 0.0)
+    rate = next_rate(m.yaw_rate, np.where(at_rest, yaw_err, 0.0), max_w, max_alpha, dt)
+    turn_lands = at_rest & ~aligned & (np.abs(rate * dt) >= np.abs(yaw_err))
+    yaw = np.where(turn_lands, wanted_yaw, np.where(aligned, wanted_yaw, m.yaw + rate * dt))
+    rate = np.where(turn_lands, yaw_err / dt, np.where(aligned, 0.0, rate))
+
+    forward = np.column_stack((np.cos(yaw), np.sin(yaw)))
+    step = new_speed * dt
+    lands = aligned & ~at_goal & (step >= dist)
+    pos = m.pos.copy()
+    pos[:, :2] = np.where(lands[:, None], goal[:, :2], m.pos[:, :2] + forward * step[:, None])
+    new_speed = np.where(lands, dist / dt, new_speed)
+    vel = np.zeros_like(m.vel)
+    vel[:, :2] = forward * new_speed[:, None]
+    dist_left = np.where(lands, 0.0, np.linalg.norm(goal[:, :2] - pos[:, :2], axis=1))
+    final_err = np.where(align, np.abs(quat.wrap_angle(goal_yaw - yaw)), 0.0)
+    return Motion(pos, quat.wrap_angle(yaw), vel, rate), dist_left, final_err

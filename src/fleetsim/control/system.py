@@ -1,0 +1,268 @@
+"""`MotionSystem`: moves every agent each step, one vectorised call per controller kind.
+
+Agents driving to a goal, following a path or a velocity command cost array operations only.
+Python runs per agent only at decisions: reaching a path waypoint (the next one is loaded) and
+arriving (reported to the caller, which wakes that agent's action).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fleetsim.control.differential import step_differential
+from fleetsim.control.omni import Motion, step_omni
+from fleetsim.control.velocity import step_velocity
+from fleetsim.geometry import quat
+from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode
+
+ANGLE_TOLERANCE_RAD = 1e-3
+IntArray = np.ndarray
+
+
+@dataclass
+class _Path:
+    positions: np.ndarray  # (N, 3)
+    yaws: np.ndarray  # (N,)
+    align: bool
+    tolerance: float
+    index: int = 0
+
+
+class MotionSystem:
+    """Motion state of all agents (`agents` table) and the step that advances it."""
+
+    def __init__(self, bodies: BodyTable) -> None:
+        self.bodies = bodies
+        self.agents = AgentTable()
+        self._paths: dict[int, _Path] = {}
+
+    # -- membership ---------------------------------------------------------------------------
+
+    def add(
+        self, body_handle: int, mode: MotionMode, limits: tuple[float, float, float, float]
+    ) -> int:
+        """Add an agent for a body; limits (max_v, max_a, max_w, max_alpha). Returns its handle."""
+        max_v, max_a, max_w, max_alpha = limits
+        handles = self.agents.add(
+            1,
+            body=body_handle,
+            mode=int(mode),
+            max_v=max_v,
+            max_a=max_a,
+            max_w=max_w,
+            max_alpha=max_alpha,
+        )
+        return int(handles[0])
+
+    def remove(self, handle: int) -> None:
+        self.agents.remove(handle)
+        self._paths.pop(handle, None)
+
+    def remove_body(self, body_handle: int) -> None:
+        """Drop the agent driving this body, if any (the body is being removed)."""
+        match = np.flatnonzero(self.agents["body"] == body_handle)
+        for row in match:
+            self.remove(int(self.agents.handles[row]))
+
+    def clear(self) -> None:
+        self.agents.clear()
+        self._paths.clear()
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def set_goal(
+        self, handle: int, position: np.ndarray, yaw: float, align: bool, tolerance: float
+    ) -> None:
+        """Drive to `position` (3,), ending at `yaw` when `align`."""
+        self._paths.pop(handle, None)
+        self._target(handle, position, yaw, align, tolerance, final=True)
+
+    def set_path(
+        self, handle: int, positions: np.ndarray, yaws: np.ndarray, align: bool, tolerance: float
+    ) -> None:
+        """Visit every waypoint in order (stopping at each); the last one aligns when `align`."""
+        path = _Path(
+            np.asarray(positions, dtype=np.float64),
+            np.asarray(yaws, dtype=np.float64),
+            align,
+            tolerance,
+        )
+        self._paths[handle] = path
+        self._load_waypoint(handle, path)
+
+    def set_velocity(self, handle: int, vx: float, vy: float, wz: float, until: float) -> None:
+        """Follow body-frame velocities until simulated time `until`, then brake to rest."""
+        self._paths.pop(handle, None)
+        a, row = self.agents, self.agents.row(handle)
+        a["cmd_lin"][row] = (vx, vy)
+        a["cmd_ang"][row] = wz
+        a["cmd_until"][row] = until
+        a["state"][row] = int(DriveState.VELOCITY)
+        a["arrived"][row] = False
+
+    def stop(self, handle: int) -> None:
+        """Stop at once: no goal, path or command; velocities zero."""
+        self._paths.pop(handle, None)
+        a, row = self.agents, self.agents.row(handle)
+        a["state"][row] = int(DriveState.IDLE)
+        a["vel"][row] = 0.0
+        a["yaw_rate"][row] = 0.0
+
+    def _target(
+        self,
+        handle: int,
+        position: np.ndarray,
+        yaw: float,
+        align: bool,
+        tolerance: float,
+        final: bool,
+    ) -> None:
+        a, row = self.agents, self.agents.row(handle)
+        a["goal"][row] = position
+        a["goal_yaw"][row] = yaw
+        a["align"][row] = align
+        a["tolerance"][row] = tolerance
+        a["final"][row] = final
+        a["arrived"][row] = False
+        a["state"][row] = int(DriveState.GOAL)
+
+    def _load_waypoint(self, handle: int, path: _Path) -> None:
+        final = path.index == len(path.positions) - 1
+        self._target(
+            handle,
+            path.positions[path.index],
+            float(path.yaws[path.index]),
+            path.align and final,
+            path.tolerance if final else 0.0,
+            final,
+        )
+
+    # -- the step -----------------------------------------------------------------------------
+
+    def step(self, dt: float, now: float, only: IntArray | None = None) -> IntArray:
+        """Advance all moving agents (or the `only` agent handles) by `dt`.
+
+        Returns the handles of agents that arrived at their final goal in this step.
+        """
+        a, b = self.agents, self.bodies
+        rows = np.flatnonzero(a["state"] != int(DriveState.IDLE))
+        if only is not None:
+            rows = np.intersect1d(rows, a.rows(only))
+        if rows.size == 0:
+            return np.empty(0, dtype=np.int64)
+        brows = b.rows(a["body"][rows])
+        before = Motion(
+            b["pos"][brows], quat.yaw_of(b["quat"][brows]), a["vel"][rows], a["yaw_rate"][rows]
+        )
+        after = Motion(
+            before.pos.copy(), before.yaw.copy(), before.vel.copy(), before.yaw_rate.copy()
+        )
+        limits = (a["max_v"][rows], a["max_a"][rows], a["max_w"][rows], a["max_alpha"][rows])
+        state, mode = a["state"][rows], a["mode"][rows]
+        dist_left = np.zeros(rows.size)
+        yaw_left = np.zeros(rows.size)
+
+        goal_rows = state == int(DriveState.GOAL)
+        for kind, controller in (
+            (MotionMode.OMNIDIRECTIONAL, step_omni),
+            (MotionMode.DIFFERENTIAL, step_differential),
+        ):
+            sel = np.flatnonzero(goal_rows & (mode == int(kind)))
+            if sel.size:
+                r = rows[sel]
+                out, dist_left[sel], yaw_left[sel] = controller(
+                    _subset(before, sel),
+                    a["goal"][r],
+                    a["goal_yaw"][r],
+                    a["align"][r],
+                    _limits(limits, sel),
+                    dt,
+                )
+                _assign(after, sel, out)
+        sel = np.flatnonzero(state == int(DriveState.VELOCITY))
+        if sel.size:
+            r = rows[sel]
+            out = step_velocity(
+                _subset(before, sel),
+                a["cmd_lin"][r],
+                a["cmd_ang"][r],
+                now < a["cmd_until"][r],
+                a["mode"][r] == int(MotionMode.DIFFERENTIAL),
+                _limits(limits, sel),
+                dt,
+            )
+            _assign(after, sel, out)
+
+        b["pos"][brows] = after.pos
+        b["quat"][brows] = quat.from_yaw(after.yaw)
+        b["moved"][brows] = True
+        b["dirty"][brows] = True
+        a["vel"][rows] = after.vel
+        a["yaw_rate"][rows] = after.yaw_rate
+        return self._transitions(rows, state, now, dist_left, yaw_left, after)
+
+    def _transitions(
+        self,
+        rows: IntArray,
+        state: np.ndarray,
+        now: float,
+        dist_left: np.ndarray,
+        yaw_left: np.ndarray,
+        after: Motion,
+    ) -> IntArray:
+        a = self.agents
+        at_rest = (np.linalg.norm(after.vel, axis=1) == 0.0) & (after.yaw_rate == 0.0)
+        goal = state == int(DriveState.GOAL)
+        final = a["final"][rows]
+        arrived = (
+            goal
+            & final
+            & ~a["arrived"][rows]
+            & (dist_left <= a["tolerance"][rows])
+            & (yaw_left <= ANGLE_TOLERANCE_RAD)
+        )
+        a["arrived"][rows[arrived]] = True
+        settled = goal & final & (dist_left == 0.0) & (yaw_left == 0.0) & at_rest
+        expired = (state == int(DriveState.VELOCITY)) & (now >= a["cmd_until"][rows]) & at_rest
+        a["state"][rows[settled | expired]] = int(DriveState.IDLE)
+        handles = a.handles
+        for row in rows[goal & ~final & (dist_left == 0.0)]:  # waypoint reached: load the next
+            handle = int(handles[row])
+            path = self._paths[handle]
+            path.index += 1
+            self._load_waypoint(handle, path)
+        arrived_handles: IntArray = handles[rows[arrived]].copy()
+        return arrived_handles
+
+    # -- readback -----------------------------------------------------------------------------
+
+    def is_arrived(self, handle: int) -> bool:
+        return bool(self.agents["arrived"][self.agents.row(handle)])
+
+    def is_moving(self, handle: int) -> bool:
+        return bool(self.agents["state"][self.agents.row(handle)] != int(DriveState.IDLE))
+
+    def moving_count(self, handles: IntArray | None = None) -> int:
+        state = (
+            self.agents["state"]
+            if handles is None
+            else self.agents["state"][self.agents.rows(handles)]
+        )
+        return int(np.count_nonzero(state != int(DriveState.IDLE)))
+
+
+def _subset(m: Motion, sel: IntArray) -> Motion:
+    return Motion(m.pos[sel], m.yaw[sel], m.vel[sel], m.yaw_rate[sel])
+
+
+def _assign(m: Motion, sel: IntArray, out: Motion) -> None:
+    m.pos[sel], m.yaw[sel], m.vel[sel], m.yaw_rate[sel] = out.pos, out.yaw, out.vel, out.yaw_rate
+
+
+def _limits(
+    limits: tuple[np.ndarray, ...], sel: IntArray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    max_v, max_a, max_w, max_alpha = (x[sel] for x in limits)
+    return max_v, max_a, max_w, max_alpha

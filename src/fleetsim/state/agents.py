@@ -1,0 +1,58 @@
+"""The agent table: motion state of every mobile agent, one row per agent (its own handles).
+
+Limits and velocities are SI (m, m/s, m/s^2, rad, rad/s, rad/s^2). `body` links a row to its row in
+the body table, where the pose lives.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from fleetsim.state.table import Column, Table
+
+
+class MotionMode(IntEnum):
+    OMNIDIRECTIONAL = 0
+    """Moves straight towards the goal in any direction; turns while it drives."""
+    DIFFERENTIAL = 1
+    """Turns in place towards the goal, then drives forward; never moves sideways."""
+
+
+class DriveState(IntEnum):
+    IDLE = 0
+    GOAL = 1
+    """Driving to `goal` (a single goal or the current waypoint of a path)."""
+    VELOCITY = 2
+    """Following a velocity command (`cmd_*`) until `cmd_until`, then braking to a stop."""
+
+
+AGENT_COLUMNS: dict[str, Column] = {
+    "body": Column(np.int64, (), -1),
+    "mode": Column(np.int8, (), int(MotionMode.OMNIDIRECTIONAL)),
+    "state": Column(np.int8, (), int(DriveState.IDLE)),
+    "max_v": Column(np.float64, (), 1.0),
+    "max_a": Column(np.float64, (), 1.0),
+    "max_w": Column(np.float64, (), 1.0),
+    "max_alpha": Column(np.float64, (), 2.0),
+    # World-frame linear velocity (3,) and yaw rate: the motion state, also read back by users.
+    "vel": Column(np.float64, (3,)),
+    "yaw_rate": Column(np.float64),
+    # Current target.
+    "goal": Column(np.float64, (3,)),
+    "goal_yaw": Column(np.float64),
+    "align": Column(np.bool_, (), True),
+    "final": Column(np.bool_, (), True),  # last waypoint (stop here) vs an intermediate one
+    "tolerance": Column(np.float64, (), 0.01),
+    "arrived": Column(np.bool_, (), False),
+    # Velocity command in the body frame (vx, vy, wz) and when it expires (sim time, s).
+    "cmd_lin": Column(np.float64, (2,)),
+    "cmd_ang": Column(np.float64),
+    "cmd_until": Column(np.float64),
+}
+
+
+class AgentTable(Table):
+    def __init__(self, capacity: int = 64) -> None:
+        super().__init__(AGENT_COLUMNS, capacity)
