@@ -77,7 +77,8 @@ class Agent(SimObject):
     """
 
     def __init__(self, world: World, handle: int, params: AgentSpawnParams, urdf_path: str) -> None:
-        super().__init__(world, handle, params.name, dict(params.user_data))
+        name = params.name if params.name is not None else f"agent_{handle}"
+        super().__init__(world, handle, name, dict(params.user_data))
         self.spawn_params = params
         self.urdf_path = urdf_path
         self.motion_mode = params.mode

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fleetsim.actions import ActionSystem
 from fleetsim.backend import Backend
 from fleetsim.core import phases
 from fleetsim.core.pacer import Pacer
@@ -62,6 +63,8 @@ class MultiRobotSimulationCore:
             eager_sync=self.params.eager_sync,
         )
         self._profiler = StepProfiler()
+        self.actions = ActionSystem(self.events)
+        self._world.actions = self.actions
         self._paused = False
         self._resume_event = threading.Event()
         self._resume_event.set()
@@ -298,6 +301,7 @@ class MultiRobotSimulationCore:
         """
         self._backend.reset()
         self._world.clear()
+        self.actions.reset()
         self._scheduler.keep_owner(self)
         self._scheduler.rewind(0.0)
         self.static_body_ids.clear()
