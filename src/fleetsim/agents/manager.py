@@ -1,0 +1,141 @@
+"""`SimObjectManager` and `AgentManager`: spawn and steer groups of objects and agents."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from fleetsim.agents.agent import Agent
+from fleetsim.agents.grid import GridSpawnParams
+from fleetsim.errors import ConfigError
+from fleetsim.geometry import Pose, quat
+from fleetsim.objects import SimObject
+from fleetsim.objects.sim_object import world_of
+from fleetsim.objects.world import HasWorld
+
+ObjT = TypeVar("ObjT", bound=SimObject)
+Params = Any  # SimObjectSpawnParams for SimObject, AgentSpawnParams for Agent
+
+
+class SimObjectManager(Generic[ObjT]):
+    """Spawns objects of `object_class` (SimObject by default) and keeps them in `objects`.
+
+    Every spawning call is all-or-nothing: if one object fails, those it created are removed.
+    """
+
+    def __init__(self, sim_core: HasWorld, object_class: type[ObjT] = SimObject) -> None:  # type: ignore[assignment]
+        self.sim_core = sim_core
+        self._world = world_of(sim_core)
+        self.object_class = object_class
+        self.objects: list[ObjT] = []
+
+    # -- spawning -----------------------------------------------------------------------------
+
+    def spawn_objects_batch(self, params_list: Sequence[Params]) -> list[ObjT]:
+        """One object per params, each at its own `initial_pose`."""
+        created: list[ObjT] = []
+        backend = self._world.backend
+        backend.set_rendering(False)  # bulk spawning is much faster without the GUI redrawing
+        try:
+            for params in params_list:
+                created.append(self.object_class.from_params(params, sim_core=self.sim_core))
+        except BaseException:
+            for obj in created:
+                obj.remove()
+            raise
+        finally:
+            backend.set_rendering(True)
+        self.objects.extend(created)
+        return created
+
+    def spawn_objects_grid(
+        self, num_objects: int, grid_params: GridSpawnParams, spawn_params: Params
+    ) -> list[ObjT]:
+        """`num_objects` copies of `spawn_params` on a grid."""
+        poses = self._grid_poses(num_objects, grid_params)
+        return self.spawn_objects_batch([_at(spawn_params, p) for p in poses])
+
+    def spawn_grid_mixed(
+        self,
+        num_objects: int,
+        grid_params: GridSpawnParams,
+        spawn_params_list: Sequence[Params | tuple[Params, float]],
+    ) -> list[ObjT]:
+        """A grid whose cells draw params at random (weights optional), seeded by `sim.rng`."""
+        choices, weights = _weighted(spawn_params_list)
+        rng = getattr(self.sim_core, "rng", None) or np.random.default_rng()
+        picks = rng.choice(len(choices), size=num_objects, p=weights)
+        poses = self._grid_poses(num_objects, grid_params)
+        return self.spawn_objects_batch(
+            [_at(choices[k], p) for k, p in zip(picks, poses, strict=True)]
+        )
+
+    def spawn_grid_counts(
+        self, grid_params: GridSpawnParams, spawn_params_count_list: Sequence[tuple[Params, int]]
+    ) -> list[ObjT]:
+        """Exactly `count` of each params, in order, on one grid."""
+        if any(count < 0 for _, count in spawn_params_count_list):
+            raise ConfigError("spawn counts must be >= 0")
+        chosen = [params for params, count in spawn_params_count_list for _ in range(count)]
+        poses = self._grid_poses(len(chosen), grid_params)
+        return self.spawn_objects_batch(
+            [_at(params, p) for params, p in zip(chosen, poses, strict=True)]
+        )
+
+    def _grid_poses(self, count: int, grid: GridSpawnParams) -> list[Pose]:
+        if not isinstance(grid, GridSpawnParams):
+            raise ConfigError(f"grid_params must be GridSpawnParams, got {type(grid).__name__}")
+        orientation = quat.from_yaw(grid.yaw)
+        return [Pose(p, orientation) for p in grid.positions(count)]
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+    def __getitem__(self, index: int) -> ObjT:
+        return self.objects[index]
+
+
+class AgentManager(SimObjectManager[Agent]):
+    """Spawns agents (`object_class=Agent`) and steers them by index."""
+
+    def __init__(self, sim_core: HasWorld, object_class: type[Agent] = Agent) -> None:
+        super().__init__(sim_core, object_class)
+
+    @property
+    def agents(self) -> list[Agent]:
+        return self.objects
+
+    spawn_agents_grid = SimObjectManager.spawn_objects_grid
+    spawn_agents_grid_mixed = SimObjectManager.spawn_grid_mixed
+    spawn_agent_grid_counts = SimObjectManager.spawn_grid_counts
+
+    def set_goal_pose(self, agent_index: int, goal: Pose) -> None:
+        self.objects[agent_index].set_goal(goal)
+
+    def get_moving_count(self) -> int:
+        """How many of this manager's agents are driving (one array operation)."""
+        handles = np.array([a._motion for a in self.objects if a._motion >= 0], dtype=np.int64)
+        return self._world.motion.moving_count(handles) if handles.size else 0
+
+    def register_callback(
+        self, callback: Callable[[AgentManager, float], Any], frequency: float | None = None
+    ) -> int:
+        """Call `callback(manager, dt)` every step or at `frequency` Hz (goal logic, dispatch)."""
+        return self._world.scheduler.add(callback, self, frequency)
+
+
+def _at(params: Params, pose: Pose) -> Params:
+    return dataclasses.replace(params, initial_pose=pose)
+
+
+def _weighted(items: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
+    if not items:
+        raise ConfigError("spawn_grid_mixed needs at least one spawn params")
+    pairs = [item if isinstance(item, tuple) else (item, 1.0) for item in items]
+    weights = np.array([float(w) for _, w in pairs])
+    if np.any(weights < 0) or weights.sum() <= 0:
+        raise ConfigError("spawn weights must be >= 0 and not all zero")
+    return [p for p, _ in pairs], weights / weights.sum()
