@@ -10,7 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from fleetsim.control.omni import Motion
-from fleetsim.control.trapezoid import next_rate, next_speed
+from fleetsim.control.trapezoid import (
+    LAND_EPS,
+    braking_speed,
+    next_rate,
+    next_speed,
+    turn_lands_on,
+)
 from fleetsim.geometry import quat
 
 FloatArray = np.ndarray
@@ -42,13 +48,15 @@ def step_differential(
     # Turn only at rest.
     at_rest = (speed == 0.0) & (new_speed == 0.0)
     rate = next_rate(m.yaw_rate, np.where(at_rest, yaw_err, 0.0), max_w, max_alpha, dt)
-    turn_lands = at_rest & ~aligned & (np.abs(rate * dt) >= np.abs(yaw_err))
+    turn_lands = at_rest & ~aligned & turn_lands_on(rate, yaw_err, max_alpha, dt)
     yaw = np.where(turn_lands, wanted_yaw, np.where(aligned, wanted_yaw, m.yaw + rate * dt))
     rate = np.where(turn_lands, yaw_err / dt, np.where(aligned, 0.0, rate))
 
     forward = np.column_stack((np.cos(yaw), np.sin(yaw)))
     step = new_speed * dt
-    lands = aligned & ~at_goal & (step >= dist)
+    # As for omni: land only at a speed that can stop there; too fast means overshoot.
+    cap = braking_speed(dist, max_a, dt)
+    lands = aligned & ~at_goal & (step >= dist - LAND_EPS) & (new_speed <= cap + LAND_EPS)
     pos = m.pos.copy()
     pos[:, :2] = np.where(lands[:, None], goal[:, :2], m.pos[:, :2] + forward * step[:, None])
     new_speed = np.where(lands, dist / dt, new_speed)

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fleetsim.control.trapezoid import braking_speed, limit_vector_change, next_rate
+from fleetsim.control.trapezoid import (
+    LAND_EPS,
+    braking_speed,
+    limit_vector_change,
+    next_rate,
+    turn_lands_on,
+)
 from fleetsim.geometry import quat
 
 FloatArray = np.ndarray
@@ -35,20 +41,24 @@ def step_omni(
     delta = goal - m.pos
     dist = np.linalg.norm(delta, axis=1)
     direction = delta / np.maximum(dist, 1e-300)[:, None]
-    wanted = direction * np.minimum(max_v, braking_speed(dist, max_a, dt))[:, None]
+    cap = braking_speed(dist, max_a, dt)
+    wanted = direction * np.minimum(max_v, cap)[:, None]
     vel = limit_vector_change(m.vel, wanted, max_a * dt)
     step = vel * dt
-    lands = np.linalg.norm(step, axis=1) >= dist
+    # Land on the goal only when the step reaches it head-on at a speed that can stop there;
+    # a robot too fast for a goal set late overshoots and comes back within its limits.
+    along = np.einsum("ij,ij->i", step, direction)
+    off_line = np.linalg.norm(step - along[:, None] * direction, axis=1)
+    speed = np.linalg.norm(vel, axis=1)
+    lands = (along >= dist - LAND_EPS) & (off_line <= LAND_EPS) & (speed <= cap + LAND_EPS)
     pos = np.where(lands[:, None], goal, m.pos + step)
     vel = np.where(lands[:, None], delta / dt, vel)
 
     yaw_err = np.where(align, quat.wrap_angle(goal_yaw - m.yaw), 0.0)
     rate = next_rate(m.yaw_rate, yaw_err, max_w, max_alpha, dt)
-    turn_lands = (
-        align & (np.abs(rate * dt) >= np.abs(yaw_err)) & (np.sign(rate) == np.sign(yaw_err))
-    )
+    turn_lands = align & turn_lands_on(rate, yaw_err, max_alpha, dt)
     yaw = np.where(turn_lands, goal_yaw, m.yaw + rate * dt)
     rate = np.where(turn_lands, yaw_err / dt, rate)
-    dist_left = np.where(lands, 0.0, dist - np.linalg.norm(step, axis=1))
+    dist_left = np.where(lands, 0.0, np.linalg.norm(goal - pos, axis=1))
     yaw_left = np.where(turn_lands | ~align, 0.0, np.abs(quat.wrap_angle(goal_yaw - yaw)))
     return Motion(pos, quat.wrap_angle(yaw), vel, rate), dist_left, yaw_left

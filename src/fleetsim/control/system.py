@@ -18,6 +18,7 @@ from fleetsim.geometry import quat
 from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode
 
 ANGLE_TOLERANCE_RAD = 1e-3
+SETTLE_EPS = 1e-9
 IntArray = np.ndarray
 
 
@@ -213,7 +214,10 @@ class MotionSystem:
         after: Motion,
     ) -> IntArray:
         a = self.agents
-        at_rest = (np.linalg.norm(after.vel, axis=1) == 0.0) & (after.yaw_rate == 0.0)
+        # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.
+        at_rest = (np.linalg.norm(after.vel, axis=1) <= SETTLE_EPS) & (
+            np.abs(after.yaw_rate) <= SETTLE_EPS
+        )
         goal = state == int(DriveState.GOAL)
         final = a["final"][rows]
         arrived = (
@@ -224,9 +228,12 @@ class MotionSystem:
             & (yaw_left <= ANGLE_TOLERANCE_RAD)
         )
         a["arrived"][rows[arrived]] = True
-        settled = goal & final & (dist_left == 0.0) & (yaw_left == 0.0) & at_rest
+        settled = goal & final & (dist_left <= SETTLE_EPS) & (yaw_left <= SETTLE_EPS) & at_rest
         expired = (state == int(DriveState.VELOCITY)) & (now >= a["cmd_until"][rows]) & at_rest
-        a["state"][rows[settled | expired]] = int(DriveState.IDLE)
+        done = rows[settled | expired]
+        a["state"][done] = int(DriveState.IDLE)
+        a["vel"][done] = 0.0
+        a["yaw_rate"][done] = 0.0
         handles = a.handles
         for row in rows[goal & ~final & (dist_left == 0.0)]:  # waypoint reached: load the next
             handle = int(handles[row])

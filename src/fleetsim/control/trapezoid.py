@@ -1,9 +1,10 @@
 """Trapezoidal speed profiles in discrete time, vectorised.
 
-A robot that brakes at `accel` in steps of `dt` (position advanced by the new speed each step)
-covers v^2 / (2 a) + v dt / 2 before stopping, so the fastest speed that still stops within `d` is
-a (sqrt(dt^2/4 + 2 d / a) - dt/2). Approaching a goal with that cap, and changing speed by at most
-`accel * dt` per step, gives a trapezoid that ends on the goal without overshoot.
+Positions advance by the new speed times `dt` each step, and speed changes by at most u = a dt.
+Braking from v in k full steps (v, v - u, ..., v - k u, then 0) covers
+dt ((k + 1) v - u k (k + 1) / 2), which is continuous and increasing in v; `braking_speed` inverts
+it exactly. A robot that never exceeds that cap stops exactly on the goal, its last step shorter
+than u dt, so the acceleration limit holds all the way to rest.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ import numpy as np
 
 FloatArray = np.ndarray
 
+LAND_EPS = 1e-12
+
 
 def braking_speed(distance: FloatArray, accel: FloatArray, dt: float) -> FloatArray:
-    """Highest speed from which braking at `accel` stops within `distance` (same units / s)."""
-    result: FloatArray = accel * (np.sqrt(0.25 * dt * dt + 2.0 * distance / accel) - 0.5 * dt)
+    """Highest speed from which braking at `accel` in steps of `dt` stops exactly at `distance`."""
+    u = accel * dt
+    k = np.floor((np.sqrt(1.0 + 8.0 * distance / (dt * u)) - 1.0) / 2.0)
+    result: FloatArray = (distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0)
     return result
 
 
@@ -45,4 +50,13 @@ def limit_vector_change(
     norm = np.linalg.norm(delta, axis=1)
     scale = np.minimum(1.0, max_change / np.maximum(norm, 1e-300))
     result: FloatArray = current + delta * scale[:, None]
+    return result
+
+
+def turn_lands_on(rate: FloatArray, error: FloatArray, accel: FloatArray, dt: float) -> FloatArray:
+    """Whether a turn at `rate` ends exactly on the target this step (and can stop there)."""
+    reaches = np.abs(rate * dt) >= np.abs(error) - LAND_EPS
+    same_way = np.sign(rate) == np.sign(error)
+    can_stop = np.abs(rate) <= braking_speed(np.abs(error), accel, dt) + LAND_EPS
+    result: FloatArray = reaches & same_way & can_stop
     return result
