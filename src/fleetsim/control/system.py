@@ -7,6 +7,7 @@ arriving (reported to the caller, which wakes that agent's action).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,13 @@ from fleetsim.control.omni import Motion, step_omni
 from fleetsim.control.velocity import step_velocity
 from fleetsim.geometry import quat
 from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode
+
+Limits = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Controller = Callable[
+    [Motion, np.ndarray, np.ndarray, np.ndarray, Limits, float],
+    tuple[Motion, np.ndarray, np.ndarray],
+]
+Runner = Callable[[np.ndarray, Motion, Limits], tuple[Motion, np.ndarray, np.ndarray]]
 
 ANGLE_TOLERANCE_RAD = 1e-3
 SETTLE_EPS = 1e-9
@@ -157,44 +165,49 @@ class MotionSystem:
         before = Motion(
             b["pos"][brows], quat.yaw_of(b["quat"][brows]), a["vel"][rows], a["yaw_rate"][rows]
         )
-        after = Motion(
-            before.pos.copy(), before.yaw.copy(), before.vel.copy(), before.yaw_rate.copy()
-        )
         limits = (a["max_v"][rows], a["max_a"][rows], a["max_w"][rows], a["max_alpha"][rows])
         state, mode = a["state"][rows], a["mode"][rows]
-        dist_left = np.zeros(rows.size)
-        yaw_left = np.zeros(rows.size)
+
+        def to_goal(controller: Controller) -> Runner:
+            def run(r: IntArray, m: Motion, lim: Limits) -> tuple[Motion, np.ndarray, np.ndarray]:
+                return controller(m, a["goal"][r], a["goal_yaw"][r], a["align"][r], lim, dt)
+
+            return run
+
+        def by_velocity(
+            r: IntArray, m: Motion, lim: Limits
+        ) -> tuple[Motion, np.ndarray, np.ndarray]:
+            differential = a["mode"][r] == int(MotionMode.DIFFERENTIAL)
+            out = step_velocity(
+                m, a["cmd_lin"][r], a["cmd_ang"][r], now < a["cmd_until"][r], differential, lim, dt
+            )
+            return out, np.zeros(r.size), np.zeros(r.size)
 
         goal_rows = state == int(DriveState.GOAL)
-        for kind, controller in (
-            (MotionMode.OMNIDIRECTIONAL, step_omni),
-            (MotionMode.DIFFERENTIAL, step_differential),
-        ):
-            sel = np.flatnonzero(goal_rows & (mode == int(kind)))
-            if sel.size:
-                r = rows[sel]
-                out, dist_left[sel], yaw_left[sel] = controller(
-                    _subset(before, sel),
-                    a["goal"][r],
-                    a["goal_yaw"][r],
-                    a["align"][r],
-                    _limits(limits, sel),
-                    dt,
+        groups = [
+            (
+                np.flatnonzero(goal_rows & (mode == int(MotionMode.OMNIDIRECTIONAL))),
+                to_goal(step_omni),
+            ),
+            (
+                np.flatnonzero(goal_rows & (mode == int(MotionMode.DIFFERENTIAL))),
+                to_goal(step_differential),
+            ),
+            (np.flatnonzero(state == int(DriveState.VELOCITY)), by_velocity),
+        ]
+        groups = [(sel, run) for sel, run in groups if sel.size]
+        if len(groups) == 1:  # the usual fleet: one kind for every row, no subset copies
+            after, dist_left, yaw_left = groups[0][1](rows, before, limits)
+        else:
+            after = Motion(
+                before.pos.copy(), before.yaw.copy(), before.vel.copy(), before.yaw_rate.copy()
+            )
+            dist_left, yaw_left = np.zeros(rows.size), np.zeros(rows.size)
+            for sel, run in groups:
+                out, dist_left[sel], yaw_left[sel] = run(
+                    rows[sel], _subset(before, sel), _limits(limits, sel)
                 )
                 _assign(after, sel, out)
-        sel = np.flatnonzero(state == int(DriveState.VELOCITY))
-        if sel.size:
-            r = rows[sel]
-            out = step_velocity(
-                _subset(before, sel),
-                a["cmd_lin"][r],
-                a["cmd_ang"][r],
-                now < a["cmd_until"][r],
-                a["mode"][r] == int(MotionMode.DIFFERENTIAL),
-                _limits(limits, sel),
-                dt,
-            )
-            _assign(after, sel, out)
 
         b["pos"][brows] = after.pos
         b["quat"][brows] = quat.from_yaw(after.yaw)
