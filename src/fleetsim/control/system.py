@@ -233,22 +233,18 @@ class MotionSystem:
         )
         goal = state == int(DriveState.GOAL)
         final = a["final"][rows]
-        arrived = (
-            goal
-            & final
-            & ~a["arrived"][rows]
-            & (dist_left <= a["tolerance"][rows])
-            & (yaw_left <= ANGLE_TOLERANCE_RAD)
-        )
-        a["arrived"][rows[arrived]] = True
         settled = goal & final & (dist_left <= SETTLE_EPS) & (yaw_left <= SETTLE_EPS) & at_rest
+        within = (dist_left <= a["tolerance"][rows]) & (yaw_left <= ANGLE_TOLERANCE_RAD)
+        # A robot at rest on its goal has arrived, whatever its tolerance (even 0 m).
+        arrived = goal & final & ~a["arrived"][rows] & (within | settled)
+        a["arrived"][rows[arrived]] = True
         expired = (state == int(DriveState.VELOCITY)) & (now >= a["cmd_until"][rows]) & at_rest
         done = rows[settled | expired]
         a["state"][done] = int(DriveState.IDLE)
         a["vel"][done] = 0.0
         a["yaw_rate"][done] = 0.0
         handles = a.handles
-        for row in rows[goal & ~final & (dist_left == 0.0)]:  # waypoint reached: load the next
+        for row in rows[goal & ~final & (dist_left <= SETTLE_EPS)]:  # waypoint: load the next
             handle = int(handles[row])
             path = self._paths[handle]
             path.index += 1
