@@ -8,13 +8,11 @@ Reports spawn time and median ms per step, for omnidirectional and differential 
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from common import median_step_ms, write_json
 
 from fleetsim import (
     AgentManager,
@@ -44,16 +42,9 @@ def run_case(n: int, mode: str, steps: int, warmup: int) -> dict[str, float | in
         for agent, (dx, dy) in zip(agents, far, strict=True):
             p = agent.get_pose()
             agent.set_goal(Pose.from_xyz(p.x + dx, p.y + dy, 0.0))
-        for _ in range(warmup):
-            sim.step_once()
-        times = []
-        for _ in range(steps):
-            t = time.perf_counter()
-            sim.step_once()
-            times.append((time.perf_counter() - t) * 1e3)
+        ms = median_step_ms(sim, steps, warmup)
         moving = sum(a.is_moving for a in agents)
         assert moving == n, f"only {moving} of {n} agents were still driving"
-        ms = statistics.median(times)
         return {
             "n": n,
             "mode": mode,
@@ -80,13 +71,7 @@ def main() -> None:
         ms, rtf, spawn = r["ms_per_step"], r["rtf"], r["spawn_s"]
         print(f"{r['n']:>7} {r['mode']:>16} {ms:>9.3f} {rtf:>10.0f} {spawn:>8.2f}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "date": time.strftime("%Y-%m-%d"),
-            "machine": platform.platform(),
-            "python": platform.python_version(),
-        }
-        args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":

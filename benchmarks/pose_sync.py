@@ -8,13 +8,11 @@ in alternating order, and prints the lazy/eager ratio. Example:
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from common import median_step_ms, write_json
 
 from fleetsim import (
     MultiRobotSimulationCore,
@@ -54,14 +52,7 @@ def run_case(n: int, sync: str, steps: int, warmup: int) -> dict[str, float]:
             sim.set_poses(handles, home + np.column_stack((offset, offset, np.zeros(n))))
 
         sim.register_callback(wiggle)
-        for _ in range(warmup):
-            sim.step_once()
-        times = []
-        for _ in range(steps):
-            t = time.perf_counter()
-            sim.step_once()
-            times.append((time.perf_counter() - t) * 1e3)
-        ms = statistics.median(times)
+        ms = median_step_ms(sim, steps, warmup)
         return {
             "n": n,
             "sync": sync,
@@ -96,13 +87,7 @@ def main() -> None:
             print(f"{n:>7} {sync:>6} {ms:>9.3f} {TIMESTEP * 1e3 / ms:>10.0f} {spawn:>8.2f}")
         print(f"{n:>7}  eager/lazy = {per_sync['eager'] / per_sync['lazy']:.1f}x")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "date": time.strftime("%Y-%m-%d"),
-            "machine": platform.platform(),
-            "python": platform.python_version(),
-        }
-        args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=2))
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":
