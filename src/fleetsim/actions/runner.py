@@ -107,8 +107,8 @@ class ActionSystem:
         if handle not in self._agents:
             self._agents[handle] = agent
             self._queues[handle] = deque()
-            if agent._motion >= 0:
-                self._by_motion[agent._motion] = handle
+            if agent.drives:
+                self._by_motion[agent.motion_handle] = handle
         return self._queues[handle]
 
     def _start_next(self, agent: Agent) -> None:
@@ -151,5 +151,5 @@ class ActionSystem:
             self._current.pop(handle, None)
             self._queues.pop(handle, None)
             self._polling.discard(handle)
-            agent = self._agents.pop(handle)
-            self._by_motion.pop(agent._motion, None)
+            self._agents.pop(handle)
+            self._by_motion = {m: h for m, h in self._by_motion.items() if h != handle}

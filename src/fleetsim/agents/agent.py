@@ -143,6 +143,11 @@ class Agent(SimObject):
         return self._world
 
     @property
+    def drives(self) -> bool:
+        """Whether the agent can drive (a mobile base, not a fixed-base arm)."""
+        return self._motion >= 0
+
+    @property
     def motion_handle(self) -> int:
         """Row handle in the agent table; fixed-base agents have none."""
         if self._motion < 0:

@@ -117,7 +117,7 @@ class AgentManager(SimObjectManager[Agent]):
 
     def get_moving_count(self) -> int:
         """How many of this manager's agents are driving (one array operation)."""
-        handles = np.array([a._motion for a in self.objects if a._motion >= 0], dtype=np.int64)
+        handles = np.array([a.motion_handle for a in self.objects if a.drives], dtype=np.int64)
         return self._world.motion.moving_count(handles) if handles.size else 0
 
     def register_callback(
