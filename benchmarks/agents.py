@@ -27,7 +27,9 @@ TIMESTEP = 0.1
 
 
 def run_case(n: int, mode: str, steps: int, warmup: int) -> dict[str, float | int | str]:
-    params = SimulationParams(timestep=TIMESTEP, target_rtf=0, pose_sync="lazy", seed=0)
+    params = SimulationParams(
+        timestep=TIMESTEP, target_rtf=0, pose_sync="lazy", seed=0, collision_check_frequency=0
+    )
     with MultiRobotSimulationCore(params) as sim:
         side = 2.0 * np.ceil(np.sqrt(n))
         t0 = time.perf_counter()

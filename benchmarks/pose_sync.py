@@ -27,7 +27,9 @@ TIMESTEP = 0.1  # s, as in fleet-scale runs
 
 
 def run_case(n: int, sync: str, steps: int, warmup: int) -> dict[str, float]:
-    params = SimulationParams(timestep=TIMESTEP, target_rtf=0, pose_sync=sync, seed=0)
+    params = SimulationParams(
+        timestep=TIMESTEP, target_rtf=0, pose_sync=sync, seed=0, collision_check_frequency=0
+    )
     with MultiRobotSimulationCore(params) as sim:
         side = int(np.ceil(np.sqrt(n)))
         spawn = SimObjectSpawnParams(visual_shape=ShapeParams("box", half_extents=(0.2, 0.2, 0.1)))

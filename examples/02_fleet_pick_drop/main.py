@@ -123,6 +123,7 @@ def main() -> None:
         actions = sim.actions
         print(f"boxes delivered: {delivered[0]}")
         print(f"actions completed {actions.completed_count}, failed {actions.failed_count}")
+        print(f"collision episodes: {sim.collision_count} (no traffic control in this demo)")
         print(
             f"mean step time {sim.get_profiling_stats()['total']:.3f} ms for {len(robots)} robots"
         )

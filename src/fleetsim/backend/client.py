@@ -219,6 +219,38 @@ class Backend:
         hi = np.max([b[1] for b in boxes], axis=0)
         return lo, hi
 
+    def closest_pairs(self, ids_a: IdArray, ids_b: IdArray, margin: float) -> np.ndarray:
+        """Per pair, whether the bodies are within `margin` metres (touching or penetrating)."""
+        query = pb.getClosestPoints
+        c = self.client
+        return np.array(
+            [
+                bool(query(a, b, margin, physicsClientId=c))
+                for a, b in zip(ids_a.tolist(), ids_b.tolist(), strict=True)
+            ],
+            dtype=bool,
+        )
+
+    def contact_pairs(self, ids_a: IdArray, ids_b: IdArray) -> np.ndarray:
+        """Per pair, whether the last physics step found contact points between the bodies."""
+        query = pb.getContactPoints
+        c = self.client
+        return np.array(
+            [
+                bool(query(a, b, physicsClientId=c))
+                for a, b in zip(ids_a.tolist(), ids_b.tolist(), strict=True)
+            ],
+            dtype=bool,
+        )
+
+    def base_color(self, body_id: int) -> tuple[float, ...]:
+        """RGBA of the body's first visual shape (white if it has none)."""
+        shapes = pb.getVisualShapeData(body_id, physicsClientId=self.client)
+        return tuple(shapes[0][7]) if shapes else (1.0, 1.0, 1.0, 1.0)
+
+    def set_color(self, body_id: int, rgba: Sequence[float]) -> None:
+        pb.changeVisualShape(body_id, -1, rgbaColor=list(rgba), physicsClientId=self.client)
+
     def step_physics(self) -> None:
         pb.stepSimulation(physicsClientId=self.client)
 

@@ -45,8 +45,16 @@ class SimulationParams:
             GUI camera ("auto" frames the fleet; "manual" uses distance/yaw/pitch/target).
         enable_visual_shapes, enable_collision_shapes, enable_structure_transparency,
         enable_shadows, enable_gui_panels: GUI visual toggles.
-        spatial_hash_cell_size_mode: "constant", "auto_initial" or "auto_adaptive".
+        spatial_hash_cell_size_mode: "constant", "auto_initial" (measured once) or
+            "auto_adaptive" (re-measured when the body count doubles or halves).
         spatial_hash_cell_size: cell edge in metres (required for "constant").
+        collision_check_frequency: collision checks per simulated second; None = every step,
+            0 = never automatically (`check_collisions()` still works).
+        collision_narrowphase: "aabb" (boxes only), "closest_points" (PyBullet distance query on
+            the broadphase pairs) or "contact_points" (physics contacts; needs physics).
+        collision_margin: metres; with closest_points, bodies this close count as colliding.
+        ignore_static_collision: skip every pair with a STATIC body.
+        enable_collision_color_change: tint colliding bodies red while they touch (GUI).
         pose_sync: "eager" pushes moved poses to PyBullet every step; "lazy" only when something
             reads PyBullet; "auto" is eager with the GUI or physics, lazy otherwise.
         seed: seed of the simulation's random generator `sim.rng` (None = random).
@@ -75,6 +83,11 @@ class SimulationParams:
     enable_gui_panels: bool = False
     spatial_hash_cell_size_mode: CellSizeMode = "auto_adaptive"
     spatial_hash_cell_size: PositiveFloat | None = None
+    collision_check_frequency: NonNegativeFloat | None = None
+    collision_narrowphase: Literal["aabb", "closest_points", "contact_points"] = "closest_points"
+    collision_margin: NonNegativeFloat = 0.0
+    ignore_static_collision: bool = False
+    enable_collision_color_change: bool = False
     pose_sync: PoseSync = "auto"
     seed: Annotated[int, Field(ge=0)] | None = None
     max_steps_per_frame: Annotated[int, Field(ge=1)] = 10
@@ -88,6 +101,11 @@ class SimulationParams:
             except pydantic.ValidationError as exc:
                 msgs = "; ".join(e["msg"] for e in exc.errors())
                 problems.append(f"{name}: {msgs} (got {getattr(self, name)!r})")
+        if not problems and self.collision_narrowphase == "contact_points" and not self.physics:
+            problems.append(
+                "collision_narrowphase: 'contact_points' needs physics=True "
+                "(kinematic bodies have no contacts); use 'closest_points'"
+            )
         if (
             not problems
             and self.spatial_hash_cell_size_mode == "constant"

@@ -14,6 +14,9 @@ PROFILE_KEYS: tuple[str, ...] = (
     "step_simulation",
     "phase3_aabb_grid_flush",
     "collision_check",
+    "collision_aabb",
+    "collision_broadphase",
+    "collision_narrowphase",
     "total",
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fleetsim.actions import ActionSystem
 from fleetsim.backend import Backend
+from fleetsim.collision import CollisionSystem
 from fleetsim.core import phases
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
@@ -65,6 +67,19 @@ class MultiRobotSimulationCore:
         self._profiler = StepProfiler()
         self.actions = ActionSystem(self.events)
         self._world.actions = self.actions
+        p = self.params
+        self.collisions = CollisionSystem(
+            self._world.bodies,
+            self._backend,
+            self._world.sync_rows,
+            narrow_phase=p.collision_narrowphase,
+            margin=p.collision_margin,
+            ignore_static=p.ignore_static_collision,
+            cell_size_mode=p.spatial_hash_cell_size_mode,
+            cell_size=p.spatial_hash_cell_size,
+        )
+        self._world.contacts.color_change = p.enable_collision_color_change
+        self._next_collision_check = 0.0
         self._paused = False
         self._resume_event = threading.Event()
         self._resume_event.set()
@@ -143,10 +158,56 @@ class MultiRobotSimulationCore:
                 phases.step_physics(world)
         with prof.section("phase3_aabb_grid_flush"):
             phases.refresh_aabbs(world)
+        with prof.section("collision_check"):
+            if self._collision_check_due():
+                self._run_collision_check()
         self.step_count += 1
         self.events.emit("post_step", self, dt)
         stats = prof.end()
         return dict(stats) if return_profiling else None
+
+    # -- collisions ---------------------------------------------------------------------------
+
+    def _collision_check_due(self) -> bool:
+        frequency = self.params.collision_check_frequency
+        if frequency is None:
+            return True
+        if frequency == 0 or self.sim_time + 1e-9 < self._next_collision_check:
+            return False
+        self._next_collision_check = (math.floor(self.sim_time * frequency + 1e-6) + 1) / frequency
+        return True
+
+    def _run_collision_check(self) -> set[tuple[int, int]]:
+        result = self.collisions.check()
+        self._profiler.current.update(self.collisions.timings)
+        self._world.contacts.publish(result.started, result.ended)
+        return result.pairs
+
+    def check_collisions(self) -> list[tuple[int, int]]:
+        """Check now; returns the colliding pairs as sorted (object_id, object_id) tuples.
+
+        Emits `collision_started` / `collision_ended` for pairs that changed since the last check.
+        """
+        self._backend.ensure_open()
+        return self._as_object_ids(self._run_collision_check())
+
+    def get_active_collision_pairs(self) -> list[tuple[int, int]]:
+        """The pairs found by the last check, as sorted (object_id, object_id) tuples."""
+        return self._as_object_ids(self.collisions.active)
+
+    @property
+    def collision_count(self) -> int:
+        """Collision episodes (pairs that started touching) since the start or `reset()`."""
+        return self.collisions.started_count
+
+    def _as_object_ids(self, pairs: set[tuple[int, int]]) -> list[tuple[int, int]]:
+        bodies = self._world.bodies
+        ids = bodies["body_id"]
+        out = []
+        for a, b in pairs:
+            ia, ib = int(ids[bodies.row(a)]), int(ids[bodies.row(b)])
+            out.append((min(ia, ib), max(ia, ib)))
+        return sorted(out)
 
     def get_profiling_stats(self) -> dict[str, float]:
         """Mean per-phase milliseconds over the last 100 steps (keys: `PROFILE_KEYS`)."""
@@ -302,6 +363,8 @@ class MultiRobotSimulationCore:
         self._backend.reset()
         self._world.clear()
         self.actions.reset()
+        self.collisions.reset()
+        self._next_collision_check = 0.0
         self._scheduler.keep_owner(self)
         self._scheduler.rewind(0.0)
         self.static_body_ids.clear()

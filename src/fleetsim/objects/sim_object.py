@@ -222,6 +222,10 @@ class SimObject:
 
     # -- callbacks and lifetime ---------------------------------------------------------------
 
+    def on(self, event: str, handler: Callable[[Any, Any], Any]) -> None:
+        """Call `handler(self, other)` on "collision_started" / "collision_ended" of this object."""
+        self._world.contacts.on(self._handle, event, handler)
+
     def register_callback(self, callback: ObjectCallback, frequency: float | None = None) -> int:
         """Call `callback(obj, dt)` every step, or at `frequency` Hz of simulated time.
 

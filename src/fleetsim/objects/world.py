@@ -20,6 +20,7 @@ from fleetsim.errors import ObjectRemovedError
 from fleetsim.events import EventBus
 from fleetsim.geometry import quat
 from fleetsim.objects import attachments
+from fleetsim.objects.contacts import ContactEvents
 from fleetsim.scheduling import CallbackScheduler
 from fleetsim.state import BodyTable
 
@@ -54,6 +55,7 @@ class World:
         self.motion = MotionSystem(self.bodies)
         self.actions: Any = None  # the action runner, installed by the simulation core
         self.objects: dict[int, Any] = {}
+        self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}
         self.links = attachments.AttachmentGraph()
         self.in_step = False
@@ -140,12 +142,14 @@ class World:
         del self.objects[handle]
         self.handle_by_body_id.pop(body_id, None)
         self.scheduler.remove_owner(obj)
+        self.contacts.forget(handle)
         self.events.emit("object_removed", obj)
 
     def clear(self) -> None:
         """Forget every body (the backend has been reset separately)."""
         self.bodies.clear()
         self.motion.clear()
+        self.contacts.reset()
         self._body_facts.clear()
         self.objects.clear()
         self.handle_by_body_id.clear()
@@ -198,6 +202,10 @@ class World:
                 orn = np.where(offset[:, None], quat.multiply(orn, com_q), orn)
             self.backend.push_poses(b["body_id"][rows], pos, orn)
             b["dirty"][rows] = False
+
+    def sync_rows(self, rows: IntArray) -> None:
+        """Push those of `rows` whose pose PyBullet does not have yet."""
+        self.push_rows(rows[self.bodies["dirty"][rows]])
 
     def sync(self) -> int:
         """Push every dirty row; returns how many were pushed."""

@@ -1,0 +1,156 @@
+"""`CollisionSystem`: which bodies touch, from the body arrays, checked as often as asked.
+
+A check: refresh world AABBs of moved rows; broadphase over every body not DISABLED; drop pairs
+the modes exclude (STATIC with STATIC, any STATIC when static collisions are ignored) and pairs of
+a parent with a child attached to it; confirm with the narrow phase ("aabb", "closest_points" or
+"contact_points"); then compare with the previous pairs to find the ones that started and ended.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fleetsim.backend import Backend
+from fleetsim.collision.aabb import refresh_moved_aabbs
+from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
+from fleetsim.state import BodyTable, CollisionMode
+
+IntArray = np.ndarray
+Pair = tuple[int, int]  # body handles, smaller first
+
+NARROW_PHASES = ("aabb", "closest_points", "contact_points")
+CELL_SIZE_MODES = ("constant", "auto_initial", "auto_adaptive")
+
+
+@dataclass
+class CellSizePolicy:
+    """Chooses the hash cell size: fixed, measured once, or re-measured as the fleet grows.
+
+    "auto_adaptive" re-measures only when the number of bodies has doubled or halved since the
+    last measurement, so adding bodies one at a time costs amortised O(1) each.
+    """
+
+    mode: str = "auto_adaptive"
+    constant: float | None = None
+    cell_size: float | None = None
+    sized_for: int = 0
+    resizes: int = 0
+
+    def size(self, lo: np.ndarray, hi: np.ndarray) -> float:
+        n = len(lo)
+        if self.mode == "constant" and self.constant is not None:
+            return self.constant
+        stale = self.cell_size is None or (
+            self.mode == "auto_adaptive" and (n > 2 * self.sized_for or 2 * n < self.sized_for)
+        )
+        if stale and n:
+            self.cell_size = suggested_cell_size(lo, hi)
+            self.sized_for = n
+            self.resizes += 1
+        return self.cell_size or 1.0
+
+
+@dataclass
+class CheckResult:
+    """Pairs (body handles) touching now, and those that started and ended since the last check."""
+
+    pairs: set[Pair] = field(default_factory=set)
+    started: list[Pair] = field(default_factory=list)
+    ended: list[Pair] = field(default_factory=list)
+
+
+class CollisionSystem:
+    def __init__(
+        self,
+        bodies: BodyTable,
+        backend: Backend,
+        sync_rows: Callable[[IntArray], None],
+        *,
+        narrow_phase: str = "closest_points",
+        margin: float = 0.0,
+        ignore_static: bool = False,
+        cell_size_mode: str = "auto_adaptive",
+        cell_size: float | None = None,
+    ) -> None:
+        self.bodies = bodies
+        self.backend = backend
+        self._sync_rows = sync_rows
+        self.narrow_phase = narrow_phase
+        self.margin = margin
+        self.ignore_static = ignore_static
+        self.cells = CellSizePolicy(cell_size_mode, cell_size)
+        self.active: set[Pair] = set()
+        self.started_count = 0
+        self.timings = {
+            "collision_aabb": 0.0,
+            "collision_broadphase": 0.0,
+            "collision_narrowphase": 0.0,
+        }
+
+    def reset(self) -> None:
+        self.active = set()
+        self.started_count = 0
+        self.cells = CellSizePolicy(self.cells.mode, self.cells.constant)
+
+    def check(self) -> CheckResult:
+        """Run a full check and update the active pairs."""
+        t0 = time.perf_counter()
+        refresh_moved_aabbs(self.bodies)
+        t1 = time.perf_counter()
+        rows_i, rows_j = self._candidates()
+        t2 = time.perf_counter()
+        rows_i, rows_j = self._confirm(rows_i, rows_j)
+        t3 = time.perf_counter()
+        self.timings = {
+            "collision_aabb": (t1 - t0) * 1e3,
+            "collision_broadphase": (t2 - t1) * 1e3,
+            "collision_narrowphase": (t3 - t2) * 1e3,
+        }
+        handles = self.bodies.handles
+        hi, hj = handles[rows_i], handles[rows_j]
+        now = set(zip(np.minimum(hi, hj).tolist(), np.maximum(hi, hj).tolist(), strict=True))
+        alive = {
+            p for p in self.active if self.bodies.is_alive(p[0]) and self.bodies.is_alive(p[1])
+        }
+        result = CheckResult(now, sorted(now - self.active), sorted(self.active - now))
+        result.ended += sorted(self.active - alive - now)  # removed bodies end their contacts
+        result.ended = sorted(set(result.ended))
+        self.active = now
+        self.started_count += len(result.started)
+        return result
+
+    def _candidates(self) -> tuple[IntArray, IntArray]:
+        """Row pairs whose boxes overlap, after the mode and attachment rules."""
+        b = self.bodies
+        mode = b["collision_mode"]
+        rows = np.flatnonzero(mode != int(CollisionMode.DISABLED))
+        if rows.size < 2:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        lo, hi = b["aabb_min"][rows], b["aabb_max"][rows]
+        ignore_z = mode[rows] == int(CollisionMode.NORMAL_2D)
+        i, j = candidate_pairs(lo, hi, self.cells.size(lo, hi), ignore_z)
+        i, j = rows[i], rows[j]
+        static_i = mode[i] == int(CollisionMode.STATIC)
+        static_j = mode[j] == int(CollisionMode.STATIC)
+        keep = ~(static_i & static_j)
+        if self.ignore_static:
+            keep &= ~(static_i | static_j)
+        handles, parent = b.handles, b["parent"]
+        keep &= (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
+        return i[keep], j[keep]
+
+    def _confirm(self, i: IntArray, j: IntArray) -> tuple[IntArray, IntArray]:
+        if self.narrow_phase == "aabb" or i.size == 0:
+            return i, j
+        involved = np.unique(np.r_[i, j])
+        self._sync_rows(involved)  # lazy sync: only the bodies the narrow phase looks at
+        ids = self.bodies["body_id"]
+        if self.narrow_phase == "contact_points":
+            touching = self.backend.contact_pairs(ids[i], ids[j])
+        else:
+            touching = self.backend.closest_pairs(ids[i], ids[j], self.margin)
+        return i[touching], j[touching]

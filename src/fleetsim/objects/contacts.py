@@ -1,0 +1,83 @@
+"""`ContactEvents`: collision pairs that started or ended, told to the simulation and each object.
+
+`collision_started` / `collision_ended` go out on the simulation's bus as `(obj_a, obj_b)` and to
+handlers an object registered with `obj.on(...)` as `(obj, other)`. Optionally colliding bodies
+are tinted red while they touch.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from fleetsim.backend import Backend
+from fleetsim.errors import ConfigError
+from fleetsim.events import EventBus
+
+COLLISION_EVENTS = ("collision_started", "collision_ended")
+HIGHLIGHT = (0.9, 0.1, 0.1, 1.0)
+
+Handler = Callable[[Any, Any], Any]
+
+
+class ContactEvents:
+    def __init__(self, events: EventBus, backend: Backend, objects: dict[int, Any]) -> None:
+        self._events = events
+        self._backend = backend
+        self._objects = objects
+        self.color_change = False
+        events.declare(*COLLISION_EVENTS)
+        self._handlers: dict[int, dict[str, list[Handler]]] = defaultdict(lambda: defaultdict(list))
+        self._known: dict[int, Any] = {}  # objects in active pairs, kept to report their end
+        self._touching: dict[int, int] = defaultdict(int)
+        self._colors: dict[int, tuple[float, ...]] = {}
+
+    def on(self, handle: int, event: str, handler: Handler) -> None:
+        if event not in COLLISION_EVENTS:
+            raise ConfigError(f"objects emit {', '.join(COLLISION_EVENTS)}; got '{event}'")
+        self._handlers[handle][event].append(handler)
+
+    def forget(self, handle: int) -> None:
+        self._handlers.pop(handle, None)
+
+    def reset(self) -> None:
+        self._handlers.clear()
+        self._known.clear()
+        self._touching.clear()
+        self._colors.clear()
+
+    def publish(self, started: Iterable[tuple[int, int]], ended: Iterable[tuple[int, int]]) -> None:
+        for a, b in started:
+            oa, ob = self._objects.get(a), self._objects.get(b)
+            self._known[a], self._known[b] = oa, ob
+            self._emit("collision_started", a, b, oa, ob)
+            self._tint(a, +1)
+            self._tint(b, +1)
+        for a, b in ended:
+            oa, ob = self._known.get(a), self._known.get(b)
+            self._emit("collision_ended", a, b, oa, ob)
+            self._tint(a, -1)
+            self._tint(b, -1)
+
+    def _emit(self, event: str, a: int, b: int, oa: Any, ob: Any) -> None:
+        self._events.emit(event, oa, ob)
+        for handler in self._handlers.get(a, {}).get(event, ()):
+            handler(oa, ob)
+        for handler in self._handlers.get(b, {}).get(event, ()):
+            handler(ob, oa)
+
+    def _tint(self, handle: int, change: int) -> None:
+        self._touching[handle] += change
+        count = self._touching[handle]
+        if count <= 0:
+            self._touching.pop(handle, None)
+            self._known.pop(handle, None)
+        obj = self._objects.get(handle)
+        if not self.color_change or obj is None:
+            return
+        if change > 0 and count == 1:
+            self._colors[handle] = self._backend.base_color(obj.object_id)
+            self._backend.set_color(obj.object_id, HIGHLIGHT)
+        elif count <= 0 and handle in self._colors:
+            self._backend.set_color(obj.object_id, self._colors.pop(handle))
