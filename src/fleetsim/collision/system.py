@@ -131,6 +131,8 @@ class CollisionSystem:
         if rows.size < 2:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         lo, hi = b["aabb_min"][rows], b["aabb_max"][rows]
+        if self.margin > 0 and self.narrow_phase == "closest_points":
+            lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
         ignore_z = mode[rows] == int(CollisionMode.NORMAL_2D)
         i, j = candidate_pairs(lo, hi, self.cells.size(lo, hi), ignore_z)
         i, j = rows[i], rows[j]
@@ -144,13 +146,21 @@ class CollisionSystem:
         return i[keep], j[keep]
 
     def _confirm(self, i: IntArray, j: IntArray) -> tuple[IntArray, IntArray]:
+        """Narrow phase. Pairs with a NORMAL_2D body keep their xy box test: PyBullet's distance
+        queries are 3-D and would see the height the 2-D mode is meant to ignore."""
         if self.narrow_phase == "aabb" or i.size == 0:
             return i, j
-        involved = np.unique(np.r_[i, j])
-        self._sync_rows(involved)  # lazy sync: only the bodies the narrow phase looks at
-        ids = self.bodies["body_id"]
-        if self.narrow_phase == "contact_points":
-            touching = self.backend.contact_pairs(ids[i], ids[j])
-        else:
-            touching = self.backend.closest_pairs(ids[i], ids[j], self.margin)
-        return i[touching], j[touching]
+        mode = self.bodies["collision_mode"]
+        planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
+            mode[j] == int(CollisionMode.NORMAL_2D)
+        )
+        qi, qj = i[~planar], j[~planar]
+        touching = np.zeros(0, dtype=bool)
+        if qi.size:
+            self._sync_rows(np.unique(np.r_[qi, qj]))  # lazy sync: only bodies the query reads
+            ids = self.bodies["body_id"]
+            if self.narrow_phase == "contact_points":
+                touching = self.backend.contact_pairs(ids[qi], ids[qj])
+            else:
+                touching = self.backend.closest_pairs(ids[qi], ids[qj], self.margin)
+        return np.r_[i[planar], qi[touching]], np.r_[j[planar], qj[touching]]

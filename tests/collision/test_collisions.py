@@ -1,0 +1,271 @@
+"""Collision checks on real scenes: broadphase against brute force, modes, narrow phases, events."""
+
+import math
+
+import numpy as np
+import pybullet as pb
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+from fleetsim import (
+    CollisionMode,
+    ConfigError,
+    MultiRobotSimulationCore,
+    Pose,
+    ShapeParams,
+    SimObject,
+    SimObjectSpawnParams,
+)
+from fleetsim.collision import candidate_pairs
+
+from ..conftest import make_sim
+
+MODES = [
+    CollisionMode.NORMAL_3D,
+    CollisionMode.NORMAL_2D,
+    CollisionMode.STATIC,
+    CollisionMode.DISABLED,
+]
+
+
+def spawn(
+    sim: MultiRobotSimulationCore,
+    shape: ShapeParams,
+    pose: Pose,
+    mode: CollisionMode = CollisionMode.NORMAL_3D,
+) -> SimObject:
+    return SimObject.from_params(
+        SimObjectSpawnParams(visual_shape=shape, initial_pose=pose, collision_mode=mode),
+        sim_core=sim,
+    )
+
+
+def brute_force(sim: MultiRobotSimulationCore) -> list[tuple[int, int]]:
+    """O(N^2) AABB test with the mode rules, from the world boxes in the body table."""
+    b = sim.world.bodies
+    lo, hi, mode, ids = b["aabb_min"], b["aabb_max"], b["collision_mode"], b["body_id"]
+    pairs = []
+    for i in range(len(b)):
+        for j in range(i + 1, len(b)):
+            mi, mj = CollisionMode(int(mode[i])), CollisionMode(int(mode[j]))
+            if CollisionMode.DISABLED in (mi, mj) or mi == mj == CollisionMode.STATIC:
+                continue
+            axes = 2 if CollisionMode.NORMAL_2D in (mi, mj) else 3
+            if np.all(lo[i, :axes] <= hi[j, :axes]) and np.all(lo[j, :axes] <= hi[i, :axes]):
+                pairs.append((min(int(ids[i]), int(ids[j])), max(int(ids[i]), int(ids[j]))))
+    return sorted(pairs)
+
+
+shapes = st.one_of(
+    st.builds(lambda h: ShapeParams("box", half_extents=h), st.tuples(*[st.floats(0.05, 1.5)] * 3)),
+    st.builds(lambda r: ShapeParams("sphere", radius=r), st.floats(0.05, 1.0)),
+    st.builds(
+        lambda r, h: ShapeParams("cylinder", radius=r, height=h),
+        st.floats(0.05, 1.0),
+        st.floats(0.1, 2.0),
+    ),
+)
+bodies = st.lists(
+    st.tuples(
+        shapes,
+        st.tuples(st.floats(-6, 6), st.floats(-6, 6), st.floats(0, 2)),
+        st.floats(-math.pi, math.pi),
+        st.sampled_from(MODES),
+    ),
+    min_size=2,
+    max_size=40,
+)
+
+
+@settings(max_examples=30, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(bodies, st.sampled_from(["auto_adaptive", "constant"]))
+def test_broadphase_equals_brute_force(scene: list, cell_mode: str) -> None:
+    with make_sim(
+        collision_narrowphase="aabb",
+        spatial_hash_cell_size_mode=cell_mode,
+        spatial_hash_cell_size=0.7,
+    ) as sim:
+        for shape, xyz, yaw, mode in scene:
+            spawn(sim, shape, Pose.from_yaw(*xyz, yaw), mode)
+        found = sim.check_collisions()
+        assert found == brute_force(sim)
+        ids = {
+            int(i)
+            for i, m in zip(
+                sim.world.bodies["body_id"], sim.world.bodies["collision_mode"], strict=True
+            )
+            if m == 3
+        }
+        assert not any(a in ids or b in ids for a, b in found)  # DISABLED never appears
+
+
+def test_large_bodies_and_many_cells_match_brute_force() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        n = int(rng.integers(2, 300))
+        centre = rng.uniform(-50, 50, (n, 3))
+        half = np.where(
+            rng.random((n, 1)) < 0.05, rng.uniform(5, 40, (n, 3)), rng.uniform(0.1, 1.0, (n, 3))
+        )
+        lo, hi = centre - half, centre + half
+        i, j = candidate_pairs(lo, hi, cell_size=float(rng.choice([0.3, 1.0, 4.0])))
+        bi, bj = np.triu_indices(n, 1)
+        keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
+        assert set(zip(i.tolist(), j.tolist(), strict=True)) == set(
+            zip(bi[keep].tolist(), bj[keep].tolist(), strict=True)
+        )
+
+
+def test_2d_mode_ignores_height(sim: MultiRobotSimulationCore) -> None:
+    low = spawn(sim, ShapeParams(half_extents=(0.5, 0.5, 0.2)), Pose.from_xyz(0, 0, 0.2))
+    high = spawn(sim, ShapeParams(half_extents=(0.5, 0.5, 0.2)), Pose.from_xyz(0.3, 0, 3.0))
+    assert sim.check_collisions() == []
+    high.set_collision_mode(CollisionMode.NORMAL_2D)
+    assert sim.check_collisions() == [(low.object_id, high.object_id)]
+
+
+def test_static_pairs_and_ignore_static() -> None:
+    for ignore in (False, True):
+        with make_sim(ignore_static_collision=ignore, collision_narrowphase="aabb") as sim:
+            rack_a = spawn(sim, ShapeParams(), Pose.from_xyz(0, 0, 0.5), CollisionMode.STATIC)
+            spawn(sim, ShapeParams(), Pose.from_xyz(0.5, 0, 0.5), CollisionMode.STATIC)
+            robot = spawn(
+                sim, ShapeParams(half_extents=(0.2, 0.2, 0.2)), Pose.from_xyz(-0.6, 0, 0.2)
+            )
+            expected = [] if ignore else [(rack_a.object_id, robot.object_id)]
+            assert sim.check_collisions() == expected
+
+
+def test_rotated_boxes_with_overlapping_boxes_but_a_gap(sim: MultiRobotSimulationCore) -> None:
+    """Two thin boards at 45 degrees: their AABBs overlap, the boards do not touch."""
+    board = ShapeParams(half_extents=(1.0, 0.05, 0.5))
+    a = spawn(sim, board, Pose.from_yaw(0, 0, 0.5, math.pi / 4))
+    b = spawn(sim, board, Pose.from_yaw(0.9, -0.9, 0.5, math.pi / 4))
+    sim.step_once()
+    rows = sim.world.bodies.rows([a.handle, b.handle])
+    lo, hi = sim.world.bodies["aabb_min"][rows], sim.world.bodies["aabb_max"][rows]
+    assert np.all(lo[0] <= hi[1]) and np.all(lo[1] <= hi[0])  # boxes overlap
+    assert sim.get_active_collision_pairs() == []  # closest points: no contact
+    with make_sim(collision_narrowphase="aabb") as coarse:
+        spawn(coarse, board, Pose.from_yaw(0, 0, 0.5, math.pi / 4))
+        spawn(coarse, board, Pose.from_yaw(0.9, -0.9, 0.5, math.pi / 4))
+        assert len(coarse.check_collisions()) == 1
+    b.set_pose(Pose.from_yaw(0.05, -0.05, 0.5, math.pi / 4))  # now they touch
+    assert sim.check_collisions() == [(a.object_id, b.object_id)]
+
+
+def test_margin_counts_near_misses() -> None:
+    cube = ShapeParams(half_extents=(0.5, 0.5, 0.5))
+    for margin, expected in ((0.0, 0), (0.05, 0), (0.2, 1)):
+        with make_sim(collision_margin=margin) as sim:
+            spawn(sim, cube, Pose.from_xyz(0, 0, 0.5))
+            spawn(sim, cube, Pose.from_xyz(1.1, 0, 0.5))  # a 10 cm gap
+            assert len(sim.check_collisions()) == expected, margin
+
+
+def test_one_start_and_one_end_per_episode_with_gated_checks() -> None:
+    with make_sim(collision_check_frequency=5.0) as sim:  # every 20 steps at dt 0.01
+        wall = spawn(
+            sim,
+            ShapeParams(half_extents=(0.1, 2.0, 1.0)),
+            Pose.from_xyz(0, 0, 1.0),
+            CollisionMode.STATIC,
+        )
+        mover = spawn(sim, ShapeParams(half_extents=(0.2, 0.2, 0.2)), Pose.from_xyz(-2, 0, 0.5))
+        log: list[tuple[str, int, int]] = []
+        sim.on("collision_started", lambda a, b: log.append(("start", a.object_id, b.object_id)))
+        sim.on("collision_ended", lambda a, b: log.append(("end", a.object_id, b.object_id)))
+        mine: list[str] = []
+        mover.on("collision_started", lambda me, other: mine.append(f"hit {other.name}"))
+        mover.on("collision_ended", lambda me, other: mine.append(f"left {other.name}"))
+        sim.register_callback(
+            lambda s, dt: mover.set_pose_raw((mover.get_pose().x + 1.0 * dt, 0, 0.5))
+        )
+        for _ in range(400):
+            sim.step_once()
+        pair = (min(wall.object_id, mover.object_id), max(wall.object_id, mover.object_id))
+        assert [e[0] for e in log] == ["start", "end"]
+        assert {e[1:] for e in log} == {pair} or {tuple(sorted(e[1:])) for e in log} == {pair}
+        assert mine == [f"hit {wall.name}", f"left {wall.name}"]
+        assert sim.collision_count == 1 and sim.get_active_collision_pairs() == []
+
+
+def test_removal_ends_the_contact(sim: MultiRobotSimulationCore) -> None:
+    a = spawn(sim, ShapeParams(), Pose.from_xyz(0, 0, 0.5))
+    b = spawn(sim, ShapeParams(), Pose.from_xyz(0.5, 0, 0.5))
+    ended = []
+    sim.on("collision_ended", lambda x, y: ended.append((x.name, y.name)))
+    sim.step_once()
+    assert len(sim.get_active_collision_pairs()) == 1
+    b.remove()
+    sim.step_once()
+    assert ended == [(a.name, b.name)] and sim.get_active_collision_pairs() == []
+
+
+def test_a_carrier_does_not_collide_with_its_load(sim: MultiRobotSimulationCore) -> None:
+    robot = spawn(sim, ShapeParams(half_extents=(0.3, 0.3, 0.2)), Pose.from_xyz(0, 0, 0.2))
+    load = spawn(sim, ShapeParams(half_extents=(0.2, 0.2, 0.2)), Pose.from_xyz(0, 0, 0.5))
+    assert sim.check_collisions() == [(robot.object_id, load.object_id)]
+    robot.attach_object(load)
+    assert sim.check_collisions() == []
+
+
+def test_color_change() -> None:
+    with make_sim(enable_collision_color_change=True) as sim:
+        blue = ShapeParams(rgba_color=(0, 0, 1, 1))
+        a = spawn(sim, blue, Pose.from_xyz(0, 0, 0.5))
+        spawn(sim, blue, Pose.from_xyz(0.5, 0, 0.5))
+
+        def color() -> tuple[float, ...]:
+            return tuple(
+                round(c, 2)
+                for c in pb.getVisualShapeData(a.object_id, physicsClientId=sim.client)[0][7]
+            )
+
+        sim.step_once()
+        assert color() == (0.9, 0.1, 0.1, 1.0)
+        a.set_pose(Pose.from_xyz(5, 0, 0.5))
+        sim.step_once()
+        assert color() == (0.0, 0.0, 1.0, 1.0)
+
+
+def test_contact_points_need_physics_and_see_resting_contact() -> None:
+    with pytest.raises(ConfigError, match="'contact_points' needs physics=True"):
+        make_sim(collision_narrowphase="contact_points")
+    with make_sim(physics=True, timestep=1 / 240, collision_narrowphase="contact_points") as sim:
+        ball = SimObject.from_params(
+            SimObjectSpawnParams(
+                visual_shape=ShapeParams("sphere", radius=0.2),
+                initial_pose=Pose.from_xyz(0, 0, 1.0),
+                mass=1.0,
+            ),
+            sim_core=sim,
+        )
+        table = spawn(sim, ShapeParams(half_extents=(1, 1, 0.25)), Pose.from_xyz(0, 0, 0.25))
+        for _ in range(240):
+            sim.step_once()
+        assert sim.get_active_collision_pairs() == [
+            (min(ball.object_id, table.object_id), max(ball.object_id, table.object_id))
+        ]
+
+
+def test_profiling_has_the_collision_breakdown(sim: MultiRobotSimulationCore) -> None:
+    for i in range(20):
+        spawn(sim, ShapeParams(), Pose.from_xyz(i * 0.9, 0, 0.5))
+    stats = sim.step_once(return_profiling=True)
+    assert stats is not None
+    assert {"collision_aabb", "collision_broadphase", "collision_narrowphase"} <= set(stats)
+    assert stats["collision_check"] >= stats["collision_broadphase"] > 0
+
+
+def test_adding_bodies_one_at_a_time_resizes_cells_rarely() -> None:
+    """auto_adaptive re-measures only when the count doubles: O(log N) resizes, amortised O(1)."""
+    with make_sim(enable_floor=False) as sim:
+        shape = ShapeParams(half_extents=(0.2, 0.2, 0.2))
+        for i in range(5000):
+            spawn(sim, shape, Pose.from_xyz(i % 100, i // 100, 0.2))
+            if i % 50 == 0:
+                sim.check_collisions()
+        assert sim.collisions.cells.resizes <= math.ceil(math.log2(5000)) + 1
+        assert sim.collisions.cells.cell_size == pytest.approx(0.8)
