@@ -56,11 +56,25 @@ class CellSizePolicy:
 
 @dataclass
 class CheckResult:
-    """Pairs (body handles) touching now, and those that started and ended since the last check."""
+    """Pairs touching now (sorted int64 keys, see `pair_key`), and the (handle, handle) pairs that
+    started and ended since the last check."""
 
-    pairs: set[Pair] = field(default_factory=set)
+    keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     started: list[Pair] = field(default_factory=list)
     ended: list[Pair] = field(default_factory=list)
+
+
+_KEY_SHIFT = np.int64(2**31)
+
+
+def pair_key(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One sortable int64 per unordered pair of handles: min * 2^31 + max."""
+    key: np.ndarray = np.minimum(a, b) * _KEY_SHIFT + np.maximum(a, b)
+    return key
+
+
+def key_pairs(keys: np.ndarray) -> list[Pair]:
+    return list(zip((keys // _KEY_SHIFT).tolist(), (keys % _KEY_SHIFT).tolist(), strict=True))
 
 
 class CollisionSystem:
@@ -83,7 +97,7 @@ class CollisionSystem:
         self.margin = margin
         self.ignore_static = ignore_static
         self.cells = CellSizePolicy(cell_size_mode, cell_size)
-        self.active: set[Pair] = set()
+        self.active = np.empty(0, dtype=np.int64)  # sorted pair keys
         self.started_count = 0
         self.timings = {
             "collision_aabb": 0.0,
@@ -91,8 +105,13 @@ class CollisionSystem:
             "collision_narrowphase": 0.0,
         }
 
+    @property
+    def active_pairs(self) -> list[Pair]:
+        """Pairs (body handles, smaller first) found by the last check."""
+        return key_pairs(self.active)
+
     def reset(self) -> None:
-        self.active = set()
+        self.active = np.empty(0, dtype=np.int64)
         self.started_count = 0
         self.cells = CellSizePolicy(self.cells.mode, self.cells.constant)
 
@@ -111,14 +130,13 @@ class CollisionSystem:
             "collision_narrowphase": (t3 - t2) * 1e3,
         }
         handles = self.bodies.handles
-        hi, hj = handles[rows_i], handles[rows_j]
-        now = set(zip(np.minimum(hi, hj).tolist(), np.maximum(hi, hj).tolist(), strict=True))
-        alive = {
-            p for p in self.active if self.bodies.is_alive(p[0]) and self.bodies.is_alive(p[1])
-        }
-        result = CheckResult(now, sorted(now - self.active), sorted(self.active - now))
-        result.ended += sorted(self.active - alive - now)  # removed bodies end their contacts
-        result.ended = sorted(set(result.ended))
+        now = np.unique(pair_key(handles[rows_i], handles[rows_j]))
+        # Only pairs that changed become Python objects; pairs of removed bodies end here too.
+        result = CheckResult(
+            now,
+            key_pairs(np.setdiff1d(now, self.active, assume_unique=True)),
+            key_pairs(np.setdiff1d(self.active, now, assume_unique=True)),
+        )
         self.active = now
         self.started_count += len(result.started)
         return result

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from fleetsim.actions import ActionSystem
 from fleetsim.backend import Backend
 from fleetsim.collision import CollisionSystem
+from fleetsim.collision.system import key_pairs
 from fleetsim.core import phases
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
@@ -177,11 +178,11 @@ class MultiRobotSimulationCore:
         self._next_collision_check = (math.floor(self.sim_time * frequency + 1e-6) + 1) / frequency
         return True
 
-    def _run_collision_check(self) -> set[tuple[int, int]]:
+    def _run_collision_check(self) -> list[tuple[int, int]]:
         result = self.collisions.check()
         self._profiler.current.update(self.collisions.timings)
         self._world.contacts.publish(result.started, result.ended)
-        return result.pairs
+        return key_pairs(result.keys)
 
     def check_collisions(self) -> list[tuple[int, int]]:
         """Check now; returns the colliding pairs as sorted (object_id, object_id) tuples.
@@ -193,14 +194,14 @@ class MultiRobotSimulationCore:
 
     def get_active_collision_pairs(self) -> list[tuple[int, int]]:
         """The pairs found by the last check, as sorted (object_id, object_id) tuples."""
-        return self._as_object_ids(self.collisions.active)
+        return self._as_object_ids(self.collisions.active_pairs)
 
     @property
     def collision_count(self) -> int:
         """Collision episodes (pairs that started touching) since the start or `reset()`."""
         return self.collisions.started_count
 
-    def _as_object_ids(self, pairs: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    def _as_object_ids(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         bodies = self._world.bodies
         ids = bodies["body_id"]
         out = []
