@@ -269,3 +269,25 @@ def test_adding_bodies_one_at_a_time_resizes_cells_rarely() -> None:
                 sim.check_collisions()
         assert sim.collisions.cells.resizes <= math.ceil(math.log2(5000)) + 1
         assert sim.collisions.cells.cell_size == pytest.approx(0.8)
+
+
+def test_lazy_sync_pushes_only_the_bodies_the_narrow_phase_reads() -> None:
+    with make_sim(pose_sync="lazy") as sim:
+        a = spawn(sim, ShapeParams(), Pose.from_xyz(0, 0, 0.5))
+        b = spawn(sim, ShapeParams(), Pose.from_xyz(3, 0, 0.5))
+        far = spawn(sim, ShapeParams(), Pose.from_xyz(20, 0, 0.5))
+
+        def move(s: MultiRobotSimulationCore, dt: float) -> None:
+            b.set_pose(Pose.from_xyz(0.5, 0, 0.5))  # into contact with a
+            far.set_pose(Pose.from_xyz(25, 0, 0.5))  # alone
+
+        cid = sim.register_callback(move)
+        sim.step_once()
+        sim.unregister_callback(cid)
+
+        def raw_x(obj: SimObject) -> float:
+            return pb.getBasePositionAndOrientation(obj.object_id, physicsClientId=sim.client)[0][0]
+
+        assert sim.get_active_collision_pairs() == [(a.object_id, b.object_id)]
+        assert raw_x(b) == pytest.approx(0.5)  # pushed for the closest-points query
+        assert raw_x(far) == pytest.approx(20.0)  # not needed by anything: still lazy
