@@ -14,6 +14,7 @@ import pybullet as pb
 import pybullet_data
 from numpy.typing import NDArray
 
+from fleetsim.backend.joints import JointBackend
 from fleetsim.backend.shapes import ShapeCache
 from fleetsim.errors import BackendError, SimulationClosedError
 from fleetsim.geometry.shapes import ShapeParams
@@ -38,6 +39,7 @@ class Backend:
         self._client: int | None = client
         self.gui = gui
         self.shapes = ShapeCache(client)
+        self.joints = JointBackend(self)
 
     @property
     def client(self) -> int:

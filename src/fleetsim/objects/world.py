@@ -19,10 +19,10 @@ from fleetsim.control import MotionSystem
 from fleetsim.errors import ObjectRemovedError
 from fleetsim.events import EventBus
 from fleetsim.geometry import quat
-from fleetsim.objects import attachments
+from fleetsim.objects import attachments, joint_sync
 from fleetsim.objects.contacts import ContactEvents
 from fleetsim.scheduling import CallbackScheduler
-from fleetsim.state import BodyTable
+from fleetsim.state import BodyTable, JointTable
 
 IntArray = NDArray[np.int64]
 
@@ -53,6 +53,8 @@ class World:
         self.eager_sync = eager_sync
         self.bodies = BodyTable()
         self.motion = MotionSystem(self.bodies)
+        self.joints = JointTable()
+        self.arms_moved: set[int] = set()  # robots whose joints moved since the last box refresh
         self.actions: Any = None  # the action runner, installed by the simulation core
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
@@ -137,6 +139,11 @@ class World:
             self.detach(parent, handle)
         body_id = int(self.bodies["body_id"][row])
         self.motion.remove_body(handle)
+        for joint_row in sorted(
+            joint_sync.joint_rows_of(self, np.array([handle])).tolist(), reverse=True
+        ):
+            self.joints.remove(int(self.joints.handles[joint_row]))
+        self.arms_moved.discard(handle)
         self.backend.remove_body(body_id)
         self.bodies.remove(handle)
         del self.objects[handle]
@@ -149,6 +156,8 @@ class World:
         """Forget every body (the backend has been reset separately)."""
         self.bodies.clear()
         self.motion.clear()
+        self.joints.clear()
+        self.arms_moved.clear()
         self.contacts.reset()
         self._body_facts.clear()
         self.objects.clear()
@@ -204,13 +213,19 @@ class World:
             b["dirty"][rows] = False
 
     def sync_rows(self, rows: IntArray) -> None:
-        """Push those of `rows` whose pose PyBullet does not have yet."""
+        """Push those of `rows` whose pose (or joints) PyBullet does not have yet."""
         self.push_rows(rows[self.bodies["dirty"][rows]])
+        if len(self.joints):
+            joint_sync.push_joint_rows(
+                self, joint_sync.joint_rows_of(self, self.bodies.handles[rows])
+            )
 
     def sync(self) -> int:
-        """Push every dirty row; returns how many were pushed."""
+        """Push every dirty row and joint; returns how many bodies were pushed."""
         rows = np.flatnonzero(self.bodies["dirty"])
         self.push_rows(rows)
+        if len(self.joints):
+            joint_sync.push_joint_rows(self, np.flatnonzero(self.joints["dirty"]))
         return int(rows.size)
 
     def flush(self) -> int:
