@@ -80,9 +80,14 @@ class ActionSystem:
 
     # -- the step -------------------------------------------------------------------------
 
-    def tick(self, now: float, dt: float, arrived_motion: np.ndarray) -> None:
-        """Update the actions that have something to react to at simulated time `now`."""
+    def tick(
+        self, now: float, dt: float, arrived_motion: np.ndarray, joints_done: np.ndarray
+    ) -> None:
+        """Update the actions that have something to react to at simulated time `now`: agents
+        that arrived (motion handles), whose joints reached their targets (body handles), whose
+        timers came due, or whose action polls."""
         woken = {self._by_motion[m] for m in arrived_motion.tolist() if m in self._by_motion}
+        woken.update(h for h in joints_done.tolist() if h in self._current)
         while self._timers and self._timers[0][0] <= now + _TIME_EPS:
             woken.add(heapq.heappop(self._timers)[2])
         woken |= self._polling

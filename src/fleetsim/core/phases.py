@@ -8,16 +8,25 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from fleetsim.collision import refresh_moved_aabbs
-from fleetsim.objects import World, attachments
+from fleetsim.control.joints import step_kinematic_joints
+from fleetsim.objects import World, attachments, joint_sync
 
 
 def update_agents(world: World, dt: float) -> None:
-    """Move every agent (one vectorised call per controller kind), then wake arrived agents'
-    actions, due timers and polling actions."""
+    """Move every agent (one vectorised call per controller kind) and every kinematic joint,
+    then wake the actions of agents that arrived or whose joints arrived, due timers and polling
+    actions."""
     arrived = world.motion.step(dt, world.time)
+    joints_done = np.empty(0, dtype=np.int64)
+    if len(world.joints):
+        moving = world.joints["body"][world.joints["moving"] & ~world.joints["physics"]]
+        world.arms_moved.update(np.unique(moving).tolist())
+        joints_done = step_kinematic_joints(world.joints, dt)
     if world.actions is not None:
-        world.actions.tick(world.time, dt, arrived)
+        world.actions.tick(world.time, dt, arrived, joints_done)
 
 
 def follow_attachments(world: World) -> None:
@@ -37,10 +46,18 @@ def step_physics(world: World) -> None:
     """Advance PyBullet dynamics; PyBullet must hold every kinematic pose first."""
     world.sync()
     world.backend.step_physics()
+    if len(world.joints):
+        world.arms_moved.update(joint_sync.read_physics_joints(world).tolist())
     if world.read_back_dynamic() and world.links:
         attachments.follow(world)
         world.sync()
 
 
 def refresh_aabbs(world: World) -> int:
-    return refresh_moved_aabbs(world.bodies)
+    """World boxes of moved bodies from the pose arrays; robots whose joints moved, from PyBullet."""
+    count = refresh_moved_aabbs(world.bodies)
+    if world.arms_moved:
+        arms = np.array(sorted(world.arms_moved), dtype=np.int64)
+        world.arms_moved.clear()
+        joint_sync.refresh_arm_boxes(world, arms)
+    return count
