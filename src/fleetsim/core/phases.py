@@ -54,7 +54,7 @@ def step_physics(world: World) -> None:
 
 
 def refresh_aabbs(world: World) -> int:
-    """World boxes of moved bodies from the pose arrays; robots whose joints moved, from PyBullet."""
+    """World boxes of moved bodies from pose arrays; robots whose joints moved, from PyBullet."""
     count = refresh_moved_aabbs(world.bodies)
     if world.arms_moved:
         arms = np.array(sorted(world.arms_moved), dtype=np.int64)
