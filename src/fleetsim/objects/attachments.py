@@ -67,8 +67,10 @@ class AttachmentGraph:
         return self._levels
 
 
-def attach(world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike) -> None:
-    """Attach `child` to `parent` at (rel_pos, rel_quat) in the parent's frame."""
+def attach(
+    world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike, link: int = -1
+) -> None:
+    """Attach `child` to `parent` (its `link`, or base) at (rel_pos, rel_quat) in that frame."""
     graph = world.links
     if parent == child:
         raise ConfigError("an object cannot be attached to itself")
@@ -80,6 +82,7 @@ def attach(world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: 
     prow, crow = b.row(parent), b.row(child)
     rq = quat.normalize(rel_quat)
     b["parent"][crow] = parent
+    b["parent_link"][crow] = link
     b["rel_pos"][crow] = rel_pos
     b["rel_quat"][crow] = rq
     graph.link(parent, child)
@@ -92,11 +95,21 @@ def attach(world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: 
         )
         b["constrained"][crow] = True
     # Snap to the attach pose now (and at once in PyBullet when outside a step).
+    frame_pos, frame_quat = frame_of(world, parent, link)
     world.write_poses(
-        [child],
-        b["pos"][prow] + quat.rotate(b["quat"][prow], rel_pos),
-        quat.multiply(b["quat"][prow], rq),
+        [child], frame_pos + quat.rotate(frame_quat, rel_pos), quat.multiply(frame_quat, rq)
     )
+
+
+def frame_of(world: World, handle: int, link: int) -> tuple[np.ndarray, np.ndarray]:
+    """World pose of a body's base (from the arrays) or of one of its links (from PyBullet)."""
+    b = world.bodies
+    row = b.row(handle)
+    if link < 0:
+        return b["pos"][row], b["quat"][row]
+    world.sync_rows(np.array([row]))  # forward kinematics needs the current base pose and joints
+    pos, orn = world.backend.joints.link_pose(int(b["body_id"][row]), link)
+    return np.array(pos), np.array(orn)
 
 
 def detach(world: World, parent: int, child: int) -> None:
@@ -106,6 +119,7 @@ def detach(world: World, parent: int, child: int) -> None:
         raise ConfigError("the object is not attached to this parent")
     crow = world.bodies.row(child)
     world.bodies["parent"][crow] = -1
+    world.bodies["parent_link"][crow] = -1
     world.bodies["constrained"][crow] = False
     graph.unlink(parent, child)
     cid = graph.constraints.pop(child, None)
@@ -120,6 +134,9 @@ def follow(world: World) -> int:
     for level in world.links.levels():
         rows = b.rows(level)
         rows = rows[~b["constrained"][rows]]
+        on_link = b["parent_link"][rows] >= 0
+        updated += _follow_links(world, rows[on_link])
+        rows = rows[~on_link]
         prows = b.rows(b["parent"][rows])
         moved = b["moved"][prows]
         rows, prows = rows[moved], prows[moved]
@@ -132,3 +149,21 @@ def follow(world: World) -> int:
         b["dirty"][rows] = True
         updated += rows.size
     return updated
+
+
+def _follow_links(world: World, rows: np.ndarray) -> int:
+    """Children attached to links (few: loads in grippers) follow by forward kinematics."""
+    b = world.bodies
+    count = 0
+    for row in rows.tolist():
+        parent = int(b["parent"][row])
+        prow = b.row(parent)
+        if not (b["moved"][prow] or parent in world.arms_moved):
+            continue
+        frame_pos, frame_quat = frame_of(world, parent, int(b["parent_link"][row]))
+        b["pos"][row] = frame_pos + quat.rotate(frame_quat, b["rel_pos"][row])
+        b["quat"][row] = quat.multiply(frame_quat, b["rel_quat"][row])
+        b["moved"][row] = True
+        b["dirty"][row] = True
+        count += 1
+    return count

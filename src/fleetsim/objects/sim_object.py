@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose, ShapeParams, quat
+from fleetsim.objects import attachments
 from fleetsim.objects.params import SimObjectSpawnParams, collision_mode_of
 from fleetsim.objects.world import HasWorld, World
 from fleetsim.state import CollisionMode
@@ -190,16 +191,20 @@ class SimObject:
 
     # -- attachments --------------------------------------------------------------------------
 
-    def attach_object(self, obj: SimObject, relative_pose: Pose | None = None) -> None:
-        """Attach `obj` to this object; it follows every step.
+    def attach_object(
+        self, obj: SimObject, relative_pose: Pose | None = None, link: int = -1
+    ) -> None:
+        """Attach `obj` to this object (or to one of its links, by index); it follows every step.
 
-        `relative_pose` is the child's pose in this object's frame; by default the child stays
-        exactly where it is now. With physics on, a child with mass is held by a fixed constraint.
+        `relative_pose` is the child's pose in the parent's (link) frame; by default the child
+        stays exactly where it is now. With physics on, a child with mass is held by a fixed
+        constraint.
         """
         if relative_pose is None:
-            relative_pose = self.get_pose().inverse().compose(obj.get_pose())
+            pos, orn = attachments.frame_of(self._world, self._handle, link)
+            relative_pose = Pose(pos, orn).inverse().compose(obj.get_pose())
         self._world.attach(
-            self._handle, obj.handle, relative_pose.position, relative_pose.orientation
+            self._handle, obj.handle, relative_pose.position, relative_pose.orientation, link
         )
 
     def detach_object(self, obj: SimObject) -> None:

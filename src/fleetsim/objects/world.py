@@ -249,8 +249,10 @@ class World:
 
     # -- attachments --------------------------------------------------------------------------
 
-    def attach(self, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike) -> None:
-        attachments.attach(self, parent, child, rel_pos, rel_quat)
+    def attach(
+        self, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike, link: int = -1
+    ) -> None:
+        attachments.attach(self, parent, child, rel_pos, rel_quat, link)
 
     def detach(self, parent: int, child: int) -> None:
         attachments.detach(self, parent, child)

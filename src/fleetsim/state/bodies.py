@@ -47,6 +47,7 @@ BODY_COLUMNS: dict[str, Column] = {
     "has_com_offset": Column(np.bool_, (), False),
     # Attachment: parent handle (-1: none) and the child's pose in the parent's frame.
     "parent": Column(np.int64, (), -1),
+    "parent_link": Column(np.int32, (), -1),  # -1: the parent's base; else a link index
     "rel_pos": Column(np.float64, (3,)),
     "rel_quat": Column(np.float64, (4,), (0.0, 0.0, 0.0, 1.0)),
     # Held by a physics constraint instead of following kinematically.
