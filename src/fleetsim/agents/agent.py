@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from fleetsim.agents.joints import JointControl
 from fleetsim.agents.params import AgentSpawnParams
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Path, Pose
@@ -69,7 +70,7 @@ class AgentController:
         self._agent.stop()
 
 
-class Agent(SimObject):
+class Agent(SimObject, JointControl):
     """A robot from a URDF (by catalogue name or path) with goal-based motion and an action queue.
 
     Create one with `Agent.from_urdf("mobile_robot", pose=..., sim_core=sim)` or

@@ -55,6 +55,7 @@ class RobotProfile:
     joint_lower_limits: tuple[float, ...]
     joint_upper_limits: tuple[float, ...]
     joint_max_velocities: tuple[float, ...]
+    joint_types: tuple[str, ...] = ()  # "revolute" or "prismatic", per movable joint
 
 
 def _is_limited(j: JointInfo) -> bool:
@@ -127,6 +128,7 @@ def profile_of_body(client: int, body_id: int) -> RobotProfile:
         joint_lower_limits=tuple(-math.inf if j.is_continuous else j.lower for j in movable),
         joint_upper_limits=tuple(math.inf if j.is_continuous else j.upper for j in movable),
         joint_max_velocities=tuple(j.max_velocity for j in movable),
+        joint_types=tuple(j.joint_type for j in movable),
     )
 
 
