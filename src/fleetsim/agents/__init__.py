@@ -1,7 +1,9 @@
-"""Agents: robots loaded from URDF that drive to goals, follow paths and run actions."""
+"""Agents: robots from URDF that drive to goals, follow paths, move joints and run actions."""
 
 from fleetsim.agents.agent import Agent, AgentController
 from fleetsim.agents.grid import GridSpawnParams
+from fleetsim.agents.ik import IKResult
+from fleetsim.agents.ik_params import IKParams
 from fleetsim.agents.manager import AgentManager, SimObjectManager
 from fleetsim.agents.params import AgentSpawnParams
 
@@ -11,5 +13,7 @@ __all__ = [
     "AgentManager",
     "AgentSpawnParams",
     "GridSpawnParams",
+    "IKParams",
+    "IKResult",
     "SimObjectManager",
 ]

@@ -12,6 +12,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from fleetsim.agents.ik import InverseKinematics
+from fleetsim.agents.ik_params import IKParams
 from fleetsim.agents.joints import JointControl
 from fleetsim.agents.params import AgentSpawnParams
 from fleetsim.errors import ConfigError
@@ -70,7 +72,7 @@ class AgentController:
         self._agent.stop()
 
 
-class Agent(SimObject, JointControl):
+class Agent(SimObject, JointControl, InverseKinematics):
     """A robot from a URDF (by catalogue name or path) with goal-based motion and an action queue.
 
     Create one with `Agent.from_urdf("mobile_robot", pose=..., sim_core=sim)` or
@@ -88,6 +90,8 @@ class Agent(SimObject, JointControl):
         )
         self.controller = AgentController(self)
         self._profile: RobotProfile | None = None
+        self.ik_params = params.ik_params or IKParams()
+        self.joint_tolerance = params.joint_tolerance
 
     # -- creation -----------------------------------------------------------------------------
 

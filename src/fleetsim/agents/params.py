@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fleetsim.agents.ik_params import IKParams
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.objects.params import collision_mode_of
@@ -30,6 +32,8 @@ class AgentSpawnParams:
         mass: None keeps the URDF's masses; a number sets the base mass (kg).
         use_fixed_base: bolt the base to the world (arms); such agents cannot drive.
         collision_mode, pickable, name, user_data: as for `SimObjectSpawnParams`.
+        ik_params: `IKParams` for `move_end_effector` (defaults when None).
+        joint_tolerance: default JointAction tolerance (float, list by joint index, dict by name).
     """
 
     urdf_path: str = "simple_cube"
@@ -45,6 +49,8 @@ class AgentSpawnParams:
     pickable: bool = False
     name: str | None = None
     user_data: dict[str, Any] = field(default_factory=dict)
+    ik_params: IKParams | None = None
+    joint_tolerance: float | Sequence[float] | Mapping[str, float] | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_linear_vel", "max_linear_accel", "max_angular_vel", "max_angular_accel"):

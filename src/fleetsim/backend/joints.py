@@ -68,21 +68,20 @@ class JointBackend:
         self,
         body_id: int,
         link: int,
-        position: Sequence[float],
+        position: Sequence[float] | np.ndarray,
         orientation: Sequence[float] | None,
-        limits: tuple[Sequence[float], Sequence[float]],
-        rest: Sequence[float],
+        limits: tuple[np.ndarray, np.ndarray],
+        rest: np.ndarray,
         iterations: int,
         residual: float,
     ) -> np.ndarray:
         """PyBullet's damped-least-squares IK; one value per non-fixed joint, in joint order."""
         lower, upper = limits
-        ranges = [max(hi - lo, 1e-6) for lo, hi in zip(lower, upper, strict=True)]
         kwargs: dict[str, object] = {
-            "lowerLimits": list(lower),
-            "upperLimits": list(upper),
-            "jointRanges": ranges,
-            "restPoses": list(rest),
+            "lowerLimits": lower.tolist(),
+            "upperLimits": upper.tolist(),
+            "jointRanges": np.maximum(upper - lower, 1e-6).tolist(),
+            "restPoses": rest.tolist(),
             "maxNumIterations": iterations,
             "residualThreshold": residual,
             "physicsClientId": self._client,
