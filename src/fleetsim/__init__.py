@@ -9,14 +9,23 @@ from fleetsim.actions import (
     ActionStatus,
     Drop,
     DropAction,
+    JointAction,
     MoveAction,
     MoveTo,
     Pick,
     PickAction,
+    PoseAction,
     Wait,
     WaitAction,
 )
-from fleetsim.agents import Agent, AgentManager, AgentSpawnParams, GridSpawnParams, SimObjectManager
+from fleetsim.agents import (
+    Agent,
+    AgentManager,
+    AgentSpawnParams,
+    GridSpawnParams,
+    IKParams,
+    SimObjectManager,
+)
 from fleetsim.core import EVENTS, PROFILE_KEYS, MultiRobotSimulationCore, SimulationParams
 from fleetsim.errors import (
     AssetNotFoundError,
@@ -59,6 +68,8 @@ __all__ = [
     "DropAction",
     "FleetSimError",
     "GridSpawnParams",
+    "IKParams",
+    "JointAction",
     "LogLevelManager",
     "MoveAction",
     "MoveTo",
@@ -68,6 +79,7 @@ __all__ = [
     "Pick",
     "PickAction",
     "Pose",
+    "PoseAction",
     "RobotProfile",
     "ShapeParams",
     "SimObject",

@@ -1,5 +1,6 @@
 """Actions: per-agent FIFO queues of MoveTo, Wait, Pick, Drop (and your own `Action`s)."""
 
+from fleetsim.actions.arm import JointAction, PoseAction
 from fleetsim.actions.base import Action, ActionStatus
 from fleetsim.actions.manipulation import Drop, DropAction, Pick, PickAction
 from fleetsim.actions.motion import MoveAction, MoveTo, Wait, WaitAction
@@ -12,10 +13,12 @@ __all__ = [
     "ActionSystem",
     "Drop",
     "DropAction",
+    "JointAction",
     "MoveAction",
     "MoveTo",
     "Pick",
     "PickAction",
+    "PoseAction",
     "Wait",
     "WaitAction",
 ]

@@ -9,7 +9,7 @@ or a timer they set with `self.wake_at(t)` comes due, so a driving robot costs n
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
@@ -33,7 +33,7 @@ class Waker(Protocol):
 class Action:
     """Base class of all actions. `status` and `error_message` say how it went."""
 
-    polls: ClassVar[bool] = True
+    polls: bool = True  # class default; an action may decide per instance in `start`
 
     def __init__(self) -> None:
         self.status = ActionStatus.NOT_STARTED

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fleetsim.actions.arm import UNREACHABLE, ArmMove
 from fleetsim.actions.base import Action
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.geometry import Pose
 
 if TYPE_CHECKING:
@@ -44,7 +45,11 @@ def approach_legs(
 
 
 class LegsAction(Action):
-    """Drive through `self.legs` and call `act(agent)` on reaching leg `self.act_at`."""
+    """Drive through `self.legs`; at leg `self.act_at` move the arm (if asked), then `act(agent)`.
+
+    Subclasses set `self.arm` (an `ArmMove`) to position an arm before acting; an unreachable
+    IK target fails the action unless `continue_on_ik_failure`.
+    """
 
     polls = False
 
@@ -53,36 +58,68 @@ class LegsAction(Action):
         self.legs: list[tuple[Pose, bool]] = []
         self.act_at = 0
         self._leg = 0
+        self.arm: ArmMove | None = None
+        self.continue_on_ik_failure = True
+        self._arming = False
 
     def act(self, agent: Agent) -> None:
         raise NotImplementedError
 
     def begin_legs(self, agent: Agent, legs: list[tuple[Pose, bool]], act_at: int) -> None:
-        """Start driving; with no legs (or a fixed base), act at once."""
-        self.legs, self.act_at, self._leg = legs, act_at, 0
-        if not legs or agent.spawn_params.use_fixed_base:
-            self.act(agent)
-            if not self.is_complete():
-                self.complete()
-            return
-        self._drive(agent)
+        """Start driving; with no legs (or a fixed base), go straight to the act point."""
+        if self.arm is not None and agent.uses_physics_joints:
+            self.polls = True  # motors are read back each step, not woken on arrival
+        self.legs, self.act_at, self._leg = (
+            ([] if agent.spawn_params.use_fixed_base else legs),
+            act_at,
+            0,
+        )
+        if self.legs:
+            self._drive(agent)
+        else:
+            self._at_act_point(agent)
 
     def _drive(self, agent: Agent) -> None:
         pose, align = self.legs[self._leg]
         agent.set_goal(pose, LEG_TOLERANCE_M, align)
 
-    def update(self, agent: Agent, dt: float) -> None:
-        if not self.legs or not agent.is_goal_reached():
-            return
-        if self._leg == self.act_at:
-            self.act(agent)
-            if self.is_complete():  # failed while acting
+    def _at_act_point(self, agent: Agent) -> None:
+        if self.arm is not None and not self._arming:
+            try:
+                self.arm.begin(agent)
+            except FleetSimError as exc:
+                self.fail(str(exc))
                 return
+            self._arming = True
+        if self.arm is None or self.arm.done(agent):
+            self._act_and_go_on(agent)
+
+    def _act_and_go_on(self, agent: Agent) -> None:
+        if self.arm is not None and not self.arm.reachable and not self.continue_on_ik_failure:
+            self.fail(UNREACHABLE)
+            return
+        self.act(agent)
+        if not self.is_complete():
+            self._next_leg(agent)
+
+    def _next_leg(self, agent: Agent) -> None:
         self._leg += 1
         if self._leg < len(self.legs):
             self._drive(agent)
         else:
             self.complete()
+
+    def update(self, agent: Agent, dt: float) -> None:
+        if self._arming and self._leg == self.act_at:
+            if self.arm is not None and self.arm.done(agent):
+                self._act_and_go_on(agent)
+            return
+        if not self.legs or not agent.is_goal_reached():
+            return
+        if self._leg == self.act_at:
+            self._at_act_point(agent)
+        else:
+            self._next_leg(agent)
 
     def stop(self, agent: Agent) -> None:
         agent.stop()

@@ -7,11 +7,12 @@ holds, nothing to drop) end the action FAILED with a message, leaving the world 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fleetsim.actions.arm import ArmMove
 from fleetsim.actions.legs import LegsAction, approach_legs, check_offset
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
@@ -42,14 +43,17 @@ class Pick(LegsAction):
         target_object_id: int | None = None,
         target_position: ArrayLike | None = None,
         search_radius: float = 0.5,
-        attach_link: int | str = BASE_LINK,
+        attach_link: int | str | None = None,
         attach_relative_pose: Pose | None = None,
         use_approach: bool = True,
         approach_offset: float = 1.0,
+        joint_targets: Any = None,
+        ee_target_position: ArrayLike | None = None,
+        continue_on_ik_failure: bool = True,
     ) -> None:
         super().__init__()
-        if target_object_id is None and target_position is None:
-            raise ConfigError("Pick needs target_object_id or target_position")
+        if target_object_id is None and target_position is None and ee_target_position is None:
+            raise ConfigError("Pick needs target_object_id, target_position or ee_target_position")
         self.target_object_id = target_object_id
         self.target_position = (
             None if target_position is None else _finite_xyz(target_position, "target_position")
@@ -58,11 +62,6 @@ class Pick(LegsAction):
             raise ConfigError(
                 f"search_radius must be a finite distance > 0 m, got {search_radius!r}"
             )
-        if attach_link not in (BASE_LINK, "base", "base_link"):
-            raise ConfigError(
-                "attach_link: only the base (-1) is supported for now; "
-                "attaching to other links comes with arm support"
-            )
         if attach_relative_pose is not None and not isinstance(attach_relative_pose, Pose):
             raise ConfigError(f"attach_relative_pose must be a Pose, got {attach_relative_pose!r}")
         self.search_radius = float(search_radius)
@@ -70,6 +69,10 @@ class Pick(LegsAction):
         self.attach_relative_pose = attach_relative_pose
         self.use_approach = use_approach
         self.approach_offset = check_offset("approach_offset", approach_offset)
+        self.arm = _arm_move(joint_targets, ee_target_position)
+        self.continue_on_ik_failure = continue_on_ik_failure
+        if self.target_position is None and self.arm is not None:
+            self.target_position = self.arm.ee_position  # pick what is at the gripper's target
         self.target: SimObject | None = None
 
     def start(self, agent: Agent) -> None:
@@ -91,7 +94,7 @@ class Pick(LegsAction):
             return
         if self._held_elsewhere(agent, obj):
             return
-        agent.attach_object(obj, self.attach_relative_pose)
+        agent.attach_object(obj, self.attach_relative_pose, link=self._link(agent))
 
     def _held_elsewhere(self, agent: Agent, obj: SimObject) -> bool:
         holder = obj.attached_to
@@ -100,6 +103,15 @@ class Pick(LegsAction):
         elif holder is not None:
             self.fail(f"{obj.name} is held by {holder.name}")
         return holder is not None
+
+    def _link(self, agent: Agent) -> int:
+        """`attach_link`, or by default the end effector of robots that have one, else the base."""
+        if self.attach_link is None:
+            ee = agent.profile.ee_link_index
+            return BASE_LINK if ee is None else ee
+        if self.attach_link in ("base", "base_link", BASE_LINK):
+            return BASE_LINK
+        return agent.end_effector_link(self.attach_link)
 
     def _find(self, agent: Agent) -> SimObject | None:
         world = agent.world
@@ -159,8 +171,13 @@ class Drop(LegsAction):
         approach_offset: float = 1.0,
         drop_offset: float = 0.0,
         drop_height: float = 0.2,
+        joint_targets: Any = None,
+        ee_target_position: ArrayLike | None = None,
+        continue_on_ik_failure: bool = True,
     ) -> None:
         super().__init__()
+        self.arm = _arm_move(joint_targets, ee_target_position)
+        self.continue_on_ik_failure = continue_on_ik_failure
         if drop_pose is None and drop_relative_pose is None:
             raise ConfigError("Drop needs drop_pose or drop_relative_pose")
         for name, value in (("drop_pose", drop_pose), ("drop_relative_pose", drop_relative_pose)):
@@ -208,6 +225,14 @@ class Drop(LegsAction):
             if not self.place_gently and agent.world.physics and obj.mass > 0:
                 place = Pose((place.x, place.y, place.z + self.drop_height), place.orientation)
         obj.set_pose(place)
+
+
+def _arm_move(joint_targets: Any, ee_target_position: ArrayLike | None) -> ArmMove | None:
+    if joint_targets is not None and ee_target_position is not None:
+        raise ConfigError("give joint_targets or ee_target_position, not both")
+    if joint_targets is None and ee_target_position is None:
+        return None
+    return ArmMove(joint_targets=joint_targets, ee_position=ee_target_position)
 
 
 def _finite_xyz(value: ArrayLike, name: str) -> np.ndarray:

@@ -175,13 +175,15 @@ class InverseKinematics:
         target_position: ArrayLike,
         target_orientation: ArrayLike | None = None,
         end_effector_link: int | str | None = None,
+        max_force: float | None = None,
     ) -> bool:
         """Set joint targets that bring the end effector to `target_position`; True if reachable.
 
-        Unreachable targets still get the best joints found, so the arm reaches as close as it can.
+        Unreachable targets still get the best joints found, so the arm gets as close as it can.
+        `max_force` limits the motors of arms under physics.
         """
         result = self.solve_ik(target_position, target_orientation, end_effector_link)
-        self.set_all_joints_targets(result.positions)
+        self.set_all_joints_targets(result.positions, max_force)
         self._ee_target = (
             np.asarray(target_position, dtype=np.float64),
             self.end_effector_link(end_effector_link),
