@@ -111,6 +111,10 @@ class JointControl:
     def _slot(self, joint: int | str) -> int:
         """Position in `controllable_joints` of a joint given by PyBullet index or by name."""
         joints = self.controllable_joints
+        if not joints:
+            raise ConfigError(
+                f"{self.name} has no controllable joints (a {self.profile.robot_type} robot)"
+            )
         for k, (index, name) in enumerate(joints):
             if joint in (index, name):
                 return k
@@ -178,11 +182,23 @@ class JointControl:
 
     def get_joint_state(self, joint: int | str) -> float:
         """Current position of one joint (rad or m), from the cache: no PyBullet call."""
-        return float(self._world.joints["position"][self._rows()[self._slot(joint)]])
+        row = self._rows()[self._slot(joint)]  # rows first: registering may grow the table
+        return float(self._world.joints["position"][row])
+
+    def joint_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) limits of the controllable joints, rad or m, shape (n,) each."""
+        rows = self._rows()
+        return self._world.joints["lower"][rows].copy(), self._world.joints["upper"][rows].copy()
+
+    def joint_velocity_limits(self) -> np.ndarray:
+        """Velocity limits of the controllable joints (URDF's, or the fallbacks), shape (n,)."""
+        rows = self._rows()
+        return self._world.joints["max_vel"][rows].copy()
 
     def get_joint_positions(self) -> dict[str, float]:
         """Current positions of all controllable joints, by name."""
-        values = self._world.joints["position"][self._rows()].tolist()
+        rows = self._rows()  # first: registering joints may grow (reallocate) the table
+        values = self._world.joints["position"][rows].tolist()
         return dict(zip((n for _, n in self.controllable_joints), values, strict=True))
 
     @property
