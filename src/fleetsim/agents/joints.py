@@ -193,7 +193,8 @@ class JointControl:
     def joint_velocity_limits(self) -> np.ndarray:
         """Velocity limits of the controllable joints (URDF's, or the fallbacks), shape (n,)."""
         rows = self._rows()
-        return self._world.joints["max_vel"][rows].copy()
+        limits: np.ndarray = self._world.joints["max_vel"][rows].copy()
+        return limits
 
     def get_joint_positions(self) -> dict[str, float]:
         """Current positions of all controllable joints, by name."""
