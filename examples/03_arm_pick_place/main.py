@@ -89,9 +89,8 @@ def main() -> None:
             sim.run_simulation()
         stacked = sum(abs(c.get_pose().x - STACK[0]) < 1e-9 for c in cubes)
         print(f"simulated {sim.sim_time:.2f} s in {sim.step_count} steps")
-        print(
-            f"cubes stacked: {stacked} of {len(cubes)}; stack top at z = {max(c.get_pose().z for c in cubes):.3f} m"
-        )
+        top = max(c.get_pose().z for c in cubes)
+        print(f"cubes stacked: {stacked} of {len(cubes)}; stack top at z = {top:.3f} m")
         print(f"actions completed {sim.actions.completed_count}, failed {sim.actions.failed_count}")
 
 

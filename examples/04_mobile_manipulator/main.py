@@ -88,9 +88,8 @@ def main() -> None:
             sim.run_simulation()
         delivered = sum(b.get_pose().x < -3 for b in boxes)
         print(f"simulated {sim.sim_time:.2f} s in {sim.step_count} steps")
-        print(
-            f"boxes delivered: {delivered} of {len(boxes)}; robot at {tuple(round(v, 2) for v in robot.get_pose().position)}"
-        )
+        where = tuple(round(v, 2) for v in robot.get_pose().position)
+        print(f"boxes delivered: {delivered} of {len(boxes)}; robot at {where}")
         print(f"actions completed {sim.actions.completed_count}, failed {sim.actions.failed_count}")
 
 
