@@ -54,10 +54,14 @@ def step_physics(world: World) -> None:
 
 
 def refresh_aabbs(world: World) -> int:
-    """World boxes of moved bodies from pose arrays; robots whose joints moved, from PyBullet."""
-    count = refresh_moved_aabbs(world.bodies)
+    """World boxes of moved bodies from the pose arrays (arms with moving joints: see below)."""
+    return refresh_moved_aabbs(world.bodies)
+
+
+def refresh_arm_boxes(world: World) -> None:
+    """Boxes of robots whose joints moved, measured in PyBullet; only needed before a collision
+    check, so simulations that do not check never pay for it."""
     if world.arms_moved:
         arms = np.array(sorted(world.arms_moved), dtype=np.int64)
         world.arms_moved.clear()
         joint_sync.refresh_arm_boxes(world, arms)
-    return count

@@ -179,6 +179,7 @@ class MultiRobotSimulationCore:
         return True
 
     def _run_collision_check(self) -> list[tuple[int, int]]:
+        phases.refresh_arm_boxes(self._world)
         result = self.collisions.check()
         self._profiler.current.update(self.collisions.timings)
         self._world.contacts.publish(result.started, result.ended)
