@@ -8,6 +8,7 @@ or a timer they set with `self.wake_at(t)` comes due, so a driving robot costs n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,6 +40,8 @@ class Action:
         self.status = ActionStatus.NOT_STARTED
         self.error_message: str | None = None
         self._waker: Waker | None = None
+        self.on_done: Callable[[Agent, Action], Any] | None = None
+        """Called as `on_done(agent, action)` when the action completes or fails (chaining)."""
 
     # -- the contract ---------------------------------------------------------------------
 

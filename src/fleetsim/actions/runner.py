@@ -141,6 +141,8 @@ class ActionSystem:
         elif action.status is ActionStatus.FAILED:
             self.failed_count += 1
             self._events.emit("action_failed", agent, action)
+        if action.on_done is not None and action.status is not ActionStatus.CANCELLED:
+            action.on_done(agent, action)
         self._start_next(agent)
 
     def _cancel_current(self, agent: Agent) -> None:

@@ -1,0 +1,325 @@
+"""Building a simulation from a scenario, in the loading order of seed 003.
+
+1. environment files; objects;
+2. each robot is loaded and wrapped, its plugins created, `on_plugin_load(robot)`;
+3. each robot registered in the scene, `set_up_scene(scene)`;
+4. joint handles initialised; `initialize()`; actions from the file queued.
+World plugins get the same hooks (robot None) after the robots' at each stage. Anything wrong
+raises a `ScenarioError` naming the file and the key path, and closes the half-built simulation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fleetsim.actions import Action, Drop, JointAction, MoveTo, Pick, PoseAction, Wait
+from fleetsim.agents import Agent, AgentSpawnParams
+from fleetsim.core import MultiRobotSimulationCore, SimulationParams
+from fleetsim.errors import FleetSimError
+from fleetsim.geometry import Path as WaypointPath
+from fleetsim.geometry import Pose, ShapeParams, quat
+from fleetsim.objects import SimObject, SimObjectSpawnParams
+from fleetsim.scenario import schema as s
+from fleetsim.scenario.loader import LoadedScenario, ScenarioError
+from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin
+
+DEFAULT_RENDER_DT = 1.0 / 30.0
+
+
+@dataclass
+class Scene:
+    """What plugins see: the simulation, its robots and its named objects."""
+
+    sim: MultiRobotSimulationCore
+    robots: list[Agent] = field(default_factory=list)
+    objects: dict[str, SimObject] = field(default_factory=dict)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self.sim.rng
+
+    def robot(self, name: str) -> Agent:
+        for robot in self.robots:
+            if robot.name == name:
+                return robot
+        raise KeyError(f"no robot named '{name}' in the scene")
+
+    def object(self, name: str) -> SimObject:
+        return self.objects[name]
+
+
+@dataclass
+class ScenarioRun:
+    """A built scenario: the simulation, its scene, every plugin, and the render interval."""
+
+    sim: MultiRobotSimulationCore
+    scene: Scene
+    plugins: list[Plugin]
+    render_dt: float
+    source: Path
+
+
+def pose_of(spec: s.PoseSpec | None) -> Pose:
+    if spec is None:
+        return Pose()
+    if spec.orientation is not None:
+        return Pose(spec.position, spec.orientation)
+    return Pose(spec.position, quat.from_yaw(spec.yaw))
+
+
+def build(loaded: LoadedScenario, **simulation_overrides: Any) -> ScenarioRun:
+    """Create and populate the simulation for a loaded scenario."""
+    spec = loaded.scenario
+    params = simulation_params(loaded, simulation_overrides)
+    sim = MultiRobotSimulationCore(params)
+    try:
+        scene = Scene(sim)
+        builder = _Builder(loaded, scene)
+        builder.environment()
+        builder.objects()
+        robot_plugins = builder.robots()
+        world_plugins = builder.plugins(spec.plugins, "plugins", robot=None)
+        for robot, plugins in robot_plugins:  # 3. registered in the scene
+            scene.robots.append(robot)
+            call_hook(plugins, "set_up_scene", scene)
+        call_hook(world_plugins, "set_up_scene", scene)
+        for robot, _ in robot_plugins:  # 4. joint handles, then initialize
+            if robot.profile.robot_type in ("arm", "mobile_manipulator"):
+                robot.get_joint_positions()
+        every = [p for _, plugins in robot_plugins for p in plugins] + world_plugins
+        call_hook(every, "initialize")
+        builder.queue_actions(robot_plugins)
+    except BaseException:
+        sim.close()
+        raise
+    render_dt = spec.simulation.render_dt or DEFAULT_RENDER_DT  # type: ignore[attr-defined]
+    return ScenarioRun(sim, scene, every, render_dt, loaded.path)
+
+
+def simulation_params(loaded: LoadedScenario, overrides: dict[str, Any]) -> SimulationParams:
+    section: dict[str, Any] = loaded.scenario.simulation.model_dump()  # type: ignore[attr-defined]
+    physics_dt = section.pop("physics_dt")
+    section.pop("render_dt")
+    if physics_dt is not None:
+        if "timestep" in loaded.raw.get("simulation", {}) and not math.isclose(
+            physics_dt, section["timestep"]
+        ):
+            raise ScenarioError(
+                f"{loaded.path}: simulation: physics_dt and timestep disagree; give one of them"
+            )
+        section["timestep"] = physics_dt
+    section.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return SimulationParams.from_dict(section, where=f"{loaded.path} (simulation)")
+    except FleetSimError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+class _Builder:
+    def __init__(self, loaded: LoadedScenario, scene: Scene) -> None:
+        self.loaded = loaded
+        self.scene = scene
+        self.sim = scene.sim
+        self.base = loaded.path.parent
+
+    def fail(self, where: str, exc: Exception) -> ScenarioError:
+        return ScenarioError(f"{self.loaded.path}: {where}: {exc}")
+
+    def file(self, name: str) -> str:
+        """A path from the file, relative to the scenario's folder (or a catalogue name)."""
+        candidate = self.base / name
+        return str(candidate) if candidate.exists() else name
+
+    def environment(self) -> None:
+        for i, env in enumerate(self.loaded.scenario.environment.files):
+            try:
+                pose = pose_of(env.pose)
+                path = self.file(env.path)
+                if path.lower().endswith((".urdf", ".sdf")):
+                    body = self.sim.world.backend.load_urdf(
+                        path, pose.position, pose.orientation, env.fixed
+                    )
+                    obj = self.sim.register_static_body(body)
+                else:
+                    obj = SimObject.from_mesh(
+                        path,
+                        pose,
+                        sim_core=self.sim,
+                        mesh_scale=(env.scale,) * 3,
+                        collision_mode="static",
+                    )
+                self.scene.objects[Path(env.path).stem] = obj
+            except FleetSimError as exc:
+                raise self.fail(f"environment.files[{i}] ({env.path})", exc) from exc
+
+    def objects(self) -> None:
+        for i, spec in enumerate(self.loaded.scenario.objects):
+            try:
+                shape = self.shape(spec.shape)
+                poses = _poses(spec.pose, spec.grid)
+                mode = "static" if spec.static else (spec.collision_mode or "normal_3d")
+                for k, pose in enumerate(poses):
+                    params = SimObjectSpawnParams(
+                        visual_shape=shape,
+                        initial_pose=pose,
+                        mass=spec.mass or 0.0,
+                        pickable=spec.pickable,
+                        collision_mode=mode,  # type: ignore[arg-type]
+                        name=_name(spec.name, "object", i, k, len(poses)),
+                    )
+                    obj = SimObject.from_params(params, sim_core=self.sim)
+                    self.scene.objects[obj.name] = obj
+            except FleetSimError as exc:
+                raise self.fail(f"objects[{i}]", exc) from exc
+
+    def shape(self, spec: s.ShapeSpec) -> ShapeParams:
+        given: dict[str, Any] = {"shape_type": spec.type}
+        for key, value in (
+            ("half_extents", spec.half_extents),
+            ("radius", spec.radius),
+            ("height", spec.height),
+        ):
+            if value is not None:
+                given[key] = value
+        if spec.mesh is not None:
+            given["mesh_path"] = self.file(spec.mesh)
+        if spec.scale is not None:
+            given["mesh_scale"] = spec.scale
+        if spec.color is not None:
+            given["rgba_color"] = spec.color
+        return ShapeParams(**given)
+
+    def robots(self) -> list[tuple[Agent, list[Plugin]]]:
+        loaded: list[tuple[Agent, list[Plugin]]] = []
+        for i, spec in enumerate(self.loaded.scenario.robots):
+            try:
+                poses = _poses(spec.pose, spec.grid)
+                chosen = {
+                    k: v
+                    for k, v in spec.model_dump().items()
+                    if v is not None and k in AgentSpawnParams.__dataclass_fields__
+                }
+                for k, pose in enumerate(poses):
+                    name = _name(spec.name, spec.model, i, k, len(poses))
+                    params = AgentSpawnParams(
+                        urdf_path=spec.model,
+                        initial_pose=pose,
+                        name=name,
+                        user_data={"index": k},
+                        **chosen,
+                    )
+                    robot = Agent.from_params(params, sim_core=self.sim)
+                    plugins = self.plugins(spec.plugins, f"robots[{i}].plugins", robot)  # 2. loaded
+                    loaded.append((robot, plugins))
+            except FleetSimError as exc:
+                raise self.fail(f"robots[{i}] (model {spec.model})", exc) from exc
+        return loaded
+
+    def plugins(self, specs: list[s.PluginSpec], where: str, robot: Agent | None) -> list[Plugin]:
+        made = []
+        for j, spec in enumerate(specs):
+            try:
+                cls = find_plugin(spec.type, spec.class_)
+                plugin = cls(**spec.params)
+            except FleetSimError as exc:
+                raise self.fail(f"{where}[{j}]", exc) from exc
+            except (TypeError, ValueError) as exc:  # pydantic errors of the plugin's Params
+                raise self.fail(f"{where}[{j}].params", exc) from exc
+            call_hook([plugin], "on_plugin_load", robot)
+            made.append(plugin)
+        return made
+
+    def queue_actions(self, robots: list[tuple[Agent, list[Plugin]]]) -> None:
+        cursor = 0
+        for i, spec in enumerate(self.loaded.scenario.robots):
+            count = spec.grid.count if spec.grid is not None else 1
+            for robot, _ in robots[cursor : cursor + count] if spec.actions else []:
+                try:
+                    _Repeater(self, robot, spec).start()
+                except FleetSimError as exc:
+                    raise self.fail(f"robots[{i}].actions", exc) from exc
+            cursor += count
+
+    def action(self, spec: Any, robot: Agent) -> Action:
+        if isinstance(spec, s.MoveToSpec):
+            target = (
+                pose_of(spec.pose)
+                if spec.pose is not None
+                else WaypointPath([pose_of(p) for p in spec.path or []])
+            )
+            return MoveTo(target, spec.tolerance, spec.align_orientation)
+        if isinstance(spec, s.WaitSpec):
+            return Wait(spec.duration)
+        if isinstance(spec, s.JointsSpec):
+            return JointAction(spec.targets, spec.tolerance, spec.max_force)
+        if isinstance(spec, s.ReachSpec):
+            return PoseAction(spec.position, spec.orientation, tolerance=spec.tolerance)
+        if isinstance(spec, s.PickSpec):
+            obj = self.scene.objects[spec.object].object_id if spec.object else None
+            return Pick(
+                target_object_id=obj,
+                target_position=spec.position,
+                search_radius=spec.search_radius,
+                attach_link=spec.attach_link,
+                use_approach=spec.use_approach,
+                approach_offset=spec.approach_offset,
+                joint_targets=spec.joint_targets,
+                ee_target_position=spec.ee_target_position,
+                continue_on_ik_failure=spec.continue_on_ik_failure,
+            )
+        assert isinstance(spec, s.DropSpec)
+        return Drop(
+            drop_pose=pose_of(spec.pose) if spec.pose is not None else None,
+            drop_relative_pose=pose_of(spec.relative_pose)
+            if spec.relative_pose is not None
+            else None,
+            target_object_id=self.scene.objects[spec.object].object_id if spec.object else None,
+            place_gently=spec.place_gently,
+            use_approach=spec.use_approach,
+            approach_offset=spec.approach_offset,
+            drop_offset=spec.drop_offset,
+            joint_targets=spec.joint_targets,
+            ee_target_position=spec.ee_target_position,
+            continue_on_ik_failure=spec.continue_on_ik_failure,
+        )
+
+
+class _Repeater:
+    """Queues a robot's actions from the file, again when the last one is done if `repeat` says."""
+
+    def __init__(self, builder: _Builder, robot: Agent, spec: s.RobotSpec) -> None:
+        self.builder, self.robot, self.spec = builder, robot, spec
+        self.rounds_left = math.inf if spec.repeat is True else int(spec.repeat)
+
+    def start(self) -> None:
+        for name in (a.object for a in self.spec.actions if isinstance(a, s.PickSpec | s.DropSpec)):
+            if name and name not in self.builder.scene.objects:
+                raise ScenarioError(f"no object named '{name}' (objects are named by their 'name')")
+        self.queue()
+
+    def queue(self) -> None:
+        actions = [self.builder.action(a, self.robot) for a in self.spec.actions]
+        actions[-1].on_done = self.again
+        self.robot.add_action_sequence(actions)
+
+    def again(self, agent: Agent, action: Action) -> None:
+        if self.rounds_left > 0:
+            self.rounds_left -= 1
+            self.queue()
+
+
+def _poses(pose: s.PoseSpec | None, grid: s.GridSpec | None) -> list[Pose]:
+    if grid is None:
+        return [pose_of(pose)]
+    orientation = quat.from_yaw(grid.yaw)
+    return [Pose(p, orientation) for p in grid.positions()]
+
+
+def _name(name: str | None, default: str, spec_index: int, k: int, count: int) -> str:
+    base = name or f"{default}_{spec_index}"
+    return base if count == 1 else f"{base}_{k}"

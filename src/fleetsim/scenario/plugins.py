@@ -1,0 +1,170 @@
+"""`Plugin`: behaviour attached to a robot or to the world, with the lifecycle of a blueprint run.
+
+Hooks, in the order they are called (seed 003): `on_plugin_load(robot)` as each robot is loaded
+(before it is in the scene); `set_up_scene(scene)` as it is registered; `initialize()` once joints
+and handles are ready; then for every physics step `pre_physics_step(dt)`, the step,
+`on_physics_step(dt)`; `on_render()` every `render_dt`; `on_shutdown()` at the end. World plugins
+get the same hooks, with `robot` None.
+
+Plugins are found by a registered name (`@register_plugin("name")`), by dotted path
+("package.module:Class" or "package.module.Class"), or through the `fleetsim.plugins` entry point
+group of installed packages.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TypeVar
+
+import pydantic
+
+from fleetsim.errors import ConfigError, FleetSimError, closest
+
+HOOKS = (
+    "on_plugin_load",
+    "set_up_scene",
+    "initialize",
+    "pre_physics_step",
+    "on_physics_step",
+    "on_render",
+    "on_shutdown",
+)
+ENTRY_POINT_GROUP = "fleetsim.plugins"
+
+P = TypeVar("P", bound="type[Plugin]")
+
+
+class PluginError(FleetSimError, RuntimeError):
+    """A plugin raised; the message names the plugin and the hook."""
+
+
+class UnknownPluginError(ConfigError):
+    """No plugin of that name or path; the message lists the closest registered names."""
+
+
+class Plugin:
+    """Base class: override the hooks you need. `params` holds the validated parameters.
+
+    Declare `Params` (a pydantic model) to have scenario files checked: unknown or mistyped keys
+    are reported with their key path before anything is built.
+    """
+
+    Params: ClassVar[type[pydantic.BaseModel] | None] = None
+    name: ClassVar[str] = ""
+
+    def __init__(self, **params: Any) -> None:
+        self.params: Any = self.Params(**params) if self.Params is not None else params
+        self.robot: Any = None
+        self.scene: Any = None
+
+    def on_plugin_load(self, robot: Any) -> None:
+        self.robot = robot
+
+    def set_up_scene(self, scene: Any) -> None:
+        self.scene = scene
+
+    def initialize(self) -> None:
+        """Joints and handles are ready."""
+
+    def pre_physics_step(self, dt: float) -> None:
+        """Before each physics step (`dt` seconds)."""
+
+    def on_physics_step(self, dt: float) -> None:
+        """After each physics step."""
+
+    def on_render(self) -> None:
+        """Every `render_dt` of simulated time."""
+
+    def on_shutdown(self) -> None:
+        """Once, at the end, even when another plugin failed."""
+
+    @property
+    def label(self) -> str:
+        owner = f" on {self.robot.name}" if self.robot is not None else ""
+        return f"plugin '{self.name or type(self).__name__}'{owner}"
+
+
+_REGISTRY: dict[str, type[Plugin]] = {}
+
+
+def register_plugin(name: str) -> Callable[[P], P]:
+    """Class decorator: make a plugin available to scenario files as `type: <name>`."""
+
+    def add(cls: P) -> P:
+        if not (isinstance(cls, type) and issubclass(cls, Plugin)):
+            raise ConfigError(f"@register_plugin('{name}') must decorate a Plugin subclass")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return add
+
+
+def registered_plugins() -> dict[str, type[Plugin]]:
+    """Registered names, including installed entry points (loaded on demand)."""
+    names = dict(_REGISTRY)
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        names.setdefault(ep.name, None)  # type: ignore[arg-type]
+    return names
+
+
+def find_plugin(type_name: str | None = None, class_path: str | None = None) -> type[Plugin]:
+    """The plugin class for a `type:` name or a `class:` dotted path."""
+    if class_path:
+        return _import_class(class_path)
+    assert type_name is not None
+    if type_name in _REGISTRY:
+        return _REGISTRY[type_name]
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == type_name:
+            return _check(ep.load(), f"entry point '{type_name}'")
+    known = sorted(registered_plugins())
+    guess = closest(type_name, known)
+    hint = f"did you mean '{guess}'?" if guess else f"known plugins: {', '.join(known)}"
+    raise UnknownPluginError(
+        f"unknown plugin type '{type_name}': {hint} (or give class: module.Class)"
+    )
+
+
+def _import_class(path: str) -> type[Plugin]:
+    module_name, sep, attr = path.partition(":")
+    if not sep:
+        module_name, _, attr = path.rpartition(".")
+    try:
+        module = importlib.import_module(module_name)
+        cls = getattr(module, attr)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise UnknownPluginError(f"cannot import plugin class '{path}': {exc}") from None
+    return _check(cls, f"'{path}'")
+
+
+def _check(cls: Any, where: str) -> type[Plugin]:
+    if not (isinstance(cls, type) and issubclass(cls, Plugin)):
+        raise UnknownPluginError(f"{where} is not a fleetsim Plugin subclass")
+    return cls
+
+
+def call_hook(plugins: Iterable[Plugin], hook: str, *args: Any) -> None:
+    """Call `hook` on every plugin in order; a failure names the plugin and the hook."""
+    for plugin in plugins:
+        try:
+            getattr(plugin, hook)(*args)
+        except FleetSimError as exc:
+            raise PluginError(f"{plugin.label} failed in {hook}(): {exc}") from exc
+        except Exception as exc:
+            raise PluginError(
+                f"{plugin.label} failed in {hook}(): {type(exc).__name__}: {exc}"
+            ) from exc
+
+
+def shut_down(plugins: Iterable[Plugin]) -> list[PluginError]:
+    """`on_shutdown` for every plugin, even if some fail; returns the failures."""
+    failures = []
+    for plugin in plugins:
+        try:
+            call_hook([plugin], "on_shutdown")
+        except PluginError as exc:
+            failures.append(exc)
+    return failures
