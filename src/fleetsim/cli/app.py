@@ -7,7 +7,7 @@ import logging
 import typer
 
 from fleetsim import __version__
-from fleetsim.cli import models
+from fleetsim.cli import models, scenario
 from fleetsim.logs import LogLevelManager
 
 app = typer.Typer(
@@ -17,6 +17,10 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(models.app, name="models")
+app.command()(scenario.run)
+app.command()(scenario.validate)
+app.command()(scenario.schema)
+app.add_typer(scenario.examples_app, name="examples")
 
 
 def _version(value: bool) -> None:

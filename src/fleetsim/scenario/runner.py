@@ -1,0 +1,77 @@
+"""Running a built scenario: plugin hooks on every step, pacing, shutdown, and a summary."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fleetsim.scenario.builder import ScenarioRun
+from fleetsim.scenario.plugins import call_hook, shut_down
+
+PROGRESS_EVERY_S = 0.2  # wall seconds between progress reports
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    sim_time: float
+    wall_time: float
+    steps: int
+    robots: int
+    actions_completed: int
+    actions_failed: int
+    collisions: int
+    interrupted: bool
+
+    @property
+    def real_time_factor(self) -> float:
+        return self.sim_time / self.wall_time if self.wall_time > 0 else float("inf")
+
+
+def run_scenario(
+    run: ScenarioRun,
+    duration: float | None = None,
+    progress: Callable[[float, float], None] | None = None,
+) -> RunSummary:
+    """Run for `duration` simulated seconds (default: the scenario's; None = until Ctrl-C).
+
+    `progress(sim_time, real_time_factor)` is called a few times a second. Ctrl-C stops the run
+    cleanly. Every plugin's `on_shutdown` runs at the end, even after an error.
+    """
+    sim, plugins = run.sim, run.plugins
+    if plugins:
+        sim.on("pre_step", lambda s, dt: call_hook(plugins, "pre_physics_step", dt))
+        sim.on("post_step", lambda s, dt: call_hook(plugins, "on_physics_step", dt))
+        sim.register_callback(
+            lambda s, dt: call_hook(plugins, "on_render"), frequency=1.0 / run.render_dt
+        )
+    start_wall, start_sim = time.perf_counter(), sim.sim_time
+    last_report = [start_wall]
+
+    def report(s: object, dt: float) -> None:
+        now = time.perf_counter()
+        if progress is not None and now - last_report[0] >= PROGRESS_EVERY_S:
+            last_report[0] = now
+            progress(sim.sim_time, (sim.sim_time - start_sim) / max(now - start_wall, 1e-9))
+
+    sim.on("post_step", report)
+    interrupted = False
+    try:
+        sim.run_simulation(duration)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        failures = shut_down(plugins)
+    if failures:
+        raise failures[0]
+    wall = time.perf_counter() - start_wall
+    return RunSummary(
+        sim_time=sim.sim_time - start_sim,
+        wall_time=wall,
+        steps=sim.step_count,
+        robots=len(run.scene.robots),
+        actions_completed=sim.actions.completed_count,
+        actions_failed=sim.actions.failed_count,
+        collisions=sim.collision_count,
+        interrupted=interrupted,
+    )
