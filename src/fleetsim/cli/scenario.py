@@ -47,27 +47,24 @@ def run(
         built = build(loaded, gui=gui or None, target_rtf=rtf, duration=duration, seed=seed)
     except FleetSimError as exc:
         raise _fail(exc) from None
-    until = built.sim.params.duration
-    with built.sim:
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
-                      console=console, transient=False) as bar:  # fmt: skip
-            task = bar.add_task(loaded.path.stem, total=until, status="starting")
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[status]}"),
+    )
+    with built.sim, Progress(*columns, console=console) as bar:
+        task = bar.add_task(loaded.path.stem, total=built.sim.params.duration, status="starting")
 
-            def progress(sim_time: float, factor: float) -> None:
-                bar.update(
-                    task, completed=sim_time, status=f"t={sim_time:.1f} s  RTF {factor:.1f}x"
-                )
+        def progress(sim_time: float, factor: float) -> None:
+            bar.update(task, completed=sim_time, status=f"t={sim_time:.1f} s  RTF {factor:.1f}x")
 
-            try:
-                summary = run_scenario(built, progress=progress)
-            except FleetSimError as exc:
-                raise _fail(exc) from None
-            bar.update(
-                task,
-                completed=summary.sim_time,
-                status="stopped (Ctrl-C)" if summary.interrupted else "done",
-            )
-        _print_summary(summary)
+        try:
+            summary = run_scenario(built, progress=progress)
+        except FleetSimError as exc:
+            raise _fail(exc) from None
+        status = "stopped (Ctrl-C)" if summary.interrupted else "done"
+        bar.update(task, completed=summary.sim_time, status=status)
+    _print_summary(summary)
 
 
 def _print_summary(summary: RunSummary) -> None:

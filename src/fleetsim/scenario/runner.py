@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fleetsim.scenario.builder import ScenarioRun
-from fleetsim.scenario.plugins import call_hook, shut_down
+from fleetsim.scenario.plugins import Plugin, call_hook, shut_down
 
 PROGRESS_EVERY_S = 0.2  # wall seconds between progress reports
 
@@ -39,11 +39,17 @@ def run_scenario(
     cleanly. Every plugin's `on_shutdown` runs at the end, even after an error.
     """
     sim, plugins = run.sim, run.plugins
-    if plugins:
-        sim.on("pre_step", lambda s, dt: call_hook(plugins, "pre_physics_step", dt))
-        sim.on("post_step", lambda s, dt: call_hook(plugins, "on_physics_step", dt))
+    # Per-step hooks go only to plugins that override them: 10,000 robots with a plugin that
+    # reacts to arrivals must not cost 20,000 empty calls per step.
+    pre, post = overriding(plugins, "pre_physics_step"), overriding(plugins, "on_physics_step")
+    render = overriding(plugins, "on_render")
+    if pre:
+        sim.on("pre_step", lambda s, dt: call_hook(pre, "pre_physics_step", dt))
+    if post:
+        sim.on("post_step", lambda s, dt: call_hook(post, "on_physics_step", dt))
+    if render:
         sim.register_callback(
-            lambda s, dt: call_hook(plugins, "on_render"), frequency=1.0 / run.render_dt
+            lambda s, dt: call_hook(render, "on_render"), frequency=1.0 / run.render_dt
         )
     start_wall, start_sim = time.perf_counter(), sim.sim_time
     last_report = [start_wall]
@@ -75,3 +81,9 @@ def run_scenario(
         collisions=sim.collision_count,
         interrupted=interrupted,
     )
+
+
+def overriding(plugins: list[Plugin], hook: str) -> list[Plugin]:
+    """The plugins whose class overrides `hook` (the base class's hooks do nothing)."""
+    base = getattr(Plugin, hook)
+    return [p for p in plugins if getattr(type(p), hook) is not base]
