@@ -202,7 +202,7 @@ class _Builder:
                 chosen = {
                     k: v
                     for k, v in spec.model_dump().items()
-                    if v is not None and k in AgentSpawnParams.__dataclass_fields__
+                    if v is not None and k in AgentSpawnParams.__dataclass_fields__ and k != "name"
                 }
                 for k, pose in enumerate(poses):
                     name = _name(spec.name, spec.model, i, k, len(poses))
