@@ -136,7 +136,8 @@ def test_a_failing_plugin_is_named_and_the_others_shut_down(tmp_path: Path) -> N
         ("simulation:\n  timestep: fast\n", "simulation.timestep: Input should be a valid number"),
         (
             "robots:\n  - model: simple_cub\n",
-            "robots[0] (model simple_cub): unknown robot model 'simple_cub'; did you mean 'simple_cube'",
+            "robots[0] (model simple_cub): unknown robot model 'simple_cub'; "
+            "did you mean 'simple_cube'",
         ),
         (
             "robots:\n  - model: simple_cube\n    plugins: [{type: patrl}]\n",
@@ -148,7 +149,8 @@ def test_a_failing_plugin_is_named_and_the_others_shut_down(tmp_path: Path) -> N
         ),
         ("environment:\n  files: [{path: nowhere.urdf}]\n", "environment.files[0] (nowhere.urdf)"),
         (
-            "robots:\n  - model: simple_cube\n    plugins: [{type: patrol, params: {waypoint: []}}]\n",
+            "robots:\n  - model: simple_cube\n"
+            "    plugins: [{type: patrol, params: {waypoint: []}}]\n",
             "robots[0].plugins[0].params",
         ),
     ],
