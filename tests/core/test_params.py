@@ -46,7 +46,7 @@ def test_direct_construction_is_validated_too() -> None:
 def test_pose_sync_auto_resolution() -> None:
     assert not SimulationParams().eager_sync
     assert SimulationParams(physics=True).eager_sync
-    assert SimulationParams(gui=True).eager_sync
+    assert not SimulationParams(gui=True).eager_sync  # the GUI syncs per drawn frame instead
     assert not SimulationParams(physics=True, pose_sync="lazy").eager_sync
     assert SimulationParams(pose_sync="eager").eager_sync
 

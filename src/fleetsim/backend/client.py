@@ -14,6 +14,7 @@ import pybullet as pb
 import pybullet_data
 from numpy.typing import NDArray
 
+from fleetsim.backend.gui import GuiBackend
 from fleetsim.backend.joints import JointBackend
 from fleetsim.backend.shapes import ShapeCache
 from fleetsim.errors import BackendError, SimulationClosedError
@@ -40,6 +41,7 @@ class Backend:
         self.gui = gui
         self.shapes = ShapeCache(client)
         self.joints = JointBackend(self)
+        self.window = GuiBackend(self)
 
     @property
     def client(self) -> int:

@@ -56,7 +56,8 @@ class SimulationParams:
         ignore_static_collision: skip every pair with a STATIC body.
         enable_collision_color_change: tint colliding bodies red while they touch (GUI).
         pose_sync: "eager" pushes moved poses to PyBullet every step; "lazy" only when something
-            reads PyBullet; "auto" is eager with the GUI or physics, lazy otherwise.
+            reads PyBullet; "auto" is eager with physics, lazy otherwise (the GUI then gets the
+            poses once per drawn frame, not once per step).
         seed: seed of the simulation's random generator `sim.rng` (None = random).
         max_steps_per_frame: most steps `run_simulation` takes at once to catch up.
         gui_min_fps: least GUI frame rate kept while paused or ahead of time.
@@ -121,7 +122,7 @@ class SimulationParams:
     def eager_sync(self) -> bool:
         """Whether poses are pushed to PyBullet every step (see `pose_sync`)."""
         if self.pose_sync == "auto":
-            return self.gui or self.physics
+            return self.physics
         return self.pose_sync == "eager"
 
     def replace(self, **changes: Any) -> SimulationParams:

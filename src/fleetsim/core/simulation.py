@@ -19,6 +19,8 @@ from fleetsim.backend import Backend
 from fleetsim.collision import CollisionSystem
 from fleetsim.collision.system import key_pairs
 from fleetsim.core import phases
+from fleetsim.core.gui import GuiControls, frame_fleet
+from fleetsim.core.monitor import DataMonitor
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
@@ -81,6 +83,8 @@ class MultiRobotSimulationCore:
         )
         self._world.contacts.color_change = p.enable_collision_color_change
         self._next_collision_check = 0.0
+        self.gui: GuiControls | None = GuiControls(self) if p.gui else None
+        self.monitor: DataMonitor | None = None
         self._paused = False
         self._resume_event = threading.Event()
         self._resume_event.set()
@@ -164,6 +168,8 @@ class MultiRobotSimulationCore:
                 self._run_collision_check()
         self.step_count += 1
         self.events.emit("post_step", self, dt)
+        if self.gui is not None:
+            self.gui.frame()  # keys, and poses for the next drawn frame (at most 60 per second)
         stats = prof.end()
         return dict(stats) if return_profiling else None
 
@@ -226,6 +232,10 @@ class MultiRobotSimulationCore:
             raise ConfigError(f"duration must be > 0 simulated seconds, got {duration}")
         dt = self.params.timestep
         end_step = None if duration is None else self.step_count + max(1, round(duration / dt))
+        if self.gui is not None and not self.gui.camera_set:
+            self.gui.setup_camera()
+        if self.params.monitor and self.monitor is None:
+            self.monitor = DataMonitor(self).start()
         pacer = Pacer(dt, self.params.target_rtf, self.params.max_steps_per_frame)
         pacer.start(self.sim_time)
         self._stop_requested = False
@@ -238,6 +248,8 @@ class MultiRobotSimulationCore:
         while running():
             if self._paused:
                 self._resume_event.wait(timeout=frame_s)
+                if self.gui is not None:
+                    self.gui.frame()  # SPACE resumes
                 if not self.is_paused:  # resumed: re-base so there is no catch-up burst
                     pacer.start(self.sim_time)
                 continue
@@ -353,6 +365,30 @@ class MultiRobotSimulationCore:
         """
         return self._world.sync()
 
+    # -- viewing ------------------------------------------------------------------------------
+
+    def setup_camera(self, mode: str | None = None, view: str | None = None, **manual: Any) -> Any:
+        """Point the GUI camera: "auto" frames every body ("top_down" or "perspective" view);
+        "manual" takes distance, yaw, pitch (degrees) and target. Defaults: `params.camera_*`."""
+        return self._gui_controls().setup_camera(mode, view, **manual)
+
+    def configure_visualizer(self, **switches: bool) -> None:
+        """GUI switches: shadows, gui_panels, visual_shapes, collision_shapes, transparency."""
+        self._gui_controls().configure_visualizer(**switches)
+
+    def capture_image(self, width: int = 640, height: int = 480) -> NDArray[np.uint8]:
+        """An RGB image (height, width, 3): the GUI's view, or headless an auto-framed one."""
+        self.sync()
+        if self.gui is not None:
+            return self._backend.window.capture(width, height)
+        distance, yaw, pitch, target = frame_fleet(self, self.params.camera_view)
+        return self._backend.window.render(width, height, distance, yaw, pitch, target)
+
+    def _gui_controls(self) -> GuiControls:
+        if self.gui is None:
+            raise ConfigError("this needs the GUI: create the simulation with gui=True")
+        return self.gui
+
     # -- lifetime -----------------------------------------------------------------------------
 
     def reset(self) -> None:
@@ -378,8 +414,11 @@ class MultiRobotSimulationCore:
         self.events.emit("reset", self)
 
     def close(self) -> None:
-        """Disconnect from PyBullet. Safe to call twice."""
+        """Disconnect from PyBullet (and close the monitor). Safe to call twice."""
         self.stop()
+        if self.monitor is not None:
+            self.monitor.stop()
+            self.monitor = None
         self._backend.close()
 
     @property

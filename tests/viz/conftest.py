@@ -1,0 +1,34 @@
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def xvfb_display() -> Iterator[str]:
+    """A private virtual X display (Debian's Xvfb); skipped where Xvfb or xdotool is missing."""
+    if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
+        pytest.skip("needs Xvfb and xdotool (apt-get install xvfb xdotool)")
+    number = next(
+        n
+        for n in range(90, 200)
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
+    )
+    server = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    socket = Path(f"/tmp/.X11-unix/X{number}")
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    try:
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
