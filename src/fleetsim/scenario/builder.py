@@ -77,6 +77,7 @@ def build(loaded: LoadedScenario, **simulation_overrides: Any) -> ScenarioRun:
     spec = loaded.scenario
     params = simulation_params(loaded, simulation_overrides)
     sim = MultiRobotSimulationCore(params)
+    sim.world.backend.set_rendering(False)  # building hundreds of bodies is faster undrawn
     try:
         scene = Scene(sim)
         builder = _Builder(loaded, scene)
@@ -97,6 +98,7 @@ def build(loaded: LoadedScenario, **simulation_overrides: Any) -> ScenarioRun:
     except BaseException:
         sim.close()
         raise
+    sim.world.backend.set_rendering(True)
     render_dt = spec.simulation.render_dt or DEFAULT_RENDER_DT  # type: ignore[attr-defined]
     return ScenarioRun(sim, scene, every, render_dt, loaded.path)
 
