@@ -18,7 +18,8 @@ SCRIPT = textwrap.dedent("""
     from fleetsim.viz import save_png
 
     def press(key):
-        found = subprocess.run(["xdotool", "search", "--name", "."], capture_output=True, text=True)
+        found = subprocess.run(  # PyBullet's window, not the monitor's
+            ["xdotool", "search", "--name", "Bullet Physics"], capture_output=True, text=True)
         windows = found.stdout.split()
         for w in windows:
             subprocess.run(["xdotool", "windowfocus", w], capture_output=True)
@@ -26,7 +27,7 @@ SCRIPT = textwrap.dedent("""
 
     out = {}
     params = SimulationParams(
-        gui=True, timestep=0.01, target_rtf=1.0, duration=5.0, camera_view="top_down")
+        gui=True, monitor=True, timestep=0.01, target_rtf=1.0, duration=5.0, camera_view="top_down")
     with MultiRobotSimulationCore(params) as sim:
         fleet = AgentManager(sim).spawn_agents_grid(
             25, GridSpawnParams(x_max=8, y_max=8, spacing=2.0),
@@ -59,6 +60,8 @@ SCRIPT = textwrap.dedent("""
         sim.register_callback(keys)
         sim.run_simulation()
         out["sim_time"] = sim.sim_time
+        out["monitor_view"] = type(sim.monitor.view).__name__
+        out["monitor_rtf"] = sim.monitor.last.actual_rtf
         image = sim.capture_image(320, 240)
         out["image_std"] = float(image.std())
         save_png(sys.argv[1], image)
@@ -88,4 +91,6 @@ def test_gui_keys_camera_and_image(xvfb_display: str, tmp_path: Path) -> None:
         True,
     ]  # v hid visuals, c showed collisions, t see-through
     assert out["image_std"] > 10  # not blank
+    assert out["monitor_view"] == "WindowView"  # a tkinter window, since there is a display
+    assert out["monitor_rtf"] == pytest.approx(1.0, rel=0.3)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

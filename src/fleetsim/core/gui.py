@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fleetsim.collision import refresh_moved_aabbs
 from fleetsim.state import CollisionMode
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ def frame_fleet(
 ) -> tuple[float, float, float, tuple[float, float, float]]:
     """Camera (distance, yaw, pitch, target) that shows every body, from above or at an angle."""
     b = sim.world.bodies
+    refresh_moved_aabbs(b)  # bodies spawned since the last step have no world box yet
     if len(b) == 0:
         return (
             sim.params.camera_distance,
