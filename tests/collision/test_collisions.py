@@ -272,10 +272,11 @@ def test_adding_bodies_one_at_a_time_resizes_cells_rarely() -> None:
 
 
 def test_lazy_sync_pushes_only_the_bodies_the_narrow_phase_reads() -> None:
+    ball = ShapeParams("sphere", radius=0.5)  # spheres need PyBullet's query (boxes do not)
     with make_sim(pose_sync="lazy") as sim:
-        a = spawn(sim, ShapeParams(), Pose.from_xyz(0, 0, 0.5))
-        b = spawn(sim, ShapeParams(), Pose.from_xyz(3, 0, 0.5))
-        far = spawn(sim, ShapeParams(), Pose.from_xyz(20, 0, 0.5))
+        a = spawn(sim, ball, Pose.from_xyz(0, 0, 0.5))
+        b = spawn(sim, ball, Pose.from_xyz(3, 0, 0.5))
+        far = spawn(sim, ball, Pose.from_xyz(20, 0, 0.5))
 
         def move(s: MultiRobotSimulationCore, dt: float) -> None:
             b.set_pose(Pose.from_xyz(0.5, 0, 0.5))  # into contact with a
@@ -291,3 +292,20 @@ def test_lazy_sync_pushes_only_the_bodies_the_narrow_phase_reads() -> None:
         assert sim.get_active_collision_pairs() == [(a.object_id, b.object_id)]
         assert raw_x(b) == pytest.approx(0.5)  # pushed for the closest-points query
         assert raw_x(far) == pytest.approx(20.0)  # not needed by anything: still lazy
+
+
+def test_box_pairs_are_tested_exactly_without_pybullet() -> None:
+    """Single boxes: rotated boards that AABBs would confuse, decided with box geometry alone."""
+    board = ShapeParams(half_extents=(1.0, 0.05, 0.5))
+    with make_sim(pose_sync="lazy") as sim:
+        a = spawn(sim, board, Pose.from_yaw(0, 0, 0.5, math.pi / 4))
+        b = spawn(sim, board, Pose.from_yaw(5, 5, 0.5, math.pi / 4))
+        assert sim.world.bodies["exact_box"].all()
+        b.set_pose(Pose.from_yaw(0.9, -0.9, 0.5, math.pi / 4))  # boxes overlap, boards do not
+        sim.register_callback(
+            lambda s, dt: b.set_pose(Pose.from_yaw(0.05, -0.05, 0.5, math.pi / 4))
+        )
+        sim.step_once()  # moved inside the step: touching now, and nothing pushed to PyBullet
+        assert sim.get_active_collision_pairs() == [(a.object_id, b.object_id)]
+        raw = pb.getBasePositionAndOrientation(b.object_id, physicsClientId=sim.client)[0]
+        assert raw[0] == pytest.approx(0.9)

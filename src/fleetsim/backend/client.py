@@ -124,6 +124,18 @@ class Backend:
             pb.changeDynamics(body_id, -1, mass=0.0, physicsClientId=c)
         return actual
 
+    def is_single_box(self, body_id: int) -> bool:
+        """Whether a body's only collision geometry is one box not rotated in the base frame."""
+        c = self.client
+        if pb.getNumJoints(body_id, physicsClientId=c) != 0:
+            return False
+        shapes = pb.getCollisionShapeData(body_id, -1, physicsClientId=c)
+        return (
+            len(shapes) == 1
+            and shapes[0][2] == pb.GEOM_BOX
+            and np.allclose(shapes[0][6], (0, 0, 0, 1))
+        )
+
     def inertial_offset(self, body_id: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """(position, orientation) of the base's inertial frame in its link frame.
 

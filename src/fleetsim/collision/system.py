@@ -17,6 +17,8 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision.aabb import refresh_moved_aabbs
 from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
+from fleetsim.collision.obb import boxes_touch
+from fleetsim.geometry import quat
 from fleetsim.state import BodyTable, CollisionMode
 
 IntArray = np.ndarray
@@ -164,21 +166,46 @@ class CollisionSystem:
         return i[keep], j[keep]
 
     def _confirm(self, i: IntArray, j: IntArray) -> tuple[IntArray, IntArray]:
-        """Narrow phase. Pairs with a NORMAL_2D body keep their xy box test: PyBullet's distance
-        queries are 3-D and would see the height the 2-D mode is meant to ignore."""
+        """Narrow phase. Pairs of single-box bodies are tested exactly with box geometry (no
+        PyBullet call); pairs with a NORMAL_2D body keep their xy box test (PyBullet's queries
+        are 3-D and would see the height the mode ignores); the rest ask PyBullet."""
         if self.narrow_phase == "aabb" or i.size == 0:
             return i, j
-        mode = self.bodies["collision_mode"]
+        b = self.bodies
+        mode = b["collision_mode"]
         planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
             mode[j] == int(CollisionMode.NORMAL_2D)
         )
-        qi, qj = i[~planar], j[~planar]
+        boxes = (
+            ~planar
+            & b["exact_box"][i]
+            & b["exact_box"][j]
+            & (self.narrow_phase == "closest_points")
+        )
+        keep = planar.copy()
+        if boxes.any():
+            keep[boxes] = self._boxes_touch(i[boxes], j[boxes])
+        rest = ~planar & ~boxes
+        qi, qj = i[rest], j[rest]
         touching = np.zeros(0, dtype=bool)
         if qi.size:
             self._sync_rows(np.unique(np.r_[qi, qj]))  # lazy sync: only bodies the query reads
-            ids = self.bodies["body_id"]
+            ids = b["body_id"]
             if self.narrow_phase == "contact_points":
                 touching = self.backend.contact_pairs(ids[qi], ids[qj])
             else:
                 touching = self.backend.closest_pairs(ids[qi], ids[qj], self.margin)
-        return np.r_[i[planar], qi[touching]], np.r_[j[planar], qj[touching]]
+        return np.r_[i[keep], qi[touching]], np.r_[j[keep], qj[touching]]
+
+    def _boxes_touch(self, i: IntArray, j: IntArray) -> np.ndarray:
+        """Exact test of pairs of single-box bodies, each box grown by half the margin."""
+        b = self.bodies
+        grow = self.margin / 2
+
+        def boxes(rows: IntArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            rot = quat.to_matrix(b["quat"][rows])
+            lo, hi = b["aabb_local_min"][rows], b["aabb_local_max"][rows]
+            centre = b["pos"][rows] + np.einsum("nij,nj->ni", rot, (lo + hi) / 2)
+            return centre, rot, (hi - lo) / 2 + grow
+
+        return boxes_touch(*boxes(i), *boxes(j))

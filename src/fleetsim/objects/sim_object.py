@@ -73,6 +73,8 @@ class SimObject:
             pickable=spawn_params.pickable,
             collision_mode=int(spawn_params.collision_mode),
             dynamic=world.physics and spawn_params.mass > 0,
+            exact_box=collision.shape_type == "box"
+            and collision.frame_orientation == (0.0, 0.0, 0.0, 1.0),
         )
         return obj
 

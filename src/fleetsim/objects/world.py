@@ -62,7 +62,9 @@ class World:
         self.links = attachments.AttachmentGraph()
         self.in_step = False
         self.time = 0.0  # simulated seconds, kept by the simulation core
-        self._body_facts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._body_facts: dict[
+            str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+        ] = {}
 
     # -- step state ---------------------------------------------------------------------------
 
@@ -109,10 +111,11 @@ class World:
         if facts is None:
             offset_pos, offset_quat = self.backend.inertial_offset(body_id)
             lo, hi = self.backend.local_aabb(body_id)
-            facts = (np.array(offset_pos), np.array(offset_quat), lo, hi)
+            box = self.backend.is_single_box(body_id)
+            facts = (np.array(offset_pos), np.array(offset_quat), lo, hi, box)
             if facts_key:
                 self._body_facts[facts_key] = facts
-        com_pos, com_quat, lo, hi = facts
+        com_pos, com_quat, lo, hi, box = facts
         link_p, link_q = self.backend.read_link_pose(body_id, com_pos.tolist(), com_quat.tolist())
         has_offset = bool(np.any(com_pos != 0) or np.any(com_quat[:3] != 0))
         return self.add_body(
@@ -125,6 +128,7 @@ class World:
             com_pos=com_pos,
             com_quat=com_quat,
             has_com_offset=has_offset,
+            exact_box=box,
             **columns,
         )
 

@@ -32,6 +32,9 @@ BODY_COLUMNS: dict[str, Column] = {
     "aabb_min": Column(np.float64, (3,)),
     "aabb_max": Column(np.float64, (3,)),
     "collision_mode": Column(np.int8, (), int(CollisionMode.NORMAL_3D)),
+    # The collision geometry is exactly the local box (a single unrotated box): the narrow phase
+    # can test it with box-box geometry instead of asking PyBullet.
+    "exact_box": Column(np.bool_, (), False),
     "mass": Column(np.float64),
     "pickable": Column(np.bool_, (), False),
     # Moved since the last AABB refresh / pose differs from what PyBullet holds.

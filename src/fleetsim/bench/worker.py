@@ -1,0 +1,143 @@
+"""One benchmark case in a fresh process; prints one JSON line. Runs under any interpreter.
+
+    python worker.py '{"impl": "fleetsim", "n": 1000, "steps": 100, ...}'
+
+The same workload for every implementation: N copies of the same cube URDF on a grid 2 m apart,
+omnidirectional, a 0.1 s step, half of them driving to random goals (seeded), a collision check
+every step. `impl` is "fleetsim" or "peer" (the pybullet-fleet package, through its public API
+only). Only the standard library is imported at the top so a peer-only environment can run it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import sys
+import time
+from typing import Any
+
+TIMESTEP = 0.1
+SPACING = 2.0
+
+
+def rss_bytes() -> int:
+    """Resident memory of this process (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def goals(n: int, seed: int) -> list[tuple[int, float, float]]:
+    """(robot index, x, y) for half of the robots: random points of the fleet's square."""
+    rng = random.Random(seed)
+    side = SPACING * math.ceil(math.sqrt(n))
+    movers = rng.sample(range(n), n // 2)
+    return [(i, rng.uniform(0, side), rng.uniform(0, side)) for i in movers]
+
+
+def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
+    from fleetsim import (
+        AgentManager,
+        AgentSpawnParams,
+        GridSpawnParams,
+        MultiRobotSimulationCore,
+        Pose,
+        SimulationParams,
+    )
+
+    n = case["n"]
+    params = SimulationParams(
+        timestep=TIMESTEP,
+        target_rtf=0,
+        seed=0,
+        pose_sync=case.get("sync", "auto"),
+        collision_narrowphase=case.get("narrow", "closest_points"),
+        collision_check_frequency=None,
+    )
+    with MultiRobotSimulationCore(params) as sim:
+        before = rss_bytes()
+        t0 = time.perf_counter()
+        side = SPACING * math.ceil(math.sqrt(n))
+        agents = AgentManager(sim).spawn_agents_grid(
+            n,
+            GridSpawnParams(x_max=side, y_max=side, spacing=SPACING),
+            AgentSpawnParams(urdf_path=case["urdf"]),
+        )
+        spawn_s = time.perf_counter() - t0
+        memory = rss_bytes() - before
+        for i, x, y in goals(n, case["seed"]):
+            agents[i].set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
+        return _time_steps(sim.step_once, case, spawn_s, memory)
+
+
+def run_peer(case: dict[str, Any]) -> dict[str, Any]:
+    import pybullet_fleet as pf
+
+    n = case["n"]
+    params = pf.SimulationParams(
+        timestep=TIMESTEP,
+        target_rtf=0,
+        gui=False,
+        monitor=False,
+        enable_monitor_gui=False,
+        collision_check_frequency=None,
+    )
+    sim = pf.MultiRobotSimulationCore(params)
+    before = rss_bytes()
+    t0 = time.perf_counter()
+    cols = math.ceil(math.sqrt(n))
+    rows = math.ceil(n / cols)
+    grid = pf.GridSpawnParams(
+        x_min=0,
+        x_max=cols - 1,
+        y_min=0,
+        y_max=rows - 1,
+        spacing=[SPACING, SPACING, 0.0],
+        offset=[0.0, 0.0, 0.0],
+    )
+    manager = pf.AgentManager(sim_core=sim)
+    agents = manager.spawn_agents_grid(
+        n, grid, pf.AgentSpawnParams(urdf_path=case["urdf"], motion_mode="omnidirectional")
+    )
+    spawn_s = time.perf_counter() - t0
+    memory = rss_bytes() - before
+    if len(agents) != n:
+        raise RuntimeError(f"peer spawned {len(agents)} robots, expected {n}")
+    for i, x, y in goals(n, case["seed"]):
+        manager.set_goal_pose(i, pf.Pose.from_xyz(x, y, 0.0))
+    return _time_steps(sim.step_once, case, spawn_s, memory)
+
+
+def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, memory: int) -> dict[str, Any]:
+    for _ in range(case["warmup"]):
+        step()
+    times = []
+    for _ in range(case["steps"]):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    times.sort()
+    ms = 1e3 * times[len(times) // 2]
+    return {
+        **case,
+        "ms_per_step": ms,
+        "rtf": TIMESTEP * 1e3 / ms,
+        "spawn_s": spawn_s,
+        "bytes_per_robot": memory / case["n"],
+    }
+
+
+def main() -> None:
+    case = json.loads(sys.argv[1])
+    runner = run_fleetsim if case["impl"] == "fleetsim" else run_peer
+    result = runner(case)
+    sys.stdout.flush()
+    print("BENCH-RESULT " + json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
