@@ -1,0 +1,135 @@
+"""The benchmark suite behind `fleetsim bench`: fleets of N robots, fleetsim variants and the peer.
+
+Every case runs in a fresh process (worker.py), fleetsim and peer cases alternating per N, so
+the two see the same machine state. Variants:
+- "fleetsim": closest-points narrow phase (the same work as the peer), lazy pose sync;
+- "fleetsim-aabb": boxes only (reported separately);
+- "fleetsim-eager": poses pushed to PyBullet every step, as the GUI of other tools does;
+- "peer": the pybullet-fleet package through its public API, when an interpreter has it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fleetsim.models import resolve_urdf
+
+WORKER = Path(__file__).with_name("worker.py")
+VARIANTS = {
+    "fleetsim": {"impl": "fleetsim", "narrow": "closest_points", "sync": "auto"},
+    "fleetsim-aabb": {"impl": "fleetsim", "narrow": "aabb", "sync": "auto"},
+    "fleetsim-eager": {"impl": "fleetsim", "narrow": "closest_points", "sync": "eager"},
+    "peer": {"impl": "peer"},
+}
+
+
+@dataclass
+class Suite:
+    sizes: list[int]
+    variants: list[str]
+    steps: int = 100
+    warmup: int = 20
+    seed: int = 0
+    peer_python: str | None = None
+    timeout_s: float = 1800.0
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def run(self, progress: Any = print) -> list[dict[str, Any]]:
+        urdf = resolve_urdf("simple_cube")
+        for n in self.sizes:
+            order = self.variants if len(self.results) % 2 == 0 else list(reversed(self.variants))
+            for variant in order:  # alternate the order from one N to the next
+                case = {**VARIANTS[variant], "variant": variant, "n": n, "steps": self.steps,
+                        "warmup": self.warmup, "seed": self.seed, "urdf": urdf}  # fmt: skip
+                progress(f"running {variant} with {n} robots ...")
+                self.results.append(self._one(case))
+        return self.results
+
+    def _one(self, case: dict[str, Any]) -> dict[str, Any]:
+        python = self.peer_python if case["impl"] == "peer" and self.peer_python else sys.executable
+        try:
+            done = subprocess.run(
+                [python, str(WORKER), json.dumps(case)],
+                capture_output=True,
+                text=True,
+                timeout=self.timeout_s,
+            )
+        except subprocess.TimeoutExpired:
+            return {**case, "error": f"timed out after {self.timeout_s:.0f} s"}
+        for line in done.stdout.splitlines():
+            if line.startswith("BENCH-RESULT "):
+                result: dict[str, Any] = json.loads(line.removeprefix("BENCH-RESULT "))
+                return result
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {**case, "error": tail[0][:300]}
+
+    def ratios(self) -> dict[int, float]:
+        """Peer ms / fleetsim ms per N (same work: closest points), where both ran."""
+        out = {}
+        for n in self.sizes:
+            ours = self._ms(n, "fleetsim")
+            peer = self._ms(n, "peer")
+            if ours and peer:
+                out[n] = peer / ours
+        return out
+
+    def _ms(self, n: int, variant: str) -> float | None:
+        for r in self.results:
+            if r["n"] == n and r["variant"] == variant and "ms_per_step" in r:
+                return float(r["ms_per_step"])
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "meta": {
+                "date": time.strftime("%Y-%m-%d"),
+                "machine": platform.platform(),
+                "processor": platform.processor() or platform.machine(),
+                "python": platform.python_version(),
+                "workload": "N cube robots 2 m apart, omnidirectional, 0.1 s step, half driving to "
+                "random goals, collision check every step",
+            },
+            "results": self.results,
+            "peer_over_fleetsim": {str(n): r for n, r in self.ratios().items()},
+        }
+
+
+def peer_installed(python: str | None) -> bool:
+    if python:
+        check = subprocess.run(
+            [python, "-c", "import pybullet_fleet"], capture_output=True, timeout=120
+        )
+        return check.returncode == 0
+    return importlib.util.find_spec("pybullet_fleet") is not None
+
+
+def plot(results: list[dict[str, Any]], path: Path) -> bool:
+    """A PNG of real-time factor against N (needs matplotlib: pip install 'fleetsim[bench]')."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for variant in dict.fromkeys(r["variant"] for r in results):
+        rows = sorted((r["n"], r["rtf"]) for r in results if r["variant"] == variant and "rtf" in r)
+        if rows:
+            ax.plot(*zip(*rows, strict=True), marker="o", label=variant)
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="real time")
+    ax.set(xscale="log", yscale="log", xlabel="robots", ylabel="real-time factor (0.1 s step)")
+    ax.set_title("fleetsim: real-time factor against fleet size")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True

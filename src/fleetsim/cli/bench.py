@@ -1,0 +1,76 @@
+"""`fleetsim bench`: fleet-size benchmarks, side by side with the peer when it is installed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fleetsim.bench.suite import VARIANTS, Suite, peer_installed, plot
+
+
+def bench(
+    sizes: str = typer.Option(
+        "100,1000,10000,100000", "--sizes", help="Fleet sizes, comma-separated."
+    ),
+    steps: int = typer.Option(100, "--steps", help="Timed steps per case (median reported)."),
+    peer: bool = typer.Option(False, "--peer", help="Also run the pybullet-fleet package."),
+    peer_python: str | None = typer.Option(
+        None, "--peer-python", help="Interpreter that has pybullet-fleet."
+    ),
+    aabb: bool = typer.Option(
+        True, "--aabb/--no-aabb", help="Also measure the AABB-only narrow phase."
+    ),
+    eager: bool = typer.Option(True, "--eager/--no-eager", help="Also measure eager pose sync."),
+    json_out: Path = typer.Option(
+        Path("bench-results.json"), "--json", help="Where to write JSON."
+    ),
+    plot_out: Path = typer.Option(
+        Path("bench-rtf.png"), "--plot", help="Where to write the PNG plot."
+    ),
+) -> None:
+    """Step time and real-time factor as the fleet grows; spawn time and memory per robot."""
+    console = Console()
+    variants = (
+        ["fleetsim"] + (["fleetsim-aabb"] if aabb else []) + (["fleetsim-eager"] if eager else [])
+    )
+    if peer:
+        if not peer_installed(peer_python):
+            console.print(
+                "[red]pybullet-fleet is not installed[/red] (install it, or pass --peer-python)"
+            )
+            raise typer.Exit(2)
+        variants.append("peer")
+    try:
+        counts = sorted(int(s) for s in sizes.split(","))
+    except ValueError:
+        console.print(f"[red]--sizes takes numbers separated by commas, got {sizes!r}[/red]")
+        raise typer.Exit(2) from None
+    suite = Suite(counts, variants, steps=steps, peer_python=peer_python)
+    suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+    table = Table(title="fleetsim bench (median ms per 0.1 s step)")
+    for column in ("N", "variant", "ms/step", "RTF", "spawn s", "kB/robot"):
+        table.add_column(column, justify="right")
+    for r in suite.results:
+        if "error" in r:
+            table.add_row(str(r["n"]), r["variant"], "[red]error[/red]", r["error"][:40], "", "")
+            continue
+        table.add_row(
+            f"{r['n']:,}", r["variant"], f"{r['ms_per_step']:.2f}", f"{r['rtf']:.1f}x",
+            f"{r['spawn_s']:.1f}", f"{r['bytes_per_robot'] / 1024:.1f}",
+        )  # fmt: skip
+    console.print(table)
+    for n, ratio in suite.ratios().items():
+        console.print(f"{n:>7,} robots: fleetsim is {ratio:.1f}x faster per step than the peer")
+    json_out.write_text(json.dumps(suite.to_json(), indent=2))
+    console.print(f"JSON: {json_out}")
+    if plot(suite.results, plot_out):
+        console.print(f"plot: {plot_out}")
+    else:
+        console.print("no plot: pip install 'fleetsim\\[bench]' for matplotlib")
+
+
+__all__ = ["VARIANTS", "bench"]
