@@ -9,10 +9,24 @@ from pathlib import Path
 def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     result = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "bench", "--sizes", "20,60", "--steps", "5", "--json", str(out),
-         "--plot", str(tmp_path / "rtf.png")],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "bench",
+            "--sizes",
+            "20,60",
+            "--steps",
+            "5",
+            "--json",
+            str(out),
+            "--plot",
+            str(tmp_path / "rtf.png"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(out.read_text())
     variants = {(r["n"], r["variant"]) for r in data["results"]}
@@ -25,7 +39,19 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
 
 def test_bench_peer_missing_is_bad_input() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "bench", "--sizes", "10", "--peer", "--peer-python", "/nonexistent/python"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "bench",
+            "--sizes",
+            "10",
+            "--peer",
+            "--peer-python",
+            "/nonexistent/python",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and "not installed" in result.stdout

@@ -39,21 +39,32 @@ SCRIPT = textwrap.dedent("""
             p = agent.get_pose()
             agent.set_goal(Pose.from_xyz(p.x + 1, p.y, 0))
 
+        def press_until(key, done):  # a key can be lost on a loaded X server: retry
+            while not done():
+                press(key)
+                deadline = time.monotonic() + 0.3
+                while not done() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+
         def watch_pause():
-            while not sim.is_paused:
-                time.sleep(0.01)
+            press_until("space", lambda: sim.is_paused)
             out["paused_at"] = sim.sim_time
             time.sleep(0.5)
             out["still_paused_at"] = sim.sim_time
-            press("space")
+            press_until("space", lambda: not sim.is_paused)
+
+        def toggle(key, flag):
+            before = getattr(sim.gui, flag)
+            press_until(key, lambda: getattr(sim.gui, flag) != before)
 
         schedule = {1.0: "space", 2.0: "v", 2.5: "c", 3.0: "t"}
         def keys(s, dt):
             key = schedule.pop(round(s.sim_time, 2), None)
             if key == "space":
                 threading.Thread(target=watch_pause, daemon=True).start()
-            if key:
-                press(key)
+            elif key:
+                flag = {"v": "visual_shapes", "c": "collision_shapes", "t": "transparency"}[key]
+                threading.Thread(target=toggle, args=(key, flag), daemon=True).start()
             if round(s.sim_time, 2) == 3.5:
                 out["toggles"] = [s.gui.visual_shapes, s.gui.collision_shapes, s.gui.transparency]
                 s.configure_visualizer(visual_shapes=True, collision_shapes=False)
@@ -82,7 +93,7 @@ def test_gui_keys_camera_and_image(xvfb_display: str, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["paused_at"] == pytest.approx(1.0, abs=0.1)  # SPACE paused the run ...
+    assert out["paused_at"] == pytest.approx(1.0, abs=0.5)  # SPACE paused the run ...
     assert out["still_paused_at"] == out["paused_at"]  # ... and nothing moved while paused
     assert out["sim_time"] == pytest.approx(5.0)  # SPACE again resumed it
     assert out["toggles"] == [

@@ -104,9 +104,12 @@ class Suite:
 
 def peer_installed(python: str | None) -> bool:
     if python:
-        check = subprocess.run(
-            [python, "-c", "import pybullet_fleet"], capture_output=True, timeout=120
-        )
+        try:
+            check = subprocess.run(
+                [python, "-c", "import pybullet_fleet"], capture_output=True, timeout=120
+            )
+        except OSError:  # no such interpreter
+            return False
         return check.returncode == 0
     return importlib.util.find_spec("pybullet_fleet") is not None
 
