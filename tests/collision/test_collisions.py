@@ -203,6 +203,17 @@ def test_removal_ends_the_contact(sim: MultiRobotSimulationCore) -> None:
     assert ended == [(a.name, b.name)] and sim.get_active_collision_pairs() == []
 
 
+def test_a_listener_added_mid_contact_hears_its_end(sim: MultiRobotSimulationCore) -> None:
+    a = spawn(sim, ShapeParams(), Pose.from_xyz(0, 0, 0.5))
+    b = spawn(sim, ShapeParams(), Pose.from_xyz(0.5, 0, 0.5))
+    sim.step_once()  # the contact starts while nobody listens (events are skipped then)
+    ended = []
+    sim.on("collision_ended", lambda x, y: ended.append((x.name, y.name)))
+    b.set_pose(Pose.from_xyz(5, 0, 0.5))
+    sim.step_once()
+    assert ended == [(a.name, b.name)]
+
+
 def test_a_carrier_does_not_collide_with_its_load(sim: MultiRobotSimulationCore) -> None:
     robot = spawn(sim, ShapeParams(half_extents=(0.3, 0.3, 0.2)), Pose.from_xyz(0, 0, 0.2))
     load = spawn(sim, ShapeParams(half_extents=(0.2, 0.2, 0.2)), Pose.from_xyz(0, 0, 0.5))
@@ -309,3 +320,16 @@ def test_box_pairs_are_tested_exactly_without_pybullet() -> None:
         assert sim.get_active_collision_pairs() == [(a.object_id, b.object_id)]
         raw = pb.getBasePositionAndOrientation(b.object_id, physicsClientId=sim.client)[0]
         assert raw[0] == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize("cell_size", [0.25, 1.15, 3.0])  # many wide bodies, typical, coarse
+def test_dense_fleets_match_brute_force_on_every_path(cell_size: float) -> None:
+    rng = np.random.default_rng(7)
+    n = 1500  # at 0.25 m most boxes are wider than a cell: the multi-cell hash is used
+    centre = rng.uniform(-15, 15, (n, 3)) * [1, 1, 0.05]
+    half = rng.uniform(0.05, 0.6, (n, 3))
+    lo, hi = centre - half, centre + half
+    i, j = candidate_pairs(lo, hi, cell_size)
+    bi, bj = np.triu_indices(n, 1)
+    keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
+    assert np.array_equal(i, bi[keep]) and np.array_equal(j, bj[keep])  # same pairs, same order

@@ -1,8 +1,13 @@
 """Spatial-hash broadphase over world AABBs, vectorised with sorting instead of Python loops.
 
-Every box is hashed into each xy cell it covers (so bodies larger than a cell are found from all
-of them). Sorting the (cell, body) entries groups each cell's bodies together; all pairs within
-each group are generated with array arithmetic, de-duplicated, and kept if their boxes overlap.
+The common case (most bodies no wider than a cell) hashes each body once, by the cell of its
+lower corner: two such bodies can only overlap if their cells are equal or adjacent, so pairs come
+from each cell and from four of its eight neighbours (the other four see the same pairs from the
+other side), with no duplicates to remove. The few wider bodies are tested against everyone.
+
+When many bodies are wider than a cell (a small constant cell size), every box is hashed into
+each xy cell it covers; sorting the (cell, body) entries groups each cell's bodies, all pairs
+within each group are generated with array arithmetic and de-duplicated.
 """
 
 from __future__ import annotations
@@ -13,33 +18,123 @@ IntArray = np.ndarray
 
 _CELL_LIMIT = 2**20  # cell coordinates are folded into one int64 key below this range
 MAX_CELLS_PER_BODY = 64  # bigger bodies skip the hash and are tested against everyone
+_BRUTE_FORCE_PAIRS = 400_000  # wide bodies x all bodies tested directly up to this many pairs
 
 
 def candidate_pairs(
     lo: np.ndarray, hi: np.ndarray, cell_size: float, ignore_z: np.ndarray | None = None
 ) -> tuple[IntArray, IntArray]:
-    """Index pairs (i < j) of boxes that overlap: lo/hi (N, 3) in metres.
+    """Index pairs (i < j) of boxes that overlap: lo/hi (N, 3) in metres, sorted by (i, j).
 
     `ignore_z` (N,) marks boxes whose pairs are tested on x and y only. Returns two int arrays.
     """
     n = len(lo)
     if n < 2:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    extent = np.maximum(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
+    wide = np.flatnonzero(~(extent <= cell_size))  # NaN and inf count as wide
+    if wide.size * n <= _BRUTE_FORCE_PAIRS:
+        narrow = np.delete(extent, wide)
+        # the smallest cell that still holds every narrow body: fewer neighbours to test
+        cell_size = max(float(narrow.max()), cell_size / 4) if narrow.size else cell_size
+        i, j = _single_cell_pairs(lo, cell_size, wide)
+        if wide.size:
+            i, j = _union(n, (i, j), _against_all(n, wide))
+    else:
+        i, j = _multi_cell_pairs(lo, hi, cell_size)
+    i, j = overlapping(lo, hi, i, j, ignore_z)
+    order = np.argsort(i * n + j)
+    return i[order], j[order]
+
+
+def _single_cell_pairs(
+    lo: np.ndarray, cell_size: float, wide: IntArray
+) -> tuple[IntArray, IntArray]:
+    """(i < j) pairs of narrow bodies whose lower-corner cells are equal or adjacent."""
+    body = np.arange(len(lo))
+    x, y = (np.floor(lo[:, axis] / cell_size).astype(np.int64) for axis in (0, 1))
+    if wide.size:
+        body, x, y = np.delete(body, wide), np.delete(x, wide), np.delete(y, wide)
+    if body.size < 2:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    x -= x.min() - 1  # from 1, so that x - 1 stays >= 0
+    y -= y.min()
+    height = int(y.max()) + 2  # y + 1 never wraps into the next column
+    keys = x * height + y
+    order = np.argsort(keys, kind="stable")  # timsort: near-linear as the order persists
+    keys, body = keys[order], body[order]
+    m = len(keys)
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    sizes = np.diff(np.r_[starts, m])
+    group = np.repeat(np.arange(len(starts)), sizes)  # each sorted entry's cell group
+
+    # pairs inside one cell: each entry with the members after it
+    later = sizes[group] - (np.arange(m) - starts[group]) - 1
+    left = np.repeat(np.arange(m), later)
+    right = left + 1 + _ramp(later)
+
+    # pairs with the cells at +x, +x+y, +y and -x+y
+    cell_keys = keys[starts]
+    neighbour = cell_keys[:, None] + np.array([height, height + 1, 1, 1 - height])
+    hit, hit_size = _lookup(cell_keys, sizes, neighbour, int(keys[-1]) + height + 2)
+    counts = hit_size[group].ravel()  # (entries * 4)
+    cross_left = np.repeat(np.repeat(np.arange(m), 4), counts)
+    cross_right = np.repeat(starts[hit[group].ravel()], counts) + _ramp(counts)
+
+    a = body[np.r_[left, cross_left]]
+    b = body[np.r_[right, cross_right]]
+    return np.minimum(a, b), np.maximum(a, b)
+
+
+def _lookup(
+    cell_keys: IntArray, sizes: IntArray, query: IntArray, key_limit: int
+) -> tuple[IntArray, IntArray]:
+    """For each query key, its group index and size (0 when that cell is empty)."""
+    if key_limit <= 32 * len(cell_keys) + 65536:  # most sites: a direct table, one gather
+        table = np.full(key_limit, -1, dtype=np.int32)
+        table[cell_keys] = np.arange(len(cell_keys), dtype=np.int32)
+        hit = table[query]
+        return hit.clip(min=0), np.where(hit >= 0, sizes[hit], 0)
+    hit = np.searchsorted(cell_keys, query).clip(max=len(cell_keys) - 1)
+    return hit, np.where(cell_keys[hit] == query, sizes[hit], 0)
+
+
+def _ramp(counts: IntArray) -> IntArray:
+    """0, 1, ..., c - 1 for each c in counts, concatenated."""
+    ramp: IntArray = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    return ramp
+
+
+def _against_all(n: int, wide: IntArray) -> tuple[IntArray, IntArray]:
+    """Every pair (i < j) with at least one wide body."""
+    bi = np.repeat(wide, n)
+    bj = np.tile(np.arange(n), wide.size)
+    keep = bi != bj
+    return np.minimum(bi[keep], bj[keep]), np.maximum(bi[keep], bj[keep])
+
+
+def _union(
+    n: int, first: tuple[IntArray, IntArray], second: tuple[IntArray, IntArray]
+) -> tuple[IntArray, IntArray]:
+    keys = np.unique(np.r_[first[0] * n + first[1], second[0] * n + second[1]])
+    return keys // n, keys % n
+
+
+def _multi_cell_pairs(
+    lo: np.ndarray, hi: np.ndarray, cell_size: float
+) -> tuple[IntArray, IntArray]:
+    """(i < j) pairs sharing a cell, each body hashed into every cell it covers."""
+    n = len(lo)
     c0 = np.floor(lo[:, :2] / cell_size).astype(np.int64)
     c1 = np.floor(hi[:, :2] / cell_size).astype(np.int64)
     span = c1 - c0 + 1  # cells covered along x and y
     counts = span[:, 0] * span[:, 1]
     big = np.flatnonzero(counts > MAX_CELLS_PER_BODY)
     counts[big] = 0
-    hashed_i, hashed_j = _hashed_pairs(n, c0, span, counts)
+    pairs = _hashed_pairs(n, c0, span, counts)
     if big.size:  # a few huge bodies (docks, walls): test each against all the others
-        bi = np.repeat(big, n)
-        bj = np.tile(np.arange(n), big.size)
-        keep = bi != bj
-        a, b = np.minimum(bi[keep], bj[keep]), np.maximum(bi[keep], bj[keep])
-        keys = np.unique(np.r_[hashed_i * n + hashed_j, a * n + b])
-        hashed_i, hashed_j = keys // n, keys % n
-    return overlapping(lo, hi, hashed_i, hashed_j, ignore_z)
+        pairs = _union(n, pairs, _against_all(n, big))
+    return pairs
 
 
 def _hashed_pairs(
@@ -73,11 +168,13 @@ def overlapping(
     lo: np.ndarray, hi: np.ndarray, i: IntArray, j: IntArray, ignore_z: np.ndarray | None = None
 ) -> tuple[IntArray, IntArray]:
     """The pairs (i, j) whose boxes overlap (touching counts), z skipped where `ignore_z`."""
-    xy = np.all((lo[i, :2] <= hi[j, :2]) & (lo[j, :2] <= hi[i, :2]), axis=1)
-    z = (lo[i, 2] <= hi[j, 2]) & (lo[j, 2] <= hi[i, 2])
-    if ignore_z is not None:
-        z |= ignore_z[i] | ignore_z[j]
-    keep = xy & z
+    keep = np.ones(len(i), dtype=bool)
+    for axis in range(3):  # one column at a time: 1-D gathers are far faster than row gathers
+        low, high = lo[:, axis].copy(), hi[:, axis].copy()
+        apart = (low[i] > high[j]) | (low[j] > high[i])
+        if axis == 2 and ignore_z is not None:
+            apart &= ~(ignore_z[i] | ignore_z[j])
+        keep &= ~apart
     return i[keep], j[keep]
 
 

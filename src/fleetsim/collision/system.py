@@ -19,7 +19,7 @@ from fleetsim.collision.aabb import refresh_moved_aabbs
 from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
 from fleetsim.collision.obb import boxes_touch
 from fleetsim.geometry import quat
-from fleetsim.state import BodyTable, CollisionMode
+from fleetsim.state import BodyTable, CollisionMode, rows_of
 
 IntArray = np.ndarray
 Pair = tuple[int, int]  # body handles, smaller first
@@ -150,7 +150,9 @@ class CollisionSystem:
         rows = np.flatnonzero(mode != int(CollisionMode.DISABLED))
         if rows.size < 2:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        lo, hi = b["aabb_min"][rows], b["aabb_max"][rows]
+        lo, hi = b["aabb_min"], b["aabb_max"]
+        if rows.size < len(mode):
+            lo, hi = lo[rows], hi[rows]
         if self.margin > 0 and self.narrow_phase == "closest_points":
             lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
         ignore_z = mode[rows] == int(CollisionMode.NORMAL_2D)
@@ -203,9 +205,9 @@ class CollisionSystem:
         grow = self.margin / 2
 
         def boxes(rows: IntArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            rot = quat.to_matrix(b["quat"][rows])
-            lo, hi = b["aabb_local_min"][rows], b["aabb_local_max"][rows]
-            centre = b["pos"][rows] + np.einsum("nij,nj->ni", rot, (lo + hi) / 2)
+            rot = quat.to_matrix(rows_of(b["quat"], rows))
+            lo, hi = rows_of(b["aabb_local_min"], rows), rows_of(b["aabb_local_max"], rows)
+            centre = rows_of(b["pos"], rows) + np.einsum("nij,nj->ni", rot, (lo + hi) / 2)
             return centre, rot, (hi - lo) / 2 + grow
 
         return boxes_touch(*boxes(i), *boxes(j))

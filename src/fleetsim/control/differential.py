@@ -18,6 +18,7 @@ from fleetsim.control.trapezoid import (
     turn_lands_on,
 )
 from fleetsim.geometry import quat
+from fleetsim.geometry.vectors import row_norm
 
 FloatArray = np.ndarray
 
@@ -35,13 +36,13 @@ def step_differential(
     """One step towards `goal` (x, y; z is kept); returns (new motion, distance, yaw error)."""
     max_v, max_a, max_w, max_alpha = limits
     delta = goal[:, :2] - m.pos[:, :2]
-    dist = np.linalg.norm(delta, axis=1)
+    dist = row_norm(delta)
     at_goal = dist == 0.0
     heading = np.arctan2(delta[:, 1], delta[:, 0])
     wanted_yaw = np.where(at_goal, np.where(align, goal_yaw, m.yaw), heading)
     yaw_err = quat.wrap_angle(wanted_yaw - m.yaw)
     aligned = np.abs(yaw_err) <= ALIGNED_RAD
-    speed = np.linalg.norm(m.vel[:, :2], axis=1)
+    speed = row_norm(m.vel[:, :2])
 
     # Drive along the heading when aligned with the goal; otherwise brake to rest.
     new_speed = next_speed(speed, np.where(aligned & ~at_goal, dist, 0.0), max_v, max_a, dt)
@@ -62,6 +63,6 @@ def step_differential(
     new_speed = np.where(lands, dist / dt, new_speed)
     vel = np.zeros_like(m.vel)
     vel[:, :2] = forward * new_speed[:, None]
-    dist_left = np.where(lands, 0.0, np.linalg.norm(goal[:, :2] - pos[:, :2], axis=1))
+    dist_left = np.where(lands, 0.0, row_norm(goal[:, :2] - pos[:, :2]))
     final_err = np.where(align, np.abs(quat.wrap_angle(goal_yaw - yaw)), 0.0)
     return Motion(pos, quat.wrap_angle(yaw), vel, rate), dist_left, final_err

@@ -14,6 +14,7 @@ from fleetsim.control.trapezoid import (
     turn_lands_on,
 )
 from fleetsim.geometry import quat
+from fleetsim.geometry.vectors import row_norm
 
 FloatArray = np.ndarray
 
@@ -39,7 +40,7 @@ def step_omni(
     """One step towards `goal`; returns (new motion, distance left, yaw error left)."""
     max_v, max_a, max_w, max_alpha = limits
     delta = goal - m.pos
-    dist = np.linalg.norm(delta, axis=1)
+    dist = row_norm(delta)
     direction = delta / np.maximum(dist, 1e-300)[:, None]
     cap = braking_speed(dist, max_a, dt)
     wanted = direction * np.minimum(max_v, cap)[:, None]
@@ -48,8 +49,8 @@ def step_omni(
     # Land on the goal only when the step reaches it head-on at a speed that can stop there;
     # a robot too fast for a goal set late overshoots and comes back within its limits.
     along = np.einsum("ij,ij->i", step, direction)
-    off_line = np.linalg.norm(step - along[:, None] * direction, axis=1)
-    speed = np.linalg.norm(vel, axis=1)
+    off_line = row_norm(step - along[:, None] * direction)
+    speed = row_norm(vel)
     lands = (along >= dist - LAND_EPS) & (off_line <= LAND_EPS) & (speed <= cap + LAND_EPS)
     pos = np.where(lands[:, None], goal, m.pos + step)
     vel = np.where(lands[:, None], delta / dt, vel)
@@ -59,6 +60,6 @@ def step_omni(
     turn_lands = align & turn_lands_on(rate, yaw_err, max_alpha, dt)
     yaw = np.where(turn_lands, goal_yaw, m.yaw + rate * dt)
     rate = np.where(turn_lands, yaw_err / dt, rate)
-    dist_left = np.where(lands, 0.0, np.linalg.norm(goal - pos, axis=1))
+    dist_left = np.where(lands, 0.0, row_norm(goal - pos))
     yaw_left = np.where(turn_lands | ~align, 0.0, np.abs(quat.wrap_angle(goal_yaw - yaw)))
     return Motion(pos, quat.wrap_angle(yaw), vel, rate), dist_left, yaw_left

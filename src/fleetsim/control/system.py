@@ -16,7 +16,8 @@ from fleetsim.control.differential import step_differential
 from fleetsim.control.omni import Motion, step_omni
 from fleetsim.control.velocity import step_velocity
 from fleetsim.geometry import quat
-from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode
+from fleetsim.geometry.vectors import row_norm
+from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode, rows_of
 
 Limits = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 Controller = Callable[
@@ -163,14 +164,19 @@ class MotionSystem:
             return np.empty(0, dtype=np.int64)
         brows = b.rows(a["body"][rows])
         before = Motion(
-            b["pos"][brows], quat.yaw_of(b["quat"][brows]), a["vel"][rows], a["yaw_rate"][rows]
+            rows_of(b["pos"], brows),
+            quat.yaw_of(rows_of(b["quat"], brows)),
+            rows_of(a["vel"], rows),
+            a["yaw_rate"][rows],
         )
         limits = (a["max_v"][rows], a["max_a"][rows], a["max_w"][rows], a["max_alpha"][rows])
         state, mode = a["state"][rows], a["mode"][rows]
 
         def to_goal(controller: Controller) -> Runner:
             def run(r: IntArray, m: Motion, lim: Limits) -> tuple[Motion, np.ndarray, np.ndarray]:
-                return controller(m, a["goal"][r], a["goal_yaw"][r], a["align"][r], lim, dt)
+                return controller(
+                    m, rows_of(a["goal"], r), a["goal_yaw"][r], a["align"][r], lim, dt
+                )
 
             return run
 
@@ -228,9 +234,7 @@ class MotionSystem:
     ) -> IntArray:
         a = self.agents
         # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.
-        at_rest = (np.linalg.norm(after.vel, axis=1) <= SETTLE_EPS) & (
-            np.abs(after.yaw_rate) <= SETTLE_EPS
-        )
+        at_rest = (row_norm(after.vel) <= SETTLE_EPS) & (np.abs(after.yaw_rate) <= SETTLE_EPS)
         goal = state == int(DriveState.GOAL)
         final = a["final"][rows]
         settled = goal & final & (dist_left <= SETTLE_EPS) & (yaw_left <= SETTLE_EPS) & at_rest

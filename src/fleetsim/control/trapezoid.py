@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fleetsim.geometry.vectors import row_norm
+
 FloatArray = np.ndarray
 
 LAND_EPS = 1e-12
@@ -47,7 +49,7 @@ def limit_vector_change(
 ) -> FloatArray:
     """`current` moved towards `target` (N, 3) by at most `max_change` (N,) in length."""
     delta = target - current
-    norm = np.linalg.norm(delta, axis=1)
+    norm = row_norm(delta)
     scale = np.minimum(1.0, max_change / np.maximum(norm, 1e-300))
     result: FloatArray = current + delta * scale[:, None]
     return result

@@ -10,6 +10,7 @@ import numpy as np
 
 from fleetsim.control.omni import Motion
 from fleetsim.control.trapezoid import limit_vector_change
+from fleetsim.geometry.vectors import row_norm
 
 FloatArray = np.ndarray
 
@@ -29,7 +30,7 @@ def step_velocity(
     vx = np.where(active, cmd_lin[:, 0], 0.0)
     vy = np.where(active & ~differential, cmd_lin[:, 1], 0.0)
     wanted = np.column_stack((cos * vx - sin * vy, sin * vx + cos * vy, np.zeros_like(vx)))
-    norm = np.linalg.norm(wanted, axis=1)
+    norm = row_norm(wanted)
     wanted *= np.minimum(1.0, max_v / np.maximum(norm, 1e-300))[:, None]
 
     # Differential: a signed forward speed along the (turning) heading, never sideways.

@@ -3,7 +3,7 @@
 from fleetsim.state.agents import AGENT_COLUMNS, AgentTable, DriveState, MotionMode
 from fleetsim.state.bodies import BODY_COLUMNS, BodyTable, CollisionMode
 from fleetsim.state.joints import JOINT_COLUMNS, JointTable
-from fleetsim.state.table import Column, Table
+from fleetsim.state.table import Column, Table, rows_of
 
 __all__ = [
     "AGENT_COLUMNS",
@@ -17,4 +17,5 @@ __all__ = [
     "JointTable",
     "MotionMode",
     "Table",
+    "rows_of",
 ]

@@ -18,6 +18,12 @@ from fleetsim.errors import ObjectRemovedError
 IntArray = NDArray[np.int64]
 
 
+def rows_of(column: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`column[rows]` for a 2-D column: `np.take` copies whole rows several times faster."""
+    picked: np.ndarray = np.take(column, rows, axis=0)
+    return picked
+
+
 @dataclass(frozen=True)
 class Column:
     """One column: element dtype, per-row shape (e.g. (3,) for positions), default fill value."""
