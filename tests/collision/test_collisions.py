@@ -333,3 +333,26 @@ def test_dense_fleets_match_brute_force_on_every_path(cell_size: float) -> None:
     bi, bj = np.triu_indices(n, 1)
     keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
     assert np.array_equal(i, bi[keep]) and np.array_equal(j, bj[keep])  # same pairs, same order
+
+
+def test_an_idle_scene_reuses_the_last_check_until_something_changes(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    a = spawn(sim, ShapeParams(), Pose.from_xyz(0, 0, 0.5))
+    b = spawn(sim, ShapeParams(), Pose.from_xyz(0.5, 0, 0.5))
+    pair = [(a.object_id, b.object_id)]
+    assert sim.check_collisions() == pair
+    sim.step_once()  # nothing moved: the broadphase is not run again
+    assert sim.get_active_collision_pairs() == pair
+    assert sim.collisions.timings["collision_broadphase"] == 0.0
+    b.set_pose(Pose.from_xyz(3, 0, 0.5))  # a move is seen
+    assert sim.check_collisions() == []
+    c = spawn(sim, ShapeParams(), Pose.from_xyz(3, 0.5, 0.5))  # so is a new body
+    assert sim.check_collisions() == [(b.object_id, c.object_id)]
+    sim.collisions.ignore_static = True  # and a settings change
+    c.remove()  # and a removal
+    assert sim.check_collisions() == []
+    b.set_pose(Pose.from_xyz(0.5, 0, 0.5))
+    assert sim.check_collisions() == pair
+    b.set_collision_mode("disabled")  # a mode change without a move
+    assert sim.check_collisions() == []

@@ -6,6 +6,7 @@ import numpy as np
 
 from fleetsim.geometry import quat
 from fleetsim.state.bodies import BodyTable
+from fleetsim.state.table import rows_of
 
 
 def _rotate_rows(rot: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -34,15 +35,13 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
     rows = np.flatnonzero(moved)
     if rows.size == 0:
         return 0
-    # When the whole fleet moved (the usual case), slices avoid gathering and scattering copies.
-    sel: slice | np.ndarray = slice(None) if rows.size == moved.size else rows
-    lo, hi = world_aabbs(
-        bodies["pos"][sel],
-        bodies["quat"][sel],
-        bodies["aabb_local_min"][sel],
-        bodies["aabb_local_max"][sel],
-    )
-    bodies["aabb_min"][sel] = lo
-    bodies["aabb_max"][sel] = hi
-    moved[sel] = False
+    columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")
+    if rows.size == moved.size:  # the whole fleet moved: slices, no gathered copies
+        lo, hi = world_aabbs(*(bodies[name] for name in columns))
+        bodies["aabb_min"][:], bodies["aabb_max"][:] = lo, hi
+    else:
+        lo, hi = world_aabbs(*(rows_of(bodies[name], rows) for name in columns))
+        bodies["aabb_min"][rows], bodies["aabb_max"][rows] = lo, hi
+    moved[rows] = False
+    bodies.version += 1  # boxes changed: the next collision check cannot reuse the last one
     return int(rows.size)

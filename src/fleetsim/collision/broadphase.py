@@ -64,8 +64,7 @@ def _single_cell_pairs(
     order = np.argsort(keys, kind="stable")  # timsort: near-linear as the order persists
     keys, body = keys[order], body[order]
     m = len(keys)
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    sizes = np.diff(np.r_[starts, m])
+    starts, sizes = _runs(keys)
     group = np.repeat(np.arange(len(starts)), sizes)  # each sorted entry's cell group
 
     # pairs inside one cell: each entry with the members after it
@@ -81,8 +80,8 @@ def _single_cell_pairs(
     cross_left = np.repeat(np.repeat(np.arange(m), 4), counts)
     cross_right = np.repeat(starts[hit[group].ravel()], counts) + _ramp(counts)
 
-    a = body[np.r_[left, cross_left]]
-    b = body[np.r_[right, cross_right]]
+    a = body[np.concatenate((left, cross_left))]
+    b = body[np.concatenate((right, cross_right))]
     return np.minimum(a, b), np.maximum(a, b)
 
 
@@ -97,6 +96,16 @@ def _lookup(
         return hit.clip(min=0), np.where(hit >= 0, sizes[hit], 0)
     hit = np.searchsorted(cell_keys, query).clip(max=len(cell_keys) - 1)
     return hit, np.where(cell_keys[hit] == query, sizes[hit], 0)
+
+
+def _runs(keys: IntArray) -> tuple[IntArray, IntArray]:
+    """Start index and length of each run of equal values in sorted `keys`."""
+    change = np.empty(len(keys), dtype=bool)
+    change[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
+    sizes = np.diff(starts, append=len(keys))
+    return starts, sizes
 
 
 def _ramp(counts: IntArray) -> IntArray:
@@ -150,8 +159,7 @@ def _hashed_pairs(
 
     order = np.argsort(keys, kind="stable")
     keys, body = keys[order], body[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    sizes = np.diff(np.r_[starts, len(keys)])
+    starts, sizes = _runs(keys)
     crowded = sizes > 1
     if not crowded.any():
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 _PARALLEL_EPS = 1e-9  # keeps edge-cross axes of parallel edges from false separations
+# Index vectors for the nine (i, j) axis pairs and their cyclic successors i1, i2, j1, j2.
+_I, _J = np.divmod(np.arange(9), 3)
+_I1, _I2, _J1, _J2 = (_I + 1) % 3, (_I + 2) % 3, (_J + 1) % 3, (_J + 2) % 3
 
 
 def boxes_touch(
@@ -30,14 +33,10 @@ def boxes_touch(
     separated |= np.any(np.abs(t) > half_a + np.einsum("nij,nj->ni", abs_rel, half_b), axis=1)
     t_b = np.einsum("nji,nj->ni", rel, t)
     separated |= np.any(np.abs(t_b) > half_b + np.einsum("nji,nj->ni", abs_rel, half_a), axis=1)
-    # The nine cross products of an axis of a with an axis of b.
-    for i in range(3):
-        i1, i2 = (i + 1) % 3, (i + 2) % 3
-        for j in range(3):
-            j1, j2 = (j + 1) % 3, (j + 2) % 3
-            ra = half_a[:, i1] * abs_rel[:, i2, j] + half_a[:, i2] * abs_rel[:, i1, j]
-            rb = half_b[:, j1] * abs_rel[:, i, j2] + half_b[:, j2] * abs_rel[:, i, j1]
-            dist = np.abs(t[:, i2] * rel[:, i1, j] - t[:, i1] * rel[:, i2, j])
-            separated |= dist > ra + rb
+    # The nine cross products of an axis i of a with an axis j of b, all at once.
+    ra = half_a[:, _I1] * abs_rel[:, _I2, _J] + half_a[:, _I2] * abs_rel[:, _I1, _J]
+    rb = half_b[:, _J1] * abs_rel[:, _I, _J2] + half_b[:, _J2] * abs_rel[:, _I, _J1]
+    dist = np.abs(t[:, _I2] * rel[:, _I1, _J] - t[:, _I1] * rel[:, _I2, _J])
+    separated |= np.any(dist > ra + rb, axis=1)
     result: np.ndarray = ~separated
     return result

@@ -55,6 +55,9 @@ def step_omni(
     pos = np.where(lands[:, None], goal, m.pos + step)
     vel = np.where(lands[:, None], delta / dt, vel)
 
+    if not align.any() and not m.yaw_rate.any():  # driving without turning (a common fleet)
+        dist_left = np.where(lands, 0.0, row_norm(goal - pos))
+        return Motion(pos, m.yaw, vel, m.yaw_rate), dist_left, np.zeros(len(pos))
     yaw_err = np.where(align, quat.wrap_angle(goal_yaw - m.yaw), 0.0)
     rate = next_rate(m.yaw_rate, yaw_err, max_w, max_alpha, dt)
     turn_lands = align & turn_lands_on(rate, yaw_err, max_alpha, dt)

@@ -48,6 +48,7 @@ class Table:
         self._row_to_handle = np.full(self._capacity, -1, dtype=np.int64)
         self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
         self._next_handle = 0
+        self.version = 0  # bumped when rows come or go, and by writers that need it noticed
 
     @staticmethod
     def _alloc(col: Column, n: int) -> np.ndarray:
@@ -102,6 +103,7 @@ class Table:
         self._row_to_handle[start:stop] = handles
         self._handle_to_row[handles] = np.arange(start, stop)
         self._size = stop
+        self.version += 1
         return handles
 
     def _add_one(self, values: dict[str, ArrayLike]) -> IntArray | None:
@@ -122,6 +124,7 @@ class Table:
         self._row_to_handle[row] = handle
         self._handle_to_row[handle] = row
         self._size = row + 1
+        self.version += 1
         return np.array([handle], dtype=np.int64)
 
     def _reserve(self, n: int) -> None:
@@ -181,9 +184,11 @@ class Table:
         self._row_to_handle[last] = -1
         self._handle_to_row[handle] = -1
         self._size = last
+        self.version += 1
 
     def clear(self) -> None:
         """Remove every row. Old handles become dead; new handles keep counting up."""
         self._handle_to_row[:] = -1
         self._row_to_handle[:] = -1
         self._size = 0
+        self.version += 1
