@@ -55,3 +55,19 @@ def test_bench_peer_missing_is_bad_input() -> None:
         timeout=120,
     )
     assert result.returncode == 2 and "not installed" in result.stdout
+
+
+def test_the_peer_is_skipped_above_peer_max() -> None:
+    from fleetsim.bench.suite import Suite
+
+    # This interpreter has no pybullet-fleet, so its peer case records an error, not a time.
+    suite = Suite([10, 20], ["fleetsim", "peer"], steps=2, peer_python=sys.executable, peer_max=10)
+    suite.warmup = 1
+    results = suite.run(progress=lambda _: None)
+    assert sorted((r["n"], r["variant"]) for r in results) == [
+        (10, "fleetsim"),
+        (10, "peer"),
+        (20, "fleetsim"),
+    ]
+    assert "error" in next(r for r in results if r["variant"] == "peer")
+    assert suite.ratios() == {}

@@ -21,6 +21,9 @@ def bench(
     peer_python: str | None = typer.Option(
         None, "--peer-python", help="Interpreter that has pybullet-fleet."
     ),
+    peer_max: int = typer.Option(
+        10_000, "--peer-max", help="Largest fleet to run the peer with (it slows down fast)."
+    ),
     aabb: bool = typer.Option(
         True, "--aabb/--no-aabb", help="Also measure the AABB-only narrow phase."
     ),
@@ -49,7 +52,7 @@ def bench(
     except ValueError:
         console.print(f"[red]--sizes takes numbers separated by commas, got {sizes!r}[/red]")
         raise typer.Exit(2) from None
-    suite = Suite(counts, variants, steps=steps, peer_python=peer_python)
+    suite = Suite(counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max)
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
     for column in ("N", "variant", "ms/step", "RTF", "spawn s", "kB/robot"):
@@ -64,7 +67,8 @@ def bench(
         )  # fmt: skip
     console.print(table)
     for n, ratio in suite.ratios().items():
-        console.print(f"{n:>7,} robots: fleetsim is {ratio:.1f}x faster per step than the peer")
+        verdict = f"{ratio:.1f}x faster" if ratio >= 1 else f"{1 / ratio:.1f}x slower"
+        console.print(f"{n:>7,} robots: fleetsim is {verdict} per step than the peer")
     json_out.write_text(json.dumps(suite.to_json(), indent=2))
     console.print(f"JSON: {json_out}")
     if plot(suite.results, plot_out):
