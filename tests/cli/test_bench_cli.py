@@ -22,6 +22,8 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
             str(out),
             "--plot",
             str(tmp_path / "rtf.png"),
+            "--arms",
+            "4",
         ],
         capture_output=True,
         text=True,
@@ -32,7 +34,9 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     variants = {(r["n"], r["variant"]) for r in data["results"]}
     assert variants == {
         (n, v) for n in (20, 60) for v in ("fleetsim", "fleetsim-aabb", "fleetsim-eager")
-    }
+    } | {(4, "fleetsim-arms")}
+    arms = next(r for r in data["results"] if r["variant"] == "fleetsim-arms")
+    assert arms["joint_actions_done"] > 0
     assert all(r["ms_per_step"] > 0 and r["bytes_per_robot"] >= 0 for r in data["results"])
     assert "fleetsim-aabb" in result.stdout and "median ms per 0.1 s step" in result.stdout
 

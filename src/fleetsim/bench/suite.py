@@ -28,6 +28,7 @@ VARIANTS = {
     "fleetsim-aabb": {"impl": "fleetsim", "narrow": "aabb", "sync": "auto"},
     "fleetsim-eager": {"impl": "fleetsim", "narrow": "closest_points", "sync": "eager"},
     "peer": {"impl": "peer"},
+    "fleetsim-arms": {"impl": "arms"},  # N kinematic arms with joint sequences (not a fleet size)
 }
 
 
@@ -40,6 +41,7 @@ class Suite:
     seed: int = 0
     peer_python: str | None = None
     peer_max: int = 10_000  # the peer's step time grows fast: larger fleets would take hours
+    arms: int = 0  # also time this many kinematic arms (variant "fleetsim-arms")
     timeout_s: float = 1800.0
     results: list[dict[str, Any]] = field(default_factory=list)
 
@@ -54,6 +56,11 @@ class Suite:
                         "warmup": self.warmup, "seed": self.seed, "urdf": urdf}  # fmt: skip
                 progress(f"running {variant} with {n} robots ...")
                 self.results.append(self._one(case))
+        if self.arms:
+            case = {**VARIANTS["fleetsim-arms"], "variant": "fleetsim-arms", "n": self.arms,
+                    "steps": self.steps, "warmup": self.warmup, "seed": self.seed}  # fmt: skip
+            progress(f"running {self.arms} kinematic arms ...")
+            self.results.append(self._one(case))
         return self.results
 
     def _one(self, case: dict[str, Any]) -> dict[str, Any]:

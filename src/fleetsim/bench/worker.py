@@ -4,8 +4,9 @@
 
 The same workload for every implementation: N copies of the same cube URDF on a grid 2 m apart,
 omnidirectional, a 0.1 s step, half of them driving to random goals (seeded), a collision check
-every step. `impl` is "fleetsim" or "peer" (the pybullet-fleet package, through its public API
-only). Only the standard library is imported at the top so a peer-only environment can run it.
+every step. `impl` is "fleetsim", "peer" (the pybullet-fleet package, through its public API
+only) or "arms" (N fixed-base bundled arms cycling through joint targets, checked every step).
+Only the standard library is imported at the top so a peer-only environment can run it.
 """
 
 from __future__ import annotations
@@ -74,6 +75,47 @@ def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
         return _time_steps(sim.step_once, case, spawn_s, memory)
 
 
+ARM_POSES = [[0.8, 0.6, 1.0, 0.4, 0.0], [-0.8, -0.4, 1.6, -0.6, 1.0], [0.0, 0.2, 0.4, 0.0, -1.0]]
+
+
+def run_arms(case: dict[str, Any]) -> dict[str, Any]:
+    """N kinematic bundled arms 2 m apart, each cycling through joint configurations."""
+    from fleetsim import Agent, JointAction, MultiRobotSimulationCore, Pose, SimulationParams
+
+    n = case["n"]
+    params = SimulationParams(
+        timestep=TIMESTEP, target_rtf=0, seed=0, collision_check_frequency=None
+    )
+    with MultiRobotSimulationCore(params) as sim:
+        before = rss_bytes()
+        t0 = time.perf_counter()
+        cols = math.ceil(math.sqrt(n))
+        arms = [
+            Agent.from_urdf(
+                "arm_robot",
+                Pose.from_xyz(SPACING * (i % cols), SPACING * (i // cols), 0),
+                sim_core=sim,
+                use_fixed_base=True,
+            )
+            for i in range(n)
+        ]
+        spawn_s = time.perf_counter() - t0
+        memory = rss_bytes() - before
+        done = [0]
+
+        def again(agent: Any, action: Any) -> None:
+            done[0] += 1
+            agent.add_action(JointAction(ARM_POSES[done[0] % len(ARM_POSES)]))
+
+        sim.on("action_completed", again)
+        for k, arm in enumerate(arms):
+            arm.add_action(JointAction(ARM_POSES[k % len(ARM_POSES)]))
+        result = _time_steps(sim.step_once, case, spawn_s, memory)
+        if done[0] == 0:
+            raise RuntimeError("no joint action completed: the arms did not move")
+        return {**result, "joint_actions_done": done[0]}
+
+
 def run_peer(case: dict[str, Any]) -> dict[str, Any]:
     import pybullet_fleet as pf
 
@@ -133,7 +175,7 @@ def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, memory: int) ->
 
 def main() -> None:
     case = json.loads(sys.argv[1])
-    runner = run_fleetsim if case["impl"] == "fleetsim" else run_peer
+    runner = {"fleetsim": run_fleetsim, "arms": run_arms, "peer": run_peer}[case["impl"]]
     result = runner(case)
     sys.stdout.flush()
     print("BENCH-RESULT " + json.dumps(result), flush=True)

@@ -21,6 +21,9 @@ def bench(
     peer_python: str | None = typer.Option(
         None, "--peer-python", help="Interpreter that has pybullet-fleet."
     ),
+    arms: int = typer.Option(
+        100, "--arms", help="Also time this many kinematic arms cycling joint targets (0: skip)."
+    ),
     peer_max: int = typer.Option(
         10_000, "--peer-max", help="Largest fleet to run the peer with (it slows down fast)."
     ),
@@ -52,7 +55,9 @@ def bench(
     except ValueError:
         console.print(f"[red]--sizes takes numbers separated by commas, got {sizes!r}[/red]")
         raise typer.Exit(2) from None
-    suite = Suite(counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max)
+    suite = Suite(
+        counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max, arms=arms
+    )
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
     for column in ("N", "variant", "ms/step", "RTF", "spawn s", "kB/robot"):
