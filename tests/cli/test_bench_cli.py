@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
@@ -75,3 +77,12 @@ def test_the_peer_is_skipped_above_peer_max() -> None:
     ]
     assert "error" in next(r for r in results if r["variant"] == "peer")
     assert suite.ratios() == {}
+
+
+def test_the_plot_is_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")  # the optional `bench` extra
+    from fleetsim.bench.suite import plot
+
+    rows = [{"variant": v, "n": n, "rtf": r} for v, n, r in [("a", 10, 5.0), ("a", 100, 2.0)]]
+    assert plot([*rows, {"variant": "b", "n": 10, "error": "x"}], tmp_path / "p.png")
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
