@@ -186,11 +186,13 @@ def test_schema_and_examples(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
 def test_ctrl_c_stops_cleanly_with_a_summary() -> None:
+    # Started the way a shell starts a background job (SIGINT ignored): Ctrl-C must still work.
     proc = subprocess.Popen(
         [sys.executable, "-m", "fleetsim", "run", "warehouse", "--rtf", "1", "--duration", "600"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     time.sleep(4.0)
     proc.send_signal(signal.SIGINT)

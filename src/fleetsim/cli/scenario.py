@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 from pathlib import Path
 
 import typer
@@ -42,6 +43,9 @@ def run(
 ) -> None:
     """Run a scenario with a progress bar, then print a summary."""
     console = Console(stderr=True)
+    # Ctrl-C (SIGINT) stops the run with a summary even when a script started us in the
+    # background, where the shell hands SIGINT down ignored and Python keeps it that way.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         loaded = load_scenario(scenario, overrides)
         built = build(loaded, gui=gui or None, target_rtf=rtf, duration=duration, seed=seed)
