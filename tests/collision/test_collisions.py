@@ -356,3 +356,10 @@ def test_an_idle_scene_reuses_the_last_check_until_something_changes(
     assert sim.check_collisions() == pair
     b.set_collision_mode("disabled")  # a mode change without a move
     assert sim.check_collisions() == []
+
+
+def test_bodies_far_apart_fall_back_to_the_folded_hash() -> None:
+    lo = np.array([[0.0, 0, 0], [0.5, 0, 0], [1e12, 1e12, 0], [1e12 + 0.5, 1e12, 0]])
+    hi = lo + 1.0
+    i, j = candidate_pairs(lo, hi, cell_size=2.0)
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1), (2, 3)]

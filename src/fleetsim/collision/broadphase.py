@@ -33,11 +33,11 @@ def candidate_pairs(
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     extent = np.maximum(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
     wide = np.flatnonzero(~(extent <= cell_size))  # NaN and inf count as wide
-    if wide.size * n <= _BRUTE_FORCE_PAIRS:
-        narrow = np.delete(extent, wide)
-        # the smallest cell that still holds every narrow body: fewer neighbours to test
-        cell_size = max(float(narrow.max()), cell_size / 4) if narrow.size else cell_size
-        i, j = _single_cell_pairs(lo, cell_size, wide)
+    narrow = np.delete(extent, wide)
+    # the smallest cell that still holds every narrow body: fewer neighbours to test
+    small_cell = max(float(narrow.max()), cell_size / 4) if narrow.size else cell_size
+    if wide.size * n <= _BRUTE_FORCE_PAIRS and _cells_fit(lo, wide, small_cell):
+        i, j = _single_cell_pairs(lo, small_cell, wide)
         if wide.size:
             i, j = _union(n, (i, j), _against_all(n, wide))
     else:
@@ -45,6 +45,15 @@ def candidate_pairs(
     i, j = overlapping(lo, hi, i, j, ignore_z)
     order = np.argsort(i * n + j)
     return i[order], j[order]
+
+
+def _cells_fit(lo: np.ndarray, wide: IntArray, cell_size: float) -> bool:
+    """Whether the narrow bodies' cells span few enough rows and columns for one int64 key."""
+    corners = np.delete(lo[:, :2], wide, axis=0)
+    if len(corners) < 2:
+        return True
+    span = (corners.max(axis=0) - corners.min(axis=0)) / cell_size
+    return bool(np.all(span < _CELL_LIMIT))
 
 
 def _single_cell_pairs(
