@@ -38,8 +38,9 @@ def candidate_pairs(
     small_cell = max(float(narrow.max()), cell_size / 4) if narrow.size else cell_size
     if wide.size * n <= _BRUTE_FORCE_PAIRS and _cells_fit(lo, wide, small_cell):
         i, j = _single_cell_pairs(lo, small_cell, wide)
-        if wide.size:
-            i, j = _union(n, (i, j), _against_all(n, wide))
+        if wide.size:  # disjoint from the grid's pairs, which have no wide body
+            wi, wj = _wide_pairs(lo, hi, wide)
+            i, j = np.concatenate((i, wi)), np.concatenate((j, wj))
     else:
         i, j = _multi_cell_pairs(lo, hi, cell_size)
     i, j = overlapping(lo, hi, i, j, ignore_z)
@@ -121,6 +122,22 @@ def _ramp(counts: IntArray) -> IntArray:
     """0, 1, ..., c - 1 for each c in counts, concatenated."""
     ramp: IntArray = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
     return ramp
+
+
+def _wide_pairs(lo: np.ndarray, hi: np.ndarray, wide: IntArray) -> tuple[IntArray, IntArray]:
+    """(i < j) pairs with a wide body whose boxes overlap in x and y, each pair once."""
+    n = len(lo)
+    touch = np.ones((len(wide), n), dtype=bool)
+    for axis in (0, 1):  # every wide box against every box, as one (wide, n) comparison
+        low, high = lo[:, axis], hi[:, axis]
+        touch &= (low[wide, None] <= high[None, :]) & (low[None, :] <= high[wide, None])
+    is_wide = np.zeros(n, dtype=bool)
+    is_wide[wide] = True
+    # itself, and a pair of wide bodies seen from its larger index (it is also seen from the other)
+    touch &= ~(is_wide[None, :] & (np.arange(n)[None, :] <= wide[:, None]))
+    w, other = np.nonzero(touch)
+    a = wide[w]
+    return np.minimum(a, other), np.maximum(a, other)
 
 
 def _against_all(n: int, wide: IntArray) -> tuple[IntArray, IntArray]:
