@@ -240,4 +240,18 @@ class CollisionSystem:
             centre = rows_of(b["pos"], rows) + np.einsum("nij,nj->ni", rot, (lo + hi) / 2)
             return centre, rot, (hi - lo) / 2 + grow
 
-        return boxes_touch(*boxes(i), *boxes(j))
+        box_i, box_j = boxes(i), boxes(j)
+        # A box turned by a multiple of 90 degrees fills its world AABB, and the broadphase has
+        # already found the two AABBs (grown alike) overlapping: only tilted pairs need SAT.
+        tilted = ~(_square(box_i[1]) & _square(box_j[1]))
+        touch = np.ones(len(i), dtype=bool)
+        if tilted.any():
+            touch[tilted] = boxes_touch(*(x[tilted] for x in box_i), *(x[tilted] for x in box_j))
+        return touch
+
+
+def _square(rot: np.ndarray) -> np.ndarray:
+    """Whether each rotation (N, 3, 3) maps the axes onto the axes (entries 0 or +-1)."""
+    size = np.abs(rot)
+    square: np.ndarray = np.all(np.minimum(size, np.abs(1.0 - size)) < 1e-9, axis=(1, 2))
+    return square

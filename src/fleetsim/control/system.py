@@ -216,7 +216,8 @@ class MotionSystem:
                 _assign(after, sel, out)
 
         b["pos"][brows] = after.pos
-        b["quat"][brows] = quat.from_yaw(after.yaw)
+        if after.yaw is not before.yaw:  # a controller that turned no robot hands yaw back as is
+            b["quat"][brows] = quat.from_yaw(after.yaw)
         b["moved"][brows] = True
         b["dirty"][brows] = True
         a["vel"][rows] = after.vel
