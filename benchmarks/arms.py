@@ -14,9 +14,9 @@ from typing import Any
 from common import median_step_ms, write_json
 
 from fleetsim import Agent, JointAction, MultiRobotSimulationCore, Pose, SimulationParams
+from fleetsim.bench.worker import ARM_POSES as POSES  # the same targets as `fleetsim bench --arms`
 
 TIMESTEP = 0.01
-POSES = [[0.8, 0.6, 1.0, 0.4, 0.0], [-0.8, -0.4, 1.6, -0.6, 1.0], [0.0, 0.2, 0.4, 0.0, -1.0]]
 
 
 def run_case(n: int, collisions: bool, steps: int, warmup: int) -> dict[str, Any]:

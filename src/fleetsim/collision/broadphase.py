@@ -77,10 +77,7 @@ def _single_cell_pairs(
     starts, sizes = _runs(keys)
     group = np.repeat(np.arange(len(starts)), sizes)  # each sorted entry's cell group
 
-    # pairs inside one cell: each entry with the members after it
-    later = sizes[group] - (np.arange(m) - starts[group]) - 1
-    left = np.repeat(np.arange(m), later)
-    right = left + 1 + _ramp(later)
+    left, right = _pairs_within_runs(sizes)  # pairs inside one cell
 
     # pairs with the cells at +x, +x+y, +y and -x+y
     cell_keys = keys[starts]
@@ -116,6 +113,15 @@ def _runs(keys: IntArray) -> tuple[IntArray, IntArray]:
     starts = np.flatnonzero(change)
     sizes = np.diff(starts, append=len(keys))
     return starts, sizes
+
+
+def _pairs_within_runs(sizes: IntArray) -> tuple[IntArray, IntArray]:
+    """Index pairs (k < l) of sorted entries in the same run, runs of `sizes` laid end to end:
+    each entry with the members after it."""
+    entry = np.arange(int(sizes.sum()))
+    later = np.repeat(sizes, sizes) - _ramp(sizes) - 1
+    left = np.repeat(entry, later)
+    return left, left + 1 + _ramp(later)
 
 
 def _ramp(counts: IntArray) -> IntArray:
@@ -177,7 +183,7 @@ def _hashed_pairs(
 ) -> tuple[IntArray, IntArray]:
     """Unique (i < j) pairs of bodies sharing at least one cell."""
     body = np.repeat(np.arange(n), counts)
-    k = np.arange(len(body)) - np.repeat(np.cumsum(counts) - counts, counts)  # index within body
+    k = _ramp(counts)  # index of each entry within its body
     sx = np.repeat(span[:, 0], counts)
     cx = np.repeat(c0[:, 0], counts) + k % sx
     cy = np.repeat(c0[:, 1], counts) + k // sx
@@ -185,15 +191,12 @@ def _hashed_pairs(
 
     order = np.argsort(keys, kind="stable")
     keys, body = keys[order], body[order]
-    starts, sizes = _runs(keys)
+    _, sizes = _runs(keys)
     crowded = sizes > 1
     if not crowded.any():
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    first = np.repeat(starts, sizes)
-    later = np.repeat(sizes, sizes) - (np.arange(len(keys)) - first) - 1  # members after me
-    left = np.repeat(np.arange(len(keys)), later)
-    offset = np.arange(len(left)) - np.repeat(np.cumsum(later) - later, later)
-    a, b = body[left], body[left + 1 + offset]
+    left, right = _pairs_within_runs(sizes)
+    a, b = body[left], body[right]
     unique = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
     return unique // n, unique % n
 
