@@ -2,12 +2,45 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from fleetsim.errors import ConfigError, closest
 
 Handler = Callable[..., Any]
+
+log = logging.getLogger(__name__)
+
+
+class FirstError:
+    """Keeps the first exception of a series of calls that must all run; the rest are logged.
+
+    Use: `errors = FirstError()`, then `with errors: call()` for each call, then `errors.raise_()`.
+    """
+
+    def __init__(self) -> None:
+        self.error: Exception | None = None
+
+    def __enter__(self) -> FirstError:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> bool:
+        if not isinstance(exc, Exception):
+            return False  # no error, or KeyboardInterrupt / SystemExit: let it through
+        if self.error is None:
+            self.error = exc
+        else:
+            log.error("a further error in the same step: %s: %s", type(exc).__name__, exc)
+        return True
+
+    def raise_(self) -> None:
+        """Raise the first error kept, if any (and forget it)."""
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
 
 
 class EventBus:
@@ -56,5 +89,10 @@ class EventBus:
         return bool(self._handlers_of(event))
 
     def emit(self, event: str, *args: Any) -> None:
+        """Call every handler; if some raise, the others still run and the first error is
+        raised afterwards."""
+        errors = FirstError()
         for handler in tuple(self._handlers_of(event)):
-            handler(*args)
+            with errors:
+                handler(*args)
+        errors.raise_()

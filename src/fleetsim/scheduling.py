@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetsim.errors import ConfigError
+from fleetsim.events import FirstError
 
 Callback = Callable[[Any, float], Any]
 
@@ -67,16 +68,23 @@ class CallbackScheduler:
             entry.last_call = None
 
     def run(self, now: float, step_dt: float) -> None:
-        """Call every callback that is due at simulated time `now`."""
+        """Call every callback that is due at simulated time `now`.
+
+        A callback that raises does not stop the others; the first error is raised after all
+        ran. Schedules advance before the call, so a raising callback is not called again at
+        the same time.
+        """
+        errors = FirstError()
         for entry in tuple(self._entries.values()):
             if entry.period is None:
-                entry.last_call = now
-                entry.callback(entry.owner, step_dt)
+                elapsed = step_dt
+            elif now + _EPS < entry.next_due:
                 continue
-            if now + _EPS < entry.next_due:
-                continue
-            elapsed = entry.period if entry.last_call is None else now - entry.last_call
+            else:
+                elapsed = entry.period if entry.last_call is None else now - entry.last_call
+                while entry.next_due <= now + _EPS:
+                    entry.next_due += entry.period
             entry.last_call = now
-            while entry.next_due <= now + _EPS:
-                entry.next_due += entry.period
-            entry.callback(entry.owner, elapsed)
+            with errors:
+                entry.callback(entry.owner, elapsed)
+        errors.raise_()

@@ -26,8 +26,22 @@ def test_grid_positions() -> None:
     )
     spaced = GridSpawnParams(x_min=1, x_max=100, y_min=1, y_max=100, spacing=2.0, offset=(0, 0, 1))
     np.testing.assert_allclose(spaced.positions(4), [[1, 1, 1], [3, 1, 1], [1, 3, 1], [3, 3, 1]])
-    with pytest.raises(ConfigError, match="widen the area or reduce the spacing"):
+    with pytest.raises(ConfigError, match="widen the area, reduce the spacing"):
         GridSpawnParams(x_max=3, y_max=3, spacing=1.0).positions(100)
+
+
+def test_grid_spacing_fills_a_narrow_area_and_stacks_layers() -> None:
+    column = GridSpawnParams(x_min=0, x_max=0, y_min=-1, y_max=10, spacing=(1.0, 2.0))
+    np.testing.assert_allclose(column.positions(3)[:, :2], [[0, -1], [0, 1], [0, 3]])
+    # [dx, dy, dz]: a full 2 x 2 layer, then the next one dz higher (PyBulletFleet's spelling).
+    stacked = GridSpawnParams(x_max=1, y_max=1, z_min=0.1, z_max=1, spacing=[1.0, 1.0, 0.5])
+    pos = stacked.positions(6)
+    np.testing.assert_allclose(pos[4:], [[0, 0, 0.6], [1, 0, 0.6]])
+    with pytest.raises(ConfigError, match="raise z_max"):
+        GridSpawnParams(x_max=1, y_max=1, z_max=0.4, spacing=[1.0, 1.0, 0.5]).positions(6)
+    for bad in ([1.0, 2.0, 3.0, 4.0], [1.0, -1.0], "1", [float("nan")]):
+        with pytest.raises(ConfigError, match="spacing"):
+            GridSpawnParams(spacing=bad)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="inverted"):
         GridSpawnParams(x_min=5, x_max=1)
 

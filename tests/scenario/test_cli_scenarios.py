@@ -184,18 +184,75 @@ def test_schema_and_examples(tmp_path: Path) -> None:
     assert fleetsim("validate", str(tmp_path / "arm_cell.yaml")).returncode == 0
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT")
-def test_ctrl_c_stops_cleanly_with_a_summary() -> None:
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize(
+    ("signum", "label"),
+    [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP")],
+)
+def test_stop_signals_end_cleanly_with_a_summary_and_shutdown(
+    tmp_path: Path, signum: int, label: str
+) -> None:
+    (tmp_path / "recorder.py").write_text(RECORDER)
+    path = scenario(
+        tmp_path,
+        """
+        simulation: {timestep: 0.1, target_rtf: 1, duration: 600}
+        robots: [{name: r, model: simple_cube, plugins: [{class: "recorder:Recorder"}]}]
+    """,
+    )
     # Started the way a shell starts a background job (SIGINT ignored): Ctrl-C must still work.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fleetsim", "run", "warehouse", "--rtf", "1", "--duration", "600"],
+        [sys.executable, "-m", "fleetsim", "run", str(path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
-    time.sleep(4.0)
-    proc.send_signal(signal.SIGINT)
+    log = tmp_path / "hooks.log"
+    deadline = time.monotonic() + 60
+    while "on_physics_step" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    assert "stopped           │ by Ctrl-C" in out
+    assert proc.returncode == 128 + signum, err
+    assert f"stopped           │ by {label}" in out
+    assert log.read_text().splitlines()[-1] == "r on_shutdown"
+
+
+def test_the_demo_reports_collisions_by_kind_and_fail_on_makes_them_fatal() -> None:
+    clear = fleetsim("run", "warehouse", "--duration", "60", "--fail-on", "collisions")
+    assert clear.returncode == 0, clear.stderr
+    assert "collisions        │ 0 (robot-robot 0, robot-structure 0, robot-load 0," in clear.stdout
+    # Squeeze the robots' lanes together: now they do drive into each other and the rails.
+    squeezed = fleetsim(
+        "run", "warehouse", "--duration", "30", "--set", "robots[0].grid.spacing=0.5",
+        "--fail-on", "robot-collisions,failed-actions",
+    )  # fmt: skip
+    assert squeezed.returncode == 1
+    assert "robot-robot collisions" in squeezed.stderr
+    line = next(x for x in squeezed.stdout.splitlines() if "robot-robot" in x)
+    assert "robot-robot 0," not in line and "robot-structure 0," not in line
+    bad = fleetsim("run", "warehouse", "--fail-on", "colisions")
+    assert bad.returncode == 2 and "did you mean 'collisions'?" in bad.stderr
+
+
+def test_failed_actions_are_grouped_by_reason(tmp_path: Path) -> None:
+    path = scenario(
+        tmp_path,
+        """
+        simulation: {timestep: 0.1, target_rtf: 0, duration: 3.0}
+        robots:
+          - name: r
+            model: mobile_robot
+            grid: {count: 3, spacing: 2.0}
+            actions: [{type: pick, position: [30, 0, 0.2]}]
+            repeat: true
+    """,
+    )
+    result = fleetsim("run", str(path), "--fail-on", "failed-actions")
+    assert result.returncode == 1 and "failed actions" in result.stderr
+    # Each robot fails once at start and again after each 1 s retry: 3 robots x 3 rounds.
+    assert "actions failed    │ 9" in result.stdout
+    assert "9 x Pick: no pickable object within 0.5 m of (30.00, 0.00, 0.20)" in result.stdout

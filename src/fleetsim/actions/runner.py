@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fleetsim.actions.base import Action, ActionStatus
 from fleetsim.errors import ConfigError
-from fleetsim.events import EventBus
+from fleetsim.events import EventBus, FirstError
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
 
 ACTION_EVENTS = ("action_started", "action_completed", "action_failed")
 _TIME_EPS = 1e-9
+# Actions one agent may start in one step. Chains of actions that finish at once (a `wait 0`
+# repeated, a pick that fails at once) carry on in the next step instead of looping forever.
+MAX_STARTS_PER_STEP = 1000
 
 
 class ActionSystem:
@@ -37,8 +41,14 @@ class ActionSystem:
         self._timers: list[tuple[float, int, int]] = []
         self._seq = itertools.count()
         self._polling: set[int] = set()
+        self._starting: set[int] = set()  # agents inside _start_next (no re-entry)
+        self._starts: Counter[int] = Counter()  # actions started per agent this step
+        self._deferred: set[int] = set()  # agents whose next start waits for the next step
+        self._errors = FirstError()
         self.completed_count = 0
         self.failed_count = 0
+        self.failure_reasons: Counter[str] = Counter()
+        """How many actions failed for each reason ("Pick: no pickable object within ...")."""
 
     # -- queue API (called through Agent) -----------------------------------------------------
 
@@ -47,12 +57,14 @@ class ActionSystem:
         self._queue(agent).append(action)
         if agent.handle not in self._current:
             self._start_next(agent)
+            self._errors.raise_()
 
     def execute(self, agent: Agent, action: Action) -> None:
         self._check(action)
         self._cancel_current(agent)
         self._queue(agent).appendleft(action)
         self._start_next(agent)
+        self._errors.raise_()
 
     def clear(self, agent: Agent) -> None:
         self._cancel_current(agent)
@@ -76,7 +88,10 @@ class ActionSystem:
         self._by_motion.clear()
         self._timers.clear()
         self._polling.clear()
+        self._starts.clear()
+        self._deferred.clear()
         self.completed_count = self.failed_count = 0
+        self.failure_reasons.clear()
 
     # -- the step -------------------------------------------------------------------------
 
@@ -85,7 +100,16 @@ class ActionSystem:
     ) -> None:
         """Update the actions that have something to react to at simulated time `now`: agents
         that arrived (motion handles), whose joints reached their targets (body handles), whose
-        timers came due, or whose action polls."""
+        timers came due, or whose action polls.
+
+        An action whose `start` or `update` raises ends FAILED with the error as its message;
+        every other agent is still updated, and the first error is raised at the end.
+        """
+        self._starts.clear()
+        deferred, self._deferred = self._deferred, set()
+        for handle in sorted(deferred):
+            if handle in self._agents:
+                self._start_next(self._agents[handle])
         woken = {self._by_motion[m] for m in arrived_motion.tolist() if m in self._by_motion}
         woken.update(h for h in joints_done.tolist() if h in self._current)
         while self._timers and self._timers[0][0] <= now + _TIME_EPS:
@@ -95,8 +119,9 @@ class ActionSystem:
             action = self._current.get(handle)
             if action is not None:
                 agent = self._agents[handle]
-                action.update(agent, dt)
+                self._guarded(action, action.update, agent, dt)
                 self._settle(agent, action)
+        self._errors.raise_()
 
     # -- internals ------------------------------------------------------------------------
 
@@ -117,17 +142,42 @@ class ActionSystem:
         return self._queues[handle]
 
     def _start_next(self, agent: Agent) -> None:
-        queue = self._queue(agent)
-        while queue and agent.handle not in self._current:
-            action = queue.popleft()
-            self._current[agent.handle] = action
-            action.status = ActionStatus.IN_PROGRESS
-            action._bind(self)
-            self._events.emit("action_started", agent, action)
-            action.start(agent)
-            if action.polls:
-                self._polling.add(agent.handle)
-            self._settle(agent, action)
+        """Start queued actions until one is running. Iterative: an action that finishes at
+        once and queues the next from `on_done` continues this loop, not a recursion."""
+        handle = agent.handle
+        if handle in self._starting:
+            return  # an outer call of this loop goes on
+        self._starting.add(handle)
+        try:
+            queue = self._queue(agent)
+            while queue and handle not in self._current and handle in self._agents:
+                if self._starts[handle] >= MAX_STARTS_PER_STEP:
+                    self._deferred.add(handle)
+                    return
+                self._starts[handle] += 1
+                action = queue.popleft()
+                self._current[handle] = action
+                action.status = ActionStatus.IN_PROGRESS
+                action._bind(self)
+                with self._errors:
+                    self._events.emit("action_started", agent, action)
+                self._guarded(action, action.start, agent)
+                if action.polls:
+                    self._polling.add(handle)
+                self._settle(agent, action)
+        finally:
+            self._starting.discard(handle)
+
+    def _guarded(self, action: Action, method: Callable[..., object], *args: object) -> None:
+        """Call an action's method; if it raises, the action fails with the error (kept for
+        raising once everything else is done)."""
+        with self._errors:
+            try:
+                method(*args)
+            except Exception as exc:
+                if not action.is_complete():
+                    action.fail(f"{type(action).__name__} raised {type(exc).__name__}: {exc}")
+                raise
 
     def _settle(self, agent: Agent, action: Action) -> None:
         """If `action` finished, report it and start the next one."""
@@ -135,15 +185,21 @@ class ActionSystem:
             return
         self._current.pop(agent.handle, None)
         self._polling.discard(agent.handle)
+        with self._errors:
+            self._report(agent, action)
+            if action.on_done is not None and action.status is not ActionStatus.CANCELLED:
+                action.on_done(agent, action)
+        self._start_next(agent)
+
+    def _report(self, agent: Agent, action: Action) -> None:
         if action.status is ActionStatus.COMPLETED:
             self.completed_count += 1
             self._events.emit("action_completed", agent, action)
         elif action.status is ActionStatus.FAILED:
             self.failed_count += 1
+            reason = f"{type(action).__name__}: {action.error_message or 'failed'}"
+            self.failure_reasons[reason] += 1
             self._events.emit("action_failed", agent, action)
-        if action.on_done is not None and action.status is not ActionStatus.CANCELLED:
-            action.on_done(agent, action)
-        self._start_next(agent)
 
     def _cancel_current(self, agent: Agent) -> None:
         action = self._current.pop(agent.handle, None)
@@ -153,10 +209,18 @@ class ActionSystem:
             action.status = ActionStatus.CANCELLED
 
     def _forget(self, obj: object) -> None:
+        """A removed agent's current and queued actions end FAILED (`action_failed` each)."""
         handle = getattr(obj, "handle", None)
-        if handle in self._agents:
-            self._current.pop(handle, None)
-            self._queues.pop(handle, None)
-            self._polling.discard(handle)
-            self._agents.pop(handle)
-            self._by_motion = {m: h for m, h in self._by_motion.items() if h != handle}
+        if handle not in self._agents:
+            return
+        agent = self._agents.pop(handle)
+        ended = [self._current.pop(handle)] if handle in self._current else []
+        ended += self._queues.pop(handle, deque())
+        self._polling.discard(handle)
+        self._deferred.discard(handle)
+        self._by_motion = {m: h for m, h in self._by_motion.items() if h != handle}
+        for action in ended:
+            action.fail(f"{agent.name} was removed from the simulation")
+            with self._errors:
+                self._report(agent, action)
+        self._errors.raise_()

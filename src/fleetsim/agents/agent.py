@@ -138,6 +138,7 @@ class Agent(SimObject, JointControl, InverseKinematics):
             mass=mass,
             pickable=spawn_params.pickable,
             collision_mode=int(spawn_params.collision_mode),
+            robot=True,
         )
         return agent
 

@@ -15,8 +15,10 @@ class GridSpawnParams:
     """A rectangular area filled with a grid of `ceil(sqrt(n))` columns.
 
     Without `spacing` the grid spreads evenly over [x_min, x_max] x [y_min, y_max]; with `spacing`
-    (metres, or (dx, dy)) it starts at (x_min, y_min) and must fit inside the area. Objects stand at
-    height `z_min`, facing `yaw` (radians). `offset` shifts the whole grid.
+    (metres, (dx, dy) or (dx, dy, dz)) it starts at (x_min, y_min), uses as many columns as fit
+    (at most `ceil(sqrt(n))`), and must fit inside the area; with a `dz`, further layers are
+    stacked up to `z_max` when one layer is full. Objects stand at height `z_min`, facing `yaw`
+    (radians). `offset` shifts the whole grid.
     """
 
     x_min: float = 0.0
@@ -25,7 +27,7 @@ class GridSpawnParams:
     y_max: float = 10.0
     z_min: float = 0.0
     z_max: float = 0.0
-    spacing: float | tuple[float, float] | None = None
+    spacing: float | tuple[float, float] | tuple[float, float, float] | None = None
     offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
     yaw: float = 0.0
 
@@ -47,8 +49,21 @@ class GridSpawnParams:
                 f"grid bounds are inverted: x {self.x_min}..{self.x_max}, "
                 f"y {self.y_min}..{self.y_max}"
             )
-        if self.spacing is not None and min(np.atleast_1d(self.spacing)) <= 0:
-            raise ConfigError(f"grid spacing must be > 0 m, got {self.spacing}")
+        if self.spacing is not None:
+            spacing = np.atleast_1d(np.asarray(self.spacing, dtype=object))
+            if spacing.ndim != 1 or len(spacing) not in (1, 2, 3):
+                raise ConfigError(
+                    f"grid spacing must be a number, [dx, dy] or [dx, dy, dz] in metres, "
+                    f"got {self.spacing!r}"
+                )
+            if not all(
+                isinstance(v, int | float)
+                and not isinstance(v, bool)
+                and math.isfinite(v)
+                and v > 0
+                for v in spacing
+            ):
+                raise ConfigError(f"grid spacing must be finite and > 0 m, got {self.spacing!r}")
 
     def positions(self, count: int) -> np.ndarray:
         """Grid positions, shape (count, 3)."""
@@ -56,30 +71,45 @@ class GridSpawnParams:
             raise ConfigError(f"cannot spawn {count} objects")
         if count == 0:
             return np.zeros((0, 3))
-        cols = math.ceil(math.sqrt(count))
-        rows = math.ceil(count / cols)
         if self.spacing is None:
-            xs = (
-                np.linspace(self.x_min, self.x_max, cols)
-                if cols > 1
-                else np.array([(self.x_min + self.x_max) / 2])
-            )
-            ys = (
-                np.linspace(self.y_min, self.y_max, rows)
-                if rows > 1
-                else np.array([(self.y_min + self.y_max) / 2])
-            )
+            cols = math.ceil(math.sqrt(count))
+            rows = math.ceil(count / cols)
+            xs = _spread(self.x_min, self.x_max, cols)
+            ys = _spread(self.y_min, self.y_max, rows)
+            zs = np.array([self.z_min])
         else:
-            dx, dy = np.broadcast_to(np.asarray(self.spacing, dtype=np.float64), (2,))
-            xs = self.x_min + dx * np.arange(cols)
-            ys = self.y_min + dy * np.arange(rows)
-            if xs[-1] > self.x_max + 1e-9 or ys[-1] > self.y_max + 1e-9:
-                raise ConfigError(
-                    f"{count} objects at spacing {self.spacing} need x up to {xs[-1]:g} and "
-                    f"y up to {ys[-1]:g}, beyond x_max={self.x_max:g} / y_max={self.y_max:g}: "
-                    "widen the area or reduce the spacing"
-                )
-        gx, gy = np.meshgrid(xs, ys)
-        grid = np.column_stack((gx.ravel(), gy.ravel(), np.full(gx.size, self.z_min)))[:count]
+            xs, ys, zs = self._spaced(count)
+        gz, gy, gx = np.meshgrid(zs, ys, xs, indexing="ij")
+        grid = np.column_stack((gx.ravel(), gy.ravel(), gz.ravel()))[:count]
         result: np.ndarray = grid + np.asarray(self.offset)
         return result
+
+    def _spaced(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Coordinates of a grid `spacing` apart: as many columns as fit, then rows, then
+        layers (with a dz)."""
+        spacing = np.atleast_1d(np.asarray(self.spacing, dtype=np.float64))
+        dx, dy = (spacing[0], spacing[0]) if len(spacing) == 1 else spacing[:2]
+        fit_x = math.floor((self.x_max - self.x_min) / dx + 1e-9) + 1
+        fit_y = math.floor((self.y_max - self.y_min) / dy + 1e-9) + 1
+        cols = max(1, min(math.ceil(math.sqrt(count)), fit_x))
+        rows = min(math.ceil(count / cols), fit_y)
+        layers = math.ceil(count / (cols * rows))
+        if layers > 1:
+            dz = spacing[2] if len(spacing) == 3 else None
+            top = self.z_min + (dz or 0.0) * (layers - 1)
+            if dz is None or top > self.z_max + 1e-9:
+                raise ConfigError(
+                    f"{count} objects at spacing {self.spacing} do not fit in x "
+                    f"{self.x_min:g}..{self.x_max:g}, y {self.y_min:g}..{self.y_max:g} "
+                    f"({cols} x {rows} fit): widen the area, reduce the spacing"
+                    + (", or raise z_max for more layers" if dz is not None else "")
+                )
+        return (
+            self.x_min + dx * np.arange(cols),
+            self.y_min + dy * np.arange(rows),
+            self.z_min + (spacing[2] if len(spacing) == 3 else 0.0) * np.arange(layers),
+        )
+
+
+def _spread(lo: float, hi: float, n: int) -> np.ndarray:
+    return np.linspace(lo, hi, n) if n > 1 else np.array([(lo + hi) / 2])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import typer
@@ -13,13 +14,16 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from fleetsim.errors import AssetNotFoundError, ConfigError, FleetSimError
+from fleetsim.errors import AssetNotFoundError, ConfigError, FleetSimError, closest
 from fleetsim.models import ModelNotAvailableError
 from fleetsim.scenario import build, bundled_scenarios, json_schema, load_scenario
-from fleetsim.scenario.runner import RunSummary, run_scenario
+from fleetsim.scenario.runner import RunSummary, StopSignal, run_scenario
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 BAD_INPUT = (ConfigError, AssetNotFoundError, ModelNotAvailableError)
+FAIL_ON = ("collisions", "robot-collisions", "failed-actions")
+MAX_REASONS = 10  # failure reasons listed in the summary
+MAX_REASON_CHARS = 160
 
 
 def _fail(exc: Exception) -> typer.Exit:
@@ -27,11 +31,36 @@ def _fail(exc: Exception) -> typer.Exit:
     return typer.Exit(EXIT_BAD_INPUT if isinstance(exc, BAD_INPUT) else EXIT_FAILURE)
 
 
+def _stop_on(signum: int, frame: object) -> None:
+    raise StopSignal(signum)
+
+
+def _handle_stop_signals() -> None:
+    """Ctrl-C, SIGTERM and SIGHUP all stop a run cleanly (summary, plugins' on_shutdown).
+
+    SIGINT gets Python's default handler back even when a script started us in the background,
+    where the shell hands SIGINT down ignored and Python keeps it that way.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _stop_on)
+
+
+def _parse_fail_on(value: str | None) -> set[str]:
+    chosen = {v.strip() for v in (value or "").split(",") if v.strip()}
+    for item in chosen - set(FAIL_ON):
+        guess = closest(item, FAIL_ON)
+        hint = f"did you mean '{guess}'?" if guess else f"choose from {', '.join(FAIL_ON)}"
+        raise _fail(ConfigError(f"--fail-on: unknown condition '{item}': {hint}"))
+    return chosen
+
+
 def run(
     scenario: str = typer.Argument(
         ..., help="A scenario file, or a bundled name (fleetsim examples)."
     ),
-    gui: bool = typer.Option(False, "--gui", help="Open the PyBullet GUI."),
+    gui: bool = typer.Option(False, "--gui", help="Open the PyBullet GUI.", metavar=""),
     rtf: float | None = typer.Option(
         None, "--rtf", help="Target real-time factor (0 = as fast as possible)."
     ),
@@ -40,17 +69,30 @@ def run(
     overrides: list[str] = typer.Option(
         [], "--set", help="Override a value: key.path=value (repeatable)."
     ),
+    fail_on: str | None = typer.Option(
+        None,
+        "--fail-on",
+        help="Exit 1 if any of these happened (comma-separated): "
+        "collisions, robot-collisions (robot-robot only), failed-actions.",
+    ),
 ) -> None:
-    """Run a scenario with a progress bar, then print a summary."""
+    """Run a scenario with a progress bar, then print a summary.
+
+    Exit codes: 0 done; 1 a failure (or a --fail-on condition); 2 bad input; 128 + the signal
+    number when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP (129), after the summary.
+    """
     console = Console(stderr=True)
-    # Ctrl-C (SIGINT) stops the run with a summary even when a script started us in the
-    # background, where the shell hands SIGINT down ignored and Python keeps it that way.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    conditions = _parse_fail_on(fail_on)
+    _handle_stop_signals()
+    started = time.perf_counter()
     try:
         loaded = load_scenario(scenario, overrides)
         built = build(loaded, gui=gui or None, target_rtf=rtf, duration=duration, seed=seed)
     except FleetSimError as exc:
         raise _fail(exc) from None
+    except KeyboardInterrupt as exc:  # stopped while building: nothing to summarise
+        raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
+    build_time = time.perf_counter() - started
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -63,30 +105,69 @@ def run(
             bar.update(task, completed=sim_time, status=f"t={sim_time:.1f} s  RTF {factor:.1f}x")
 
         try:
-            summary = run_scenario(built, progress=progress)
+            summary = run_scenario(built, progress=progress, build_time=build_time)
         except FleetSimError as exc:
             raise _fail(exc) from None
-        status = "stopped (Ctrl-C)" if summary.interrupted else "done"
+        status = (
+            f"stopped by {_signal_label(summary.stopped_by)}" if summary.interrupted else "done"
+        )
         bar.update(task, completed=summary.sim_time, status=status)
     _print_summary(summary)
+    if summary.stopped_by is not None:
+        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
+    broken = _broken_conditions(summary, conditions)
+    if broken:
+        typer.echo(f"error: --fail-on: {'; '.join(broken)}", err=True)
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
+    broken = []
+    if "collisions" in conditions and summary.collisions:
+        broken.append(f"{summary.collisions} collisions")
+    robot_robot = summary.collisions_by_kind.get("robot-robot", 0)
+    if "robot-collisions" in conditions and robot_robot:
+        broken.append(f"{robot_robot} robot-robot collisions")
+    if "failed-actions" in conditions and summary.actions_failed:
+        broken.append(f"{summary.actions_failed} failed actions")
+    return broken
 
 
 def _print_summary(summary: RunSummary) -> None:
     table = Table(title="fleetsim run summary", show_header=False)
+    kinds = ", ".join(f"{k} {n}" for k, n in summary.collisions_by_kind.items())
     rows = [
         ("simulated time", f"{summary.sim_time:.2f} s ({summary.steps} steps)"),
-        ("wall time", f"{summary.wall_time:.2f} s"),
+        ("wall time", f"{summary.wall_time:.2f} s (building {summary.build_time:.2f} s)"),
         ("real-time factor", f"{summary.real_time_factor:.1f}x"),
         ("robots", str(summary.robots)),
         ("actions completed", str(summary.actions_completed)),
         ("actions failed", str(summary.actions_failed)),
-        ("collisions", str(summary.collisions)),
     ]
+    rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
     if summary.interrupted:
-        rows.append(("stopped", "by Ctrl-C"))
+        rows.append(("stopped", f"by {_signal_label(summary.stopped_by)}"))
     for name, value in rows:
         table.add_row(name, value)
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    reasons = list(summary.failure_reasons.items())
+    if reasons:
+        console.print("failed actions by reason:", markup=False, highlight=False)
+    for reason, count in reasons[:MAX_REASONS]:
+        line = f"  {count} x {_clip(reason, MAX_REASON_CHARS)}"
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if len(reasons) > MAX_REASONS:
+        rest = sum(n for _, n in reasons[MAX_REASONS:])
+        console.print(f"  {rest} more, for {len(reasons) - MAX_REASONS} other reasons")
+
+
+def _signal_label(name: str | None) -> str:
+    return "Ctrl-C" if name == "SIGINT" else str(name)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def validate(scenario: str = typer.Argument(..., help="A scenario file or bundled name.")) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision.aabb import refresh_moved_aabbs
 from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
+from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.obb import boxes_touch
 from fleetsim.geometry import quat
 from fleetsim.state import BodyTable, CollisionMode, rows_of
@@ -103,6 +104,7 @@ class CollisionSystem:
         self.cells = CellSizePolicy(cell_size_mode, cell_size)
         self.active = np.empty(0, dtype=np.int64)  # sorted pair keys
         self.started_count = 0
+        self._started_by_kind = np.zeros(len(PAIR_KINDS), dtype=np.int64)
         self._seen: _Inputs | None = None  # what the last check read (see _unchanged)
         self.timings = {
             "collision_aabb": 0.0,
@@ -115,10 +117,16 @@ class CollisionSystem:
         """Pairs (body handles, smaller first) found by the last check."""
         return key_pairs(self.active)
 
+    @property
+    def started_by_kind(self) -> dict[str, int]:
+        """Collision episodes by pair kind (see `collision.kinds.PAIR_KINDS`)."""
+        return dict(zip(PAIR_KINDS, self._started_by_kind.tolist(), strict=True))
+
     def reset(self) -> None:
         self._seen = None
         self.active = np.empty(0, dtype=np.int64)
         self.started_count = 0
+        self._started_by_kind[:] = 0
         self.cells = CellSizePolicy(self.cells.mode, self.cells.constant)
 
     def check(self) -> CheckResult:
@@ -144,13 +152,16 @@ class CollisionSystem:
             self._seen = self._inputs()
             return CheckResult(now)
         # Only pairs that changed become Python objects; pairs of removed bodies end here too.
+        new = np.setdiff1d(now, self.active, assume_unique=True)
         result = CheckResult(
-            now,
-            key_pairs(np.setdiff1d(now, self.active, assume_unique=True)),
-            key_pairs(np.setdiff1d(self.active, now, assume_unique=True)),
+            now, key_pairs(new), key_pairs(np.setdiff1d(self.active, now, assume_unique=True))
         )
         self.active = now
-        self.started_count += len(result.started)
+        self.started_count += len(new)
+        if new.size:
+            rows_a = self.bodies.rows(new // _KEY_SHIFT)
+            rows_b = self.bodies.rows(new % _KEY_SHIFT)
+            self._started_by_kind += pair_kind_counts(self.bodies, rows_a, rows_b)
         self._seen = self._inputs()
         return result
 

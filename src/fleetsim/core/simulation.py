@@ -25,7 +25,7 @@ from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
 from fleetsim.errors import ConfigError
-from fleetsim.events import EventBus, Handler
+from fleetsim.events import EventBus, FirstError, Handler
 from fleetsim.geometry import quat
 from fleetsim.objects import SimObject, World
 from fleetsim.scheduling import Callback, CallbackScheduler
@@ -141,18 +141,28 @@ class MultiRobotSimulationCore:
     def step_once(self, return_profiling: bool = False) -> dict[str, float] | None:
         """Advance the simulation by one `timestep`.
 
-        Returns this step's per-phase times in ms when `return_profiling` is True.
+        Returns this step's per-phase times in ms when `return_profiling` is True. If user code
+        (a callback, an event handler, an action) raises, the step still completes (every
+        phase runs, the clock advances) and the first error is raised at the end, so the next
+        step starts from a consistent state. A raising action ends FAILED.
         """
         self._backend.ensure_open()
+        if self._world.in_step:
+            raise ConfigError(
+                "step_once() was called from inside a step (a callback, handler or action); "
+                "the step is already running; use sim.stop() to end run_simulation instead"
+            )
         dt, world, prof = self.params.timestep, self._world, self._profiler
         world.time = self.sim_time
+        errors = FirstError()
         prof.begin()
         with world.stepping():
             with prof.section("phase1_update"):
-                self.events.emit("pre_step", self, dt)
-                with prof.section("agent_update"):
+                with errors:
+                    self.events.emit("pre_step", self, dt)
+                with prof.section("agent_update"), errors:
                     phases.update_agents(world, dt)
-                with prof.section("callbacks"):
+                with prof.section("callbacks"), errors:
                     phases.run_callbacks(world, self.sim_time, dt)
                 # Last, so every pose written in this step carries attached children.
                 phases.follow_attachments(world)
@@ -165,12 +175,15 @@ class MultiRobotSimulationCore:
             phases.refresh_aabbs(world)
         with prof.section("collision_check"):
             if self._collision_check_due():
-                self._run_collision_check()
+                with errors:
+                    self._run_collision_check()
         self.step_count += 1
-        self.events.emit("post_step", self, dt)
+        with errors:
+            self.events.emit("post_step", self, dt)
         if self.gui is not None:
             self.gui.frame()  # keys, and poses for the next drawn frame (at most 60 per second)
         stats = prof.end()
+        errors.raise_()
         return dict(stats) if return_profiling else None
 
     # -- collisions ---------------------------------------------------------------------------
@@ -208,13 +221,22 @@ class MultiRobotSimulationCore:
         """Collision episodes (pairs that started touching) since the start or `reset()`."""
         return self.collisions.started_count
 
+    @property
+    def collision_counts(self) -> dict[str, int]:
+        """Collision episodes by pair kind since the start or `reset()`: "robot-robot",
+        "robot-structure", "robot-load", "load-structure" and "other" (see
+        `fleetsim.collision.kinds`). A load riding on its carrier is never a collision."""
+        return self.collisions.started_by_kind
+
     def _as_object_ids(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """PyBullet ids of pairs of handles; pairs with a body removed since are left out."""
         bodies = self._world.bodies
         ids = bodies["body_id"]
         out = []
         for a, b in pairs:
-            ia, ib = int(ids[bodies.row(a)]), int(ids[bodies.row(b)])
-            out.append((min(ia, ib), max(ia, ib)))
+            if bodies.is_alive(a) and bodies.is_alive(b):
+                ia, ib = int(ids[bodies.row(a)]), int(ids[bodies.row(b)])
+                out.append((min(ia, ib), max(ia, ib)))
         return sorted(out)
 
     def get_profiling_stats(self) -> dict[str, float]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from fleetsim.backend import Backend
 from fleetsim.errors import ConfigError
-from fleetsim.events import EventBus
+from fleetsim.events import EventBus, FirstError
 
 COLLISION_EVENTS = ("collision_started", "collision_ended")
 HIGHLIGHT = (0.9, 0.1, 0.1, 1.0)
@@ -48,20 +48,29 @@ class ContactEvents:
         self._colors.clear()
 
     def publish(self, started: Iterable[tuple[int, int]], ended: Iterable[tuple[int, int]]) -> None:
+        """Tell every pair that started or ended. A handler that raises (or removes a body)
+        does not stop the other pairs' events; the first error is raised at the end."""
         if self._nobody_listens():  # a big fleet's hundreds of contacts a step cost nothing
             return
+        errors = FirstError()
         for a, b in started:
-            oa, ob = self._objects.get(a), self._objects.get(b)
+            oa, ob = (
+                self._known.get(a, self._objects.get(a)),
+                self._known.get(b, self._objects.get(b)),
+            )
             self._known[a], self._known[b] = oa, ob
-            self._emit("collision_started", a, b, oa, ob)
             self._tint(a, +1)
             self._tint(b, +1)
+            with errors:
+                self._emit("collision_started", a, b, oa, ob)
         for a, b in ended:  # (a pair that started while nobody listened is not in _known)
             oa = self._known.get(a, self._objects.get(a))
             ob = self._known.get(b, self._objects.get(b))
-            self._emit("collision_ended", a, b, oa, ob)
             self._tint(a, -1)
             self._tint(b, -1)
+            with errors:
+                self._emit("collision_ended", a, b, oa, ob)
+        errors.raise_()
 
     def _nobody_listens(self) -> bool:
         return not (
@@ -71,11 +80,16 @@ class ContactEvents:
         )
 
     def _emit(self, event: str, a: int, b: int, oa: Any, ob: Any) -> None:
-        self._events.emit(event, oa, ob)
-        for handler in self._handlers.get(a, {}).get(event, ()):
-            handler(oa, ob)
-        for handler in self._handlers.get(b, {}).get(event, ()):
-            handler(ob, oa)
+        errors = FirstError()
+        with errors:
+            self._events.emit(event, oa, ob)
+        for handler in tuple(self._handlers.get(a, {}).get(event, ())):
+            with errors:
+                handler(oa, ob)
+        for handler in tuple(self._handlers.get(b, {}).get(event, ())):
+            with errors:
+                handler(ob, oa)
+        errors.raise_()
 
     def _tint(self, handle: int, change: int) -> None:
         self._touching[handle] += change
@@ -84,7 +98,7 @@ class ContactEvents:
             self._touching.pop(handle, None)
             self._known.pop(handle, None)
         obj = self._objects.get(handle)
-        if not self.color_change or obj is None:
+        if not self.color_change or obj is None or obj.is_removed:
             return
         if change > 0 and count == 1:
             self._colors[handle] = self._backend.base_color(obj.object_id)

@@ -17,7 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.actions import Action, Drop, JointAction, MoveTo, Pick, PoseAction, Wait
+from fleetsim.actions import (
+    Action,
+    ActionStatus,
+    Drop,
+    JointAction,
+    MoveTo,
+    Pick,
+    PoseAction,
+    Wait,
+)
 from fleetsim.agents import Agent, AgentSpawnParams
 from fleetsim.core import MultiRobotSimulationCore, SimulationParams
 from fleetsim.errors import FleetSimError
@@ -29,6 +38,7 @@ from fleetsim.scenario.loader import LoadedScenario, ScenarioError
 from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
+RETRY_AFTER_S = 1.0  # a repeated round in which an action failed starts again after this
 
 
 @dataclass
@@ -292,11 +302,17 @@ class _Builder:
 
 
 class _Repeater:
-    """Queues a robot's actions from the file, again when the last one is done if `repeat` says."""
+    """Queues a robot's actions from the file, again when the last one is done if `repeat` says.
+
+    A round in which an action failed is repeated after `RETRY_AFTER_S`, and a round that took
+    no simulated time after one step, so a round that cannot make progress never spins.
+    """
 
     def __init__(self, builder: _Builder, robot: Agent, spec: s.RobotSpec) -> None:
         self.builder, self.robot, self.spec = builder, robot, spec
         self.rounds_left = math.inf if spec.repeat is True else int(spec.repeat)
+        self.round: list[Action] = []
+        self.round_started = 0.0
 
     def start(self) -> None:
         for name in (a.object for a in self.spec.actions if isinstance(a, s.PickSpec | s.DropSpec)):
@@ -304,14 +320,22 @@ class _Repeater:
                 raise ScenarioError(f"no object named '{name}' (objects are named by their 'name')")
         self.queue()
 
-    def queue(self) -> None:
-        actions = [self.builder.action(a, self.robot) for a in self.spec.actions]
-        actions[-1].on_done = self.again
-        self.robot.add_action_sequence(actions)
+    def queue(self, pause_s: float = 0.0) -> None:
+        self.round = [self.builder.action(a, self.robot) for a in self.spec.actions]
+        self.round_started = self.builder.sim.sim_time
+        self.round[-1].on_done = self.again
+        self.robot.add_action_sequence(([Wait(pause_s)] if pause_s > 0 else []) + self.round)
 
     def again(self, agent: Agent, action: Action) -> None:
-        if self.rounds_left > 0:
-            self.rounds_left -= 1
+        if self.rounds_left <= 0:
+            return
+        self.rounds_left -= 1
+        sim = self.builder.sim
+        if any(a.status is ActionStatus.FAILED for a in self.round):
+            self.queue(RETRY_AFTER_S)
+        elif sim.sim_time <= self.round_started:
+            self.queue(sim.params.timestep)
+        else:
             self.queue()
 
 

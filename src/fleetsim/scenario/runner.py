@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fleetsim.scenario.builder import ScenarioRun
 from fleetsim.scenario.plugins import Plugin, call_hook, shut_down
@@ -12,8 +13,18 @@ from fleetsim.scenario.plugins import Plugin, call_hook, shut_down
 PROGRESS_EVERY_S = 0.2  # wall seconds between progress reports
 
 
+class StopSignal(KeyboardInterrupt):
+    """A termination signal (SIGTERM, SIGHUP) turned into a clean stop, like Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
 @dataclass(frozen=True)
 class RunSummary:
+    """What a run did. `wall_time` counts building too (`build_time` of it)."""
+
     sim_time: float
     wall_time: float
     steps: int
@@ -21,22 +32,34 @@ class RunSummary:
     actions_completed: int
     actions_failed: int
     collisions: int
-    interrupted: bool
+    stopped_by: str | None = None  # "SIGINT" (Ctrl-C), "SIGTERM", "SIGHUP", or None
+    build_time: float = 0.0
+    collisions_by_kind: dict[str, int] = field(default_factory=dict)
+    failure_reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stopped_by is not None
 
     @property
     def real_time_factor(self) -> float:
-        return self.sim_time / self.wall_time if self.wall_time > 0 else float("inf")
+        """Simulated seconds per wall second of stepping (building excluded)."""
+        stepping = self.wall_time - self.build_time
+        return self.sim_time / stepping if stepping > 0 else float("inf")
 
 
 def run_scenario(
     run: ScenarioRun,
     duration: float | None = None,
     progress: Callable[[float, float], None] | None = None,
+    build_time: float = 0.0,
 ) -> RunSummary:
     """Run for `duration` simulated seconds (default: the scenario's; None = until Ctrl-C).
 
-    `progress(sim_time, real_time_factor)` is called a few times a second. Ctrl-C stops the run
-    cleanly. Every plugin's `on_shutdown` runs at the end, even after an error.
+    `progress(sim_time, real_time_factor)` is called a few times a second. Ctrl-C (or a
+    `StopSignal`) stops the run cleanly. Every plugin's `on_shutdown` runs at the end, even
+    after an error. `build_time` (wall seconds spent building) is added to the summary's wall
+    time.
     """
     sim, plugins = run.sim, run.plugins
     # Per-step hooks go only to plugins that override them: 10,000 robots with a plugin that
@@ -61,11 +84,11 @@ def run_scenario(
             progress(sim.sim_time, (sim.sim_time - start_sim) / max(now - start_wall, 1e-9))
 
     sim.on("post_step", report)
-    interrupted = False
+    stopped_by = None
     try:
         sim.run_simulation(duration)
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as exc:
+        stopped_by = "SIGINT" if not isinstance(exc, StopSignal) else str(exc)
     finally:
         failures = shut_down(plugins)
     if failures:
@@ -73,13 +96,16 @@ def run_scenario(
     wall = time.perf_counter() - start_wall
     return RunSummary(
         sim_time=sim.sim_time - start_sim,
-        wall_time=wall,
+        wall_time=wall + build_time,
         steps=sim.step_count,
         robots=len(run.scene.robots),
         actions_completed=sim.actions.completed_count,
         actions_failed=sim.actions.failed_count,
         collisions=sim.collision_count,
-        interrupted=interrupted,
+        stopped_by=stopped_by,
+        build_time=build_time,
+        collisions_by_kind=sim.collision_counts,
+        failure_reasons=dict(sim.actions.failure_reasons.most_common()),
     )
 
 

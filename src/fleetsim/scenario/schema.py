@@ -45,21 +45,36 @@ class PoseSpec(Spec):
 
 
 class GridSpec(Spec):
-    """`count` items on a grid from `origin`, `spacing` metres apart, `columns` per row."""
+    """`count` items on a grid from `origin`, `spacing` metres apart, `columns` per row.
 
-    count: Annotated[int, Field(gt=0)]
-    spacing: Positive | tuple[Positive, Positive] = 1.0
-    origin: Vec3 = (0.0, 0.0, 0.0)
-    columns: Annotated[int, Field(gt=0)] | None = None
-    yaw: float = 0.0
+    `spacing` is one number, `[dx, dy]` or `[dx, dy, dz]`; with `rows` as well, items beyond
+    `columns` x `rows` go on further layers, `dz` higher each.
+    """
+
+    count: Annotated[int, Field(gt=0, description="How many items.")]
+    spacing: Positive | tuple[Positive, Positive] | tuple[Positive, Positive, Positive] = Field(
+        1.0, description="Metres between items: d, [dx, dy] or [dx, dy, dz]."
+    )
+    origin: Vec3 = Field((0.0, 0.0, 0.0), description="Position of the first item [x, y, z] (m).")
+    columns: Annotated[int, Field(gt=0)] | None = Field(
+        None, description="Items per row (along x); default ceil(sqrt(count))."
+    )
+    rows: Annotated[int, Field(gt=0)] | None = Field(
+        None, description="Rows per layer (along y); more items stack in layers dz apart."
+    )
+    yaw: float = Field(0.0, description="Heading of every item (radians).")
 
     def positions(self) -> np.ndarray:
         cols = self.columns or math.ceil(math.sqrt(self.count))
-        dx, dy = (
-            (self.spacing, self.spacing) if isinstance(self.spacing, float | int) else self.spacing
-        )
+        spacing = (self.spacing,) * 3 if isinstance(self.spacing, float | int) else self.spacing
+        dx, dy = spacing[0], spacing[1]
+        dz = spacing[2] if len(spacing) == 3 else 0.0
+        per_layer = cols * self.rows if self.rows else self.count
         k = np.arange(self.count)
-        grid = np.column_stack(((k % cols) * dx, (k // cols) * dy, np.zeros(self.count)))
+        in_layer = k % per_layer
+        grid = np.column_stack(
+            ((in_layer % cols) * dx, (in_layer // cols) * dy, (k // per_layer) * dz)
+        )
         result: np.ndarray = grid + np.asarray(self.origin)
         return result
 

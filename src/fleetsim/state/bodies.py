@@ -37,6 +37,8 @@ BODY_COLUMNS: dict[str, Column] = {
     "exact_box": Column(np.bool_, (), False),
     "mass": Column(np.float64),
     "pickable": Column(np.bool_, (), False),
+    # A robot (an `Agent`), as opposed to an object; collision counts are kept by role.
+    "robot": Column(np.bool_, (), False),
     # Moved since the last AABB refresh / pose differs from what PyBullet holds.
     "moved": Column(np.bool_, (), True),
     "dirty": Column(np.bool_, (), False),
