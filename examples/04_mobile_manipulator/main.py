@@ -1,7 +1,8 @@
 """A mobile manipulator fetches boxes from two shelves and brings them to a drop-off table.
 
-It drives (differential drive, approach and back-out poses), reaches with its arm by joint
-targets, carries the box in its gripper, and puts it down. Run:
+It drives (differential drive, approach and back-out poses), stops an arm's length short of the
+box, reaches with its arm by joint targets, carries the box in its gripper, and reaches over the
+table to put it down (a Pick or Drop beyond the gripper's reach would fail). Run:
     python examples/04_mobile_manipulator/main.py              # headless, 90 simulated seconds
     python examples/04_mobile_manipulator/main.py --steps 500  # a fixed number of steps
     python examples/04_mobile_manipulator/main.py --gui        # watch (target_rtf 1 is nicer)
@@ -27,7 +28,7 @@ from fleetsim import (
 
 HERE = Path(__file__).parent
 REACH = {"shoulder_lift_joint": 0.8, "elbow_joint": 1.0}  # arm forward and down
-STOW = {"shoulder_lift_joint": 0.0, "elbow_joint": 0.0}
+ARM_OUT = 0.82  # metres from the base to the gripper with the arm at REACH: stand that far off
 
 
 def static_box(
@@ -72,11 +73,17 @@ def main() -> None:
         for i, box in enumerate(boxes):
             robot.add_action_sequence(
                 [
-                    Pick(target_object_id=box.object_id, joint_targets=REACH, approach_offset=1.0),
+                    Pick(
+                        target_object_id=box.object_id,
+                        joint_targets=REACH,
+                        approach_offset=1.5,
+                        stand_offset=ARM_OUT,
+                    ),
                     Drop(
                         Pose.from_xyz(-3.5, -0.2 + 0.4 * i, 0.35),
-                        joint_targets=STOW,
-                        approach_offset=1.0,
+                        joint_targets=REACH,  # reach over the table, then let go
+                        approach_offset=1.5,
+                        drop_offset=ARM_OUT,
                     ),
                 ]
             )

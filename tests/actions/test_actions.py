@@ -127,7 +127,7 @@ def test_pick_and_drop_leave_the_box_at_the_drop_pose(sim: MultiRobotSimulationC
 
 
 def test_pick_nearest_by_position_and_drop_relative(sim: MultiRobotSimulationCore) -> None:
-    r = robot(sim)
+    r = robot(sim, x=2.6)  # its front is 5 cm from the near box: within reach
     far, near = box(sim, 3.4, 0), box(sim, 3.1, 0)
     r.add_action_sequence(
         [
@@ -138,6 +138,45 @@ def test_pick_nearest_by_position_and_drop_relative(sim: MultiRobotSimulationCor
     run_until_idle(sim, [r])
     assert near.get_pose().position == pytest.approx((3.1, 0, 0.9))  # picked in place, lifted 0.5 m
     assert far.get_pose().position == (3.4, 0.0, 0.4)
+
+
+def test_pick_and_drop_refuse_what_is_out_of_reach(sim: MultiRobotSimulationCore) -> None:
+    r = robot(sim)
+    crate = box(sim, 30, 0)
+    pick = Pick(target_object_id=crate.object_id, use_approach=False)
+    r.add_action(pick)
+    run_until_idle(sim, [r])
+    assert pick.status is ActionStatus.FAILED
+    assert pick.error_message is not None
+    assert "is 29.55 m from robot" in pick.error_message.replace(r.name, "robot")
+    assert "beyond its reach of 0.3 m" in pick.error_message
+    assert not crate.is_attached() and crate.get_pose().position == (30.0, 0.0, 0.4)
+    # Within reach it works; then a drop 10 m away is refused and the robot keeps the crate.
+    near = box(sim, 0.4, 0)
+    drop = Drop(Pose.from_xyz(10, 0, 0.4), use_approach=False)
+    r.add_action_sequence([Pick(target_object_id=near.object_id, use_approach=False), drop])
+    run_until_idle(sim, [r])
+    assert drop.status is ActionStatus.FAILED and "at the drop pose" in (drop.error_message or "")
+    assert near.attached_to is r
+    assert sim.actions.failure_reasons.total() == 2
+
+
+def test_static_bodies_are_not_pickable_unless_asked(sim: MultiRobotSimulationCore) -> None:
+    shape = ShapeParams(half_extents=(0.15, 0.15, 0.15))
+    rack = SimObject.from_params(
+        SimObjectSpawnParams(visual_shape=shape, collision_mode="static"), sim_core=sim
+    )
+    loose = SimObject.from_params(SimObjectSpawnParams(visual_shape=shape), sim_core=sim)
+    asked = SimObjectSpawnParams(visual_shape=shape, collision_mode="static", pickable=True)
+    assert (rack.pickable, loose.pickable, SimObject.from_params(asked, sim_core=sim).pickable) == (
+        False,
+        True,
+        True,
+    )
+    r = robot(sim)
+    pick = Pick(target_object_id=rack.object_id, use_approach=False)
+    r.add_action(pick)
+    assert pick.status is ActionStatus.FAILED and "is not pickable" in (pick.error_message or "")
 
 
 @pytest.mark.parametrize(

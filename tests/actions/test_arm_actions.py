@@ -132,7 +132,15 @@ def test_pick_with_unreachable_arm_target() -> None:
         )
         arm.add_action(lenient)
         run(sim, arm)
-        assert lenient.status is ActionStatus.COMPLETED and box.attached_to is arm
+        # It carries on after the IK failure, but the gripper ends too far from the cube to take
+        # it: no pick at a distance.
+        assert lenient.status is ActionStatus.FAILED
+        assert "beyond its reach of 0.3 m" in (lenient.error_message or "")
+        assert not box.is_attached()
+        stretched = Pick(target_object_id=box.object_id, ee_target_position=(3, 0, 0), reach=0.5)
+        arm.add_action(stretched)
+        run(sim, arm)
+        assert stretched.status is ActionStatus.COMPLETED and box.attached_to is arm
 
 
 def test_mobile_manipulator_drives_then_picks_with_its_arm(sim: MultiRobotSimulationCore) -> None:
@@ -144,14 +152,18 @@ def test_mobile_manipulator_drives_then_picks_with_its_arm(sim: MultiRobotSimula
         Pick(
             target_object_id=box.object_id,
             joint_targets={"shoulder_lift_joint": 0.8, "elbow_joint": 1.0},
-            approach_offset=0.8,
+            approach_offset=1.5,
+            stand_offset=0.82,  # the gripper is 0.82 m ahead of the base with these joints
         )
     )
     run(sim, mm, 5000)
     assert box.attached_to is mm
     ee = mm.get_end_effector_pose().position
     before = np.array(box.get_pose().position) - ee
-    mm.add_action(Drop(Pose.from_xyz(-2, 1, 0.3)))
+    mm.add_action(Drop(Pose.from_xyz(-2, 1, 0.3)))  # at the base: the gripper is 0.8 m off
+    run(sim, mm, 5000)
+    assert box.attached_to is mm and "gripper" in sim.actions.failure_reasons.most_common()[0][0]
+    mm.add_action(Drop(Pose.from_xyz(-2, 1, 0.3), drop_offset=0.82, approach_offset=1.5))
     run(sim, mm, 5000)
     assert box.get_pose().position == (-2.0, 1.0, 0.3)
     assert np.linalg.norm(before) < 1.0  # it rode near the gripper, not at the base origin

@@ -153,6 +153,20 @@ def test_a_failing_plugin_is_named_and_the_others_shut_down(tmp_path: Path) -> N
             "    plugins: [{type: patrol, params: {waypoint: []}}]\n",
             "robots[0].plugins[0].params",
         ),
+        (
+            "robots:\n  - {model: arm_robot, use_fixed_base: true,"
+            " actions: [{type: wait, duration: 1}, {type: move_to, pose: [1, 0, 0]}]}\n",
+            "robots[0].actions[1] (move_to): arm_robot_0 (arm) has a fixed base and cannot drive",
+        ),
+        (
+            "objects: [{name: crate, shape: {type: box}}]\n"
+            "robots:\n  - {model: mobile_robot, actions: [{type: pick, object: crat}]}\n",
+            "robots[0].actions[0] (pick): no object named 'crat'; did you mean 'crate'?",
+        ),
+        (
+            "robots:\n  - {model: mobile_robot, actions: [{type: joints, targets: [0.1]}]}\n",
+            "robots[0].actions[0] (joints): mobile_robot_0 (mobile) has no arm joints to move",
+        ),
     ],
 )
 def test_broken_scenarios_exit_2_with_the_key_path(tmp_path: Path, body: str, message: str) -> None:

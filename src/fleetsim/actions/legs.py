@@ -69,11 +69,9 @@ class LegsAction(Action):
         """Start driving; with no legs (or a fixed base), go straight to the act point."""
         if self.arm is not None and agent.uses_physics_joints:
             self.polls = True  # motors are read back each step, not woken on arrival
-        self.legs, self.act_at, self._leg = (
-            ([] if agent.spawn_params.use_fixed_base else legs),
-            act_at,
-            0,
-        )
+        if agent.spawn_params.use_fixed_base:  # an arm acts where it stands
+            legs, act_at = [], 0
+        self.legs, self.act_at, self._leg = legs, act_at, 0
         if self.legs:
             self._drive(agent)
         else:

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from fleetsim.actions.arm import ArmMove
 from fleetsim.actions.legs import LegsAction, approach_legs, check_offset
+from fleetsim.actions.reach import DEFAULT_REACH_M, check_reach, out_of_reach
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.objects import SimObject
@@ -36,6 +37,10 @@ class Pick(LegsAction):
             keeps its pose relative to the robot at the moment of pick-up.
         use_approach: drive approach -> object -> back out; False picks where the robot is.
         approach_offset: metres before the object where the approach starts.
+        reach: metres the object may be from the robot's body (base attachment) or from the
+            gripper link when it is taken; farther, the Pick fails and nothing moves.
+        stand_offset: the robot stops this many metres short of the object (a mobile
+            manipulator whose arm reaches forward).
     """
 
     def __init__(
@@ -50,8 +55,12 @@ class Pick(LegsAction):
         joint_targets: Any = None,
         ee_target_position: ArrayLike | None = None,
         continue_on_ik_failure: bool = True,
+        reach: float = DEFAULT_REACH_M,
+        stand_offset: float = 0.0,
     ) -> None:
         super().__init__()
+        self.reach = check_reach(reach)
+        self.stand_offset = check_offset("stand_offset", stand_offset)
         if target_object_id is None and target_position is None and ee_target_position is None:
             raise ConfigError("Pick needs target_object_id, target_position or ee_target_position")
         self.target_object_id = target_object_id
@@ -81,7 +90,12 @@ class Pick(LegsAction):
             return
         self.target = obj
         legs = (
-            approach_legs(agent, np.array(obj.get_pose().position[:2]), self.approach_offset, 0.0)
+            approach_legs(
+                agent,
+                np.array(obj.get_pose().position[:2]),
+                self.approach_offset,
+                self.stand_offset,
+            )
             if self.use_approach
             else []
         )
@@ -94,7 +108,12 @@ class Pick(LegsAction):
             return
         if self._held_elsewhere(agent, obj):
             return
-        agent.attach_object(obj, self.attach_relative_pose, link=self._link(agent))
+        link = self._link(agent)
+        too_far = out_of_reach(agent, link, obj, self.reach)
+        if too_far is not None:
+            self.fail(too_far)
+            return
+        agent.attach_object(obj, self.attach_relative_pose, link=link)
 
     def _held_elsewhere(self, agent: Agent, obj: SimObject) -> bool:
         holder = obj.attached_to
@@ -159,6 +178,8 @@ class Drop(LegsAction):
             higher so that, with physics on, it falls.
         use_approach, approach_offset: as for `Pick`.
         drop_offset: the robot stops this many metres short of `drop_pose`.
+        reach: metres `drop_pose` (the object's box there) may be from the robot's body or
+            gripper; farther, the Drop fails and the robot keeps the object.
     """
 
     def __init__(
@@ -174,8 +195,10 @@ class Drop(LegsAction):
         joint_targets: Any = None,
         ee_target_position: ArrayLike | None = None,
         continue_on_ik_failure: bool = True,
+        reach: float = DEFAULT_REACH_M,
     ) -> None:
         super().__init__()
+        self.reach = check_reach(reach)
         self.arm = _arm_move(joint_targets, ee_target_position)
         self.continue_on_ik_failure = continue_on_ik_failure
         if drop_pose is None and drop_relative_pose is None:
@@ -215,6 +238,12 @@ class Drop(LegsAction):
         if obj is None or obj.is_removed or obj.attached_to is not agent:
             self.fail(f"{agent.name} no longer holds the object to drop")
             return
+        if self.drop_pose is not None:
+            link = int(agent.world.bodies["parent_link"][agent.world.bodies.row(obj.handle)])
+            too_far = out_of_reach(agent, link, obj, self.reach, self.drop_pose)
+            if too_far is not None:
+                self.fail(too_far)
+                return
         before = obj.get_pose()
         agent.detach_object(obj)
         if self.drop_relative_pose is not None:

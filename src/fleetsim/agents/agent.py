@@ -145,10 +145,6 @@ class Agent(SimObject, JointControl, InverseKinematics):
     # -- identity -----------------------------------------------------------------------------
 
     @property
-    def world(self) -> World:
-        return self._world
-
-    @property
     def drives(self) -> bool:
         """Whether the agent can drive (a mobile base, not a fixed-base arm)."""
         return self._motion >= 0

@@ -45,6 +45,11 @@ class JointBackend:
             physicsClientId=self._client,
         )
 
+    def link_count(self, body_id: int) -> int:
+        """Links besides the base (valid link indices are -1 .. count - 1)."""
+        count: int = pb.getNumJoints(body_id, physicsClientId=self._client)
+        return count
+
     def link_pose(self, body_id: int, link: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """World pose of a link's URDF frame (forward kinematics from the current joints)."""
         if link < 0:

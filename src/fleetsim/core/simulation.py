@@ -355,9 +355,31 @@ class MultiRobotSimulationCore:
         return obj
 
     def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
-        """Handles of objects, shape (N,): compute once, then pass to `set_poses`/`get_poses`."""
+        """Handles of objects, shape (N,): compute once, then pass to `set_poses`/`get_poses`.
+
+        `objects` is a sequence of this simulation's `SimObject`s, or a 1-D integer NumPy array
+        of handles (from `handles_of`). Anything else (PyBullet ids in a list, a bool mask,
+        floats, 2-D arrays, objects of another simulation) is a `ConfigError`.
+        """
         if isinstance(objects, np.ndarray):
-            return objects.astype(np.int64, copy=False)
+            if objects.dtype.kind not in "iu" or objects.ndim != 1:
+                raise ConfigError(
+                    "handle arrays must be 1-D integer arrays from sim.handles_of(objects), "
+                    f"got a {objects.ndim}-D {objects.dtype} array"
+                )
+            return objects.astype(np.int64, copy=False)  # live handles: checked by rows()
+        if not isinstance(objects, list | tuple):
+            raise ConfigError(
+                f"expected a list of SimObjects or an array of handles, got {objects!r:.80}"
+            )
+        for obj in objects:
+            if not isinstance(obj, SimObject):
+                raise ConfigError(
+                    f"expected SimObjects (or an array from sim.handles_of), got {obj!r:.80}; "
+                    "PyBullet body ids are not handles: use sim.get_object(body_id)"
+                )
+            if obj.world is not self._world:
+                raise ConfigError(f"{obj.name} belongs to another simulation")
         return np.fromiter((o.handle for o in objects), dtype=np.int64, count=len(objects))
 
     def set_poses(

@@ -70,7 +70,10 @@ class AttachmentGraph:
 def attach(
     world: World, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike, link: int = -1
 ) -> None:
-    """Attach `child` to `parent` (its `link`, or base) at (rel_pos, rel_quat) in that frame."""
+    """Attach `child` to `parent` (its `link`, or base) at (rel_pos, rel_quat) in that frame.
+
+    Everything is checked before anything is registered, so a bad call changes nothing.
+    """
     graph = world.links
     if parent == child:
         raise ConfigError("an object cannot be attached to itself")
@@ -80,7 +83,11 @@ def attach(
         raise ConfigError("attaching would make a cycle (the parent rides on the child)")
     b = world.bodies
     prow, crow = b.row(parent), b.row(child)
-    rq = quat.normalize(rel_quat)
+    check_link(world, parent, link)
+    rel_pos = np.asarray(rel_pos, dtype=np.float64)
+    rq = quat.normalize(np.asarray(rel_quat, dtype=np.float64))
+    if rel_pos.shape != (3,) or rq.shape != (4,) or not np.all(np.isfinite(np.r_[rel_pos, rq])):
+        raise ConfigError("the relative pose must be finite: position (3,), quaternion (4,)")
     b["parent"][crow] = parent
     b["parent_link"][crow] = link
     b["rel_pos"][crow] = rel_pos
@@ -99,6 +106,22 @@ def attach(
     world.write_poses(
         [child], frame_pos + quat.rotate(frame_quat, rel_pos), quat.multiply(frame_quat, rq)
     )
+
+
+def check_link(world: World, handle: int, link: int) -> None:
+    """A link index must be -1 (the base) or one of the body's links."""
+    if isinstance(link, bool) or not isinstance(link, int | np.integer):
+        raise ConfigError(f"link must be a link index (int, -1 = base), got {link!r}")
+    if link < -1:
+        raise ConfigError(f"link must be -1 (the base) or a link index >= 0, got {link}")
+    if link >= 0:
+        count = world.backend.joints.link_count(
+            int(world.bodies["body_id"][world.bodies.row(handle)])
+        )
+        if link >= count:
+            name = getattr(world.objects.get(handle), "name", f"body {handle}")
+            valid = f"0..{count - 1}" if count else "none besides the base (-1)"
+            raise ConfigError(f"{name} has no link {link}: its links are {valid}")
 
 
 def frame_of(world: World, handle: int, link: int) -> tuple[np.ndarray, np.ndarray]:

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose, ShapeParams
 from fleetsim.state import CollisionMode
@@ -38,7 +40,8 @@ class SimObjectSpawnParams:
         collision_shape: what it collides as; defaults to the visual shape.
         initial_pose: where it appears.
         mass: kilograms; 0 makes it kinematic. With physics on, mass > 0 makes it dynamic.
-        pickable: whether Pick actions may take it.
+        pickable: whether Pick actions may take it; by default True, except for STATIC
+            bodies (structure), which are pickable only when asked.
         collision_mode: a `CollisionMode` (or its name).
         name: a label for logs and lookups; defaults to "object_<handle>".
         user_data: anything the application wants to keep with the object.
@@ -48,7 +51,7 @@ class SimObjectSpawnParams:
     collision_shape: ShapeParams | None = None
     initial_pose: Pose = field(default_factory=Pose)
     mass: float = 0.0
-    pickable: bool = True
+    pickable: bool | None = None
     collision_mode: CollisionMode = CollisionMode.NORMAL_3D
     name: str | None = None
     user_data: dict[str, Any] = field(default_factory=dict)
@@ -72,6 +75,10 @@ class SimObjectSpawnParams:
         if not (isinstance(self.mass, int | float) and math.isfinite(self.mass) and self.mass >= 0):
             raise ConfigError(f"mass must be a finite number >= 0 kg, got {self.mass!r}")
         object.__setattr__(self, "collision_mode", collision_mode_of(self.collision_mode))
+        if self.pickable is None:
+            object.__setattr__(self, "pickable", self.collision_mode != CollisionMode.STATIC)
+        elif not isinstance(self.pickable, bool | np.bool_):
+            raise ConfigError(f"pickable must be True or False, got {self.pickable!r}")
 
     @property
     def shapes(self) -> tuple[ShapeParams, ShapeParams]:

@@ -119,6 +119,11 @@ class SimObject:
     # -- identity -----------------------------------------------------------------------------
 
     @property
+    def world(self) -> World:
+        """The simulation state this object lives in."""
+        return self._world
+
+    @property
     def handle(self) -> int:
         """Stable fleetsim handle (index into the simulation's arrays via the body table)."""
         return self._handle
@@ -202,6 +207,10 @@ class SimObject:
         stays exactly where it is now. With physics on, a child with mass is held by a fixed
         constraint.
         """
+        self.check_same_world(obj, "attach_object")
+        if relative_pose is not None and not isinstance(relative_pose, Pose):
+            raise ConfigError(f"relative_pose must be a Pose or None, got {relative_pose!r}")
+        attachments.check_link(self._world, self._handle, link)
         if relative_pose is None:
             pos, orn = attachments.frame_of(self._world, self._handle, link)
             relative_pose = Pose(pos, orn).inverse().compose(obj.get_pose())
@@ -211,7 +220,17 @@ class SimObject:
 
     def detach_object(self, obj: SimObject) -> None:
         """Detach `obj`; it stays where it is."""
+        self.check_same_world(obj, "detach_object")
         self._world.detach(self._handle, obj.handle)
+
+    def check_same_world(self, obj: object, what: str) -> None:
+        """`obj` must be a live `SimObject` of this simulation."""
+        if not isinstance(obj, SimObject):
+            raise ConfigError(f"{what} needs a SimObject (or Agent), got {obj!r}")
+        if obj._world is not self._world:
+            raise ConfigError(f"{what}: {obj.name} belongs to another simulation than {self.name}")
+        if obj.is_removed:
+            raise ConfigError(f"{what}: {obj.name} was removed from the simulation")
 
     def get_attached_objects(self) -> list[SimObject]:
         """Objects attached to this one, in the order they were attached."""

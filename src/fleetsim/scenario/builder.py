@@ -29,7 +29,7 @@ from fleetsim.actions import (
 )
 from fleetsim.agents import Agent, AgentSpawnParams
 from fleetsim.core import MultiRobotSimulationCore, SimulationParams
-from fleetsim.errors import FleetSimError
+from fleetsim.errors import FleetSimError, closest
 from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
@@ -251,11 +251,25 @@ class _Builder:
         for i, spec in enumerate(self.loaded.scenario.robots):
             count = spec.grid.count if spec.grid is not None else 1
             for robot, _ in robots[cursor : cursor + count] if spec.actions else []:
+                for j, action in enumerate(spec.actions):
+                    problem = self.action_problem(action, robot)
+                    if problem:
+                        raise self.fail(f"robots[{i}].actions[{j}] ({action.type})", problem)
                 try:
-                    _Repeater(self, robot, spec).start()
+                    _Repeater(self, robot, spec).queue()
                 except FleetSimError as exc:
                     raise self.fail(f"robots[{i}].actions", exc) from exc
             cursor += count
+
+    def action_problem(self, action: Any, robot: Agent) -> ScenarioError | None:
+        """Why `robot` can never do `action` (a missing object, its kind), or None."""
+        named = action.object if isinstance(action, s.PickSpec | s.DropSpec) else None
+        if named and named not in self.scene.objects:
+            guess = closest(named, self.scene.objects)
+            hint = f"; did you mean '{guess}'?" if guess else " (objects are named by 'name')"
+            return ScenarioError(f"no object named '{named}'{hint}")
+        problem = _cannot_do(action, robot)
+        return ScenarioError(problem) if problem else None
 
     def action(self, spec: Any, robot: Agent) -> Action:
         if isinstance(spec, s.MoveToSpec):
@@ -283,6 +297,8 @@ class _Builder:
                 joint_targets=spec.joint_targets,
                 ee_target_position=spec.ee_target_position,
                 continue_on_ik_failure=spec.continue_on_ik_failure,
+                reach=spec.reach,
+                stand_offset=spec.stand_offset,
             )
         assert isinstance(spec, s.DropSpec)
         return Drop(
@@ -298,6 +314,7 @@ class _Builder:
             joint_targets=spec.joint_targets,
             ee_target_position=spec.ee_target_position,
             continue_on_ik_failure=spec.continue_on_ik_failure,
+            reach=spec.reach,
         )
 
 
@@ -313,12 +330,6 @@ class _Repeater:
         self.rounds_left = math.inf if spec.repeat is True else int(spec.repeat)
         self.round: list[Action] = []
         self.round_started = 0.0
-
-    def start(self) -> None:
-        for name in (a.object for a in self.spec.actions if isinstance(a, s.PickSpec | s.DropSpec)):
-            if name and name not in self.builder.scene.objects:
-                raise ScenarioError(f"no object named '{name}' (objects are named by their 'name')")
-        self.queue()
 
     def queue(self, pause_s: float = 0.0) -> None:
         self.round = [self.builder.action(a, self.robot) for a in self.spec.actions]
@@ -337,6 +348,23 @@ class _Repeater:
             self.queue(sim.params.timestep)
         else:
             self.queue()
+
+
+def _cannot_do(action: Any, robot: Agent) -> str | None:
+    """Why `robot` can never do `action` (its kind forbids it), or None."""
+    kind = robot.profile.robot_type
+    if isinstance(action, s.MoveToSpec) and not robot.drives:
+        return (
+            f"{robot.name} ({kind}) has a fixed base and cannot drive; "
+            "use joints or reach actions, or a mobile model"
+        )
+    needs_arm = isinstance(action, s.JointsSpec | s.ReachSpec) or (
+        isinstance(action, s.PickSpec | s.DropSpec)
+        and (action.joint_targets is not None or action.ee_target_position is not None)
+    )
+    if needs_arm and not robot.controllable_joints:
+        return f"{robot.name} ({kind}) has no arm joints to move"
+    return None
 
 
 def _poses(pose: s.PoseSpec | None, grid: s.GridSpec | None) -> list[Pose]:

@@ -130,6 +130,8 @@ class PickSpec(Spec):
     joint_targets: JointTargets | None = None
     ee_target_position: Vec3 | None = None
     continue_on_ik_failure: bool = True
+    reach: NonNegative = 0.3
+    stand_offset: NonNegative = 0.0
 
 
 class DropSpec(Spec):
@@ -144,6 +146,7 @@ class DropSpec(Spec):
     joint_targets: JointTargets | None = None
     ee_target_position: Vec3 | None = None
     continue_on_ik_failure: bool = True
+    reach: NonNegative = 0.3
 
 
 class JointsSpec(Spec):
