@@ -28,6 +28,7 @@ from fleetsim.agents import (
 )
 from fleetsim.core import EVENTS, PROFILE_KEYS, MultiRobotSimulationCore, SimulationParams
 from fleetsim.errors import (
+    AssetError,
     AssetNotFoundError,
     BackendError,
     ConfigError,
@@ -60,6 +61,7 @@ __all__ = [
     "Agent",
     "AgentManager",
     "AgentSpawnParams",
+    "AssetError",
     "AssetNotFoundError",
     "BackendError",
     "CollisionMode",

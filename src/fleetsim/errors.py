@@ -22,6 +22,10 @@ class AssetNotFoundError(FleetSimError, FileNotFoundError):
     """A file the simulation needs (mesh, URDF, config) does not exist."""
 
 
+class AssetError(FleetSimError, ValueError):
+    """A file the simulation needs exists but cannot be used (an empty or corrupt mesh)."""
+
+
 class ObjectRemovedError(FleetSimError, LookupError):
     """A handle was used after its body was removed or the simulation was reset."""
 

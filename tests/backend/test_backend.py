@@ -5,7 +5,7 @@ import pybullet as pb
 import pybullet_data
 import pytest
 
-from fleetsim import BackendError, ShapeParams, SimulationClosedError
+from fleetsim import AssetNotFoundError, BackendError, ShapeParams, SimulationClosedError
 from fleetsim.backend import Backend
 
 R2D2 = str(Path(pybullet_data.getDataPath()) / "r2d2.urdf")
@@ -68,8 +68,10 @@ def test_local_aabb_is_in_the_body_frame_and_restores_pose(backend: Backend) -> 
 
 
 def test_errors(backend: Backend) -> None:
-    with pytest.raises(BackendError, match="could not load"):
+    with pytest.raises(AssetNotFoundError, match=r"URDF file not found: /no/such\.urdf"):
         backend.load_urdf("/no/such.urdf", (0, 0, 0), (0, 0, 0, 1), False)
+    with pytest.raises(BackendError, match="could not load"):
+        backend.load_urdf("/no/such.sdf", (0, 0, 0), (0, 0, 0, 1), False)
     backend.close()
     backend.close()  # idempotent
     with pytest.raises(SimulationClosedError):

@@ -27,6 +27,19 @@ def test_pacer_steps_when_behind_and_saturates() -> None:
     assert pacer.plan(sim_time=5.0, last_step_s=0.0) == (10, 0.0)
 
 
+def test_a_long_stall_is_not_caught_up_in_a_burst() -> None:
+    clock = Clock()
+    pacer = Pacer(timestep=0.01, target_rtf=1.0, max_steps_per_frame=10, clock=clock)
+    pacer.start(sim_time=0.0)
+    clock.now += 5.0  # a callback blocked for 5 s: 500 steps are due
+    assert pacer.plan(sim_time=0.0, last_step_s=0.0) == (10, 0.0)
+    assert pacer.dropped_s == pytest.approx(4.9)
+    # The 10 steps taken (0.1 s) were all that was due: the schedule goes on from there.
+    steps, _ = pacer.plan(sim_time=0.1, last_step_s=0.0)
+    assert steps in (0, 1)
+    assert pacer.dropped_s == pytest.approx(4.9)
+
+
 def test_pacer_sleeps_when_ahead_scaled_by_rtf() -> None:
     clock = Clock()
     pacer = Pacer(timestep=0.01, target_rtf=4.0, max_steps_per_frame=10, clock=clock)

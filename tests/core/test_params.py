@@ -80,3 +80,27 @@ def test_replace_validates() -> None:
     assert p.target_rtf == 0
     with pytest.raises(ConfigError):
         p.replace(timestep=0)
+
+
+def test_live_parameters_are_validated_and_the_rest_fixed() -> None:
+    mine = SimulationParams(timestep=0.1, target_rtf=0)
+    with MultiRobotSimulationCore(mine) as sim:
+        assert sim.params is not mine  # the simulation keeps its own copy
+        sim.params.target_rtf = 3.0  # live: takes effect on the next run_simulation
+        assert sim.params.target_rtf == 3.0
+        for name, value in (("target_rtf", -1), ("max_steps_per_frame", 0), ("duration", 0)):
+            with pytest.raises(ConfigError, match=name):
+                setattr(sim.params, name, value)
+        with pytest.raises(ConfigError, match="timestep cannot change once the simulation"):
+            sim.params.timestep = 0
+        with pytest.raises(ConfigError, match="physics cannot change"):
+            sim.params.physics = True
+        assert (sim.params.timestep, sim.params.max_steps_per_frame) == (0.1, 10)
+        sim.step_once()
+        assert sim.sim_time == pytest.approx(0.1)
+    mine.timestep = 0.2  # the caller's own object stays editable, and validated
+    with pytest.raises(ConfigError, match="timestep"):
+        mine.timestep = float("nan")
+    with pytest.raises(ConfigError, match="contact_points"):
+        mine.collision_narrowphase = "contact_points"
+    assert mine.collision_narrowphase == "closest_points"

@@ -14,6 +14,7 @@ import pybullet as pb
 import pybullet_data
 from numpy.typing import NDArray
 
+from fleetsim.assets import check_urdf
 from fleetsim.backend.gui import GuiBackend
 from fleetsim.backend.joints import JointBackend
 from fleetsim.backend.shapes import ShapeCache
@@ -94,7 +95,11 @@ class Backend:
         """Load a URDF with its link frame at (position, orientation); returns the body id.
 
         Visual shapes are cached by PyBullet across loads of the same file (fleets load fast).
+        The file and the meshes it names are checked first (a missing or broken mesh is an
+        error naming it, not a crash or "Cannot load URDF file").
         """
+        if path.lower().endswith(".urdf"):
+            check_urdf(path)
         try:
             with LogLevelManager.quiet_native():
                 return int(
@@ -108,7 +113,10 @@ class Backend:
                     )
                 )
         except pb.error as exc:
-            raise BackendError(f"PyBullet could not load {path}: {exc}") from exc
+            raise BackendError(
+                f"PyBullet could not load {path}: {exc} (check the file's XML and the meshes "
+                "and packages it names)"
+            ) from exc
 
     def prepare_agent_body(self, body_id: int, mass: float | None, kinematic: bool) -> float:
         """Set the base mass (None keeps the URDF's); returns the mass.

@@ -14,13 +14,19 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
-from fleetsim.errors import AssetNotFoundError, ConfigError, FleetSimError, closest
+from fleetsim.errors import (
+    AssetError,
+    AssetNotFoundError,
+    ConfigError,
+    FleetSimError,
+    closest,
+)
 from fleetsim.models import ModelNotAvailableError
 from fleetsim.scenario import build, bundled_scenarios, json_schema, load_scenario
 from fleetsim.scenario.runner import RunSummary, StopSignal, run_scenario
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
-BAD_INPUT = (ConfigError, AssetNotFoundError, ModelNotAvailableError)
+BAD_INPUT = (ConfigError, AssetError, AssetNotFoundError, ModelNotAvailableError)
 FAIL_ON = ("collisions", "robot-collisions", "failed-actions")
 MAX_REASONS = 10  # failure reasons listed in the summary
 MAX_REASON_CHARS = 160

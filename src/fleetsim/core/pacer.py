@@ -3,7 +3,9 @@
 The absolute-time scheme of the real-time sync design: compare the simulated time that should
 have passed since `start` with the simulated time that did, with these corrections: a monotonic
 clock; a sleep of `(-time_diff) / target_rtf - last_step_time` when ahead; `start` re-based after a
-pause so there is no catch-up burst; `target_rtf <= 0` never sleeps.
+pause so there is no catch-up burst; `target_rtf <= 0` never sleeps. When the simulation falls
+more than `max_steps_per_frame` steps behind (a long callback, a stalled machine), the backlog
+beyond that is dropped (the schedule re-anchored) instead of being caught up in a burst.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Pacer:
         self._clock = clock
         self._start_wall = clock()
         self._start_sim = 0.0
+        self.dropped_s = 0.0  # simulated seconds of backlog given up (see the module docstring)
 
     def start(self, sim_time: float) -> None:
         """Anchor pacing at the current wall time and `sim_time` (also used on resume)."""
@@ -42,7 +45,13 @@ class Pacer:
         time_diff = elapsed * self.target_rtf - (sim_time - self._start_sim)
         if time_diff > 0:
             steps = int(time_diff / self.timestep)
-            return max(1, min(steps, self.max_steps_per_frame)), 0.0
+            if steps > self.max_steps_per_frame:  # too far behind: forgive the rest
+                self.dropped_s += (steps - self.max_steps_per_frame) * self.timestep
+                self._start_wall += (
+                    (steps - self.max_steps_per_frame) * self.timestep / self.target_rtf
+                )
+                steps = self.max_steps_per_frame
+            return max(1, steps), 0.0
         sleep_s = -time_diff / self.target_rtf - last_step_s
         if sleep_s > 0:
             return 0, sleep_s

@@ -6,7 +6,6 @@ a YAML file; unknown keys are an error that names the closest valid key.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import typing
 from dataclasses import dataclass, fields
@@ -25,6 +24,25 @@ FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 Vec3 = tuple[FiniteFloat, FiniteFloat, FiniteFloat]
 PoseSync = Literal["auto", "eager", "lazy"]
 CellSizeMode = Literal["constant", "auto_initial", "auto_adaptive"]
+
+# Fields a running simulation reads afresh, so they may change after it is created. The others
+# shaped what was built (the client, the step, the collision system) and are fixed by then.
+LIVE_FIELDS = frozenset(
+    {
+        "target_rtf",
+        "duration",
+        "collision_check_frequency",
+        "max_steps_per_frame",
+        "gui_min_fps",
+        "monitor",
+        "camera_mode",
+        "camera_view",
+        "camera_distance",
+        "camera_yaw",
+        "camera_pitch",
+        "camera_target",
+    }
+)
 
 
 @dataclass
@@ -61,6 +79,9 @@ class SimulationParams:
         seed: seed of the simulation's random generator `sim.rng` (None = random).
         max_steps_per_frame: most steps `run_simulation` takes at once to catch up.
         gui_min_fps: least GUI frame rate kept while paused or ahead of time.
+
+    Assigning a field validates it like construction does. A simulation keeps its own copy
+    (`sim.params`); on it only `LIVE_FIELDS` may change, the others raise `ConfigError`.
     """
 
     gui: bool = False
@@ -98,25 +119,55 @@ class SimulationParams:
         problems = []
         for name, adapter in _adapters().items():
             try:
-                setattr(self, name, adapter.validate_python(getattr(self, name)))
+                object.__setattr__(self, name, adapter.validate_python(getattr(self, name)))
             except pydantic.ValidationError as exc:
                 msgs = "; ".join(e["msg"] for e in exc.errors())
-                problems.append(f"{name}: {msgs} (got {getattr(self, name)!r})")
-        if not problems and self.collision_narrowphase == "contact_points" and not self.physics:
+                problems.append(f"{name}: {msgs} (got {_short(getattr(self, name))})")
+        problems += self._combination_problems() if not problems else []
+        if problems:
+            raise ConfigError("invalid simulation parameters:\n  " + "\n  ".join(problems))
+        object.__setattr__(self, "_ready", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not getattr(self, "_ready", False) or name not in _adapters():
+            object.__setattr__(self, name, value)
+            return
+        if getattr(self, "_in_use", False) and name not in LIVE_FIELDS:
+            raise ConfigError(
+                f"{name} cannot change once the simulation is created (it is "
+                f"{_short(getattr(self, name))}); create a new simulation with "
+                f"params.replace({name}=...). Live fields: {', '.join(sorted(LIVE_FIELDS))}"
+            )
+        try:
+            checked = _adapters()[name].validate_python(value)
+        except pydantic.ValidationError as exc:
+            msgs = "; ".join(e["msg"] for e in exc.errors())
+            raise ConfigError(f"{name}: {msgs} (got {_short(value)})") from None
+        old = getattr(self, name)
+        object.__setattr__(self, name, checked)
+        problems = self._combination_problems()
+        if problems:
+            object.__setattr__(self, name, old)
+            raise ConfigError("; ".join(problems))
+
+    def in_use(self) -> SimulationParams:
+        """A validated copy for a simulation: on it only `LIVE_FIELDS` may change."""
+        copy = self.replace()
+        object.__setattr__(copy, "_in_use", True)
+        return copy
+
+    def _combination_problems(self) -> list[str]:
+        problems = []
+        if self.collision_narrowphase == "contact_points" and not self.physics:
             problems.append(
                 "collision_narrowphase: 'contact_points' needs physics=True "
                 "(kinematic bodies have no contacts); use 'closest_points'"
             )
-        if (
-            not problems
-            and self.spatial_hash_cell_size_mode == "constant"
-            and self.spatial_hash_cell_size is None
-        ):
+        if self.spatial_hash_cell_size_mode == "constant" and self.spatial_hash_cell_size is None:
             problems.append(
                 "spatial_hash_cell_size: required when spatial_hash_cell_size_mode is 'constant'"
             )
-        if problems:
-            raise ConfigError("invalid simulation parameters:\n  " + "\n  ".join(problems))
+        return problems
 
     @property
     def eager_sync(self) -> bool:
@@ -127,7 +178,8 @@ class SimulationParams:
 
     def replace(self, **changes: Any) -> SimulationParams:
         """A copy with some fields changed (validated like any other construction)."""
-        return self.from_dict({**dataclasses.asdict(self), **changes})
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return self.from_dict({**values, **changes})
 
     @classmethod
     def from_dict(cls, config: Any, where: str = "simulation parameters") -> SimulationParams:
@@ -169,6 +221,12 @@ def load_yaml_mapping(path: str | FsPath) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of keys to values at the top level")
     return data
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """`repr(value)`, cut to `limit` characters for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @functools.cache

@@ -52,11 +52,12 @@ class MultiRobotSimulationCore:
     """
 
     def __init__(self, params: SimulationParams | None = None) -> None:
-        self.params = params if params is not None else SimulationParams()
-        if not isinstance(self.params, SimulationParams):
+        if params is not None and not isinstance(params, SimulationParams):
             raise ConfigError(
                 f"MultiRobotSimulationCore needs SimulationParams, got {type(params).__name__}"
             )
+        # Our own copy: only its live fields may change (see SimulationParams.in_use).
+        self.params = (params or SimulationParams()).in_use()
         self.events = EventBus(EVENTS)
         self._scheduler = CallbackScheduler()
         self._backend = Backend(gui=self.params.gui)

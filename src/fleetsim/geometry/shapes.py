@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from fleetsim.assets import check_mesh
 from fleetsim.errors import AssetNotFoundError, ConfigError, unknown_key_message
 from fleetsim.geometry import quat
 
@@ -90,6 +91,7 @@ class ShapeParams:
             raise AssetNotFoundError(
                 f"mesh file not found: {self.mesh_path} (resolved to {path.absolute()})"
             )
+        check_mesh(path)  # PyBullet would crash the process on some broken meshes
         object.__setattr__(self, "mesh_path", str(path.resolve()))
 
     @classmethod
