@@ -51,25 +51,29 @@ class LogLevelManager:
 
     @classmethod
     @contextlib.contextmanager
-    def quiet_native(cls) -> Iterator[None]:
-        """Silence C-level writes to stdout for the duration, unless native output is enabled."""
+    def quiet_native(cls, fds: tuple[int, ...] = (1,)) -> Iterator[None]:
+        """Silence C-level writes to these file descriptors (stdout by default) for the
+        duration, unless native output is enabled."""
         if cls.native_output_enabled():
             yield
             return
         try:
             sys.stdout.flush()
-            saved = os.dup(1)
+            sys.stderr.flush()
+            saved = [os.dup(fd) for fd in fds]
         except (OSError, ValueError):  # no real stdout (embedded interpreters)
             yield
             return
-        _flush_c_stdio()  # what C printed before belongs on the real stdout
+        _flush_c_stdio()  # what C printed before belongs on the real outputs
         try:
-            os.dup2(_devnull(), 1)
+            for fd in fds:
+                os.dup2(_devnull(), fd)
             yield
         finally:
             _flush_c_stdio()  # what C buffered inside is dropped, not printed later
-            os.dup2(saved, 1)
-            os.close(saved)
+            for fd, copy in zip(fds, saved, strict=True):
+                os.dup2(copy, fd)
+                os.close(copy)
 
 
 @functools.cache

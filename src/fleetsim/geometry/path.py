@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fleetsim.errors import ConfigError
 from fleetsim.geometry import quat
 from fleetsim.geometry.pose import Pose
 
@@ -21,9 +22,11 @@ class Path:
 
     def __init__(self, waypoints: Sequence[Pose]) -> None:
         if len(waypoints) == 0:
-            raise ValueError("a Path needs at least one waypoint")
+            raise ConfigError("a Path needs at least one waypoint")
         if not all(isinstance(w, Pose) for w in waypoints):
-            raise ValueError("Path waypoints must be Pose objects; use Path.from_positions for xyz")
+            raise ConfigError(
+                "Path waypoints must be Pose objects; use Path.from_positions for xyz"
+            )
         object.__setattr__(self, "waypoints", tuple(waypoints))
 
     @classmethod
@@ -35,9 +38,9 @@ class Path:
         """
         pts = np.asarray(positions, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] not in (2, 3) or len(pts) == 0:
-            raise ValueError(f"positions must have shape (N, 2) or (N, 3), got {pts.shape}")
+            raise ConfigError(f"positions must have shape (N, 2) or (N, 3), got {pts.shape}")
         if not np.all(np.isfinite(pts)):
-            raise ValueError("positions must be finite")
+            raise ConfigError("positions must be finite")
         if pts.shape[1] == 2:
             pts = np.column_stack((pts, np.zeros(len(pts))))
         yaws = np.zeros(len(pts))
@@ -54,7 +57,7 @@ class Path:
     ) -> Path:
         """A closed counter-clockwise rectangle: `width` along x, `height` along y, metres."""
         if width <= 0 or height <= 0:
-            raise ValueError("rectangle width and height must be positive")
+            raise ConfigError("rectangle width and height must be positive")
         c = np.asarray(center, dtype=np.float64).reshape(-1)
         cz = float(z if z is not None else (c[2] if len(c) > 2 else 0.0))
         hw, hh = width / 2, height / 2
@@ -67,7 +70,7 @@ class Path:
     ) -> Path:
         """A closed counter-clockwise circle approximated by `num_points` waypoints."""
         if radius <= 0 or num_points < 3:
-            raise ValueError("circle needs radius > 0 and num_points >= 3")
+            raise ConfigError("circle needs radius > 0 and num_points >= 3")
         c = np.asarray(center, dtype=np.float64).reshape(-1)
         cz = float(z if z is not None else (c[2] if len(c) > 2 else 0.0))
         angles = np.linspace(0.0, 2 * math.pi, num_points + 1)

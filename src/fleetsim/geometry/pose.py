@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fleetsim.errors import ConfigError
 from fleetsim.geometry import quat
 
 Vec3 = tuple[float, float, float]
@@ -16,9 +17,12 @@ Quat = tuple[float, float, float, float]
 
 
 def _vec(values: ArrayLike, size: int, what: str) -> tuple[float, ...]:
-    arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    try:
+        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        arr = np.empty(0)
     if arr.shape != (size,) or not np.all(np.isfinite(arr)):
-        raise ValueError(f"{what} must be {size} finite numbers, got {values!r}")
+        raise ConfigError(f"{what} must be {size} finite numbers, got {values!r:.80}")
     return tuple(float(v) for v in arr)
 
 
@@ -42,7 +46,7 @@ class Pose:
         q = _vec(orientation, 4, "orientation (x, y, z, w)")
         norm = math.sqrt(sum(c * c for c in q))
         if norm < 1e-12:
-            raise ValueError("orientation must be a non-zero quaternion (x, y, z, w)")
+            raise ConfigError("orientation must be a non-zero quaternion (x, y, z, w)")
         object.__setattr__(self, "position", pos)
         object.__setattr__(self, "orientation", tuple(c / norm for c in q))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fleetsim.errors import ConfigError
+
 FloatArray = NDArray[np.float64]
 
 IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
@@ -19,7 +21,7 @@ def normalize(q: ArrayLike) -> FloatArray:
     q = np.asarray(q, dtype=np.float64)
     norm = np.linalg.norm(q, axis=-1, keepdims=True)
     if not np.all(np.isfinite(norm)) or np.any(norm < 1e-12):
-        raise ValueError("quaternion must be finite and non-zero (x, y, z, w)")
+        raise ConfigError("quaternion must be finite and non-zero (x, y, z, w)")
     return np.asarray(q / norm, dtype=np.float64)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path as FsPath
@@ -72,8 +73,13 @@ class ShapeParams:
             "frame_orientation",
             tuple(float(v) for v in quat.normalize(self.frame_orientation)),
         )
-        set_(self, "radius", float(self.radius))
-        set_(self, "height", float(self.height))
+        for name in ("radius", "height"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+                raise ConfigError(f"{name} must be a number in metres, got {value!r:.80}")
+            if not math.isfinite(value):
+                raise ConfigError(f"{name} must be finite, got {value}")
+            set_(self, name, float(value))
         if self.shape_type == "box" and min(self.half_extents) <= 0:
             raise ConfigError(f"box half_extents must be positive, got {self.half_extents}")
         if self.shape_type in ("sphere", "cylinder") and self.radius <= 0:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pydantic
 
 from fleetsim.actions import (
     Action,
@@ -34,7 +35,13 @@ from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.scenario import schema as s
-from fleetsim.scenario.loader import LoadedScenario, ScenarioError
+from fleetsim.scenario.loader import (
+    MAX_REPORTED_ERRORS,
+    LoadedScenario,
+    ScenarioError,
+    shown,
+    valid_keys,
+)
 from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
@@ -139,8 +146,12 @@ class _Builder:
         self.sim = scene.sim
         self.base = loaded.path.parent
 
-    def fail(self, where: str, exc: Exception) -> ScenarioError:
-        return ScenarioError(f"{self.loaded.path}: {where}: {exc}")
+    def fail(self, where: str, exc: Exception, what: str = "") -> ScenarioError:
+        """`file line N: key.path (what): message`; an error that already names a place in
+        the file is passed on as it is."""
+        if isinstance(exc, ScenarioError) and str(exc).startswith(str(self.loaded.path)):
+            return exc
+        return ScenarioError(f"{self.loaded.at(where)}{f' ({what})' if what else ''}: {exc}")
 
     def file(self, name: str) -> str:
         """A path from the file, relative to the scenario's folder (or a catalogue name)."""
@@ -167,7 +178,7 @@ class _Builder:
                     )
                 self.scene.objects[Path(env.path).stem] = obj
             except FleetSimError as exc:
-                raise self.fail(f"environment.files[{i}] ({env.path})", exc) from exc
+                raise self.fail(f"environment.files[{i}]", exc, env.path) from exc
 
     def objects(self) -> None:
         for i, spec in enumerate(self.loaded.scenario.objects):
@@ -229,22 +240,51 @@ class _Builder:
                     plugins = self.plugins(spec.plugins, f"robots[{i}].plugins", robot)  # 2. loaded
                     loaded.append((robot, plugins))
             except FleetSimError as exc:
-                raise self.fail(f"robots[{i}] (model {spec.model})", exc) from exc
+                raise self.fail(f"robots[{i}]", exc, f"model {spec.model}") from exc
         return loaded
 
     def plugins(self, specs: list[s.PluginSpec], where: str, robot: Agent | None) -> list[Plugin]:
         made = []
         for j, spec in enumerate(specs):
+            here = f"{where}[{j}]"
             try:
-                cls = find_plugin(spec.type, spec.class_)
-                plugin = cls(**spec.params)
+                cls = find_plugin(spec.type, spec.class_, search_dir=self.base)
             except FleetSimError as exc:
-                raise self.fail(f"{where}[{j}]", exc) from exc
-            except (TypeError, ValueError) as exc:  # pydantic errors of the plugin's Params
-                raise self.fail(f"{where}[{j}].params", exc) from exc
+                raise self.fail(here, exc) from exc
+            try:
+                plugin = cls(**spec.params)
+            except pydantic.ValidationError as exc:
+                message = self.params_errors(f"{here}.params", exc, cls.Params, spec.params)
+                raise ScenarioError(message) from None
+            except FleetSimError as exc:
+                raise self.fail(f"{here}.params", exc) from exc
+            except Exception as exc:
+                raise self.fail(
+                    here, ScenarioError(f"{cls.__name__}() raised {type(exc).__name__}: {exc}")
+                ) from exc
             call_hook([plugin], "on_plugin_load", robot)
             made.append(plugin)
         return made
+
+    def params_errors(
+        self, where: str, exc: pydantic.ValidationError, model: Any, params: dict[str, Any]
+    ) -> str:
+        """A plugin's parameter errors, one line each with the key path, line and a hint."""
+        lines = []
+        for err in exc.errors()[:MAX_REPORTED_ERRORS]:
+            keys = ".".join(str(k) for k in err["loc"])
+            place = f"{where}.{keys}" if keys else where
+            if err["type"] == "extra_forbidden":
+                fields = valid_keys(err["loc"][:-1], params, model)
+                guess = closest(str(err["loc"][-1]), fields)
+                hint = f"did you mean '{guess}'?" if guess else f"valid keys: {', '.join(fields)}"
+                lines.append(f"{self.loaded.at(place)}: unknown key: {hint}")
+            else:
+                value = f" (got {shown(err['input'])})" if "input" in err else ""
+                if isinstance(err.get("input"), dict | list):
+                    value = ""
+                lines.append(f"{self.loaded.at(place)}: {err['msg']}{value}")
+        return "\n".join(lines)
 
     def queue_actions(self, robots: list[tuple[Agent, list[Plugin]]]) -> None:
         cursor = 0
@@ -254,7 +294,7 @@ class _Builder:
                 for j, action in enumerate(spec.actions):
                     problem = self.action_problem(action, robot)
                     if problem:
-                        raise self.fail(f"robots[{i}].actions[{j}] ({action.type})", problem)
+                        raise self.fail(f"robots[{i}].actions[{j}]", problem, action.type)
                 try:
                     _Repeater(self, robot, spec).queue()
                 except FleetSimError as exc:

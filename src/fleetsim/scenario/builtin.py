@@ -15,7 +15,7 @@ from fleetsim.actions import Action, ActionStatus, Drop, MoveTo, Pick, Wait
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Path, Pose
 from fleetsim.scenario.plugins import Plugin, register_plugin
-from fleetsim.scenario.schema import GridSpec, NonNegative, Positive, Vec3
+from fleetsim.scenario.schema import Finite, GridSpec, NonNegative, Positive, Vec3
 
 
 class _Params(BaseModel):
@@ -71,8 +71,8 @@ class RandomGoals(_RobotPlugin):
     """
 
     class Params(_Params):
-        area: tuple[float, float, float, float]
-        z: float = 0.0
+        area: tuple[Finite, Finite, Finite, Finite]
+        z: Finite = 0.0
         tolerance: NonNegative = 0.05
         pause_s: NonNegative = 0.0
 
@@ -102,7 +102,7 @@ class Shuttle(_RobotPlugin):
         drop_grid: GridSpec | None = None
         search_radius: Positive = 0.5
         approach_offset: NonNegative = 1.0
-        carry_height: float | None = None
+        carry_height: Finite | None = None
 
     def initialize(self) -> None:
         self._a = self._slot(self.params.pick, self.params.pick_grid, "pick")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pydantic
 import yaml
 
@@ -22,6 +23,10 @@ from fleetsim.scenario.schema import Scenario
 
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "scenarios"
 MAX_REPORTED_ERRORS = 5
+MAX_FILE_BYTES = 10 * 1024 * 1024  # a scenario is a page of YAML, not a data set
+MAX_VALUES = 1_000_000  # values after expanding anchors and aliases ("billion laughs")
+MAX_DEPTH = 64  # nesting of mappings and lists
+MAX_SHOWN_CHARS = 80  # echoed values in messages are cut to this
 
 
 class ScenarioError(ConfigError):
@@ -33,6 +38,17 @@ class LoadedScenario:
     scenario: Scenario
     path: Path
     raw: dict[str, Any]
+    text: str = ""
+
+    def line_of(self, where: str) -> int | None:
+        """The line of a key path such as "robots[0].plugins[1]" in the file, if found."""
+        keys: list[str | int] = [n if n else int(i) for n, i in _TOKEN.findall(where)]
+        return _line_of(self.text, keys)
+
+    def at(self, where: str) -> str:
+        """`file line N: where` for messages."""
+        line = self.line_of(where)
+        return f"{self.path}{f' line {line}' if line else ''}: {where}"
 
 
 def bundled_scenarios() -> dict[str, Path]:
@@ -59,26 +75,125 @@ def scenario_path(name_or_path: str | Path) -> Path:
 def load_scenario(name_or_path: str | Path, overrides: typing.Sequence[str] = ()) -> LoadedScenario:
     """Read, apply `key.path=value` overrides, and validate a scenario."""
     path = scenario_path(name_or_path)
-    text = path.read_text()
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ScenarioError(
-            f"{path}{line}: not valid YAML: {getattr(exc, 'problem', exc)}"
-        ) from None
-    if not isinstance(data, dict):
-        raise ScenarioError(
-            f"{path}: a scenario is a mapping with keys such as simulation, robots, objects"
-        )
+    text = read_text(path)
+    data = parse_yaml(text, path)
     for item in overrides:
         apply_override(data, item)
     try:
         scenario = Scenario.model_validate(data)
     except pydantic.ValidationError as exc:
         raise ScenarioError(describe(exc, path, text, data)) from None
-    return LoadedScenario(scenario, path, data)
+    if not (scenario.robots or scenario.objects or scenario.environment.files):
+        raise ScenarioError(
+            f"{path}: the scenario defines nothing to simulate: add robots, objects or "
+            "environment files"
+        )
+    return LoadedScenario(scenario, path, data, text)
+
+
+def read_text(path: Path) -> str:
+    """The file as text: bounded in size, and not a binary file."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ScenarioError(
+            f"{path}: {size:,} bytes is too large for a scenario file (limit {MAX_FILE_BYTES:,})"
+        )
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            f"{path}: not a text file (byte {exc.start} is not UTF-8); a scenario is YAML text"
+        ) from None
+    if "\x00" in text:
+        raise ScenarioError(f"{path}: not a text file (it contains NUL bytes)")
+    return text
+
+
+def parse_yaml(text: str, path: Path) -> dict[str, Any]:
+    """Parse YAML safely: bounded nesting and alias expansion, no duplicate keys."""
+    if _flow_depth(text) > MAX_DEPTH:  # before PyYAML, which is slow on such input
+        raise ScenarioError(f"{path}: nested deeper than {MAX_DEPTH} levels")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is not None:
+            _check_node(node, path)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise ScenarioError(
+            f"{path}{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}"
+        ) from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if data is None:
+        raise ScenarioError(
+            f"{path}: the file is empty; a scenario needs at least robots or objects "
+            "(fleetsim examples copy warehouse gives a starting point)"
+        )
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            f"{path}: a scenario is a mapping with keys such as simulation, robots, objects"
+        )
+    return data
+
+
+def _check_node(root: yaml.Node, path: Path) -> None:
+    """Depth, expanded size (aliases count every time they are used) and duplicate keys."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, children_done = stack.pop()
+        if id(node) in sizes:  # an alias of a node already measured
+            continue
+        if depth > MAX_DEPTH:
+            line = node.start_mark.line + 1
+            raise ScenarioError(f"{path} line {line}: nested deeper than {MAX_DEPTH} levels")
+        children = _children(node)
+        if children_done or not children:
+            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[id(node)] > MAX_VALUES:
+                line = node.start_mark.line + 1
+                raise ScenarioError(
+                    f"{path} line {line}: expands to more than {MAX_VALUES:,} values "
+                    "(YAML anchors and aliases repeated); write the values out or use a grid"
+                )
+            continue
+        if isinstance(node, yaml.MappingNode):
+            _no_duplicate_keys(node, path)
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
+
+
+def _flow_depth(text: str) -> int:
+    """Deepest nesting of [ and { brackets (an upper bound: brackets in strings count too)."""
+    chars = np.frombuffer(text.encode("utf-8", errors="replace"), dtype=np.uint8)
+    step = np.isin(chars, (ord("["), ord("{"))).astype(np.int32)
+    step -= np.isin(chars, (ord("]"), ord("}")))
+    return int(np.cumsum(step).max(initial=0))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _no_duplicate_keys(node: yaml.MappingNode, path: Path) -> None:
+    seen: dict[Any, int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.value == "<<":
+            continue
+        line = key.start_mark.line + 1
+        if key.value in seen:
+            raise ScenarioError(
+                f"{path} line {line}: duplicate key '{key.value}' (first on line "
+                f"{seen[key.value]}); YAML would silently keep only the last one"
+            )
+        seen[key.value] = line
 
 
 # -- overrides ----------------------------------------------------------------------------------
@@ -129,7 +244,7 @@ def describe(exc: pydantic.ValidationError, path: Path, text: str, data: dict[st
         at = f"{path} line {line}" if line else str(path)
         if err["type"] == "extra_forbidden":
             unknown = str(keys[-1])
-            valid = _valid_keys(keys[:-1], data)
+            valid = valid_keys(keys[:-1], data)
             guess = closest(unknown, valid)
             hint = (
                 f"did you mean '{guess}'?" if guess else f"valid keys: {', '.join(sorted(valid))}"
@@ -137,7 +252,7 @@ def describe(exc: pydantic.ValidationError, path: Path, text: str, data: dict[st
             lines.append(f"{at}: {where}: unknown key '{unknown}': {hint}")
         else:
             value = (
-                f" (got {err['input']!r})"
+                f" (got {shown(err['input'])})"
                 if "input" in err and not isinstance(err["input"], dict | list)
                 else ""
             )
@@ -146,6 +261,12 @@ def describe(exc: pydantic.ValidationError, path: Path, text: str, data: dict[st
     if more > 0:
         lines.append(f"... and {more} more")
     return "\n".join(lines)
+
+
+def shown(value: Any) -> str:
+    """`repr(value)`, cut to MAX_SHOWN_CHARS for messages."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 3] + "..."
 
 
 def key_path(keys: typing.Sequence[str | int]) -> str:
@@ -197,9 +318,9 @@ def _line_of(text: str, keys: typing.Sequence[str | int]) -> int | None:
     return line
 
 
-def _valid_keys(keys: typing.Sequence[str | int], data: Any) -> list[str]:
-    """Field names of the model found at `keys` in the scenario format."""
-    model: Any = Scenario
+def valid_keys(keys: typing.Sequence[str | int], data: Any, root: Any = Scenario) -> list[str]:
+    """Field names of the model found at `keys` below `root` (the scenario format)."""
+    model: Any = root
     node = data
     for key in keys:
         node = node[key] if _has(node, key) else None

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 import pydantic
 
-from fleetsim.errors import ConfigError, FleetSimError, closest
+from fleetsim.errors import AssetError, ConfigError, FleetSimError, closest
 
 HOOKS = (
     "on_plugin_load",
@@ -42,6 +44,10 @@ class PluginError(FleetSimError, RuntimeError):
 
 class UnknownPluginError(ConfigError):
     """No plugin of that name or path; the message lists the closest registered names."""
+
+
+class PluginConfigError(PluginError, ConfigError):
+    """A plugin hook rejected its configuration (bad input: exit code 2, in any hook)."""
 
 
 class Plugin:
@@ -110,10 +116,17 @@ def registered_plugins() -> dict[str, type[Plugin]]:
     return names
 
 
-def find_plugin(type_name: str | None = None, class_path: str | None = None) -> type[Plugin]:
-    """The plugin class for a `type:` name or a `class:` dotted path."""
+def find_plugin(
+    type_name: str | None = None,
+    class_path: str | None = None,
+    search_dir: str | Path | None = None,
+) -> type[Plugin]:
+    """The plugin class for a `type:` name or a `class:` dotted path.
+
+    A module in `search_dir` (the scenario file's folder) is found without PYTHONPATH.
+    """
     if class_path:
-        return _import_class(class_path)
+        return _import_class(class_path, search_dir)
     assert type_name is not None
     if type_name in _REGISTRY:
         return _REGISTRY[type_name]
@@ -128,15 +141,26 @@ def find_plugin(type_name: str | None = None, class_path: str | None = None) -> 
     )
 
 
-def _import_class(path: str) -> type[Plugin]:
+def _import_class(path: str, search_dir: str | Path | None = None) -> type[Plugin]:
     module_name, sep, attr = path.partition(":")
     if not sep:
         module_name, _, attr = path.rpartition(".")
+    folder = str(Path(search_dir).resolve()) if search_dir is not None else None
+    added = folder is not None and folder not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
         cls = getattr(module, attr)
     except (ImportError, AttributeError, ValueError) as exc:
         raise UnknownPluginError(f"cannot import plugin class '{path}': {exc}") from None
+    except Exception as exc:  # the module itself raised while importing
+        raise UnknownPluginError(
+            f"importing plugin module '{module_name}' raised {type(exc).__name__}: {exc}"
+        ) from None
+    finally:
+        if added:
+            sys.path.remove(str(folder))
     return _check(cls, f"'{path}'")
 
 
@@ -151,6 +175,8 @@ def call_hook(plugins: Iterable[Plugin], hook: str, *args: Any) -> None:
     for plugin in plugins:
         try:
             getattr(plugin, hook)(*args)
+        except (ConfigError, AssetError) as exc:
+            raise PluginConfigError(f"{plugin.label} failed in {hook}(): {exc}") from exc
         except FleetSimError as exc:
             raise PluginError(f"{plugin.label} failed in {hook}(): {exc}") from exc
         except Exception as exc:

@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fleetsim.core import SimulationParams
 
-Vec3 = tuple[float, float, float]
-Quat = tuple[float, float, float, float]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+Vec3 = tuple[Finite, Finite, Finite]
+Quat = tuple[Finite, Finite, Finite, Finite]
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 CollisionModeName = Literal["normal_3d", "normal_2d", "static", "disabled"]
@@ -33,7 +34,7 @@ class PoseSpec(Spec):
     """A pose: `[x, y, z]`, `[x, y, z, yaw]`, or {position, yaw} / {position, orientation}."""
 
     position: Vec3
-    yaw: float = 0.0
+    yaw: Finite = 0.0
     orientation: Quat | None = None
 
     @model_validator(mode="before")
@@ -62,7 +63,7 @@ class GridSpec(Spec):
     rows: Annotated[int, Field(gt=0)] | None = Field(
         None, description="Rows per layer (along y); more items stack in layers dz apart."
     )
-    yaw: float = Field(0.0, description="Heading of every item (radians).")
+    yaw: Finite = Field(0.0, description="Heading of every item (radians).")
 
     def positions(self) -> np.ndarray:
         cols = self.columns or math.ceil(math.sqrt(self.count))
@@ -97,7 +98,7 @@ class PluginSpec(Spec):
         return self
 
 
-JointTargets = list[float] | dict[str, float]
+JointTargets = list[Finite] | dict[str, Finite]
 
 
 class MoveToSpec(Spec):
@@ -185,7 +186,7 @@ class RobotSpec(Spec):
     mass: NonNegative | None = None
     collision_mode: CollisionModeName | None = None
     pickable: bool | None = None
-    joint_tolerance: float | list[float] | dict[str, float] | None = None
+    joint_tolerance: NonNegative | list[NonNegative] | dict[str, NonNegative] | None = None
     plugins: list[PluginSpec] = Field(default_factory=list)
     actions: list[ActionSpec] = Field(default_factory=list)
     repeat: bool | Annotated[int, Field(ge=0)] = False
