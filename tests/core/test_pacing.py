@@ -136,3 +136,37 @@ def test_stop_takes_effect_promptly_even_during_long_sleeps() -> None:
         sim.run_simulation(duration=10.0)
         assert time.perf_counter() - t0 < 1.0
         assert sim.step_count == 1
+
+
+def test_run_simulation_frame_and_final_callbacks() -> None:
+    with make_sim(timestep=0.1, target_rtf=0, max_steps_per_frame=4) as sim:
+        frames: list[float] = []
+        final: list[float] = []
+        sim.run_simulation(
+            1.0,
+            update_callback=lambda s, dt: frames.append(dt),
+            final_callback=lambda s, dt: final.append(dt),
+        )
+        assert sum(frames) == pytest.approx(1.0) and frames[0] == pytest.approx(0.4)
+        assert final == [pytest.approx(1.0)]
+        # The seed's positional form: run_simulation(update_callback, final_callback).
+        sim.params.duration = 0.5
+        sim.run_simulation(lambda s, dt: frames.append(dt), lambda s, dt: final.append(dt))
+        assert final[-1] == pytest.approx(0.5) and sim.sim_time == pytest.approx(1.5)
+        with pytest.raises(ConfigError, match="final_callback must be callable"):
+            sim.run_simulation(1.0, final_callback=3)  # type: ignore[arg-type]
+
+
+def test_final_callback_runs_after_an_error() -> None:
+    with make_sim(timestep=0.1, target_rtf=0) as sim:
+        final: list[float] = []
+
+        def bad(s: MultiRobotSimulationCore, dt: float) -> None:
+            if s.sim_time > 0.25:
+                raise RuntimeError("frame bug")
+
+        with pytest.raises(RuntimeError, match="frame bug"):
+            sim.run_simulation(
+                5.0, update_callback=bad, final_callback=lambda s, dt: final.append(dt)
+            )
+        assert len(final) == 1 and 0.25 < final[0] < 5.0

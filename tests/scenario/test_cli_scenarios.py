@@ -101,8 +101,8 @@ def test_hook_order_is_seed_003(tmp_path: Path) -> None:
                "r_0 initialize", "r_1 initialize", "world initialize"]  # fmt: skip
     assert log[:9] == loading
     step = ["r_0 pre_physics_step", "r_1 pre_physics_step", "world pre_physics_step",
-            "r_0 on_render", "r_1 on_render", "world on_render",
-            "r_0 on_physics_step", "r_1 on_physics_step", "world on_physics_step"]  # fmt: skip
+            "r_0 on_physics_step", "r_1 on_physics_step", "world on_physics_step",
+            "r_0 on_render", "r_1 on_render", "world on_render"]  # fmt: skip
     second = [e for e in step if "render" not in e]  # render_dt 0.2 = every other step
     assert log[9:] == step + second + ["r_0 on_shutdown", "r_1 on_shutdown", "world on_shutdown"]
 

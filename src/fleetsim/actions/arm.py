@@ -51,6 +51,7 @@ class ArmMove:
             )
         else:
             agent.set_all_joints_targets(self.joint_targets, self.max_force)
+        agent.set_wake_tolerance(self.tolerance)
 
     def done(self, agent: Agent) -> bool:
         return agent.are_joints_at_targets(None, self.tolerance)

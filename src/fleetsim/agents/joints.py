@@ -211,6 +211,11 @@ class JointControl:
     def joint_tolerance(self, value: Tolerance) -> None:
         self._joint_tolerance = value
 
+    def set_wake_tolerance(self, tolerance: Tolerance = None) -> None:
+        """How close to their targets this robot's kinematic joints must come for a waiting
+        action to be woken (per joint, as `tolerances`)."""
+        self._world.joints["wake_tol"][self._rows()] = self.tolerances(tolerance)
+
     def tolerances(self, tolerance: Tolerance = None) -> np.ndarray:
         """Per-joint tolerances: `tolerance`, else the agent's `joint_tolerance`, else 0.01."""
         chosen = tolerance if tolerance is not None else self._joint_tolerance

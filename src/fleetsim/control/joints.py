@@ -14,7 +14,9 @@ IntArray = np.ndarray
 
 
 def step_kinematic_joints(joints: JointTable, dt: float) -> IntArray:
-    """Advance moving, non-physics joints by `dt`; returns body handles whose joints all arrived."""
+    """Advance moving, non-physics joints by `dt`; returns the body handles whose joints all
+    came within their `wake_tol` of the targets in this step (an action waiting on them with
+    that tolerance can finish now; the joints still land exactly on their targets later)."""
     rows = np.flatnonzero(joints["moving"] & ~joints["physics"])
     if rows.size == 0:
         return np.empty(0, dtype=np.int64)
@@ -25,14 +27,18 @@ def step_kinematic_joints(joints: JointTable, dt: float) -> IntArray:
     joints["position"][rows[arrived]] = joints["target"][rows[arrived]]  # exactly, no drift
     joints["moving"][rows[arrived]] = False
     joints["dirty"][rows] = True
-    return finished_bodies(joints, joints["body"][rows[arrived]])
+    tol = joints["wake_tol"][rows]
+    left = np.abs(joints["target"][rows] - joints["position"][rows])
+    came_close = (left <= tol) & (np.abs(error) > tol)
+    return finished_bodies(joints, joints["body"][rows[arrived | came_close]])
 
 
 def finished_bodies(joints: JointTable, candidates: IntArray) -> IntArray:
-    """Those of `candidates` (body handles) with no joint still moving."""
+    """Those of `candidates` (body handles) with no joint still farther than its `wake_tol`."""
     if candidates.size == 0:
         return candidates
     bodies = np.unique(candidates)
-    still = np.unique(joints["body"][joints["moving"]])
+    far = joints["moving"] & (np.abs(joints["target"] - joints["position"]) > joints["wake_tol"])
+    still = np.unique(joints["body"][far])
     done: IntArray = np.setdiff1d(bodies, still, assume_unique=True)
     return done

@@ -6,7 +6,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path as FsPath
 from types import TracebackType
 from typing import Any
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "paused", "resumed", "reset")
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
+FrameCallback = Callable[[Any, float], Any]
 
 
 class MultiRobotSimulationCore:
@@ -244,15 +245,43 @@ class MultiRobotSimulationCore:
         """Mean per-phase milliseconds over the last 100 steps (keys: `PROFILE_KEYS`)."""
         return self._profiler.mean()
 
-    def run_simulation(self, duration: float | None = None) -> None:
+    def run_simulation(
+        self,
+        duration: float | FrameCallback | None = None,
+        update_callback: FrameCallback | None = None,
+        final_callback: FrameCallback | None = None,
+    ) -> None:
         """Step at `params.target_rtf` x real time for `duration` simulated seconds.
 
         `duration` defaults to `params.duration`; when both are None, runs until `stop()`. Can be
         called again after it returns; simulated time carries on.
+
+        `update_callback(sim, dt)` runs once per frame (after the frame's steps; `dt` is the
+        simulated time they covered) and `final_callback(sim, dt)` once when the run ends (also
+        after `stop()` or an error; `dt` is the whole run). As in the seed's
+        `run_simulation(update_callback, final_callback)`, the callbacks may also be passed
+        first, positionally.
         """
+        if callable(duration):  # the seed's positional form
+            duration, update_callback, final_callback = None, duration, update_callback
+        for name, cb in (("update_callback", update_callback), ("final_callback", final_callback)):
+            if cb is not None and not callable(cb):
+                raise ConfigError(f"{name} must be callable as {name}(sim, dt), got {cb!r:.80}")
         duration = self.params.duration if duration is None else duration
-        if duration is not None and not duration > 0:
-            raise ConfigError(f"duration must be > 0 simulated seconds, got {duration}")
+        if duration is not None and not (isinstance(duration, int | float) and duration > 0):
+            raise ConfigError(f"duration must be > 0 simulated seconds, got {duration!r:.80}")
+        if self._paused:
+            log.warning(
+                "run_simulation() on a paused simulation waits for resume() (or SPACE in the GUI)"
+            )
+        started = self.sim_time
+        try:
+            self._run_frames(duration, update_callback)
+        finally:
+            if final_callback is not None:
+                final_callback(self, self.sim_time - started)
+
+    def _run_frames(self, duration: float | None, update_callback: FrameCallback | None) -> None:
         dt = self.params.timestep
         end_step = None if duration is None else self.step_count + max(1, round(duration / dt))
         if self.gui is not None and not self.gui.camera_set:
@@ -281,12 +310,15 @@ class MultiRobotSimulationCore:
                 # In slices of one GUI frame, so pause() and stop() take effect promptly.
                 time.sleep(min(sleep_s, frame_s))
                 continue
+            frame_start = self.sim_time
             for _ in range(steps):
                 if self._paused or not running():
                     break
                 t0 = time.perf_counter()
                 self.step_once()
                 last_step_s = time.perf_counter() - t0
+            if update_callback is not None and self.sim_time > frame_start:
+                update_callback(self, self.sim_time - frame_start)
             if self.params.gui and not self._backend.is_open:
                 log.info("GUI window closed; stopping")
                 break

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.scenario.builder import ScenarioRun
 from fleetsim.scenario.plugins import Plugin, call_hook, shut_down
 
@@ -68,12 +70,8 @@ def run_scenario(
     render = overriding(plugins, "on_render")
     if pre:
         sim.on("pre_step", lambda s, dt: call_hook(pre, "pre_physics_step", dt))
-    if post:
-        sim.on("post_step", lambda s, dt: call_hook(post, "on_physics_step", dt))
-    if render:
-        sim.register_callback(
-            lambda s, dt: call_hook(render, "on_render"), frequency=1.0 / run.render_dt
-        )
+    if post or render:
+        sim.on("post_step", _AfterStep(post, render, run.render_dt))
     start_wall, start_sim = time.perf_counter(), sim.sim_time
     last_report = [start_wall]
 
@@ -107,6 +105,22 @@ def run_scenario(
         collisions_by_kind=sim.collision_counts,
         failure_reasons=dict(sim.actions.failure_reasons.most_common()),
     )
+
+
+class _AfterStep:
+    """After each physics step (seed 003): `on_physics_step(dt)`, then `on_render()` when
+    `render_dt` of simulated time has passed since the last render (the first step renders)."""
+
+    def __init__(self, post: list[Plugin], render: list[Plugin], render_dt: float) -> None:
+        self.post, self.render, self.render_dt = post, render, render_dt
+        self.last_render = -math.inf
+
+    def __call__(self, sim: MultiRobotSimulationCore, dt: float) -> None:
+        if self.post:
+            call_hook(self.post, "on_physics_step", dt)
+        if self.render and sim.sim_time - self.last_render >= self.render_dt - 1e-9:
+            self.last_render = sim.sim_time
+            call_hook(self.render, "on_render")
 
 
 def overriding(plugins: list[Plugin], hook: str) -> list[Plugin]:

@@ -22,6 +22,8 @@ JOINT_COLUMNS: dict[str, Column] = {
     "moving": Column(np.bool_, (), False),  # not yet at its target
     "dirty": Column(np.bool_, (), False),  # PyBullet does not hold `position` yet
     "physics": Column(np.bool_, (), False),  # driven by PyBullet motors, not interpolated
+    # How close counts as there for the action waiting on this joint (0: exactly).
+    "wake_tol": Column(np.float64, (), 0.0),
 }
 
 
