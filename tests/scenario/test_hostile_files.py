@@ -44,7 +44,8 @@ CASES = {
     ),
     "plugin_import_raises": (
         "robots:\n  - model: simple_cube\n    plugins: [{class: 'boom:P'}]\n",
-        "line 3: robots[0].plugins[0]: importing plugin module 'boom' raised RuntimeError: no",
+        "line 3: robots[0].plugins[0]: importing module 'boom' for plugin class 'boom:P' "
+        "raised RuntimeError: no",
     ),
     "plugin_init_raises": (
         "robots:\n  - model: simple_cube\n    plugins: [{class: 'fragile:Fragile'}]\n",

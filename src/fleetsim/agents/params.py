@@ -5,18 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from fleetsim.agents.ik_params import IKParams
+from fleetsim.control.models import motion_model_id
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.objects.params import collision_mode_of
 from fleetsim.state import CollisionMode, MotionMode
-
-MOTION_MODES = {
-    "omnidirectional": MotionMode.OMNIDIRECTIONAL,
-    "differential": MotionMode.DIFFERENTIAL,
-}
 
 
 @dataclass(frozen=True)
@@ -28,7 +24,8 @@ class AgentSpawnParams:
         initial_pose: where the robot's base (URDF link frame) appears.
         max_linear_vel, max_linear_accel: m/s and m/s^2.
         max_angular_vel, max_angular_accel: rad/s and rad/s^2.
-        motion_mode: "omnidirectional" (straight to the goal) or "differential" (turn, then drive).
+        motion_mode: "omnidirectional" (straight to the goal), "differential" (turn, then
+            drive), or the name of a model registered with `register_motion_model`.
         mass: None keeps the URDF's masses; a number sets the base mass (kg).
         use_fixed_base: bolt the base to the world (arms); such agents cannot drive.
         collision_mode, pickable, name, user_data: as for `SimObjectSpawnParams`.
@@ -42,7 +39,7 @@ class AgentSpawnParams:
     max_linear_accel: float = 1.0
     max_angular_vel: float = 1.0
     max_angular_accel: float = 2.0
-    motion_mode: Literal["omnidirectional", "differential"] = "omnidirectional"
+    motion_mode: str = "omnidirectional"
     mass: float | None = None
     use_fixed_base: bool = False
     collision_mode: CollisionMode = CollisionMode.NORMAL_3D
@@ -59,10 +56,7 @@ class AgentSpawnParams:
                 raise ConfigError(
                     f"AgentSpawnParams.{name} must be a finite number > 0, got {value!r}"
                 )
-        if self.motion_mode not in MOTION_MODES:
-            raise ConfigError(
-                f"motion_mode must be 'omnidirectional' or 'differential', got {self.motion_mode!r}"
-            )
+        motion_model_id(self.motion_mode)  # a registered motion model (ConfigError if not)
         if self.mass is not None and not (math.isfinite(self.mass) and self.mass >= 0):
             raise ConfigError(f"mass must be None (keep the URDF's) or >= 0 kg, got {self.mass!r}")
         if not isinstance(self.initial_pose, Pose):
@@ -72,8 +66,10 @@ class AgentSpawnParams:
         object.__setattr__(self, "collision_mode", collision_mode_of(self.collision_mode))
 
     @property
-    def mode(self) -> MotionMode:
-        return MOTION_MODES[self.motion_mode]
+    def mode(self) -> int:
+        """The motion model's id: a `MotionMode` for the built-ins, an int for your own."""
+        model = motion_model_id(self.motion_mode)
+        return MotionMode(model) if model < len(MotionMode) else model
 
     @property
     def limits(self) -> tuple[float, float, float, float]:

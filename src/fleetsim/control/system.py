@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fleetsim.control.differential import step_differential
+from fleetsim.control.models import MotionModel, motion_model
 from fleetsim.control.omni import Motion, step_omni
 from fleetsim.control.velocity import step_velocity
 from fleetsim.geometry import quat
@@ -20,10 +21,7 @@ from fleetsim.geometry.vectors import row_norm
 from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode, rows_of
 
 Limits = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-Controller = Callable[
-    [Motion, np.ndarray, np.ndarray, np.ndarray, Limits, float],
-    tuple[Motion, np.ndarray, np.ndarray],
-]
+Controller = MotionModel
 Runner = Callable[[np.ndarray, Motion, Limits], tuple[Motion, np.ndarray, np.ndarray]]
 
 ANGLE_TOLERANCE_RAD = 1e-3
@@ -51,7 +49,7 @@ class MotionSystem:
     # -- membership ---------------------------------------------------------------------------
 
     def add(
-        self, body_handle: int, mode: MotionMode, limits: tuple[float, float, float, float]
+        self, body_handle: int, mode: int, limits: tuple[float, float, float, float]
     ) -> int:
         """Add an agent for a body; limits (max_v, max_a, max_w, max_alpha). Returns its handle."""
         max_v, max_a, max_w, max_alpha = limits
@@ -201,6 +199,12 @@ class MotionSystem:
             ),
             (np.flatnonzero(state == int(DriveState.VELOCITY)), by_velocity),
         ]
+        custom = goal_rows & (mode >= len(MotionMode))  # registered motion models
+        if custom.any():
+            for model in np.unique(mode[custom]).tolist():
+                groups.append(
+                    (np.flatnonzero(goal_rows & (mode == model)), to_goal(motion_model(model)))
+                )
         groups = [(sel, run) for sel, run in groups if sel.size]
         if len(groups) == 1:  # the usual fleet: one kind for every row, no subset copies
             after, dist_left, yaw_left = groups[0][1](rows, before, limits)

@@ -29,6 +29,7 @@ from fleetsim.actions import (
     Wait,
 )
 from fleetsim.agents import Agent, AgentSpawnParams
+from fleetsim.control import motion_model_names, register_motion_model
 from fleetsim.core import MultiRobotSimulationCore, SimulationParams
 from fleetsim.errors import FleetSimError, closest
 from fleetsim.geometry import Path as WaypointPath
@@ -42,7 +43,7 @@ from fleetsim.scenario.loader import (
     shown,
     valid_keys,
 )
-from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin
+from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin, import_object
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
 RETRY_AFTER_S = 1.0  # a repeated round in which an action failed starts again after this
@@ -220,6 +221,8 @@ class _Builder:
     def robots(self) -> list[tuple[Agent, list[Plugin]]]:
         loaded: list[tuple[Agent, list[Plugin]]] = []
         for i, spec in enumerate(self.loaded.scenario.robots):
+            if spec.motion_mode and ":" in spec.motion_mode:
+                self.motion_model(spec.motion_mode, f"robots[{i}].motion_mode")
             try:
                 poses = _poses(spec.pose, spec.grid)
                 chosen = {
@@ -242,6 +245,15 @@ class _Builder:
             except FleetSimError as exc:
                 raise self.fail(f"robots[{i}]", exc, f"model {spec.model}") from exc
         return loaded
+
+    def motion_model(self, path: str, where: str) -> None:
+        """Import and register a motion model named "module:attribute" (once per name)."""
+        if path in motion_model_names():
+            return
+        try:
+            register_motion_model(path, import_object(path, self.base, "motion model"))
+        except FleetSimError as exc:
+            raise self.fail(where, exc) from exc
 
     def plugins(self, specs: list[s.PluginSpec], where: str, robot: Agent | None) -> list[Plugin]:
         made = []

@@ -142,6 +142,15 @@ def find_plugin(
 
 
 def _import_class(path: str, search_dir: str | Path | None = None) -> type[Plugin]:
+    return _check(import_object(path, search_dir, "plugin class"), f"'{path}'")
+
+
+def import_object(path: str, search_dir: str | Path | None = None, what: str = "object") -> Any:
+    """The attribute named by "package.module:attr" (or "package.module.attr").
+
+    A module in `search_dir` (a scenario's folder) is found without PYTHONPATH. Errors are
+    `UnknownPluginError`s naming the path.
+    """
     module_name, sep, attr = path.partition(":")
     if not sep:
         module_name, _, attr = path.rpartition(".")
@@ -151,17 +160,17 @@ def _import_class(path: str, search_dir: str | Path | None = None) -> type[Plugi
         sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
-        cls = getattr(module, attr)
+        return getattr(module, attr)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise UnknownPluginError(f"cannot import plugin class '{path}': {exc}") from None
+        raise UnknownPluginError(f"cannot import {what} '{path}': {exc}") from None
     except Exception as exc:  # the module itself raised while importing
         raise UnknownPluginError(
-            f"importing plugin module '{module_name}' raised {type(exc).__name__}: {exc}"
+            f"importing module '{module_name}' for {what} '{path}' raised "
+            f"{type(exc).__name__}: {exc}"
         ) from None
     finally:
         if added:
             sys.path.remove(str(folder))
-    return _check(cls, f"'{path}'")
 
 
 def _check(cls: Any, where: str) -> type[Plugin]:

@@ -177,7 +177,11 @@ class RobotSpec(Spec):
     model: str
     pose: PoseSpec | None = None
     grid: GridSpec | None = None
-    motion_mode: Literal["omnidirectional", "differential"] | None = None
+    motion_mode: str | None = Field(
+        None,
+        description='"omnidirectional", "differential", a registered motion model, or '
+        '"module:attribute" naming your own (see fleetsim.control.models).',
+    )
     max_linear_vel: Positive | None = None
     max_linear_accel: Positive | None = None
     max_angular_vel: Positive | None = None
