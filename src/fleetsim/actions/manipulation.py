@@ -83,12 +83,29 @@ class Pick(LegsAction):
         if self.target_position is None and self.arm is not None:
             self.target_position = self.arm.ee_position  # pick what is at the gripper's target
         self.target: SimObject | None = None
+        self._agent: Agent | None = None
+
+    def fail(self, message: str) -> None:
+        super().fail(message)
+        self._unexcuse()
+
+    def stop(self, agent: Agent) -> None:
+        super().stop(agent)
+        self._unexcuse()
+
+    def _unexcuse(self) -> None:
+        """A pick that did not happen: touching the object is a collision again."""
+        if self._agent is not None and self.target is not None and not self.target.is_removed:
+            if self.target.attached_to is not self._agent:
+                self._agent.world.intended.forget(self._agent.handle, self.target.handle)
 
     def start(self, agent: Agent) -> None:
         obj = self._find(agent)
         if obj is None:
             return
         self.target = obj
+        self._agent = agent
+        agent.world.intended.allow(agent.handle, obj.handle)  # the gripper may touch it
         legs = (
             approach_legs(
                 agent,
@@ -246,6 +263,7 @@ class Drop(LegsAction):
                 return
         before = obj.get_pose()
         agent.detach_object(obj)
+        agent.world.intended.release(agent.handle, obj.handle)  # until the gripper is clear
         if self.drop_relative_pose is not None:
             place = before.compose(self.drop_relative_pose)
         else:

@@ -98,6 +98,8 @@ class Backend:
         The file and the meshes it names are checked first (a missing or broken mesh is an
         error naming it, not a crash or "Cannot load URDF file").
         """
+        if not FsPath(path).exists() and (PYBULLET_DATA / path).exists():
+            path = str(PYBULLET_DATA / path)  # as PyBullet's own search path would find it
         if path.lower().endswith(".urdf"):
             check_urdf(path)
         try:

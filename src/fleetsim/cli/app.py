@@ -32,9 +32,11 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log what fleetsim does."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Log what fleetsim does.", metavar=""
+    ),
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Show the version."
+        False, "--version", callback=_version, is_eager=True, help="Show the version.", metavar=""
     ),
 ) -> None:
     """Set up logging for the command line (the library itself never configures logging)."""

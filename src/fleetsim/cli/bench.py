@@ -14,10 +14,14 @@ from fleetsim.bench.suite import VARIANTS, Suite, peer_installed, plot
 
 def bench(
     sizes: str = typer.Option(
-        "100,1000,10000,100000", "--sizes", help="Fleet sizes, comma-separated."
+        "100,1000,10000",
+        "--sizes",
+        help="Fleet sizes, comma-separated (add 100000 for the largest; it takes minutes).",
     ),
     steps: int = typer.Option(100, "--steps", help="Timed steps per case (median reported)."),
-    peer: bool = typer.Option(False, "--peer", help="Also run the pybullet-fleet package."),
+    peer: bool = typer.Option(
+        False, "--peer", help="Also run the pybullet-fleet package.", metavar=""
+    ),
     peer_python: str | None = typer.Option(
         None, "--peer-python", help="Interpreter that has pybullet-fleet."
     ),
@@ -28,9 +32,11 @@ def bench(
         10_000, "--peer-max", help="Largest fleet to run the peer with (it slows down fast)."
     ),
     aabb: bool = typer.Option(
-        True, "--aabb/--no-aabb", help="Also measure the AABB-only narrow phase."
+        True, "--aabb/--no-aabb", help="Also measure the AABB-only narrow phase.", metavar=""
     ),
-    eager: bool = typer.Option(True, "--eager/--no-eager", help="Also measure eager pose sync."),
+    eager: bool = typer.Option(
+        True, "--eager/--no-eager", help="Also measure eager pose sync.", metavar=""
+    ),
     json_out: Path = typer.Option(
         Path("bench-results.json"), "--json", help="Where to write JSON."
     ),

@@ -36,7 +36,9 @@ def _rows() -> list[dict[str, Any]]:
 @app.callback()
 def list_models(
     ctx: typer.Context,
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print JSON instead of a table.", metavar=""
+    ),
 ) -> None:
     """List every catalogued model: name, tier, type and whether it is available here."""
     if ctx.invoked_subcommand is not None:
@@ -65,7 +67,7 @@ def _finite(values: tuple[float, ...]) -> list[float | None]:
 @app.command("show")
 def show(
     name: str = typer.Argument(..., help="A model name (see `fleetsim models`) or a URDF path."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables.", metavar=""),
 ) -> None:
     """Show a model's profile: type, end effector and joints with limits."""
     try:

@@ -17,6 +17,7 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision.aabb import refresh_moved_aabbs
 from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
+from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.obb import boxes_touch
 from fleetsim.geometry import quat
@@ -69,7 +70,7 @@ class CheckResult:
 
 _KEY_SHIFT = np.int64(2**31)
 # What a check reads: the body table's version, the settings, collision modes and carriers.
-_Inputs = tuple[int, tuple[str, float, bool], np.ndarray, np.ndarray]
+_Inputs = tuple[int, tuple[str, float, bool, int], np.ndarray, np.ndarray]
 
 
 def pair_key(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -103,6 +104,7 @@ class CollisionSystem:
         self.ignore_static = ignore_static
         self.cells = CellSizePolicy(cell_size_mode, cell_size)
         self.active = np.empty(0, dtype=np.int64)  # sorted pair keys
+        self.intended = IntendedContacts()  # a gripper on what it picks is not a collision
         self.started_count = 0
         self._started_by_kind = np.zeros(len(PAIR_KINDS), dtype=np.int64)
         self._seen: _Inputs | None = None  # what the last check read (see _unchanged)
@@ -125,6 +127,7 @@ class CollisionSystem:
     def reset(self) -> None:
         self._seen = None
         self.active = np.empty(0, dtype=np.int64)
+        self.intended.clear()
         self.started_count = 0
         self._started_by_kind[:] = 0
         self.cells = CellSizePolicy(self.cells.mode, self.cells.constant)
@@ -167,7 +170,7 @@ class CollisionSystem:
 
     def _inputs(self) -> _Inputs:
         b = self.bodies
-        config = (self.narrow_phase, self.margin, self.ignore_static)
+        config = (self.narrow_phase, self.margin, self.ignore_static, self.intended.version)
         return (b.version, config, b["collision_mode"].copy(), b["parent"].copy())
 
     def _unchanged(self) -> bool:
@@ -179,7 +182,8 @@ class CollisionSystem:
         version, config, mode, parent = self._seen
         return (
             version == b.version
-            and config == (self.narrow_phase, self.margin, self.ignore_static)
+            and config
+            == (self.narrow_phase, self.margin, self.ignore_static, self.intended.version)
             and np.array_equal(mode, b["collision_mode"])
             and np.array_equal(parent, b["parent"])
         )
@@ -206,6 +210,8 @@ class CollisionSystem:
             keep &= ~(static_i | static_j)
         handles, parent = b.handles, b["parent"]
         keep &= (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
+        if self.intended:
+            keep &= self.intended.filter(b, i, j)
         return i[keep], j[keep]
 
     def _confirm(self, i: IntArray, j: IntArray) -> tuple[IntArray, IntArray]:

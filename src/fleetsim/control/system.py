@@ -48,9 +48,7 @@ class MotionSystem:
 
     # -- membership ---------------------------------------------------------------------------
 
-    def add(
-        self, body_handle: int, mode: int, limits: tuple[float, float, float, float]
-    ) -> int:
+    def add(self, body_handle: int, mode: int, limits: tuple[float, float, float, float]) -> int:
         """Add an agent for a body; limits (max_v, max_a, max_w, max_alpha). Returns its handle."""
         max_v, max_a, max_w, max_alpha = limits
         handles = self.agents.add(

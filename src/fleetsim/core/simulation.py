@@ -84,6 +84,7 @@ class MultiRobotSimulationCore:
             cell_size=p.spatial_hash_cell_size,
         )
         self._world.contacts.color_change = p.enable_collision_color_change
+        self._world.intended = self.collisions.intended
         self._next_collision_check = 0.0
         self.gui: GuiControls | None = GuiControls(self) if p.gui else None
         self.monitor: DataMonitor | None = None

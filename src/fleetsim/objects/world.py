@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from fleetsim.backend import Backend
+from fleetsim.collision.intended import IntendedContacts
 from fleetsim.control import MotionSystem
 from fleetsim.errors import ObjectRemovedError
 from fleetsim.events import EventBus
@@ -56,6 +57,7 @@ class World:
         self.joints = JointTable()
         self.arms_moved: set[int] = set()  # robots whose joints moved since the last box refresh
         self.actions: Any = None  # the action runner, installed by the simulation core
+        self.intended = IntendedContacts()  # the collision system's, installed by the core
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}

@@ -117,7 +117,12 @@ class Shuttle(_RobotPlugin):
         if point is not None:
             return point
         assert grid is not None
-        index = int(self.robot.user_data.get("index", 0)) % grid.count
+        index = int(self.robot.user_data.get("index", 0))
+        if index >= grid.count:
+            raise ConfigError(
+                f"{self.robot.name} is robot {index} of its grid but {what}_grid has only "
+                f"{grid.count} slots: give {what}_grid a count of at least the number of robots"
+            )
         x, y, z = grid.positions()[index]
         return (float(x), float(y), float(z))
 

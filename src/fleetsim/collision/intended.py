@@ -1,0 +1,60 @@
+"""Contacts that are meant to happen and are not collisions: a gripper closing on the object it
+picks, and that object while it is being let go, until the two are apart.
+
+Pairs are (handle, handle) keys as in `CollisionSystem`; a carrier and its attached load are
+excluded separately (by the attachment), so a pair only needs to be here before the pick and
+just after the drop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fleetsim.state import BodyTable
+
+_SHIFT = np.int64(2**31)
+
+
+def _key(a: int, b: int) -> int:
+    return int(min(a, b) * _SHIFT + max(a, b))
+
+
+class IntendedContacts:
+    def __init__(self) -> None:
+        self._pairs: dict[int, bool] = {}  # key -> True: forget once the boxes are apart
+        self.version = 0
+
+    def __bool__(self) -> bool:
+        return bool(self._pairs)
+
+    def allow(self, a: int, b: int) -> None:
+        """Contact between bodies `a` and `b` (handles) is intended until `release`d."""
+        self._pairs[_key(a, b)] = False
+        self.version += 1
+
+    def release(self, a: int, b: int) -> None:
+        """Excuse the pair only until their boxes no longer overlap (a load just let go)."""
+        self._pairs[_key(a, b)] = True
+        self.version += 1
+
+    def forget(self, a: int, b: int) -> None:
+        if self._pairs.pop(_key(a, b), None) is not None:
+            self.version += 1
+
+    def clear(self) -> None:
+        self._pairs.clear()
+        self.version += 1
+
+    def filter(self, bodies: BodyTable, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Mask over row pairs (i, j) overlapping now: False for intended contacts. Pairs marked
+        `release`d that no longer overlap are forgotten."""
+        handles = bodies.handles
+        keys = np.minimum(handles[i], handles[j]) * _SHIFT + np.maximum(handles[i], handles[j])
+        known = np.fromiter(self._pairs, dtype=np.int64, count=len(self._pairs))
+        overlapping = set(keys[np.isin(keys, known)].tolist())
+        for key, until_apart in list(self._pairs.items()):
+            if until_apart and key not in overlapping:
+                del self._pairs[key]
+                self.version += 1
+        keep: np.ndarray = ~np.isin(keys, known)
+        return keep
