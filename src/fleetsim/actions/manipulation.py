@@ -95,9 +95,11 @@ class Pick(LegsAction):
 
     def _unexcuse(self) -> None:
         """A pick that did not happen: touching the object is a collision again."""
-        if self._agent is not None and self.target is not None and not self.target.is_removed:
-            if self.target.attached_to is not self._agent:
-                self._agent.world.intended.forget(self._agent.handle, self.target.handle)
+        agent, target = self._agent, self.target
+        if agent is None or target is None or target.is_removed:
+            return
+        if target.attached_to is not agent:
+            agent.world.intended.forget(agent.handle, target.handle)
 
     def start(self, agent: Agent) -> None:
         obj = self._find(agent)
