@@ -27,15 +27,19 @@ CollisionModeName = Literal["normal_3d", "normal_2d", "static", "disabled"]
 
 
 class Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Each field's docstring (the string below it) is its description in the JSON Schema.
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class PoseSpec(Spec):
     """A pose: `[x, y, z]`, `[x, y, z, yaw]`, or {position, yaw} / {position, orientation}."""
 
     position: Vec3
+    """[x, y, z] in metres."""
     yaw: Finite = 0.0
+    """Heading in radians (ignored when `orientation` is given)."""
     orientation: Quat | None = None
+    """Quaternion [x, y, z, w]."""
 
     @model_validator(mode="before")
     @classmethod
@@ -43,6 +47,21 @@ class PoseSpec(Spec):
         if isinstance(value, list | tuple) and len(value) in (3, 4):
             return {"position": value[:3], "yaw": value[3] if len(value) == 4 else 0.0}
         return value
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: Any, handler: pydantic.GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        """The shorthand lists are valid poses too (editors must not flag them)."""
+        full = handler(core_schema)
+        shorthand = {
+            "type": "array",
+            "items": {"type": "number"},
+            "minItems": 3,
+            "maxItems": 4,
+            "description": "[x, y, z] or [x, y, z, yaw] (metres, radians)",
+        }
+        return {"anyOf": [shorthand, full], "description": cls.__doc__}
 
 
 class GridSpec(Spec):
@@ -52,18 +71,18 @@ class GridSpec(Spec):
     `columns` x `rows` go on further layers, `dz` higher each.
     """
 
-    count: Annotated[int, Field(gt=0, description="How many items.")]
-    spacing: Positive | tuple[Positive, Positive] | tuple[Positive, Positive, Positive] = Field(
-        1.0, description="Metres between items: d, [dx, dy] or [dx, dy, dz]."
-    )
-    origin: Vec3 = Field((0.0, 0.0, 0.0), description="Position of the first item [x, y, z] (m).")
-    columns: Annotated[int, Field(gt=0)] | None = Field(
-        None, description="Items per row (along x); default ceil(sqrt(count))."
-    )
-    rows: Annotated[int, Field(gt=0)] | None = Field(
-        None, description="Rows per layer (along y); more items stack in layers dz apart."
-    )
-    yaw: Finite = Field(0.0, description="Heading of every item (radians).")
+    count: Annotated[int, Field(gt=0)]
+    """How many items."""
+    spacing: Positive | tuple[Positive, Positive] | tuple[Positive, Positive, Positive] = 1.0
+    """Metres between items: d, [dx, dy] or [dx, dy, dz]."""
+    origin: Vec3 = (0.0, 0.0, 0.0)
+    """Position of the first item [x, y, z] in metres."""
+    columns: Annotated[int, Field(gt=0)] | None = None
+    """Items per row (along x); default ceil(sqrt(count))."""
+    rows: Annotated[int, Field(gt=0)] | None = None
+    """Rows per layer (along y); more items stack in layers dz apart."""
+    yaw: Finite = 0.0
+    """Heading of every item in radians."""
 
     def positions(self) -> np.ndarray:
         cols = self.columns or math.ceil(math.sqrt(self.count))
@@ -83,11 +102,14 @@ class GridSpec(Spec):
 class PluginSpec(Spec):
     """A plugin by registered `type` or dotted `class` path, with its `params`."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
 
     type: str | None = None
+    """A registered plugin name: patrol, random_goals, shuttle, or your own."""
     class_: str | None = Field(None, alias="class")
+    """A plugin class as "module:Class" (a module next to the scenario file is found)."""
     params: dict[str, Any] = Field(default_factory=dict)
+    """The plugin's parameters (checked against its Params model)."""
 
     @model_validator(mode="after")
     def _one_of(self) -> PluginSpec:
@@ -102,11 +124,18 @@ JointTargets = list[Finite] | dict[str, Finite]
 
 
 class MoveToSpec(Spec):
+    """Drive to a pose, or through a path of poses."""
+
     type: Literal["move_to"]
+    """The action kind."""
     pose: PoseSpec | None = None
+    """Where to go."""
     path: list[PoseSpec] | None = None
+    """Waypoints to visit in order, instead of `pose`."""
     tolerance: NonNegative = 0.01
+    """Metres from the goal that count as arrived."""
     align_orientation: bool = True
+    """End facing the goal's yaw."""
 
     @model_validator(mode="after")
     def _target(self) -> MoveToSpec:
@@ -116,52 +145,87 @@ class MoveToSpec(Spec):
 
 
 class WaitSpec(Spec):
+    """Wait a while."""
+
     type: Literal["wait"]
+    """The action kind."""
     duration: NonNegative
+    """Simulated seconds."""
 
 
-class PickSpec(Spec):
+class _HandSpec(Spec):
+    """What Pick and Drop share."""
+
+    object: str | None = None
+    """An object by its name."""
+    use_approach: bool = True
+    """Drive approach pose -> stand pose -> act -> back out; false acts where the robot is."""
+    approach_offset: NonNegative = 1.0
+    """Metres before the target where the approach starts."""
+    joint_targets: JointTargets | None = None
+    """Arm joint targets to take before acting (a list in order, or by joint name)."""
+    ee_target_position: Vec3 | None = None
+    """End-effector position [x, y, z] to reach by IK before acting."""
+    continue_on_ik_failure: bool = True
+    """Act even when the IK target was not reached (the reach check still applies)."""
+    reach: NonNegative = 0.3
+    """Metres the object may be from the robot's body, or from the gripper holding it."""
+
+
+class PickSpec(_HandSpec):
+    """Pick up an object (by name, or the nearest pickable one near a position)."""
+
     type: Literal["pick"]
-    object: str | None = None
+    """The action kind."""
     position: Vec3 | None = None
+    """Pick the nearest pickable object within `search_radius` of this point."""
     search_radius: Positive = 0.5
+    """Metres, with `position`."""
     attach_link: int | str | None = None
-    use_approach: bool = True
-    approach_offset: NonNegative = 1.0
-    joint_targets: JointTargets | None = None
-    ee_target_position: Vec3 | None = None
-    continue_on_ik_failure: bool = True
-    reach: NonNegative = 0.3
+    """Link to hold the object with (index or name); default the end effector, else the base."""
     stand_offset: NonNegative = 0.0
+    """Stop this many metres short of the object (an arm that reaches forward)."""
 
 
-class DropSpec(Spec):
+class DropSpec(_HandSpec):
+    """Put down a carried object."""
+
     type: Literal["drop"]
+    """The action kind."""
     pose: PoseSpec | None = None
+    """Where the object ends up."""
     relative_pose: PoseSpec | None = None
-    object: str | None = None
+    """Instead of `pose`: release it at its current pose composed with this offset."""
     place_gently: bool = True
-    use_approach: bool = True
-    approach_offset: NonNegative = 1.0
+    """Place it exactly at `pose`; false releases it higher so that, with physics, it falls."""
     drop_offset: NonNegative = 0.0
-    joint_targets: JointTargets | None = None
-    ee_target_position: Vec3 | None = None
-    continue_on_ik_failure: bool = True
-    reach: NonNegative = 0.3
+    """Stop this many metres short of `pose`."""
 
 
 class JointsSpec(Spec):
+    """Move arm joints to targets."""
+
     type: Literal["joints"]
+    """The action kind."""
     targets: JointTargets
+    """A list for all controllable joints in order, or targets by joint name (rad or m)."""
     tolerance: NonNegative | None = None
+    """Done when every joint is this close (default: the robot's joint_tolerance, or 0.01)."""
     max_force: Positive = 500.0
+    """Motor force under physics."""
 
 
 class ReachSpec(Spec):
+    """Move the end effector to a position by IK."""
+
     type: Literal["reach"]
+    """The action kind."""
     position: Vec3
+    """[x, y, z] in the world frame, metres."""
     orientation: Quat | None = None
+    """Quaternion [x, y, z, w] of the end effector."""
     tolerance: Positive = 0.02
+    """Metres from the target that count as reached."""
 
 
 ActionSpec = Annotated[
@@ -174,26 +238,39 @@ class RobotSpec(Spec):
     """One robot (`pose`) or a grid of identical robots (`grid`)."""
 
     name: str | None = None
+    """Name; a grid's robots are name_0, name_1, ..."""
     model: str
+    """A catalogue name (fleetsim models) or a URDF path."""
     pose: PoseSpec | None = None
+    """Where the robot stands."""
     grid: GridSpec | None = None
-    motion_mode: str | None = Field(
-        None,
-        description='"omnidirectional", "differential", a registered motion model, or '
-        '"module:attribute" naming your own (see fleetsim.control.models).',
-    )
+    """A grid of robots instead of one."""
+    motion_mode: str | None = None
+    """omnidirectional, differential, a registered motion model, or "module:attribute"."""
     max_linear_vel: Positive | None = None
+    """m/s."""
     max_linear_accel: Positive | None = None
+    """m/s^2."""
     max_angular_vel: Positive | None = None
+    """rad/s."""
     max_angular_accel: Positive | None = None
+    """rad/s^2."""
     use_fixed_base: bool | None = None
+    """Bolt the base to the world (arms); such robots cannot drive."""
     mass: NonNegative | None = None
+    """Base mass in kg (default: the URDF's)."""
     collision_mode: CollisionModeName | None = None
+    """How the robot takes part in collision checks."""
     pickable: bool | None = None
+    """Whether other robots may pick this one."""
     joint_tolerance: NonNegative | list[NonNegative] | dict[str, NonNegative] | None = None
+    """Default joint tolerance for joints actions (one value, by joint index, or by name)."""
     plugins: list[PluginSpec] = Field(default_factory=list)
+    """Behaviours attached to each robot."""
     actions: list[ActionSpec] = Field(default_factory=list)
+    """Actions queued on each robot at the start."""
     repeat: bool | Annotated[int, Field(ge=0)] = False
+    """Queue the actions again when done: true forever, or a number of times."""
 
     @model_validator(mode="after")
     def _placement(self) -> RobotSpec:
@@ -203,26 +280,43 @@ class RobotSpec(Spec):
 
 
 class ShapeSpec(Spec):
+    """A box, sphere, cylinder or mesh."""
+
     type: Literal["box", "sphere", "cylinder", "mesh"] = "box"
+    """The shape kind."""
     half_extents: Vec3 | None = None
+    """Box half sizes [x, y, z] in metres."""
     radius: Positive | None = None
+    """Sphere or cylinder radius in metres."""
     height: Positive | None = None
+    """Cylinder height in metres."""
     mesh: str | None = None
+    """Mesh file (.obj, .stl, .dae), relative to the scenario file."""
     scale: Vec3 | None = None
+    """Mesh scale per axis."""
     color: Quat | None = None
+    """RGBA, each 0..1."""
 
 
 class ObjectSpec(Spec):
     """A box, sphere, cylinder or mesh (`pose`), or a grid of them (`grid`)."""
 
     name: str | None = None
+    """Name; a grid's objects are name_0, name_1, ... (actions refer to them by name)."""
     shape: ShapeSpec = Field(default_factory=ShapeSpec)
+    """What it looks and collides like."""
     pose: PoseSpec | None = None
+    """Where it stands."""
     grid: GridSpec | None = None
+    """A grid of objects instead of one."""
     pickable: bool = False
+    """Whether robots may pick it up."""
     static: bool = False
+    """Structure that never moves (collision mode static)."""
     mass: NonNegative | None = None
+    """kg; with physics on, mass > 0 makes it dynamic."""
     collision_mode: CollisionModeName | None = None
+    """How it takes part in collision checks."""
 
     @model_validator(mode="after")
     def _placement(self) -> ObjectSpec:
@@ -235,28 +329,65 @@ class EnvironmentFileSpec(Spec):
     """A URDF, SDF or mesh file placed in the world (static structure by default)."""
 
     path: str
+    """Relative to the scenario file, or in pybullet_data."""
     pose: PoseSpec | None = None
+    """Where it is placed."""
     fixed: bool = True
+    """Fix a URDF's base to the world."""
     static: bool = True
+    """Treat it as static structure in collision checks."""
     scale: Positive = 1.0
+    """Mesh scale."""
 
 
 class EnvironmentSpec(Spec):
+    """The site's fixed structure."""
+
     files: list[EnvironmentFileSpec] = Field(default_factory=list)
+    """Model files placed in the world."""
 
 
 def _simulation_section() -> type[BaseModel]:
-    """SimulationParams' fields (same types, rules and defaults) plus physics_dt and render_dt."""
+    """SimulationParams' fields (same types, rules and defaults, and descriptions from its
+    docstring) plus physics_dt and render_dt."""
     hints = typing.get_type_hints(SimulationParams, include_extras=True)
+    notes = _attribute_notes(SimulationParams.__doc__ or "")
     fields: dict[str, Any] = {
-        f.name: (hints[f.name], f.default) for f in dataclasses.fields(SimulationParams)
+        f.name: (hints[f.name], Field(f.default, description=notes.get(f.name, f.name)))
+        for f in dataclasses.fields(SimulationParams)
     }
-    fields["physics_dt"] = (Positive | None, None)
-    fields["render_dt"] = (Positive | None, None)
+    fields["physics_dt"] = (
+        Positive | None,
+        Field(None, description="Simulated seconds per physics step (the same as timestep)."),
+    )
+    fields["render_dt"] = (
+        Positive | None,
+        Field(None, description="Simulated seconds between on_render hooks (default 1/30)."),
+    )
     model: type[BaseModel] = pydantic.create_model(
         "SimulationSpec", __config__=ConfigDict(extra="forbid"), **fields
     )
     return model
+
+
+def _attribute_notes(doc: str) -> dict[str, str]:
+    """{name: text} from a Google-style "Attributes:" section; "a, b: text" gives both."""
+    notes: dict[str, str] = {}
+    section = doc.split("Attributes:", 1)[-1]
+    names: list[str] = []
+    for line in section.splitlines():
+        text = line.strip()
+        if not text:
+            continue
+        head, sep, rest = text.partition(": ")
+        if sep and line.startswith(" " * 8) and not line.startswith(" " * 12):
+            names = [n.strip() for n in head.split(",")]
+            for name in names:
+                notes[name] = rest
+        else:
+            for name in names:
+                notes[name] += " " + text
+    return notes
 
 
 SimulationSpec = _simulation_section()
@@ -266,12 +397,19 @@ class Scenario(Spec):
     """A whole scenario file."""
 
     name: str | None = None
+    """A short name."""
     description: str | None = None
+    """One line saying what the scenario is (fleetsim examples shows it)."""
     simulation: SimulationSpec = Field(default_factory=SimulationSpec)  # type: ignore[valid-type]
+    """SimulationParams fields, plus physics_dt and render_dt."""
     environment: EnvironmentSpec = Field(default_factory=EnvironmentSpec)
+    """Static structure from model files."""
     robots: list[RobotSpec] = Field(default_factory=list)
+    """Robots, one or a grid per entry."""
     objects: list[ObjectSpec] = Field(default_factory=list)
+    """Objects: loads, racks, walls, one or a grid per entry."""
     plugins: list[PluginSpec] = Field(default_factory=list)
+    """World plugins (not attached to a robot)."""
 
 
 def json_schema() -> dict[str, Any]:
