@@ -40,9 +40,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run(command: str, cwd: Path, prefix: str = "") -> subprocess.CompletedProcess[str]:
     """A README command line through this interpreter's fleetsim (a shell, for `>`)."""
-    python = f"{sys.executable} -m fleetsim"
+    python = f"{prefix}{sys.executable} -m fleetsim"
     return subprocess.run(
         ["bash", "-c", python + command[len("fleetsim") :]],
         cwd=cwd,
@@ -55,18 +55,21 @@ def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("command", readme_commands())
 def test_every_readme_command_runs(site: Path, command: str) -> None:
+    prefix = ""
     if "--gui" in command:
         if shutil.which("xvfb-run") is None:
             pytest.skip("no xvfb-run for a GUI command")
         command = command.replace("--gui", "--gui --duration 2")
-        command = command.replace("fleetsim", "xvfb-run -a fleetsim", 1)
+        prefix = "xvfb-run -a -s '-screen 0 1024x768x24' "
     if command.startswith("fleetsim bench"):  # as written, but a few steps and no arms
         command += " --sizes 100 --steps 3 --arms 0"
     if "--peer" in command:
         pytest.skip("needs the peer package installed in its own environment")
-    result = run(command, site)
+    result = run(command, site, prefix)
     assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
     assert "Traceback" not in result.stderr
+    chatter = ("pybullet build time", "semaphore", "numActiveThreads", "Mesa")
+    assert not any(text in result.stdout + result.stderr for text in chatter)
     if command.startswith("fleetsim run my_site.yaml --fail-on"):
         assert "actions failed    │ 0" in result.stdout
 

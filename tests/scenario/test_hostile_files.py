@@ -119,3 +119,41 @@ def test_the_cli_answers_hostile_files_with_exit_2_in_bounded_memory(folder: Pat
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith(f"error: {path}")
         assert "Traceback" not in result.stderr
+
+
+def test_absurd_counts_are_refused_before_anything_is_built(tmp_path: Path) -> None:
+    path = tmp_path / "huge.yaml"
+    path.write_text("robots:\n  - model: simple_cube\n    grid: {count: 1000000000}\n")
+    loaded = load_scenario(path)
+    with pytest.raises(ScenarioError, match=r"line 3: robots\[0\]\.grid\.count: 1,000,000,000"):
+        build(loaded)
+    path.write_text("robots:\n  - model: simple_cube\n    grid: {count: 300}\n")
+    with pytest.raises(ScenarioError, match="--max-bodies"):
+        build(load_scenario(path), max_bodies=100)
+    with build(load_scenario(path), max_bodies=300).sim as sim:
+        assert len(sim.sim_objects) == 300
+
+
+def test_validate_checks_a_large_fleet_on_a_sample(tmp_path: Path) -> None:
+    path = tmp_path / "large.yaml"
+    path.write_text(
+        "objects:\n  - {name: crate, grid: {count: 50000}, pickable: true}\n"
+        "robots:\n  - model: mobile_robot\n    grid: {count: 60000}\n"
+        "    actions: [{type: pick, object: crate_49999}]\n"
+    )
+    ok = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "110,000 bodies; checked on up to 10 bodies of each entry" in ok.stdout
+    path.write_text(path.read_text().replace("crate_49999", "crate_50000"))
+    bad = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert bad.returncode == 2 and "no object named 'crate_50000'" in bad.stderr

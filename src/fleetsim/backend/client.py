@@ -6,6 +6,7 @@ number of simulations can live in one process.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path as FsPath
 
@@ -26,6 +27,7 @@ FloatArray = NDArray[np.float64]
 IdArray = NDArray[np.integer]
 
 PYBULLET_DATA = FsPath(pybullet_data.getDataPath())
+GUI_SETTLE_S = 0.3  # PyBullet's window thread prints its OpenGL details just after connect
 FLOOR_URDF = str(PYBULLET_DATA / "plane.urdf")
 
 
@@ -35,6 +37,9 @@ class Backend:
     def __init__(self, gui: bool = False) -> None:
         with LogLevelManager.quiet_native():
             client = pb.connect(pb.GUI if gui else pb.DIRECT)
+            if gui and client >= 0:  # the window thread's start-up prints end meanwhile
+                pb.getDebugVisualizerCamera(physicsClientId=client)
+                time.sleep(GUI_SETTLE_S)
         if client < 0:
             mode = "GUI (is a display available?)" if gui else "DIRECT"
             raise BackendError(f"could not connect to PyBullet in {mode} mode")
@@ -64,7 +69,8 @@ class Backend:
         """Disconnect. Safe to call twice."""
         if self._client is not None:
             if pb.isConnected(physicsClientId=self._client):
-                pb.disconnect(physicsClientId=self._client)
+                with LogLevelManager.quiet_native():  # no GUI thread shutdown chatter
+                    pb.disconnect(physicsClientId=self._client)
             self._client = None
             self.shapes.clear()
 

@@ -46,6 +46,7 @@ from fleetsim.scenario.loader import (
 from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin, import_object
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
+DEFAULT_MAX_BODIES = 200_000  # a grid count of 10^7 is a typo until the user says otherwise
 RETRY_AFTER_S = 1.0  # a repeated round in which an action failed starts again after this
 
 
@@ -90,15 +91,28 @@ def pose_of(spec: s.PoseSpec | None) -> Pose:
     return Pose(spec.position, quat.from_yaw(spec.yaw))
 
 
-def build(loaded: LoadedScenario, **simulation_overrides: Any) -> ScenarioRun:
-    """Create and populate the simulation for a loaded scenario."""
+def build(
+    loaded: LoadedScenario,
+    *,
+    max_bodies: int = DEFAULT_MAX_BODIES,
+    sample: int | None = None,
+    **simulation_overrides: Any,
+) -> ScenarioRun:
+    """Create and populate the simulation for a loaded scenario.
+
+    More than `max_bodies` bodies in all is an error naming the largest entry (checked before
+    anything is built). With `sample`, each robot and object entry builds at most that many
+    bodies and no actions are queued: every model, mesh, plugin and action is still checked
+    (what `fleetsim validate` does), without the cost of a huge fleet.
+    """
     spec = loaded.scenario
+    check_body_count(loaded, max_bodies)
     params = simulation_params(loaded, simulation_overrides)
     sim = MultiRobotSimulationCore(params)
     sim.world.backend.set_rendering(False)  # building hundreds of bodies is faster undrawn
     try:
         scene = Scene(sim)
-        builder = _Builder(loaded, scene)
+        builder = _Builder(loaded, scene, sample)
         builder.environment()
         builder.objects()
         robot_plugins = builder.robots()
@@ -112,13 +126,36 @@ def build(loaded: LoadedScenario, **simulation_overrides: Any) -> ScenarioRun:
                 robot.get_joint_positions()
         every = [p for _, plugins in robot_plugins for p in plugins] + world_plugins
         call_hook(every, "initialize")
-        builder.queue_actions(robot_plugins)
+        builder.queue_actions(robot_plugins, queue=sample is None)
     except BaseException:
         sim.close()
         raise
     sim.world.backend.set_rendering(True)
     render_dt = spec.simulation.render_dt or DEFAULT_RENDER_DT  # type: ignore[attr-defined]
     return ScenarioRun(sim, scene, every, render_dt, loaded.path)
+
+
+def body_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
+    """(key path, bodies) of every entry that makes bodies."""
+    spec = loaded.scenario
+    counts = [(f"environment.files[{i}]", 1) for i in range(len(spec.environment.files))]
+    grids = [("robots", i, r.grid) for i, r in enumerate(spec.robots)]
+    grids += [("objects", i, o.grid) for i, o in enumerate(spec.objects)]
+    for kind, i, grid in grids:
+        counts.append((f"{kind}[{i}].grid.count", grid.count) if grid else (f"{kind}[{i}]", 1))
+    return counts
+
+
+def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
+    counts = body_counts(loaded)
+    total = sum(n for _, n in counts)
+    if total > max_bodies:
+        where, largest = max(counts, key=lambda c: c[1])
+        raise ScenarioError(
+            f"{loaded.at(where)}: {total:,} bodies in all ({largest:,} here) is more than the "
+            f"limit of {max_bodies:,}; if you mean it, raise the limit (fleetsim run/validate "
+            "--max-bodies N, or build(..., max_bodies=N))"
+        )
 
 
 def simulation_params(loaded: LoadedScenario, overrides: dict[str, Any]) -> SimulationParams:
@@ -141,11 +178,14 @@ def simulation_params(loaded: LoadedScenario, overrides: dict[str, Any]) -> Simu
 
 
 class _Builder:
-    def __init__(self, loaded: LoadedScenario, scene: Scene) -> None:
+    def __init__(self, loaded: LoadedScenario, scene: Scene, sample: int | None = None) -> None:
         self.loaded = loaded
         self.scene = scene
         self.sim = scene.sim
         self.base = loaded.path.parent
+        self.sample = sample
+        self.robot_entry: list[int] = []  # which robots[i] entry each built robot came from
+        self.object_names = _object_names(loaded.scenario)
 
     def fail(self, where: str, exc: Exception, what: str = "") -> ScenarioError:
         """`file line N: key.path (what): message`; an error that already names a place in
@@ -185,7 +225,8 @@ class _Builder:
         for i, spec in enumerate(self.loaded.scenario.objects):
             try:
                 shape = self.shape(spec.shape)
-                poses = _poses(spec.pose, spec.grid)
+                count = spec.grid.count if spec.grid is not None else 1
+                poses = _poses(spec.pose, spec.grid, self.sample)
                 mode = "static" if spec.static else (spec.collision_mode or "normal_3d")
                 for k, pose in enumerate(poses):
                     params = SimObjectSpawnParams(
@@ -194,7 +235,7 @@ class _Builder:
                         mass=spec.mass or 0.0,
                         pickable=spec.pickable,
                         collision_mode=mode,  # type: ignore[arg-type]
-                        name=_name(spec.name, "object", i, k, len(poses)),
+                        name=_name(spec.name, "object", i, k, count),
                     )
                     obj = SimObject.from_params(params, sim_core=self.sim)
                     self.scene.objects[obj.name] = obj
@@ -224,14 +265,15 @@ class _Builder:
             if spec.motion_mode and ":" in spec.motion_mode:
                 self.motion_model(spec.motion_mode, f"robots[{i}].motion_mode")
             try:
-                poses = _poses(spec.pose, spec.grid)
+                count = spec.grid.count if spec.grid is not None else 1
+                poses = _poses(spec.pose, spec.grid, self.sample)
                 chosen = {
                     k: v
                     for k, v in spec.model_dump().items()
                     if v is not None and k in AgentSpawnParams.__dataclass_fields__ and k != "name"
                 }
                 for k, pose in enumerate(poses):
-                    name = _name(spec.name, spec.model, i, k, len(poses))
+                    name = _name(spec.name, spec.model, i, k, count)
                     params = AgentSpawnParams(
                         urdf_path=spec.model,
                         initial_pose=pose,
@@ -242,6 +284,7 @@ class _Builder:
                     robot = Agent.from_params(params, sim_core=self.sim)
                     plugins = self.plugins(spec.plugins, f"robots[{i}].plugins", robot)  # 2. loaded
                     loaded.append((robot, plugins))
+                    self.robot_entry.append(i)
             except FleetSimError as exc:
                 raise self.fail(f"robots[{i}]", exc, f"model {spec.model}") from exc
         return loaded
@@ -298,26 +341,27 @@ class _Builder:
                 lines.append(f"{self.loaded.at(place)}: {err['msg']}{value}")
         return "\n".join(lines)
 
-    def queue_actions(self, robots: list[tuple[Agent, list[Plugin]]]) -> None:
-        cursor = 0
-        for i, spec in enumerate(self.loaded.scenario.robots):
-            count = spec.grid.count if spec.grid is not None else 1
-            for robot, _ in robots[cursor : cursor + count] if spec.actions else []:
-                for j, action in enumerate(spec.actions):
-                    problem = self.action_problem(action, robot)
-                    if problem:
-                        raise self.fail(f"robots[{i}].actions[{j}]", problem, action.type)
-                try:
-                    _Repeater(self, robot, spec).queue()
-                except FleetSimError as exc:
-                    raise self.fail(f"robots[{i}].actions", exc) from exc
-            cursor += count
+    def queue_actions(self, robots: list[tuple[Agent, list[Plugin]]], queue: bool = True) -> None:
+        """Check every robot's actions against what it is; queue them (unless only checking)."""
+        entries = self.loaded.scenario.robots
+        for (robot, _), i in zip(robots, self.robot_entry, strict=True):
+            spec = entries[i]
+            for j, action in enumerate(spec.actions):
+                problem = self.action_problem(action, robot)
+                if problem:
+                    raise self.fail(f"robots[{i}].actions[{j}]", problem, action.type)
+            if not (queue and spec.actions):
+                continue
+            try:
+                _Repeater(self, robot, spec).queue()
+            except FleetSimError as exc:
+                raise self.fail(f"robots[{i}].actions", exc) from exc
 
     def action_problem(self, action: Any, robot: Agent) -> ScenarioError | None:
         """Why `robot` can never do `action` (a missing object, its kind), or None."""
         named = action.object if isinstance(action, s.PickSpec | s.DropSpec) else None
-        if named and named not in self.scene.objects:
-            guess = closest(named, self.scene.objects)
+        if named and named not in self.object_names:
+            guess = closest(named, self.object_names)
             hint = f"; did you mean '{guess}'?" if guess else " (objects are named by 'name')"
             return ScenarioError(f"no object named '{named}'{hint}")
         problem = _cannot_do(action, robot)
@@ -419,11 +463,23 @@ def _cannot_do(action: Any, robot: Agent) -> str | None:
     return None
 
 
-def _poses(pose: s.PoseSpec | None, grid: s.GridSpec | None) -> list[Pose]:
+def _poses(
+    pose: s.PoseSpec | None, grid: s.GridSpec | None, limit: int | None = None
+) -> list[Pose]:
+    """The poses of an entry (the first `limit` of a grid)."""
     if grid is None:
         return [pose_of(pose)]
     orientation = quat.from_yaw(grid.yaw)
-    return [Pose(p, orientation) for p in grid.positions()]
+    return [Pose(p, orientation) for p in grid.positions()[:limit]]
+
+
+def _object_names(spec: s.Scenario) -> set[str]:
+    """Every name objects of the scenario get (without building them)."""
+    names = {Path(env.path).stem for env in spec.environment.files}
+    for i, entry in enumerate(spec.objects):
+        count = entry.grid.count if entry.grid is not None else 1
+        names.update(_name(entry.name, "object", i, k, count) for k in range(count))
+    return names
 
 
 def _name(name: str | None, default: str, spec_index: int, k: int, count: int) -> str:
