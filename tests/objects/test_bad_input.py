@@ -56,3 +56,23 @@ def test_bad_attachments_change_nothing(sim: MultiRobotSimulationCore) -> None:
     arm.attach_object(box, link=11)
     sim.step_once()
     assert box.attached_to is arm
+
+
+def test_wrong_types_are_config_errors_that_say_what_is_expected(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams
+
+    manager = AgentManager(sim_core=sim)
+    params = AgentSpawnParams(urdf_path="simple_cube")
+    for count in (2.5, "3", -1, True):
+        with pytest.raises(ConfigError, match="whole number"):
+            manager.spawn_agents_grid(count, GridSpawnParams(), params)  # type: ignore[arg-type]
+    assert len(sim.sim_objects) == 0
+    arm = Agent.from_urdf("panda", sim_core=sim, use_fixed_base=True)
+    with pytest.raises(ConfigError, match=r"target for panda_joint1 must be a number"):
+        arm.set_joint_target(0, "0.5")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="list of numbers or a dict"):
+        arm.set_all_joints_targets([[0.1, "x"]])  # type: ignore[list-item]
+    with pytest.raises(ConfigError, match="must be numbers"):
+        arm.set_all_joints_targets("abc")  # type: ignore[arg-type]

@@ -137,8 +137,16 @@ class JointControl:
 
     def _as_slots(self, positions: Targets) -> dict[int, float]:
         if isinstance(positions, Mapping):
-            return {self._slot(name): float(v) for name, v in positions.items()}
-        values = list(np.asarray(positions, dtype=np.float64).reshape(-1))
+            return {self._slot(name): v for name, v in positions.items()}
+        if isinstance(positions, str | bytes):
+            raise ConfigError(f"{self.name}: joint targets must be numbers, got {positions!r:.80}")
+        try:
+            values = list(np.asarray(positions, dtype=np.float64).reshape(-1))
+        except (TypeError, ValueError):
+            raise ConfigError(
+                f"{self.name}: joint targets must be a list of numbers or a dict by joint name, "
+                f"got {positions!r:.80}"
+            ) from None
         count = len(self.controllable_joints)
         if len(values) != count:
             names = ", ".join(n for _, n in self.controllable_joints)
@@ -147,11 +155,16 @@ class JointControl:
             )
         return dict(enumerate(values))
 
-    def _set_targets(self, targets: dict[int, float], max_force: float | None) -> None:
+    def _set_targets(self, targets: dict[int, Any], max_force: float | None) -> None:
         rows = self._rows()
         table = self._world.joints
         names = [n for _, n in self.controllable_joints]
         for slot, value in targets.items():
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+                raise ConfigError(
+                    f"{self.name}: the target for {names[slot]} must be a number (rad or m), "
+                    f"got {value!r:.80}"
+                )
             lo, hi = table["lower"][rows[slot]], table["upper"][rows[slot]]
             if not math.isfinite(value) or not lo - 1e-9 <= value <= hi + 1e-9:
                 raise ConfigError(

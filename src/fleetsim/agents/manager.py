@@ -65,10 +65,10 @@ class SimObjectManager(Generic[ObjT]):
         spawn_params_list: Sequence[Params | tuple[Params, float]],
     ) -> list[ObjT]:
         """A grid whose cells draw params at random (weights optional), seeded by `sim.rng`."""
+        poses = self._grid_poses(num_objects, grid_params)
         choices, weights = _weighted(spawn_params_list)
         rng = getattr(self.sim_core, "rng", None) or np.random.default_rng()
         picks = rng.choice(len(choices), size=num_objects, p=weights)
-        poses = self._grid_poses(num_objects, grid_params)
         return self.spawn_objects_batch(
             [_at(choices[k], p) for k, p in zip(picks, poses, strict=True)]
         )
@@ -77,8 +77,11 @@ class SimObjectManager(Generic[ObjT]):
         self, grid_params: GridSpawnParams, spawn_params_count_list: Sequence[tuple[Params, int]]
     ) -> list[ObjT]:
         """Exactly `count` of each params, in order, on one grid."""
-        if any(count < 0 for _, count in spawn_params_count_list):
-            raise ConfigError("spawn counts must be >= 0")
+        if any(
+            isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0
+            for _, count in spawn_params_count_list
+        ):
+            raise ConfigError("spawn counts must be whole numbers >= 0")
         chosen = [params for params, count in spawn_params_count_list for _ in range(count)]
         poses = self._grid_poses(len(chosen), grid_params)
         return self.spawn_objects_batch(
@@ -86,6 +89,8 @@ class SimObjectManager(Generic[ObjT]):
         )
 
     def _grid_poses(self, count: int, grid: GridSpawnParams) -> list[Pose]:
+        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
+            raise ConfigError(f"the number of objects must be a whole number >= 0, got {count!r}")
         if not isinstance(grid, GridSpawnParams):
             raise ConfigError(f"grid_params must be GridSpawnParams, got {type(grid).__name__}")
         orientation = quat.from_yaw(grid.yaw)
