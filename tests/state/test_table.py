@@ -69,3 +69,22 @@ def test_clear_kills_all_handles() -> None:
     table.clear()
     assert table.size == 0
     assert not any(table.is_alive(int(h)) for h in handles)
+
+
+def test_clear_starts_the_handle_map_afresh() -> None:
+    from fleetsim.errors import ObjectRemovedError
+    from fleetsim.state import BodyTable
+
+    table = BodyTable(capacity=8)
+    for _ in range(5):  # five fleets of 20,000 built and reset
+        old = table.add(20_000)
+        table.clear()
+    new = table.add(3)
+    assert new.min() > old.max()  # handles are never reused
+    assert table.rows(new).tolist() == [0, 1, 2]
+    assert not table.is_alive(int(old[0])) and table.is_alive(int(new[0]))
+    with pytest.raises(ObjectRemovedError, match="reset"):
+        table.rows(old[:2])
+    assert len(table._handle_to_row) <= 2 * 20_000  # not a slot per handle ever issued
+    table.remove(int(new[0]))
+    assert table.rows(new[1:]).tolist() == [1, 0]

@@ -46,7 +46,9 @@ class Table:
         self._size = 0
         self._data = {name: self._alloc(col, self._capacity) for name, col in self._columns.items()}
         self._row_to_handle = np.full(self._capacity, -1, dtype=np.int64)
+        # Row of each handle from `_base` on (handles below it are all dead, after a clear).
         self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
+        self._base = 0
         self._next_handle = 0
         self.version = 0  # bumped when rows come or go, and by writers that need it noticed
 
@@ -101,7 +103,7 @@ class Table:
         self._reserve_handles(self._next_handle + count)
         self._next_handle += count
         self._row_to_handle[start:stop] = handles
-        self._handle_to_row[handles] = np.arange(start, stop)
+        self._handle_to_row[handles - self._base] = np.arange(start, stop)
         self._size = stop
         self.version += 1
         return handles
@@ -122,7 +124,7 @@ class Table:
         handle = self._next_handle
         self._next_handle += 1
         self._row_to_handle[row] = handle
-        self._handle_to_row[handle] = row
+        self._handle_to_row[handle - self._base] = row
         self._size = row + 1
         self.version += 1
         return np.array([handle], dtype=np.int64)
@@ -141,6 +143,7 @@ class Table:
         self._capacity = cap
 
     def _reserve_handles(self, n: int) -> None:
+        n -= self._base
         if n <= len(self._handle_to_row):
             return
         h2r = np.full(max(n, 2 * len(self._handle_to_row)), -1, dtype=np.int64)
@@ -148,12 +151,15 @@ class Table:
         self._handle_to_row = h2r
 
     def is_alive(self, handle: int) -> bool:
-        return 0 <= handle < self._next_handle and self._handle_to_row[handle] >= 0
+        return (
+            self._base <= handle < self._next_handle
+            and self._handle_to_row[handle - self._base] >= 0
+        )
 
     def row(self, handle: int) -> int:
         """Row of a live handle; raises ObjectRemovedError for a removed or unknown one."""
-        if 0 <= handle < self._next_handle:
-            r = int(self._handle_to_row[handle])
+        if self._base <= handle < self._next_handle:
+            r = int(self._handle_to_row[handle - self._base])
             if r >= 0:
                 return r
         raise ObjectRemovedError(
@@ -163,9 +169,11 @@ class Table:
     def rows(self, handles: ArrayLike) -> IntArray:
         """Rows of live handles, shape like `handles`; raises ObjectRemovedError if any is dead."""
         h = np.asarray(handles, dtype=np.int64)
-        if h.size and (h.min() < 0 or h.max() >= self._next_handle):
+        if h.size and (h.min() < self._base or h.max() >= self._next_handle):
+            if h.min() >= 0 and h.max() < self._next_handle:
+                raise ObjectRemovedError("some handles refer to bodies removed by a reset")
             raise ObjectRemovedError("some handles were never issued by this table")
-        r = self._handle_to_row[h]
+        r = self._handle_to_row[h - self._base] if self._base else self._handle_to_row[h]
         if h.size and r.min() < 0:
             dead = h[r < 0][:5].tolist()
             raise ObjectRemovedError(f"handles {dead} refer to removed bodies")
@@ -180,15 +188,17 @@ class Table:
                 arr[row] = arr[last]
             moved_handle = self._row_to_handle[last]
             self._row_to_handle[row] = moved_handle
-            self._handle_to_row[moved_handle] = row
+            self._handle_to_row[moved_handle - self._base] = row
         self._row_to_handle[last] = -1
-        self._handle_to_row[handle] = -1
+        self._handle_to_row[handle - self._base] = -1
         self._size = last
         self.version += 1
 
     def clear(self) -> None:
-        """Remove every row. Old handles become dead; new handles keep counting up."""
-        self._handle_to_row[:] = -1
+        """Remove every row. Old handles become dead; new handles keep counting up, and the
+        handle map starts afresh (it does not grow with every body ever made)."""
+        self._base = self._next_handle
+        self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
         self._row_to_handle[:] = -1
         self._size = 0
         self.version += 1
