@@ -3,15 +3,18 @@
 The absolute-time scheme of the real-time sync design: compare the simulated time that should
 have passed since `start` with the simulated time that did, with these corrections: a monotonic
 clock; a sleep of `(-time_diff) / target_rtf - last_step_time` when ahead; `start` re-based after a
-pause so there is no catch-up burst; `target_rtf <= 0` never sleeps. When the simulation falls
-more than `max_steps_per_frame` steps behind (a long callback, a stalled machine), the backlog
-beyond that is dropped (the schedule re-anchored) instead of being caught up in a burst.
+pause so there is no catch-up burst; `target_rtf <= 0` never sleeps. Ordinary lag is caught up
+at most `max_steps_per_frame` steps per frame; a backlog of more than `MAX_CATCH_UP_S` of wall
+time (a long callback, a stalled machine) is dropped (the schedule re-anchored) instead of being
+caught up in a burst.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+
+MAX_CATCH_UP_S = 0.5  # wall seconds of lag still caught up; older lag is given up
 
 
 class Pacer:
@@ -44,14 +47,15 @@ class Pacer:
         elapsed = self._clock() - self._start_wall
         time_diff = elapsed * self.target_rtf - (sim_time - self._start_sim)
         if time_diff > 0:
+            allowed = max(
+                self.max_steps_per_frame * self.timestep, MAX_CATCH_UP_S * self.target_rtf
+            )
+            if time_diff > allowed:  # too far behind: forgive the rest
+                self.dropped_s += time_diff - allowed
+                self._start_wall += (time_diff - allowed) / self.target_rtf
+                time_diff = allowed
             steps = int(time_diff / self.timestep)
-            if steps > self.max_steps_per_frame:  # too far behind: forgive the rest
-                self.dropped_s += (steps - self.max_steps_per_frame) * self.timestep
-                self._start_wall += (
-                    (steps - self.max_steps_per_frame) * self.timestep / self.target_rtf
-                )
-                steps = self.max_steps_per_frame
-            return max(1, steps), 0.0
+            return max(1, min(steps, self.max_steps_per_frame)), 0.0
         sleep_s = -time_diff / self.target_rtf - last_step_s
         if sleep_s > 0:
             return 0, sleep_s
