@@ -174,3 +174,17 @@ def test_final_callback_runs_after_an_error() -> None:
                 5.0, update_callback=bad, final_callback=lambda s, dt: final.append(dt)
             )
         assert len(final) == 1 and 0.25 < final[0] < 5.0
+
+
+def test_run_simulation_on_a_paused_simulation_warns_and_waits(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with make_sim(timestep=0.1, target_rtf=0) as sim:
+        sim.pause()
+        timer = threading.Timer(0.3, sim.resume)
+        timer.start()
+        with caplog.at_level("WARNING", logger="fleetsim"):
+            sim.run_simulation(0.5)
+        timer.join()
+        assert "paused simulation waits for resume()" in caplog.text
+        assert sim.sim_time == pytest.approx(0.5)
