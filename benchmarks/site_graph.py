@@ -1,0 +1,60 @@
+"""Navigation graph at scale: build time and route time for grid-like graphs of N nodes.
+
+Each graph is a square lattice (2 m apart) of two-way lanes with 10% of the nodes removed at
+random (so routes detour), the shape of a warehouse or a MAPF map. Routes join random node pairs.
+    python benchmarks/site_graph.py --sizes 10000 100000 --routes 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from fleetsim.site import NavGraph, RouteError
+
+
+def lattice(n: int, rng: np.random.Generator) -> NavGraph:
+    side = int(np.ceil(np.sqrt(n / 0.9)))
+    keep = rng.random(side * side) < 0.9
+    index = np.full(side * side, -1)
+    index[keep] = np.arange(keep.sum())
+    cells = np.flatnonzero(keep)
+    xy = np.column_stack((cells % side, cells // side)) * 2.0
+    right = cells[(cells % side < side - 1) & keep[np.minimum(cells + 1, side * side - 1)]]
+    up = cells[(cells + side < side * side) & keep[np.minimum(cells + side, side * side - 1)]]
+    src = np.concatenate((index[right], index[up]))
+    dst = np.concatenate((index[right + 1], index[up + side]))
+    names = [f"n{k}" for k in range(len(cells))]
+    return NavGraph(names, xy, src, dst, bidirectional=np.ones(len(src), dtype=bool))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--routes", type=int, default=20)
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    print(f"{'nodes':>9} {'lanes':>9} {'build s':>8} {'route ms (median)':>18} {'max':>8}")
+    for n in args.sizes:
+        t0 = time.perf_counter()
+        graph = lattice(n, rng)
+        build_s = time.perf_counter() - t0
+        times = []
+        for _ in range(args.routes):
+            a, b = rng.integers(len(graph), size=2)
+            t0 = time.perf_counter()
+            try:
+                graph.route(int(a), int(b))
+            except RouteError:
+                pass  # an island cut off by removed nodes
+            times.append((time.perf_counter() - t0) * 1e3)
+        print(
+            f"{len(graph):>9,} {graph.lane_count:>9,} {build_s:>8.2f} "
+            f"{np.median(times):>18.1f} {max(times):>8.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+"""`NavGraph`: a navigation graph of named nodes and lanes, stored as arrays.
+
+Nodes: name, x, y (m), yaw (rad, NaN when free), level, and property flags (parking spot,
+charger, holding point, pickup, dropoff). Lanes: from -> to, bidirectional or not, speed limit
+(m/s, inf when none), mutex group (-1 when none). Routing is A* over lane lengths on a compressed
+adjacency (CSR) of directed edges, one search per request, never per step.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fleetsim.errors import ConfigError, closest
+
+NODE_PROPERTIES = ("parking_spot", "charger", "holding_point", "pickup", "dropoff")
+FloatArray = np.ndarray
+IntArray = np.ndarray
+
+
+class RouteError(ConfigError):
+    """No route: the nodes are not connected (in the lanes' directions)."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """A route: node indices in order, their positions (N, 2), and its length in metres."""
+
+    nodes: tuple[int, ...]
+    positions: FloatArray
+    length: float
+    speed_limits: FloatArray  # per leg (N - 1,), m/s, inf when the lane has none
+
+
+class NavGraph:
+    """Nodes and lanes as arrays, with routing, nearest-node and which-lane queries.
+
+    Build one with `NavGraph.from_lists(nodes, lanes)` or `NavGraph.from_dict(...)` (the
+    scenario's inline `site: {graph: ...}`); importers (grid maps, Open-RMF buildings) use the
+    array constructor directly.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        xy: FloatArray,
+        lane_from: IntArray,
+        lane_to: IntArray,
+        *,
+        yaw: FloatArray | None = None,
+        level: Sequence[str] | None = None,
+        properties: Mapping[str, FloatArray] | None = None,
+        bidirectional: FloatArray | None = None,
+        speed_limit: FloatArray | None = None,
+        mutex: IntArray | None = None,
+    ) -> None:
+        n, m = len(names), len(lane_from)
+        self.names = list(names)
+        self.xy = np.asarray(xy, dtype=np.float64).reshape(n, 2)
+        self.yaw = np.full(n, np.nan) if yaw is None else np.asarray(yaw, dtype=np.float64)
+        levels = ["L1"] * n if level is None else list(level)
+        self.level_names = sorted(set(levels))
+        lookup = {name: k for k, name in enumerate(self.level_names)}
+        self.level = np.fromiter((lookup[v] for v in levels), dtype=np.int32, count=n)
+        self.properties = {p: np.zeros(n, dtype=bool) for p in NODE_PROPERTIES}
+        for key, flags in (properties or {}).items():
+            if key not in self.properties:
+                raise ConfigError(_unknown("node property", key, NODE_PROPERTIES))
+            self.properties[key] = np.asarray(flags, dtype=bool)
+        self.lane_from = np.asarray(lane_from, dtype=np.int64)
+        self.lane_to = np.asarray(lane_to, dtype=np.int64)
+        self.bidirectional = (
+            np.zeros(m, dtype=bool) if bidirectional is None else np.asarray(bidirectional, bool)
+        )
+        self.speed_limit = (
+            np.full(m, np.inf) if speed_limit is None else np.asarray(speed_limit, np.float64)
+        )
+        self.mutex = np.full(m, -1, np.int64) if mutex is None else np.asarray(mutex, np.int64)
+        self._check()
+        self.index = {name: k for k, name in enumerate(self.names)}
+        self.lane_length = np.hypot(*(self.xy[self.lane_to] - self.xy[self.lane_from]).T)
+        self._build_adjacency()
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_lists(
+        cls, nodes: Iterable[Mapping[str, Any]], lanes: Iterable[Mapping[str, Any]]
+    ) -> NavGraph:
+        """From node dicts ({name, x, y, yaw?, level?, <property>: true}) and lane dicts
+        ({from, to, bidirectional?, speed_limit?, mutex?}); lanes name their nodes."""
+        nodes, lanes = list(nodes), list(lanes)
+        names = [str(node["name"]) for node in nodes]
+        seen: dict[str, int] = {}
+        for k, name in enumerate(names):
+            if name in seen:
+                raise ConfigError(
+                    f"nodes[{k}]: duplicate node name '{name}' (also nodes[{seen[name]}])"
+                )
+            seen[name] = k
+        xy = np.array([[float(node["x"]), float(node["y"])] for node in nodes]).reshape(-1, 2)
+        props = {p: np.array([bool(node.get(p, False)) for node in nodes]) for p in NODE_PROPERTIES}
+        groups: dict[str, int] = {}
+
+        def node_of(lane: Mapping[str, Any], end: str, j: int) -> int:
+            name = str(lane[end])
+            if name not in seen:
+                raise ConfigError(f"lanes[{j}].{end}: {_unknown('node', name, names)}")
+            return seen[name]
+
+        mutex = [groups.setdefault(str(g), len(groups)) if (g := lane.get("mutex")) else -1
+                 for lane in lanes]  # fmt: skip
+        return cls(
+            names,
+            xy,
+            np.array([node_of(lane, "from", j) for j, lane in enumerate(lanes)], dtype=np.int64),
+            np.array([node_of(lane, "to", j) for j, lane in enumerate(lanes)], dtype=np.int64),
+            yaw=np.array([float(node.get("yaw", np.nan)) for node in nodes]),
+            level=[str(node.get("level", "L1")) for node in nodes],
+            properties=props,
+            bidirectional=np.array([bool(lane.get("bidirectional", True)) for lane in lanes]),
+            speed_limit=np.array([float(lane.get("speed_limit") or np.inf) for lane in lanes]),
+            mutex=np.array(mutex, dtype=np.int64),
+        )
+
+    def _check(self) -> None:
+        n = len(self.names)
+        if not np.all(np.isfinite(self.xy)):
+            bad = int(np.flatnonzero(~np.isfinite(self.xy).all(axis=1))[0])
+            raise ConfigError(f"node '{self.names[bad]}': x and y must be finite")
+        for name, arr in (("lane_from", self.lane_from), ("lane_to", self.lane_to)):
+            if arr.size and (arr.min() < 0 or arr.max() >= n):
+                raise ConfigError(f"{name}: lane ends must be node indices 0..{n - 1}")
+        loops = np.flatnonzero(self.lane_from == self.lane_to)
+        if loops.size:
+            raise ConfigError(f"lanes[{int(loops[0])}]: a lane must join two different nodes")
+        if np.any(~(self.speed_limit > 0)):
+            raise ConfigError("lane speed limits must be > 0 m/s")
+
+    def _build_adjacency(self) -> None:
+        """Directed edges (each bidirectional lane both ways) as CSR: for node u, its edges are
+        `edge_to[offsets[u]:offsets[u + 1]]` with lane `edge_lane[...]`."""
+        lanes = np.arange(len(self.lane_from))
+        back = lanes[self.bidirectional]
+        src = np.concatenate((self.lane_from, self.lane_to[back]))
+        dst = np.concatenate((self.lane_to, self.lane_from[back]))
+        lane = np.concatenate((lanes, back))
+        order = np.argsort(src, kind="stable")
+        self.edge_to, self.edge_lane = dst[order], lane[order]
+        self.offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=len(self.names)), out=self.offsets[1:])
+        # Python lists for the search loop: indexing NumPy scalars one by one is slower.
+        self._to = self.edge_to.tolist()
+        self._cost = self.lane_length[self.edge_lane].tolist()
+        self._start = self.offsets.tolist()
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def lane_count(self) -> int:
+        return len(self.lane_from)
+
+    def node(self, name_or_index: str | int) -> int:
+        """A node index from its name (or an index, checked)."""
+        if isinstance(name_or_index, str):
+            found = self.index.get(name_or_index)
+            if found is None:
+                raise ConfigError(_unknown("node", name_or_index, self.names))
+            return found
+        k = int(name_or_index)
+        if not 0 <= k < len(self.names):
+            raise ConfigError(f"node index {k} is not in 0..{len(self.names) - 1}")
+        return k
+
+    def nodes_with(self, prop: str) -> list[str]:
+        """Names of the nodes with a property ("charger", "parking_spot", ...)."""
+        if prop not in self.properties:
+            raise ConfigError(_unknown("node property", prop, NODE_PROPERTIES))
+        return [self.names[k] for k in np.flatnonzero(self.properties[prop])]
+
+    def nearest_node(self, x: float, y: float, level: str | None = None) -> int:
+        """The node closest to (x, y), on `level` when given."""
+        d = np.hypot(self.xy[:, 0] - x, self.xy[:, 1] - y)
+        if level is not None:
+            d[self.level != self.level_names.index(level)] = np.inf
+        return int(np.argmin(d))
+
+    def lane_at(self, points: FloatArray) -> tuple[IntArray, FloatArray]:
+        """For each point (N, 2): the nearest lane and the distance to it (m)."""
+        p = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        a, b = self.xy[self.lane_from], self.xy[self.lane_to]
+        ab = b - a
+        length2 = np.maximum((ab**2).sum(axis=1), 1e-18)
+        best = np.zeros(len(p), dtype=np.int64)
+        dist = np.full(len(p), np.inf)
+        for start in range(0, len(a), 4096):  # bounded memory: points x a block of lanes
+            s = slice(start, start + 4096)
+            ap = p[:, None, :] - a[None, s]
+            t = np.clip((ap * ab[None, s]).sum(axis=2) / length2[None, s], 0.0, 1.0)
+            closest_point = a[None, s] + t[..., None] * ab[None, s]
+            d = np.hypot(*(p[:, None, :] - closest_point).transpose(2, 0, 1))
+            k = d.argmin(axis=1)
+            dk = d[np.arange(len(p)), k]
+            better = dk < dist
+            best[better], dist[better] = k[better] + start, dk[better]
+        return best, dist
+
+    def route(self, start: str | int, goal: str | int) -> Route:
+        """The shortest route from `start` to `goal` along lanes (A*, Euclidean heuristic)."""
+        s, g = self.node(start), self.node(goal)
+        previous = self._search(s, g)
+        if previous is None:
+            raise RouteError(
+                f"no route from '{self.names[s]}' to '{self.names[g]}': they are not connected "
+                "(check the lanes and their directions)"
+            )
+        path = [g]
+        while path[-1] != s:
+            path.append(previous[path[-1]])
+        path.reverse()
+        nodes = np.array(path, dtype=np.int64)
+        legs = self._legs(nodes)
+        return Route(
+            tuple(path),
+            self.xy[nodes].copy(),
+            float(self.lane_length[legs].sum()) if legs.size else 0.0,
+            self.speed_limit[legs],
+        )
+
+    def _search(self, s: int, g: int) -> dict[int, int] | None:
+        gx, gy = self.xy[g]
+        xs, ys = self.xy[:, 0].tolist(), self.xy[:, 1].tolist()
+        to, cost, start = self._to, self._cost, self._start
+        best = {s: 0.0}
+        previous: dict[int, int] = {}
+        frontier = [(math.hypot(xs[s] - gx, ys[s] - gy), 0.0, s)]
+        done: set[int] = set()
+        while frontier:
+            _, d, u = heapq.heappop(frontier)
+            if u == g:
+                return previous
+            if u in done:
+                continue
+            done.add(u)
+            for e in range(start[u], start[u + 1]):
+                v = to[e]
+                nd = d + cost[e]
+                if nd < best.get(v, math.inf):
+                    best[v] = nd
+                    previous[v] = u
+                    heapq.heappush(frontier, (nd + math.hypot(xs[v] - gx, ys[v] - gy), nd, v))
+        return None
+
+    def _legs(self, nodes: IntArray) -> IntArray:
+        """The shortest lane used for each consecutive pair of route nodes."""
+        legs = []
+        for u, v in zip(nodes[:-1].tolist(), nodes[1:].tolist(), strict=True):
+            edges = range(self._start[u], self._start[u + 1])
+            legs.append(min((e for e in edges if self._to[e] == v), key=self._cost.__getitem__))
+        return self.edge_lane[np.array(legs, dtype=np.int64)] if legs else np.empty(0, np.int64)
+
+
+def _unknown(what: str, name: str, known: Sequence[str]) -> str:
+    guess = closest(name, known)
+    hint = f"did you mean '{guess}'?" if guess else f"{len(known)} known"
+    return f"unknown {what} '{name}': {hint}"
