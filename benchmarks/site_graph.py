@@ -1,5 +1,6 @@
 """Navigation graph at scale: build time and route time for grid-like graphs of N nodes.
 
+Then a MovingAI grid map of a warehouse (1,800 x 1,912 cells by default): load time and routes.
 Each graph is a square lattice (2 m apart) of two-way lanes with 10% of the nodes removed at
 random (so routes detour), the shape of a warehouse or a MAPF map. Routes join random node pairs.
     python benchmarks/site_graph.py --sizes 10000 100000 --routes 20
@@ -9,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
 from fleetsim.site import NavGraph, RouteError
+from fleetsim.site.movingai import load_movingai
 
 
 def lattice(n: int, rng: np.random.Generator) -> NavGraph:
@@ -31,10 +35,23 @@ def lattice(n: int, rng: np.random.Generator) -> NavGraph:
     return NavGraph(names, xy, src, dst, bidirectional=np.ones(len(src), dtype=bool))
 
 
+def warehouse_map(path: Path, height: int, width: int, rng: np.random.Generator) -> None:
+    """A MovingAI map of rack blocks (4 x 20 cells) with aisles between, plus some clutter."""
+    cells = np.full((height, width), ord("."), dtype=np.uint8)
+    for r0 in range(5, height - 25, 8):
+        for c0 in range(5, width - 10, 26):
+            cells[r0 : r0 + 4, c0 : c0 + 20] = ord("@")
+    clutter = rng.random((height, width)) < 0.01
+    cells[clutter] = ord("T")
+    rows = "\n".join(row.tobytes().decode() for row in cells)
+    path.write_text(f"type octile\nheight {height}\nwidth {width}\nmap\n{rows}\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--routes", type=int, default=20)
+    parser.add_argument("--map", type=int, nargs=2, default=(1800, 1912), metavar=("H", "W"))
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     print(f"{'nodes':>9} {'lanes':>9} {'build s':>8} {'route ms (median)':>18} {'max':>8}")
@@ -52,6 +69,26 @@ def main() -> None:
         print(
             f"{len(graph):>9,} {graph.lane_count:>9,} {build_s:>8.2f} "
             f"{np.median(times):>18.1f} {max(times):>8.1f}"
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "warehouse.map"
+        warehouse_map(path, *args.map, rng)
+        t0 = time.perf_counter()
+        grid = load_movingai(path)
+        load_s = time.perf_counter() - t0
+        graph = grid.graph
+        times = []
+        for _ in range(args.routes):
+            a, b = rng.integers(len(graph), size=2)
+            t0 = time.perf_counter()
+            with contextlib.suppress(RouteError):
+                graph.route(int(a), int(b))
+            times.append((time.perf_counter() - t0) * 1e3)
+        print(
+            f"MovingAI {args.map[0]} x {args.map[1]}: {len(graph):,} free cells, "
+            f"{graph.lane_count:,} lanes, {len(grid.rectangles):,} obstacle rectangles "
+            f"(for {int(grid.blocked.sum()):,} blocked cells); load {load_s:.2f} s; "
+            f"route median {np.median(times):.0f} ms, max {max(times):.0f} ms"
         )
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,8 @@ class NavGraph:
         mutex: IntArray | None = None,
     ) -> None:
         n, m = len(names), len(lane_from)
-        self.names = list(names)
+        # A list of names, or a lazy sequence with a `lookup(name)` (a grid map's cells).
+        self.names: Sequence[str] = names if hasattr(names, "lookup") else list(names)
         self.xy = np.asarray(xy, dtype=np.float64).reshape(n, 2)
         self.yaw = np.full(n, np.nan) if yaw is None else np.asarray(yaw, dtype=np.float64)
         levels = ["L1"] * n if level is None else list(level)
@@ -82,7 +84,8 @@ class NavGraph:
         )
         self.mutex = np.full(m, -1, np.int64) if mutex is None else np.asarray(mutex, np.int64)
         self._check()
-        self.index = {name: k for k, name in enumerate(self.names)}
+        find: Callable[[str], int | None] | None = getattr(self.names, "lookup", None)
+        self._lookup = find or {name: k for k, name in enumerate(self.names)}.get
         self.lane_length = np.hypot(*(self.xy[self.lane_to] - self.xy[self.lane_from]).T)
         self._build_adjacency()
 
@@ -154,10 +157,13 @@ class NavGraph:
         self.edge_to, self.edge_lane = dst[order], lane[order]
         self.offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
         np.cumsum(np.bincount(src, minlength=len(self.names)), out=self.offsets[1:])
-        # Python lists for the search loop: indexing NumPy scalars one by one is slower.
-        self._to = self.edge_to.tolist()
-        self._cost = self.lane_length[self.edge_lane].tolist()
-        self._start = self.offsets.tolist()
+        # Compact arrays of Python numbers for the search loop: indexing NumPy scalars one by
+        # one is slow, and lists of millions of ints (big grid maps) cost gigabytes.
+        self._to = array("q", self.edge_to.astype(np.int64).tobytes())
+        self._cost = array("d", self.lane_length[self.edge_lane].astype(np.float64).tobytes())
+        self._start = array("q", self.offsets.tobytes())
+        self._xs = array("d", np.ascontiguousarray(self.xy[:, 0]).tobytes())
+        self._ys = array("d", np.ascontiguousarray(self.xy[:, 1]).tobytes())
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -171,7 +177,7 @@ class NavGraph:
     def node(self, name_or_index: str | int) -> int:
         """A node index from its name (or an index, checked)."""
         if isinstance(name_or_index, str):
-            found = self.index.get(name_or_index)
+            found: int | None = self._lookup(name_or_index)
             if found is None:
                 raise ConfigError(_unknown("node", name_or_index, self.names))
             return found
@@ -184,7 +190,7 @@ class NavGraph:
         """Names of the nodes with a property ("charger", "parking_spot", ...)."""
         if prop not in self.properties:
             raise ConfigError(_unknown("node property", prop, NODE_PROPERTIES))
-        return [self.names[k] for k in np.flatnonzero(self.properties[prop])]
+        return [self.names[k] for k in np.flatnonzero(self.properties[prop]).tolist()]
 
     def nearest_node(self, x: float, y: float, level: str | None = None) -> int:
         """The node closest to (x, y), on `level` when given."""
@@ -237,7 +243,7 @@ class NavGraph:
 
     def _search(self, s: int, g: int) -> dict[int, int] | None:
         gx, gy = self.xy[g]
-        xs, ys = self.xy[:, 0].tolist(), self.xy[:, 1].tolist()
+        xs, ys = self._xs, self._ys
         to, cost, start = self._to, self._cost, self._start
         best = {s: 0.0}
         previous: dict[int, int] = {}
@@ -269,6 +275,6 @@ class NavGraph:
 
 
 def _unknown(what: str, name: str, known: Sequence[str]) -> str:
-    guess = closest(name, known)
+    guess = closest(name, known) if len(known) <= 10_000 else None  # difflib is slow on more
     hint = f"did you mean '{guess}'?" if guess else f"{len(known)} known"
     return f"unknown {what} '{name}': {hint}"

@@ -1,0 +1,186 @@
+"""MovingAI grid maps (`.map`, as used by MAPF benchmarks): a graph over free cells and the
+blocked cells merged into rectangles (one static body each, not one per cell).
+
+Format: a header `type octile`, `height H`, `width W`, `map`, then H rows of W characters;
+`.`, `G`, `S`, `E` are free, `@`, `O`, `T`, `W` blocked. Cell (row r, column c) has its centre
+at x = (c + 0.5) * cell_size, y = (H - r - 0.5) * cell_size: row 0 is the top of the map, and
+the map lies in the positive quadrant with y up. Nodes are named "r<row>_c<col>"; free cells
+are joined to their free 4-neighbours by two-way lanes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fleetsim.errors import ConfigError
+from fleetsim.site.graph import NavGraph
+
+FREE, BLOCKED = ".GSE", "@OTW"
+_NAME = re.compile(r"r(\d+)_c(\d+)")
+
+
+class CellNames(Sequence[str]):
+    """Lazy node names of a grid's free cells ("r<row>_c<col>"), with `lookup`."""
+
+    def __init__(self, width: int, cells: np.ndarray, node_of_cell: np.ndarray) -> None:
+        self.width, self.cells, self.node_of_cell = width, cells, node_of_cell
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        row, col = divmod(int(self.cells[k]), self.width)
+        return f"r{row}_c{col}"
+
+    def lookup(self, name: str) -> int | None:
+        match = _NAME.fullmatch(name)
+        if match is None:
+            return None
+        row, col = int(match[1]), int(match[2])
+        if col >= self.width or row * self.width + col >= len(self.node_of_cell):
+            return None
+        node = int(self.node_of_cell[row * self.width + col])
+        return node if node >= 0 else None
+
+
+@dataclass
+class GridMap:
+    """A loaded grid map: its graph, the blocked mask (height, width), and the obstacle
+    rectangles (K, 4) as [x_min, y_min, x_max, y_max] in metres."""
+
+    graph: NavGraph
+    blocked: np.ndarray
+    rectangles: np.ndarray
+    cell_size: float
+
+    @property
+    def height(self) -> int:
+        return int(self.blocked.shape[0])
+
+    @property
+    def width(self) -> int:
+        return int(self.blocked.shape[1])
+
+    def cell_of(self, x: float, y: float) -> tuple[int, int]:
+        """(row, col) of the cell containing (x, y)."""
+        return self.height - 1 - int(y // self.cell_size), int(x // self.cell_size)
+
+
+def load_movingai(path: str | Path, cell_size: float = 1.0) -> GridMap:
+    """Read a `.map` file; errors name the file and the line."""
+    if not (cell_size > 0 and np.isfinite(cell_size)):
+        raise ConfigError(f"cell_size must be > 0 m, got {cell_size!r}")
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"grid map not found: {path}")
+    lines = file.read_text(errors="replace").splitlines()
+    height, width, first = _header(file, lines)
+    rows = lines[first : first + height]
+    if len(rows) != height:
+        raise ConfigError(
+            f"{file}: the header says height {height}, but there are {len(rows)} rows"
+        )
+    for k, row in enumerate(rows):
+        if len(row.rstrip("\r")) != width:
+            raise ConfigError(
+                f"{file} line {first + k + 1}: row {k} has {len(row)} cells, the header says "
+                f"width {width}"
+            )
+    chars = np.frombuffer("".join(r.rstrip("\r") for r in rows).encode("latin-1"), np.uint8)
+    free = np.isin(chars, np.frombuffer(FREE.encode(), np.uint8))
+    blocked = np.isin(chars, np.frombuffer(BLOCKED.encode(), np.uint8))
+    unknown = np.flatnonzero(~(free | blocked))
+    if unknown.size:
+        bad_row, bad_col = divmod(int(unknown[0]), width)
+        raise ConfigError(
+            f"{file} line {first + bad_row + 1}: unknown cell '{chr(chars[unknown[0]])}' at "
+            f"column {bad_col} (free: {FREE}, blocked: {BLOCKED})"
+        )
+    graph = _graph(free, height, width, cell_size)
+    mask = blocked.reshape(height, width)
+    return GridMap(graph, mask, _rectangles(mask, cell_size), cell_size)
+
+
+def _header(file: Path, lines: list[str]) -> tuple[int, int, int]:
+    values: dict[str, str] = {}
+    for k, line in enumerate(lines[:10]):
+        words = line.split()
+        if words == ["map"]:
+            if "height" not in values or "width" not in values:
+                raise ConfigError(f"{file}: the header needs 'height' and 'width' before 'map'")
+            try:
+                height, width = int(values["height"]), int(values["width"])
+            except ValueError:
+                raise ConfigError(f"{file}: height and width must be whole numbers") from None
+            if height <= 0 or width <= 0:
+                raise ConfigError(f"{file}: height and width must be > 0")
+            return height, width, k + 1
+        if len(words) == 2:
+            values[words[0]] = words[1]
+    raise ConfigError(
+        f"{file}: not a MovingAI map (expected 'type octile', 'height H', 'width W', 'map')"
+    )
+
+
+def _graph(free: np.ndarray, height: int, width: int, cell_size: float) -> NavGraph:
+    cells = np.flatnonzero(free)
+    node_of_cell = np.full(free.size, -1, dtype=np.int64)
+    node_of_cell[cells] = np.arange(len(cells))
+    rows, cols = np.divmod(cells, width)
+    xy = np.column_stack(((cols + 0.5) * cell_size, (height - rows - 0.5) * cell_size))
+    right = cells[(cols < width - 1) & free[np.minimum(cells + 1, free.size - 1)]]
+    down = cells[(rows < height - 1) & free[np.minimum(cells + width, free.size - 1)]]
+    src = np.concatenate((node_of_cell[right], node_of_cell[down]))
+    dst = np.concatenate((node_of_cell[right + 1], node_of_cell[down + width]))
+    names = CellNames(width, cells, node_of_cell)
+    return NavGraph(names, xy, src, dst, bidirectional=np.ones(len(src), dtype=bool))
+
+
+def _rectangles(blocked: np.ndarray, cell_size: float) -> np.ndarray:
+    """Blocked cells as few rectangles: runs along each row, stacked while the next row has
+    exactly the same run. Returns (K, 4) [x_min, y_min, x_max, y_max] in metres."""
+    height, width = blocked.shape
+    padded = np.zeros((height, width + 2), dtype=np.int8)
+    padded[:, 1:-1] = blocked
+    edges = np.diff(padded, axis=1)
+    run_rows, run_starts = np.nonzero(edges == 1)
+    _, run_ends = np.nonzero(edges == -1)  # row-major order, like the starts
+    out: list[tuple[int, int, int, int]] = []  # (first row, col0, last row, col1 exclusive)
+    open_runs: dict[tuple[int, int], int] = {}  # runs of the previous row -> their first row
+    previous_row = -2
+    bounds = np.flatnonzero(np.diff(run_rows)) + 1
+    for rows, starts, ends in zip(
+        np.split(run_rows, bounds),
+        np.split(run_starts, bounds),
+        np.split(run_ends, bounds),
+        strict=True,
+    ):
+        if rows.size == 0:
+            continue
+        row = int(rows[0])
+        carried = open_runs if row == previous_row + 1 else {}
+        current = {}
+        for key in zip(starts.tolist(), ends.tolist(), strict=True):
+            current[key] = carried.pop(key, row)
+        # What is left of the previous row's runs (all of them after a gap) ends there.
+        out += [(first, a, previous_row, b) for (a, b), first in open_runs.items()]
+        open_runs, previous_row = current, row
+    out += [(first, a, previous_row, b) for (a, b), first in open_runs.items()]
+    rect = np.array(out, dtype=np.float64).reshape(-1, 4)
+    first, c0, last, c1 = rect.T
+    return np.column_stack(
+        (
+            c0 * cell_size,
+            (height - last - 1) * cell_size,
+            c1 * cell_size,
+            (height - first) * cell_size,
+        )
+    )
