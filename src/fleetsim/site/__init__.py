@@ -2,5 +2,16 @@
 
 from fleetsim.site.graph import NODE_PROPERTIES, NavGraph, Route, RouteError
 from fleetsim.site.movingai import GridMap, load_movingai
+from fleetsim.site.rmf_building import BuildingSite, Spawn, load_rmf_building
 
-__all__ = ["NODE_PROPERTIES", "GridMap", "NavGraph", "Route", "RouteError", "load_movingai"]
+__all__ = [
+    "NODE_PROPERTIES",
+    "BuildingSite",
+    "GridMap",
+    "NavGraph",
+    "Route",
+    "RouteError",
+    "Spawn",
+    "load_movingai",
+    "load_rmf_building",
+]

@@ -1,0 +1,124 @@
+"""Open-RMF traffic-editor buildings: scale from measurements, image y down, lanes by graph."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fleetsim.errors import ConfigError
+from fleetsim.site.rmf_building import load_rmf_building
+
+# 100 px = 5 m (two measurements agreeing), so 0.05 m per pixel; y points down in the image.
+BUILDING = """
+coordinate_system: reference_image
+name: test_building
+levels:
+  L1:
+    elevation: 0
+    measurements:
+      - [0, 1, {distance: [3, 5.0]}]
+      - [2, 3, {distance: [3, 10.0]}]
+    vertices:
+      - [0, 0, 0, ""]
+      - [100, 0, 0, ""]
+      - [0, 0, 0, ""]
+      - [0, 200, 0, ""]
+      - [100, 100, 0, dock_a, {is_charger: [4, true], is_parking_spot: [4, true],
+                               spawn_robot_name: [1, bot1], spawn_robot_type: [1, TinyRobot],
+                               dock_name: [1, dock_a_station]}]
+      - [300, 100, 0, ""]
+      - [300, 300, 0, pantry, {pickup_dispenser: [1, coke], is_holding_point: [4, true]}]
+      - [100, 300, 0, lounge, {dropoff_ingestor: [1, bin]}]
+      - [500, 500, 0, other_graph]
+    lanes:
+      - [4, 5, {bidirectional: [4, true], graph_idx: [2, 0], speed_limit: [3, 0.5]}]
+      - [5, 6, {bidirectional: [4, true], graph_idx: [2, 0], speed_limit: [3, 0]}]
+      - [6, 7, {bidirectional: [4, false], graph_idx: [2, 0], mutex: [1, door_1]}]
+      - [7, 4, {bidirectional: [4, true], graph_idx: [2, 0]}]
+      - [6, 8, {bidirectional: [4, true], graph_idx: [2, 1]}]
+    walls:
+      - [0, 1, {texture_height: [3, 2.0]}]
+      - [1, 5, {}]
+  L2:
+    vertices: []
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "test.building.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_scale_orientation_and_named_places(tmp_path: Path) -> None:
+    site = load_rmf_building(write(tmp_path, BUILDING))
+    graph = site.graph
+    assert site.level == "L1" and site.scale == pytest.approx(0.05)
+    assert graph.names == ["dock_a", "v5", "pantry", "lounge"]  # graph 0 only
+    assert graph.xy[graph.node("pantry")] == pytest.approx([15.0, -15.0])  # (300, 300) px
+    assert graph.nodes_with("charger") == ["dock_a"] and graph.nodes_with("pickup") == ["pantry"]
+    assert graph.nodes_with("dropoff") == ["lounge"]
+    assert graph.nodes_with("holding_point") == ["pantry"]
+    assert [(s.robot_name, s.robot_type, s.node) for s in site.spawns] == [
+        ("bot1", "TinyRobot", "dock_a")
+    ]
+    assert site.docks == {"dock_a": "dock_a_station"}
+    assert graph.speed_limit[0] == 0.5 and math.isinf(graph.speed_limit[1])
+    assert graph.mutex.tolist() == [-1, -1, 0, -1]
+    # pantry -> lounge is one way: lounge -> pantry goes round by the dock.
+    back = graph.route("lounge", "pantry")
+    assert [graph.names[k] for k in back.nodes] == ["lounge", "dock_a", "v5", "pantry"]
+    assert site.walls[0] == pytest.approx([0, 0, 5.0, 0]) and site.wall_heights.tolist() == [
+        2.0,
+        2.5,
+    ]
+
+
+def test_the_other_graph_and_metric_files(tmp_path: Path) -> None:
+    other = load_rmf_building(write(tmp_path, BUILDING), graph_idx=1)
+    assert other.graph.names == ["pantry", "other_graph"]
+    metric = BUILDING.replace(
+        "coordinate_system: reference_image", "coordinate_system: cartesian_meters"
+    )
+    site = load_rmf_building(write(tmp_path, metric))
+    assert site.scale == 1.0 and site.graph.xy[0] == pytest.approx([100.0, 100.0])
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            (
+                "    measurements:\n      - [0, 1, {distance: [3, 5.0]}]\n"
+                "      - [2, 3, {distance: [3, 10.0]}]\n",
+                "",
+            ),
+            "no measurements",
+        ),
+        (("[6, 7, {bidirectional", "[6, 17, {bidirectional"), r"lanes\[2\] names vertex 17"),
+        (("other_graph", "pantry"), "both named 'pantry'"),
+        (("levels:", "stories:"), "no 'levels'"),
+        (("reference_image", "wgs84"), "coordinate_system 'wgs84'"),
+    ],
+)
+def test_bad_buildings_name_the_file_and_item(
+    tmp_path: Path, change: tuple[str, str], message: str
+) -> None:
+    text = BUILDING.replace(*change)
+    graph_idx = 1 if "pantry" in change[1] and "other" in change[0] else 0
+    with pytest.raises(ConfigError, match=message):
+        load_rmf_building(write(tmp_path, text), graph_idx=graph_idx)
+
+
+def test_unknown_level_suggests(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no level 'L3'"):
+        load_rmf_building(write(tmp_path, BUILDING), level="L3")
+    with pytest.raises(ConfigError, match="L2: no measurements"):
+        load_rmf_building(write(tmp_path, BUILDING), level="L2")
+    metric = BUILDING.replace("reference_image", "cartesian_meters")
+    with pytest.raises(ConfigError, match="L2: no lanes in graph 0"):
+        load_rmf_building(write(tmp_path, metric), level="L2")
+    assert np.isfinite(load_rmf_building(write(tmp_path, BUILDING), level="L1").scale)
