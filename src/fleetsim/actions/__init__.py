@@ -4,6 +4,7 @@ from fleetsim.actions.arm import JointAction, PoseAction
 from fleetsim.actions.base import Action, ActionStatus
 from fleetsim.actions.manipulation import Drop, DropAction, Pick, PickAction
 from fleetsim.actions.motion import MoveAction, MoveTo, Wait, WaitAction
+from fleetsim.actions.routes import GoTo
 from fleetsim.actions.runner import ACTION_EVENTS, ActionSystem
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "ActionSystem",
     "Drop",
     "DropAction",
+    "GoTo",
     "JointAction",
     "MoveAction",
     "MoveTo",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fleetsim.actions.base import Action, ActionStatus
+from fleetsim.actions.routes import GoTo
 from fleetsim.errors import ConfigError
 from fleetsim.events import EventBus, FirstError
 
@@ -58,6 +59,12 @@ class ActionSystem:
         if agent.handle not in self._current:
             self._start_next(agent)
             self._errors.raise_()
+
+    def go_to(self, agent: Agent, node: str | int, tolerance: float) -> GoTo:
+        """Queue a `GoTo` (for `Agent.go_to`, which cannot import the actions)."""
+        action = GoTo(node, tolerance)
+        self.add(agent, action)
+        return action
 
     def execute(self, agent: Agent, action: Action) -> None:
         self._check(action)

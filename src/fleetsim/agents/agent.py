@@ -38,6 +38,7 @@ class ActionRunner(Protocol):
     def clear(self, agent: Agent) -> None: ...
     def current(self, agent: Agent) -> Any: ...
     def queued(self, agent: Agent) -> list[Any]: ...
+    def go_to(self, agent: Agent, node: str | int, tolerance: float) -> Any: ...
 
 
 class AgentController:
@@ -247,6 +248,10 @@ class Agent(SimObject, JointControl, InverseKinematics):
     def add_action(self, action: Any) -> None:
         """Queue an action; it starts when the ones before it are done."""
         self._runner().add(self, action)
+
+    def go_to(self, node: str | int, tolerance: float = 0.05) -> Any:
+        """Queue a `GoTo` to a named place of the simulation's site; returns the action."""
+        return self._runner().go_to(self, node, tolerance)
 
     def add_action_sequence(self, actions: Iterable[Any]) -> None:
         for action in actions:

@@ -26,9 +26,10 @@ from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
 from fleetsim.errors import ConfigError
 from fleetsim.events import EventBus, FirstError, Handler
-from fleetsim.geometry import quat
-from fleetsim.objects import SimObject, World
+from fleetsim.geometry import Pose, ShapeParams, quat
+from fleetsim.objects import SimObject, SimObjectSpawnParams, World
 from fleetsim.scheduling import Callback, CallbackScheduler
+from fleetsim.site import Site
 from fleetsim.state import CollisionMode
 
 log = logging.getLogger(__name__)
@@ -388,6 +389,41 @@ class MultiRobotSimulationCore:
         self.static_body_ids.add(body_id)
         return obj
 
+    # -- site ---------------------------------------------------------------------------------
+
+    @property
+    def site(self) -> Site | None:
+        """The site robots route on (`GoTo`, `agent.go_to`), or None."""
+        return self._world.site
+
+    def set_site(self, site: Site) -> list[SimObject]:
+        """Use `site` for routing and add its obstacles (walls, blocked cells) as static bodies;
+        returns them. A simulation has one site; `reset()` removes it with everything else."""
+        if not isinstance(site, Site):
+            raise ConfigError(f"set_site needs a fleetsim.site.Site, got {site!r:.80}")
+        if self._world.site is not None:
+            raise ConfigError("this simulation already has a site; reset() it or make another")
+        bodies = []
+        o = site.obstacles
+        color = (0.55, 0.55, 0.6, 1.0)
+        self._backend.set_rendering(False)
+        try:
+            for centre, half, yaw in zip(o.centres, o.half_extents, o.yaws, strict=True):
+                shape = ShapeParams("box", half_extents=tuple(half), rgba_color=color)
+                pose = Pose((centre[0], centre[1], centre[2]), quat.from_yaw(float(yaw)))
+                params = SimObjectSpawnParams(
+                    visual_shape=shape, initial_pose=pose, collision_mode=CollisionMode.STATIC
+                )
+                bodies.append(SimObject.from_params(params, sim_core=self))
+        except BaseException:
+            for body in bodies:
+                body.remove()
+            raise
+        finally:
+            self._backend.set_rendering(True)
+        self._world.site = site
+        return bodies
+
     def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
         """Handles of objects, shape (N,): compute once, then pass to `set_poses`/`get_poses`.
 
@@ -484,6 +520,7 @@ class MultiRobotSimulationCore:
         self._scheduler.keep_owner(self)
         self._scheduler.rewind(0.0)
         self.static_body_ids.clear()
+        self._world.site = None
         self.step_count = 0
         self._world.time = 0.0
         self.rng = np.random.default_rng(self.params.seed)

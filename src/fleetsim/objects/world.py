@@ -23,6 +23,7 @@ from fleetsim.geometry import quat
 from fleetsim.objects import attachments, joint_sync
 from fleetsim.objects.contacts import ContactEvents
 from fleetsim.scheduling import CallbackScheduler
+from fleetsim.site import Site
 from fleetsim.state import BodyTable, JointTable
 
 IntArray = NDArray[np.int64]
@@ -58,6 +59,7 @@ class World:
         self.arms_moved: set[int] = set()  # robots whose joints moved since the last box refresh
         self.actions: Any = None  # the action runner, installed by the simulation core
         self.intended = IntendedContacts()  # the collision system's, installed by the core
+        self.site: Site | None = None  # the navigation graph robots route on (sim.set_site)
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}

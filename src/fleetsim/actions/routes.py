@@ -1,0 +1,53 @@
+"""`GoTo`: drive to a named place of the site along its lanes (a route on the graph)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from fleetsim.actions.motion import MoveTo
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.geometry import Path, Pose
+
+if TYPE_CHECKING:
+    from fleetsim.agents import Agent
+
+
+class GoTo(MoveTo):
+    """Route from the node nearest the robot to `node` (a name or index) and drive the route.
+
+    The route is planned when the action starts (the robot may have moved since it was queued);
+    `route` holds it then. It ends FAILED when there is no site or no route, with the reason.
+    """
+
+    def __init__(self, node: str | int, tolerance: float = 0.05) -> None:
+        if not isinstance(node, str | int) or isinstance(node, bool):
+            raise ConfigError(f"GoTo needs a node name or index, got {node!r}")
+        super().__init__(Pose(), tolerance)
+        self.node = node
+        self.route: list[str] = []
+
+    def start(self, agent: Agent) -> None:
+        site = agent.world.site
+        if site is None:
+            self.fail("no site: load one first (sim.set_site(...) or `site:` in the scenario)")
+            return
+        graph = site.graph
+        here = agent.get_pose()
+        try:
+            level = graph.level_names[int(graph.level[graph.node(self.node)])]
+            start = graph.nearest_node(here.x, here.y, level)
+            route = graph.route(start, self.node)
+        except FleetSimError as exc:
+            self.fail(str(exc))
+            return
+        self.route = [graph.names[k] for k in route.nodes]
+        goal_yaw = float(graph.yaw[route.nodes[-1]])
+        poses = []
+        for k, (x, y) in enumerate(route.positions.tolist()):
+            last = k == len(route.nodes) - 1
+            yaw = goal_yaw if last and math.isfinite(goal_yaw) else here.yaw
+            poses.append(Pose.from_yaw(x, y, here.z, yaw))
+        self.align_orientation = math.isfinite(goal_yaw)
+        self.target = Path(poses)
+        super().start(agent)
