@@ -22,6 +22,7 @@ from fleetsim.actions import (
     Action,
     ActionStatus,
     Drop,
+    GoTo,
     JointAction,
     MoveTo,
     Pick,
@@ -44,6 +45,7 @@ from fleetsim.scenario.loader import (
     valid_keys,
 )
 from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin, import_object
+from fleetsim.site import Site
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
 DEFAULT_MAX_BODIES = 200_000  # a grid count of 10^7 is a typo until the user says otherwise
@@ -114,6 +116,7 @@ def build(
         scene = Scene(sim)
         builder = _Builder(loaded, scene, sample)
         builder.environment()
+        builder.site()
         builder.objects()
         robot_plugins = builder.robots()
         world_plugins = builder.plugins(spec.plugins, "plugins", robot=None)
@@ -143,6 +146,12 @@ def body_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
     grids += [("objects", i, o.grid) for i, o in enumerate(spec.objects)]
     for kind, i, grid in grids:
         counts.append((f"{kind}[{i}].grid.count", grid.count) if grid else (f"{kind}[{i}]", 1))
+    for i, robot in enumerate(spec.robots):
+        start = robot.start
+        if isinstance(start, s.RandomStartSpec):
+            counts[len(spec.environment.files) + i] = (f"robots[{i}].start.random", start.random)
+        elif isinstance(start, list):
+            counts[len(spec.environment.files) + i] = (f"robots[{i}].start", len(start))
     return counts
 
 
@@ -185,6 +194,7 @@ class _Builder:
         self.base = loaded.path.parent
         self.sample = sample
         self.robot_entry: list[int] = []  # which robots[i] entry each built robot came from
+        self.occupied: set[int] = set()  # site nodes robots started on
         self.object_names = _object_names(loaded.scenario)
 
     def fail(self, where: str, exc: Exception, what: str = "") -> ScenarioError:
@@ -220,6 +230,52 @@ class _Builder:
                 self.scene.objects[Path(env.path).stem] = obj
             except FleetSimError as exc:
                 raise self.fail(f"environment.files[{i}]", exc, env.path) from exc
+
+    def site(self) -> None:
+        spec = self.loaded.scenario.site
+        if spec is None:
+            return
+        try:
+            if isinstance(spec.graph, s.SiteGraphSpec):
+                site = Site.from_graph(spec.graph.nodes, spec.graph.lanes)
+            else:
+                path = self.base / str(spec.file)
+                kind = spec.format or ("movingai" if path.suffix == ".map" else "rmf_building")
+                site = (
+                    Site.from_grid(path, spec.cell_size)
+                    if kind == "movingai"
+                    else Site.from_building(path, spec.level, spec.graph or 0)
+                )
+            self.sim.set_site(site)
+        except FleetSimError as exc:
+            raise self.fail("site", exc) from exc
+
+    def start_poses(self, spec: s.RobotSpec, where: str) -> tuple[list[Pose], list[str] | None]:
+        """Poses (and names, for building spawns) of robots started on site nodes."""
+        site = self.sim.site
+        if site is None:
+            raise ScenarioError(f"{where}: robots start on nodes of a site: add a 'site:' section")
+        graph, start = site.graph, spec.start
+        names = None
+        if isinstance(start, s.RandomStartSpec):
+            nodes = site.free_nodes(start.random, self.sim.rng)
+        elif start == "spawn":
+            nodes = [graph.node(spawn.node) for spawn in site.spawns]
+            names = [spawn.robot_name for spawn in site.spawns]
+            if not nodes:
+                raise ScenarioError(f"{where}: the site file places no robots (spawn_robot_name)")
+        else:
+            wanted = [start] if isinstance(start, str) else list(start or [])
+            nodes = [graph.node(name) for name in wanted]
+        poses = []
+        for node in nodes:
+            if node in self.occupied:
+                raise ScenarioError(f"{where}: node '{graph.names[node]}' already has a robot")
+            self.occupied.add(node)
+            yaw = float(graph.yaw[node]) if np.isfinite(graph.yaw[node]) else 0.0
+            x, y = graph.xy[node]
+            poses.append(Pose.from_yaw(float(x), float(y), 0.0, yaw))
+        return poses, names
 
     def objects(self) -> None:
         for i, spec in enumerate(self.loaded.scenario.objects):
@@ -265,15 +321,21 @@ class _Builder:
             if spec.motion_mode and ":" in spec.motion_mode:
                 self.motion_model(spec.motion_mode, f"robots[{i}].motion_mode")
             try:
-                count = spec.grid.count if spec.grid is not None else 1
-                poses = _poses(spec.pose, spec.grid, self.sample)
+                names: list[str] | None = None
+                if spec.start is not None:
+                    poses, names = self.start_poses(spec, f"robots[{i}].start")
+                    count = len(poses)
+                    poses = poses[: self.sample]
+                else:
+                    count = spec.grid.count if spec.grid is not None else 1
+                    poses = _poses(spec.pose, spec.grid, self.sample)
                 chosen = {
                     k: v
                     for k, v in spec.model_dump().items()
                     if v is not None and k in AgentSpawnParams.__dataclass_fields__ and k != "name"
                 }
                 for k, pose in enumerate(poses):
-                    name = _name(spec.name, spec.model, i, k, count)
+                    name = names[k] if names else _name(spec.name, spec.model, i, k, count)
                     params = AgentSpawnParams(
                         urdf_path=spec.model,
                         initial_pose=pose,
@@ -364,6 +426,14 @@ class _Builder:
             guess = closest(named, self.object_names)
             hint = f"; did you mean '{guess}'?" if guess else " (objects are named by 'name')"
             return ScenarioError(f"no object named '{named}'{hint}")
+        if isinstance(action, s.GoToSpec):
+            site = self.sim.site
+            if site is None:
+                return ScenarioError("go_to needs a site: add a 'site:' section")
+            try:
+                site.graph.node(action.node)
+            except FleetSimError as exc:
+                return ScenarioError(str(exc))
         problem = _cannot_do(action, robot)
         return ScenarioError(problem) if problem else None
 
@@ -377,6 +447,8 @@ class _Builder:
             return MoveTo(target, spec.tolerance, spec.align_orientation)
         if isinstance(spec, s.WaitSpec):
             return Wait(spec.duration)
+        if isinstance(spec, s.GoToSpec):
+            return GoTo(spec.node, spec.tolerance)
         if isinstance(spec, s.JointsSpec):
             return JointAction(spec.targets, spec.tolerance, spec.max_force)
         if isinstance(spec, s.ReachSpec):
@@ -449,7 +521,7 @@ class _Repeater:
 def _cannot_do(action: Any, robot: Agent) -> str | None:
     """Why `robot` can never do `action` (its kind forbids it), or None."""
     kind = robot.profile.robot_type
-    if isinstance(action, s.MoveToSpec) and not robot.drives:
+    if isinstance(action, s.MoveToSpec | s.GoToSpec) and not robot.drives:
         return (
             f"{robot.name} ({kind}) has a fixed base and cannot drive; "
             "use joints or reach actions, or a mobile model"

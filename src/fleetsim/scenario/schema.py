@@ -228,10 +228,28 @@ class ReachSpec(Spec):
     """Metres from the target that count as reached."""
 
 
+class GoToSpec(Spec):
+    """Drive to a named place of the site, along its lanes."""
+
+    type: Literal["go_to"]
+    """The action kind."""
+    node: str
+    """The node's name."""
+    tolerance: NonNegative = 0.05
+    """Metres from the node that count as arrived."""
+
+
 ActionSpec = Annotated[
-    MoveToSpec | WaitSpec | PickSpec | DropSpec | JointsSpec | ReachSpec,
+    MoveToSpec | WaitSpec | PickSpec | DropSpec | JointsSpec | ReachSpec | GoToSpec,
     Field(discriminator="type"),
 ]
+
+
+class RandomStartSpec(Spec):
+    """Robots on nodes of the site chosen with the simulation's seed."""
+
+    random: Annotated[int, Field(gt=0)]
+    """How many robots (each on its own node)."""
 
 
 class RobotSpec(Spec):
@@ -245,6 +263,9 @@ class RobotSpec(Spec):
     """Where the robot stands."""
     grid: GridSpec | None = None
     """A grid of robots instead of one."""
+    start: str | list[str] | RandomStartSpec | None = None
+    """Start at site nodes instead: a node name, a list (one robot each), {random: N} (N nodes
+    chosen with the seed), or "spawn" (the robots an Open-RMF building file places)."""
     motion_mode: str | None = None
     """omnidirectional, differential, a registered motion model, or "module:attribute"."""
     max_linear_vel: Positive | None = None
@@ -274,8 +295,8 @@ class RobotSpec(Spec):
 
     @model_validator(mode="after")
     def _placement(self) -> RobotSpec:
-        if self.pose is not None and self.grid is not None:
-            raise ValueError("give 'pose' or 'grid', not both")
+        if sum(x is not None for x in (self.pose, self.grid, self.start)) > 1:
+            raise ValueError("give one of 'pose', 'grid' or 'start'")
         return self
 
 
@@ -322,6 +343,37 @@ class ObjectSpec(Spec):
     def _placement(self) -> ObjectSpec:
         if self.pose is not None and self.grid is not None:
             raise ValueError("give 'pose' or 'grid', not both")
+        return self
+
+
+class SiteGraphSpec(Spec):
+    """A navigation graph written in the scenario."""
+
+    nodes: list[dict[str, Any]]
+    """Nodes: {name, x, y, yaw?, level?, charger?, parking_spot?, holding_point?, pickup?,
+    dropoff?}."""
+    lanes: list[dict[str, Any]] = Field(default_factory=list)
+    """Lanes: {from, to, bidirectional? (default true), speed_limit?, mutex?}."""
+
+
+class SiteSpec(Spec):
+    """Where robots drive: an inline graph, a MovingAI grid map, or an Open-RMF building."""
+
+    graph: SiteGraphSpec | Annotated[int, Field(ge=0)] | None = None
+    """The inline graph; or, with an Open-RMF building file, which navigation graph (0)."""
+    file: str | None = None
+    """A .map grid map or a .building.yaml file, relative to the scenario file."""
+    format: Literal["movingai", "rmf_building"] | None = None
+    """The file's format (default: from its name)."""
+    cell_size: Positive = 1.0
+    """Grid maps: metres per cell."""
+    level: str | None = None
+    """Buildings: the level (default: the first)."""
+
+    @model_validator(mode="after")
+    def _source(self) -> SiteSpec:
+        if (self.file is None) == (not isinstance(self.graph, SiteGraphSpec)):
+            raise ValueError("give either 'graph' with nodes and lanes, or 'file'")
         return self
 
 
@@ -404,6 +456,8 @@ class Scenario(Spec):
     """SimulationParams fields, plus physics_dt and render_dt."""
     environment: EnvironmentSpec = Field(default_factory=EnvironmentSpec)
     """Static structure from model files."""
+    site: SiteSpec | None = None
+    """The navigation graph and its obstacles (robots can start on nodes and go_to them)."""
     robots: list[RobotSpec] = Field(default_factory=list)
     """Robots, one or a grid per entry."""
     objects: list[ObjectSpec] = Field(default_factory=list)

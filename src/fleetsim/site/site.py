@@ -3,7 +3,6 @@ cells) that become static bodies, from an inline graph, a grid map or an Open-RM
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from fleetsim.site.rmf_building import Spawn, load_rmf_building
 
 WALL_THICKNESS_M = 0.1
 BLOCK_HEIGHT_M = 1.0  # blocked grid cells become boxes this tall
-FORMATS = ("movingai", "rmf_building")
 
 
 @dataclass
@@ -71,27 +69,10 @@ class Site:
         keep = length > 1e-6
         w, length, height = w[keep], length[keep], building.wall_heights[keep]
         centres = np.column_stack(((w[:, 0] + w[:, 2]) / 2, (w[:, 1] + w[:, 3]) / 2, height / 2))
-        halves = np.column_stack(
-            (length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2)
-        )
+        halves = np.column_stack((length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2))
         yaws = np.arctan2(w[:, 3] - w[:, 1], w[:, 2] - w[:, 0])
         return cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
                    source=str(path))  # fmt: skip
-
-    @classmethod
-    def from_config(cls, spec: Mapping[str, Any], base: Path) -> Site:
-        """From a scenario's `site:` section: `graph: {nodes, lanes}`, or `file` with `format`
-        (movingai: `cell_size`; rmf_building: `level`, `graph`). Paths are relative to `base`."""
-        if spec.get("graph") is not None:
-            graph = spec["graph"]
-            return cls.from_graph(graph.get("nodes", []), graph.get("lanes", []))
-        path = base / str(spec["file"])
-        kind = spec.get("format") or ("movingai" if path.suffix == ".map" else "rmf_building")
-        if kind == "movingai":
-            return cls.from_grid(path, float(spec.get("cell_size") or 1.0))
-        if kind == "rmf_building":
-            return cls.from_building(path, spec.get("level"), int(spec.get("graph_index") or 0))
-        raise ConfigError(f"unknown site format '{kind}': use one of {', '.join(FORMATS)}")
 
     def free_nodes(self, count: int, rng: np.random.Generator) -> list[int]:
         """`count` different nodes chosen with `rng` (robots started at random places)."""
