@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from fleetsim.agents.fleet_control import FleetControl
 from fleetsim.agents.ik import InverseKinematics
 from fleetsim.agents.ik_params import IKParams
 from fleetsim.agents.joints import JointControl
@@ -73,7 +74,7 @@ class AgentController:
         self._agent.stop()
 
 
-class Agent(SimObject, JointControl, InverseKinematics):
+class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
     """A robot from a URDF (by catalogue name or path) with goal-based motion and an action queue.
 
     Create one with `Agent.from_urdf("mobile_robot", pose=..., sim_core=sim)` or

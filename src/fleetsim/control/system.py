@@ -165,7 +165,13 @@ class MotionSystem:
             rows_of(a["vel"], rows),
             a["yaw_rate"][rows],
         )
-        limits = (a["max_v"][rows], a["max_a"][rows], a["max_w"][rows], a["max_alpha"][rows])
+        scale = a["speed_scale"][rows]
+        limits = (
+            a["max_v"][rows] * scale,
+            a["max_a"][rows],
+            a["max_w"][rows] * scale,
+            a["max_alpha"][rows],
+        )
         state, mode = a["state"][rows], a["mode"][rows]
 
         def to_goal(controller: Controller) -> Runner:
