@@ -76,6 +76,38 @@ class LogLevelManager:
                 os.close(copy)
 
 
+@contextlib.contextmanager
+def native_stdout_parked() -> Iterator[None]:
+    """For a whole GUI session: C-level writes to fd 1 (PyBullet's window threads print at
+    any time) go nowhere, while Python's `sys.stdout` keeps writing to the real output.
+
+    Used by the command line around a `--gui` run; a no-op when native output is enabled.
+    """
+    if LogLevelManager.native_output_enabled():
+        yield
+        return
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):
+        yield
+        return
+    python_out = os.fdopen(os.dup(saved), "w", buffering=1)
+    previous = sys.stdout
+    _flush_c_stdio()
+    os.dup2(_devnull(), 1)
+    sys.stdout = python_out
+    try:
+        yield
+    finally:
+        python_out.flush()
+        sys.stdout = previous
+        _flush_c_stdio()  # what the window threads left in C buffers is dropped
+        os.dup2(saved, 1)
+        os.close(saved)
+        python_out.close()
+
+
 @functools.cache
 def _devnull() -> int:
     return os.open(os.devnull, os.O_WRONLY)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import signal
@@ -21,6 +22,7 @@ from fleetsim.errors import (
     FleetSimError,
     closest,
 )
+from fleetsim.logs import native_stdout_parked
 from fleetsim.models import ModelNotAvailableError
 from fleetsim.scenario import build, bundled_scenarios, json_schema, load_scenario
 from fleetsim.scenario.builder import DEFAULT_MAX_BODIES, body_counts
@@ -93,9 +95,30 @@ def run(
     Exit codes: 0 done; 1 a failure (or a --fail-on condition); 2 bad input; 128 + the signal
     number when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP (129), after the summary.
     """
-    console = Console(stderr=True)
     conditions = _parse_fail_on(fail_on)
     _handle_stop_signals()
+    # PyBullet's window threads print to the C stdout at any time: park it for a GUI run.
+    with native_stdout_parked() if gui else contextlib.nullcontext():
+        summary = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies)
+    _print_summary(summary)
+    if summary.stopped_by is not None:
+        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
+    broken = _broken_conditions(summary, conditions)
+    if broken:
+        typer.echo(f"error: --fail-on: {'; '.join(broken)}", err=True)
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _build_and_run(
+    scenario: str,
+    overrides: list[str],
+    gui: bool,
+    rtf: float | None,
+    duration: float | None,
+    seed: int | None,
+    max_bodies: int,
+) -> RunSummary:
+    console = Console(stderr=True)
     started = time.perf_counter()
     try:
         loaded = load_scenario(scenario, overrides)
@@ -131,13 +154,7 @@ def run(
             f"stopped by {_signal_label(summary.stopped_by)}" if summary.interrupted else "done"
         )
         bar.update(task, completed=summary.sim_time, status=status)
-    _print_summary(summary)
-    if summary.stopped_by is not None:
-        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
-    broken = _broken_conditions(summary, conditions)
-    if broken:
-        typer.echo(f"error: --fail-on: {'; '.join(broken)}", err=True)
-        raise typer.Exit(EXIT_FAILURE)
+    return summary
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
