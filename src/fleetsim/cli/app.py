@@ -7,7 +7,7 @@ import logging
 import typer
 
 from fleetsim import __version__
-from fleetsim.cli import bench, convert, models, scenario
+from fleetsim.cli import bench, convert, models, scenario, site
 from fleetsim.logs import LogLevelManager
 
 app = typer.Typer(
@@ -23,6 +23,7 @@ app.command()(scenario.schema)
 app.add_typer(scenario.examples_app, name="examples")
 app.command()(bench.bench)
 app.add_typer(convert.app, name="import")
+app.add_typer(site.app, name="site")
 
 
 def _version(value: bool) -> None:
