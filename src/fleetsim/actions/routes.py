@@ -50,4 +50,9 @@ class GoTo(MoveTo):
             poses.append(Pose.from_yaw(x, y, here.z, yaw))
         self.align_orientation = math.isfinite(goal_yaw)
         self.target = Path(poses)
-        super().start(agent)
+        if agent.spawn_params.use_fixed_base:
+            self.fail(f"{agent.name} has a fixed base and cannot drive")
+            return
+        # The leg to the first node has no lane (yet); then each lane's own limit.
+        limits = [math.inf, *route.speed_limits.tolist()]
+        agent.set_path(self.target, self.tolerance, self.align_orientation, limits)

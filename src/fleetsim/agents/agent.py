@@ -188,16 +188,31 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         path: Path | Sequence[Pose],
         tolerance: float = DEFAULT_TOLERANCE_M,
         align_orientation: bool = True,
+        speed_limits: Sequence[float] | None = None,
     ) -> None:
-        """Visit every waypoint in order, stopping at each; the last one counts as the goal."""
+        """Visit every waypoint in order; the last one counts as the goal.
+
+        The robot passes through the waypoints on the way at the speed its limits allow for
+        the turn there (a differential robot stops and turns in place unless the path goes
+        straight on). `speed_limits` (one per waypoint, m/s, inf for none) caps the leg that
+        ends at each waypoint, as lane speed limits do.
+        """
         waypoints = path.waypoints if isinstance(path, Path) else tuple(path)
         if not waypoints or not all(isinstance(w, Pose) for w in waypoints):
             raise ConfigError("set_path needs a Path or a non-empty sequence of Pose")
         _check_tolerance(tolerance)
+        limits = None
+        if speed_limits is not None:
+            limits = np.asarray(speed_limits, dtype=np.float64)
+            if limits.shape != (len(waypoints),) or np.any(~(limits > 0)):
+                raise ConfigError(
+                    f"speed_limits needs one value > 0 m/s per waypoint ({len(waypoints)}), "
+                    f"got {speed_limits!r:.80}"
+                )
         positions = np.array([w.position for w in waypoints])
         yaws = np.array([w.yaw for w in waypoints])
         self._world.motion.set_path(
-            self.motion_handle, positions, yaws, align_orientation, tolerance
+            self.motion_handle, positions, yaws, align_orientation, tolerance, limits
         )
 
     def is_goal_reached(self) -> bool:

@@ -32,8 +32,12 @@ def step_differential(
     align: FloatArray,
     limits: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
     dt: float,
+    passing: FloatArray | None = None,
 ) -> tuple[Motion, FloatArray, FloatArray]:
-    """One step towards `goal` (x, y; z is kept); returns (new motion, distance, yaw error)."""
+    """One step towards `goal` (x, y; z is kept); returns (new motion, distance, yaw error).
+
+    `passing` (N,): speed a row may keep on the goal (a waypoint straight ahead on its path).
+    """
     max_v, max_a, max_w, max_alpha = limits
     delta = goal[:, :2] - m.pos[:, :2]
     dist = row_norm(delta)
@@ -46,6 +50,11 @@ def step_differential(
 
     # Drive along the heading when aligned with the goal; otherwise brake to rest.
     new_speed = next_speed(speed, np.where(aligned & ~at_goal, dist, 0.0), max_v, max_a, dt)
+    pass_v = np.zeros(len(dist)) if passing is None else passing
+    through = (pass_v > 0) & aligned
+    if through.any():  # no need to stop at a waypoint straight ahead: keep up to its speed
+        cruise = np.clip(pass_v, speed - max_a * dt, speed + max_a * dt).clip(min=0.0)
+        new_speed = np.where(through, np.maximum(new_speed, np.minimum(cruise, max_v)), new_speed)
     # Turn only at rest.
     at_rest = (speed == 0.0) & (new_speed == 0.0)
     rate = next_rate(m.yaw_rate, np.where(at_rest, yaw_err, 0.0), max_w, max_alpha, dt)
@@ -57,10 +66,12 @@ def step_differential(
     step = new_speed * dt
     # As for omni: land only at a speed that can stop there; too fast means overshoot.
     cap = braking_speed(dist, max_a, dt)
+    if through.any():
+        cap = np.where(through, np.maximum(cap, pass_v), cap)
     lands = aligned & ~at_goal & (step >= dist - LAND_EPS) & (new_speed <= cap + LAND_EPS)
     pos = m.pos.copy()
     pos[:, :2] = np.where(lands[:, None], goal[:, :2], m.pos[:, :2] + forward * step[:, None])
-    new_speed = np.where(lands, dist / dt, new_speed)
+    new_speed = np.where(lands & ~through, dist / dt, new_speed)
     vel = np.zeros_like(m.vel)
     vel[:, :2] = forward * new_speed[:, None]
     dist_left = np.where(lands, 0.0, row_norm(goal[:, :2] - pos[:, :2]))

@@ -36,13 +36,20 @@ def step_omni(
     align: FloatArray,
     limits: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
     dt: float,
+    passing: FloatArray | None = None,
 ) -> tuple[Motion, FloatArray, FloatArray]:
-    """One step towards `goal`; returns (new motion, distance left, yaw error left)."""
+    """One step towards `goal`; returns (new motion, distance left, yaw error left).
+
+    `passing` (N,): the speed a row may still have on the goal (an intermediate waypoint it
+    drives through; 0 = stop there).
+    """
     max_v, max_a, max_w, max_alpha = limits
     delta = goal - m.pos
     dist = row_norm(delta)
     direction = delta / np.maximum(dist, 1e-300)[:, None]
     cap = braking_speed(dist, max_a, dt)
+    if passing is not None:  # slow to the passing speed at most (or stop, which is safe too)
+        cap = np.maximum(cap, passing)
     wanted = direction * np.minimum(max_v, cap)[:, None]
     vel = limit_vector_change(m.vel, wanted, max_a * dt)
     step = vel * dt
@@ -53,7 +60,12 @@ def step_omni(
     speed = row_norm(vel)
     lands = (along >= dist - LAND_EPS) & (off_line <= LAND_EPS) & (speed <= cap + LAND_EPS)
     pos = np.where(lands[:, None], goal, m.pos + step)
-    vel = np.where(lands[:, None], delta / dt, vel)
+    if passing is None:
+        vel = np.where(lands[:, None], delta / dt, vel)
+    else:  # through a waypoint: keep moving, at no more than its passing speed
+        keep = np.minimum(speed, passing) / np.maximum(speed, 1e-300)
+        vel = np.where(lands[:, None], np.where((passing > 0)[:, None], vel * keep[:, None],
+                                                 delta / dt), vel)  # fmt: skip
 
     if not align.any() and not m.yaw_rate.any():  # driving without turning (a common fleet)
         dist_left = np.where(lands, 0.0, row_norm(goal - pos))

@@ -23,6 +23,7 @@ from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode, rows_o
 Limits = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 Controller = MotionModel
 Runner = Callable[[np.ndarray, Motion, Limits], tuple[Motion, np.ndarray, np.ndarray]]
+PASSING = (step_omni, step_differential)  # built-ins that pass through waypoints
 
 ANGLE_TOLERANCE_RAD = 1e-3
 SETTLE_EPS = 1e-9
@@ -35,6 +36,7 @@ class _Path:
     yaws: np.ndarray  # (N,)
     align: bool
     tolerance: float
+    speed_limits: np.ndarray  # (N,) m/s of the leg that ends at each waypoint (inf: none)
     index: int = 0
 
 
@@ -86,14 +88,32 @@ class MotionSystem:
         self._target(handle, position, yaw, align, tolerance, final=True)
 
     def set_path(
-        self, handle: int, positions: np.ndarray, yaws: np.ndarray, align: bool, tolerance: float
+        self,
+        handle: int,
+        positions: np.ndarray,
+        yaws: np.ndarray,
+        align: bool,
+        tolerance: float,
+        speed_limits: np.ndarray | None = None,
     ) -> None:
-        """Visit every waypoint in order (stopping at each); the last one aligns when `align`."""
+        """Visit every waypoint in order, the last one aligned when `align`. Built-in motion
+        modes pass through intermediate waypoints at a speed their limits allow for the turn
+        there (omnidirectional: a velocity change of at most max_linear_accel * dt;
+        differential: only straight on, else they stop and turn in place). `speed_limits` (N,)
+        caps the leg that ends at each waypoint (m/s)."""
+        positions = np.asarray(positions, dtype=np.float64)
+        n = len(positions)
+        limits = np.full(n, np.inf) if speed_limits is None else np.asarray(speed_limits, float)
+        body = int(self.agents["body"][self.agents.row(handle)])
+        here = self.bodies["pos"][self.bodies.row(body)]
+        # The robot's own position starts the first leg: a first waypoint on the way is one too.
+        keep = _corners(np.vstack((here, positions)), np.r_[limits[0], limits])[1:]
         path = _Path(
-            np.asarray(positions, dtype=np.float64),
-            np.asarray(yaws, dtype=np.float64),
+            positions[keep],
+            np.asarray(yaws, dtype=np.float64)[keep],
             align,
             tolerance,
+            limits[keep],
         )
         self._paths[handle] = path
         self._load_waypoint(handle, path)
@@ -124,8 +144,10 @@ class MotionSystem:
         align: bool,
         tolerance: float,
         final: bool,
+        leg: tuple[float, np.ndarray, float] = (np.inf, np.zeros(3), np.inf),
     ) -> None:
         a, row = self.agents, self.agents.row(handle)
+        a["leg_v"][row], a["next_dir"][row], a["next_v"][row] = leg
         a["goal"][row] = position
         a["goal_yaw"][row] = yaw
         a["align"][row] = align
@@ -135,14 +157,22 @@ class MotionSystem:
         a["state"][row] = int(DriveState.GOAL)
 
     def _load_waypoint(self, handle: int, path: _Path) -> None:
-        final = path.index == len(path.positions) - 1
+        k = path.index
+        final = k == len(path.positions) - 1
+        next_dir, next_v = np.zeros(3), np.inf
+        if not final:
+            delta = path.positions[k + 1] - path.positions[k]
+            length = float(np.linalg.norm(delta))
+            next_dir = delta / length if length > 0 else next_dir
+            next_v = float(path.speed_limits[k + 1])
         self._target(
             handle,
-            path.positions[path.index],
-            float(path.yaws[path.index]),
+            path.positions[k],
+            float(path.yaws[k]),
             path.align and final,
             path.tolerance if final else 0.0,
             final,
+            (float(path.speed_limits[k]), next_dir, next_v),
         )
 
     # -- the step -----------------------------------------------------------------------------
@@ -166,19 +196,20 @@ class MotionSystem:
             a["yaw_rate"][rows],
         )
         scale = a["speed_scale"][rows]
-        limits = (
-            a["max_v"][rows] * scale,
-            a["max_a"][rows],
-            a["max_w"][rows] * scale,
-            a["max_alpha"][rows],
-        )
+        max_v = np.minimum(a["max_v"][rows] * scale, a["leg_v"][rows])
+        limits = (max_v, a["max_a"][rows], a["max_w"][rows] * scale, a["max_alpha"][rows])
+        passing = self._pass_speeds(rows, before.pos, max_v, dt)
         state, mode = a["state"][rows], a["mode"][rows]
 
         def to_goal(controller: Controller) -> Runner:
             def run(r: IntArray, m: Motion, lim: Limits) -> tuple[Motion, np.ndarray, np.ndarray]:
-                return controller(
-                    m, rows_of(a["goal"], r), a["goal_yaw"][r], a["align"][r], lim, dt
-                )
+                goal = rows_of(a["goal"], r)
+                if controller in PASSING and passing is not None:
+                    sel = np.searchsorted(rows, r)  # r is a sorted subset of rows
+                    return controller(
+                        m, goal, a["goal_yaw"][r], a["align"][r], lim, dt, passing[sel]
+                    )
+                return controller(m, goal, a["goal_yaw"][r], a["align"][r], lim, dt)
 
             return run
 
@@ -232,6 +263,34 @@ class MotionSystem:
         a["yaw_rate"][rows] = after.yaw_rate
         return self._transitions(rows, state, now, dist_left, yaw_left, after)
 
+    def _pass_speeds(
+        self, rows: IntArray, pos: np.ndarray, max_v: np.ndarray, dt: float
+    ) -> np.ndarray | None:
+        """Speed (N,) each row may have on reaching its goal: 0 unless it is an intermediate
+        path waypoint; None when no row has one (the usual fleet: no work)."""
+        a = self.agents
+        next_dir = rows_of(a["next_dir"], rows)
+        through = np.any(next_dir != 0.0, axis=1) & (a["state"][rows] == int(DriveState.GOAL))
+        if not through.any():
+            return None
+        goal = rows_of(a["goal"], rows)
+        delta = goal - pos
+        dist = np.maximum(row_norm(delta), 1e-300)
+        cos = np.clip(np.einsum("ij,ij->i", delta, next_dir) / dist, -1.0, 1.0)
+        half_sin = np.sqrt((1.0 - cos) / 2.0)  # sin of half the turn
+        # Omnidirectional: the velocity turns in one step, changing by 2 v sin(turn / 2) <= a dt.
+        corner = a["max_a"][rows] * dt / np.maximum(2.0 * half_sin, 1e-300)
+        straight = cos >= 1.0 - 1e-12
+        corner = np.where(
+            a["mode"][rows] == int(MotionMode.DIFFERENTIAL), np.where(straight, np.inf, 0.0), corner
+        )
+        speed = np.minimum(np.minimum(max_v, a["next_v"][rows]), corner)
+        # A turn too sharp to take faster than one step's speed change is taken from rest: the
+        # last braking step is slower than that, and the turn then needs no more than a * dt.
+        gentle = speed >= a["max_a"][rows] * dt
+        result: np.ndarray = np.where(through & gentle, speed, 0.0)
+        return result
+
     def _transitions(
         self,
         rows: IntArray,
@@ -280,6 +339,24 @@ class MotionSystem:
             else self.agents["state"][self.agents.rows(handles)]
         )
         return int(np.count_nonzero(state != int(DriveState.IDLE)))
+
+
+def _corners(positions: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """Mask (N,) of the waypoints that matter: a waypoint on the straight segment between its
+    neighbours, with the same speed limit on both sides, changes nothing and is driven through
+    as part of one leg (so a dense straight path is as fast as its two ends)."""
+    keep = np.ones(len(positions), dtype=bool)
+    if len(positions) < 3:
+        return keep
+    before = positions[1:-1] - positions[:-2]
+    after = positions[2:] - positions[1:-1]
+    cross = np.linalg.norm(np.cross(before, after), axis=1)
+    scale = np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1)
+    straight = (cross <= 1e-12 * np.maximum(scale, 1e-300)) & (
+        np.einsum("ij,ij->i", before, after) > 0
+    )
+    keep[1:-1] = ~(straight & (limits[1:-1] == limits[2:]))
+    return keep
 
 
 def _subset(m: Motion, sel: IntArray) -> Motion:

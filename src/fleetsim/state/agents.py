@@ -47,6 +47,11 @@ AGENT_COLUMNS: dict[str, Column] = {
     "align": Column(np.bool_, (), True),
     "final": Column(np.bool_, (), True),  # last waypoint (stop here) vs an intermediate one
     "tolerance": Column(np.float64, (), 0.01),
+    # Paths: the speed limit of the leg being driven (m/s, inf: none), the unit direction of
+    # the leg after the current waypoint (zero: stop there) and that leg's speed limit.
+    "leg_v": Column(np.float64, (), np.inf),
+    "next_dir": Column(np.float64, (3,)),
+    "next_v": Column(np.float64, (), np.inf),
     "arrived": Column(np.bool_, (), False),
     # Velocity command in the body frame (vx, vy, wz) and when it expires (sim time, s).
     "cmd_lin": Column(np.float64, (2,)),

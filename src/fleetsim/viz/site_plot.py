@@ -45,7 +45,7 @@ def plot_site(site: Site, path: str | Path, title: str = "") -> Path:
                     "", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "->", "color": "tab:orange"}
                 )
         named = [k for k, name in enumerate(graph.names) if not _generated(name)]
-        ax.scatter(*graph.xy[named].T, s=12, color="tab:red", zorder=3)
+        ax.scatter(graph.xy[named, 0], graph.xy[named, 1], s=12, color="tab:red", zorder=3)
         for k in named:
             ax.annotate(graph.names[k], graph.xy[k], fontsize=7, xytext=(3, 3),
                         textcoords="offset points")  # fmt: skip
