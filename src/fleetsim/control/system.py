@@ -268,6 +268,8 @@ class MotionSystem:
     ) -> np.ndarray | None:
         """Speed (N,) each row may have on reaching its goal: 0 unless it is an intermediate
         path waypoint; None when no row has one (the usual fleet: no work)."""
+        if not self._paths:  # nobody follows a path: nothing to pass through
+            return None
         a = self.agents
         next_dir = rows_of(a["next_dir"], rows)
         through = np.any(next_dir != 0.0, axis=1) & (a["state"][rows] == int(DriveState.GOAL))
