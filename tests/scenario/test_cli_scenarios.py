@@ -27,7 +27,8 @@ def fleetsim(
 
 
 @pytest.mark.parametrize(
-    ("name", "duration"), [("warehouse", "20"), ("arm_cell", "2"), ("fleet_10k", "20")]
+    ("name", "duration"),
+    [("warehouse", "20"), ("arm_cell", "2"), ("fleet_10k", "20"), ("site_warehouse", "20")],
 )
 def test_bundled_scenarios_validate_and_run(name: str, duration: str) -> None:
     assert name in bundled_scenarios()

@@ -93,7 +93,8 @@ def test_gui_keys_camera_and_image(xvfb_display: str, tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["paused_at"] == pytest.approx(1.0, abs=0.5)  # SPACE paused the run ...
+    # SPACE (pressed at about 1 s; a loaded X server may deliver it late) paused the run ...
+    assert 0.5 <= out["paused_at"] <= 4.0
     assert out["still_paused_at"] == out["paused_at"]  # ... and nothing moved while paused
     assert out["sim_time"] == pytest.approx(5.0)  # SPACE again resumed it
     assert out["toggles"] == [
