@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -80,3 +84,27 @@ def spawn_box(
         **kwargs,  # type: ignore[arg-type]
     )
     return SimObject.from_params(params, sim_core=sim)
+
+
+def fleetsim(
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """The real `fleetsim` command (this interpreter's), in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
+
+
+def scenario(tmp_path: Path, body: str, name: str = "scenario.yaml") -> Path:
+    """A scenario file written from (indented) YAML text."""
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return path

@@ -5,7 +5,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -13,17 +12,7 @@ import pytest
 
 from fleetsim.scenario import bundled_scenarios
 
-
-def fleetsim(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fleetsim", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-    )
+from ..conftest import fleetsim, scenario
 
 
 @pytest.mark.parametrize(
@@ -71,12 +60,6 @@ class Broken(Plugin):
     def on_physics_step(self, dt):
         raise RuntimeError("sensor unplugged")
 """
-
-
-def scenario(tmp_path: Path, body: str) -> Path:
-    path = tmp_path / "scenario.yaml"
-    path.write_text(textwrap.dedent(body))
-    return path
 
 
 def test_hook_order_is_seed_003(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import pytest
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.loader import ScenarioError
 
+from ..conftest import fleetsim
+
 
 def laughs() -> str:
     text = "          a: &a [x, x, x, x, x, x, x, x, x]\n"
@@ -141,19 +143,9 @@ def test_validate_checks_a_large_fleet_on_a_sample(tmp_path: Path) -> None:
         "robots:\n  - model: mobile_robot\n    grid: {count: 60000}\n"
         "    actions: [{type: pick, object: crate_49999}]\n"
     )
-    ok = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "validate", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    ok = fleetsim("validate", str(path))
     assert ok.returncode == 0, ok.stderr
     assert "110,000 bodies; checked on up to 10 bodies of each entry" in ok.stdout
     path.write_text(path.read_text().replace("crate_49999", "crate_50000"))
-    bad = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "validate", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = fleetsim("validate", str(path))
     assert bad.returncode == 2 and "no object named 'crate_50000'" in bad.stderr

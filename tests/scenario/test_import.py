@@ -3,8 +3,6 @@ everything not carried over is listed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -14,6 +12,8 @@ import yaml
 from fleetsim.errors import ConfigError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.importer import convert_pybullet_fleet
+
+from ..conftest import fleetsim
 
 FLEETS = """
 simulation:
@@ -100,12 +100,7 @@ def test_fleets_managers_and_grids_are_carried_over(tmp_path: Path) -> None:
 def test_the_converted_file_builds_and_runs(tmp_path: Path) -> None:
     source = write(tmp_path, FLEETS)
     out = tmp_path / "scenario.yaml"
-    result = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "import", "pybullet-fleet", str(source), "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = fleetsim("import", "pybullet-fleet", str(source), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert "not carried over" in result.stderr and "entities[0].user_data" in result.stderr
     assert out.read_text().startswith("# Converted by `fleetsim import pybullet-fleet`")
@@ -130,11 +125,5 @@ def test_what_is_not_a_config_is_refused(tmp_path: Path) -> None:
         convert_pybullet_fleet(write(tmp_path, "robots: []\n"))
     with pytest.raises(ConfigError, match="needs urdf_path"):
         convert_pybullet_fleet(write(tmp_path, "entities: [{name: x}]\n"))
-    result = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "import", "pybullet-fleet", "missing.yaml", "-o", "x"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-    )
+    result = fleetsim("import", "pybullet-fleet", "missing.yaml", "-o", "x", cwd=tmp_path)
     assert result.returncode == 2 and "config file not found" in result.stderr

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from ..conftest import fleetsim
 from .test_movingai import SMALL
 from .test_rmf_building import BUILDING
-
-
-def fleetsim(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fleetsim", *args], capture_output=True, text=True, timeout=120
-    )
 
 
 def test_show_a_building_and_draw_it(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.loader import ScenarioError
 
+from ..conftest import scenario
 from .test_movingai import SMALL
 from .test_rmf_building import BUILDING
 
@@ -34,12 +34,6 @@ robots:
     start: [dock, b]
     actions: [{type: go_to, node: c}, {type: go_to, node: a}]
 """
-
-
-def scenario(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "site.yaml"
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 def test_robots_start_on_nodes_and_go_to_places(tmp_path: Path) -> None:

@@ -14,15 +14,13 @@ from numpy.typing import ArrayLike
 
 from fleetsim.actions.arm import ArmMove
 from fleetsim.actions.legs import LegsAction, approach_legs, check_offset
-from fleetsim.actions.reach import DEFAULT_REACH_M, check_reach, out_of_reach
+from fleetsim.actions.reach import BASE_LINK, DEFAULT_REACH_M, check_reach, out_of_reach
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.objects import SimObject
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
-
-BASE_LINK = -1
 
 
 class Pick(LegsAction):

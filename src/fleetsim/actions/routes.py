@@ -29,6 +29,9 @@ class GoTo(MoveTo):
 
     def start(self, agent: Agent) -> None:
         site = agent.world.site
+        if agent.spawn_params.use_fixed_base:
+            self.fail(f"{agent.name} has a fixed base and cannot drive")
+            return
         if site is None:
             self.fail("no site: load one first (sim.set_site(...) or `site:` in the scenario)")
             return
@@ -50,9 +53,6 @@ class GoTo(MoveTo):
             poses.append(Pose.from_yaw(x, y, here.z, yaw))
         self.align_orientation = math.isfinite(goal_yaw)
         self.target = Path(poses)
-        if agent.spawn_params.use_fixed_base:
-            self.fail(f"{agent.name} has a fixed base and cannot drive")
-            return
         # The leg to the first node has no lane (yet); then each lane's own limit.
         limits = [math.inf, *route.speed_limits.tolist()]
         agent.set_path(self.target, self.tolerance, self.align_orientation, limits)

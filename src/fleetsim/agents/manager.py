@@ -77,11 +77,8 @@ class SimObjectManager(Generic[ObjT]):
         self, grid_params: GridSpawnParams, spawn_params_count_list: Sequence[tuple[Params, int]]
     ) -> list[ObjT]:
         """Exactly `count` of each params, in order, on one grid."""
-        if any(
-            isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0
-            for _, count in spawn_params_count_list
-        ):
-            raise ConfigError("spawn counts must be whole numbers >= 0")
+        for _, count in spawn_params_count_list:
+            _check_count(count, "spawn counts")
         chosen = [params for params, count in spawn_params_count_list for _ in range(count)]
         poses = self._grid_poses(len(chosen), grid_params)
         return self.spawn_objects_batch(
@@ -89,8 +86,7 @@ class SimObjectManager(Generic[ObjT]):
         )
 
     def _grid_poses(self, count: int, grid: GridSpawnParams) -> list[Pose]:
-        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
-            raise ConfigError(f"the number of objects must be a whole number >= 0, got {count!r}")
+        _check_count(count, "the number of objects")
         if not isinstance(grid, GridSpawnParams):
             raise ConfigError(f"grid_params must be GridSpawnParams, got {type(grid).__name__}")
         orientation = quat.from_yaw(grid.yaw)
@@ -144,3 +140,8 @@ def _weighted(items: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
     if np.any(weights < 0) or weights.sum() <= 0:
         raise ConfigError("spawn weights must be >= 0 and not all zero")
     return [p for p, _ in pairs], weights / weights.sum()
+
+
+def _check_count(count: object, what: str) -> None:
+    if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
+        raise ConfigError(f"{what} must be whole numbers >= 0, got {count!r}")

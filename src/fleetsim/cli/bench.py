@@ -51,8 +51,10 @@ def bench(
     )
     if peer:
         if not peer_installed(peer_python):
+            where = f"for {peer_python}" if peer_python else "here"
             console.print(
-                "[red]pybullet-fleet is not installed[/red] (install it, or pass --peer-python)"
+                f"[red]pybullet-fleet is not installed {where}[/red] (install it in a virtual "
+                "environment and pass its python with --peer-python)"
             )
             raise typer.Exit(2)
         variants.append("peer")

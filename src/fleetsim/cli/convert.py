@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from fleetsim.cli.scenario import _fail
+from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.importer import convert_pybullet_fleet
@@ -28,7 +28,7 @@ def pybullet_fleet(
         with build(loaded, gui=False, sample=10).sim:
             pass
     except FleetSimError as exc:
-        raise _fail(exc) from None
+        raise exit_for(exc) from None
     robots = len(loaded.scenario.robots)
     typer.echo(
         f"wrote {output} ({robots} robot entries); check it with: fleetsim validate {output}"

@@ -37,7 +37,8 @@ VALIDATE_IN_FULL = 10_000  # bodies validate builds in full; beyond, a sample of
 VALIDATE_SAMPLE = 10
 
 
-def _fail(exc: Exception) -> typer.Exit:
+def exit_for(exc: Exception) -> typer.Exit:
+    """Print the error and return the exit to raise: 2 for bad input, 1 for other failures."""
     typer.echo(f"error: {exc}", err=True)
     return typer.Exit(EXIT_BAD_INPUT if isinstance(exc, BAD_INPUT) else EXIT_FAILURE)
 
@@ -63,7 +64,7 @@ def _parse_fail_on(value: str | None) -> set[str]:
     for item in chosen - set(FAIL_ON):
         guess = closest(item, FAIL_ON)
         hint = f"did you mean '{guess}'?" if guess else f"choose from {', '.join(FAIL_ON)}"
-        raise _fail(ConfigError(f"--fail-on: unknown condition '{item}': {hint}"))
+        raise exit_for(ConfigError(f"--fail-on: unknown condition '{item}': {hint}"))
     return chosen
 
 
@@ -131,7 +132,7 @@ def _build_and_run(
             seed=seed,
         )
     except FleetSimError as exc:
-        raise _fail(exc) from None
+        raise exit_for(exc) from None
     except KeyboardInterrupt as exc:  # stopped while building: nothing to summarise
         raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
     build_time = time.perf_counter() - started
@@ -149,7 +150,7 @@ def _build_and_run(
         try:
             summary = run_scenario(built, progress=progress, build_time=build_time)
         except FleetSimError as exc:
-            raise _fail(exc) from None
+            raise exit_for(exc) from None
         status = (
             f"stopped by {_signal_label(summary.stopped_by)}" if summary.interrupted else "done"
         )
@@ -224,7 +225,7 @@ def validate(
         with build(loaded, max_bodies=max_bodies, sample=sample, gui=False).sim:
             pass
     except FleetSimError as exc:
-        raise _fail(exc) from None
+        raise exit_for(exc) from None
     how = "" if sample is None else f"; checked on up to {sample} bodies of each entry"
     typer.echo(
         f"ok: {loaded.path} ({len(loaded.scenario.robots)} robot entries, {total:,} bodies{how})"
@@ -263,7 +264,7 @@ def copy(
     chosen = names or list(bundled)
     unknown = [n for n in chosen if n not in bundled]
     if unknown:
-        raise _fail(
+        raise exit_for(
             AssetNotFoundError(f"no bundled scenario {unknown}; choose from {', '.join(bundled)}")
         )
     to.mkdir(parents=True, exist_ok=True)

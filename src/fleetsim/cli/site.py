@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from fleetsim.cli.scenario import _fail
+from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import FleetSimError
 from fleetsim.site import NODE_PROPERTIES, Site
 from fleetsim.viz.site_plot import plot_site
@@ -30,7 +30,7 @@ def show(
             else Site.from_building(file, level, graph)
         )
     except FleetSimError as exc:
-        raise _fail(exc) from None
+        raise exit_for(exc) from None
     g = site.graph
     one_way = int((~g.bidirectional).sum())
     typer.echo(f"{file}: levels {', '.join(g.level_names)}")
@@ -49,4 +49,4 @@ def show(
         try:
             typer.echo(f"wrote {plot_site(site, png, title=file.name)}")
         except FleetSimError as exc:
-            raise _fail(exc) from None
+            raise exit_for(exc) from None

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from fleetsim.collision.pairs import pair_key
 from fleetsim.state import BodyTable
-
-_SHIFT = np.int64(2**31)
 
 
 def _key(a: int, b: int) -> int:
-    return int(min(a, b) * _SHIFT + max(a, b))
+    return int(pair_key(np.int64(a), np.int64(b)))
 
 
 class IntendedContacts:
@@ -48,13 +47,13 @@ class IntendedContacts:
     def filter(self, bodies: BodyTable, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Mask over row pairs (i, j) overlapping now: False for intended contacts. Pairs marked
         `release`d that no longer overlap are forgotten."""
-        handles = bodies.handles
-        keys = np.minimum(handles[i], handles[j]) * _SHIFT + np.maximum(handles[i], handles[j])
+        keys = pair_key(bodies.handles[i], bodies.handles[j])
         known = np.fromiter(self._pairs, dtype=np.int64, count=len(self._pairs))
-        overlapping = set(keys[np.isin(keys, known)].tolist())
+        intended = np.isin(keys, known)
+        overlapping = set(keys[intended].tolist())
         for key, until_apart in list(self._pairs.items()):
             if until_apart and key not in overlapping:
                 del self._pairs[key]
                 self.version += 1
-        keep: np.ndarray = ~np.isin(keys, known)
+        keep: np.ndarray = ~intended
         return keep

@@ -43,10 +43,3 @@ def pair_kind_counts(bodies: BodyTable, rows_a: np.ndarray, rows_b: np.ndarray) 
     kinds = _TABLE[roles(bodies, rows_a), roles(bodies, rows_b)]
     counts: np.ndarray = np.bincount(kinds, minlength=len(PAIR_KINDS))
     return counts
-
-
-def pair_kind(bodies: BodyTable, row_a: int, row_b: int) -> str:
-    """The kind of one pair of rows, one of `PAIR_KINDS`."""
-    rows = np.array([row_a, row_b])
-    role = roles(bodies, rows)
-    return PAIR_KINDS[int(_TABLE[role[0], role[1]])]

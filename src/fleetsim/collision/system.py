@@ -20,11 +20,11 @@ from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.obb import boxes_touch
+from fleetsim.collision.pairs import Pair, key_handles, key_pairs, pair_key
 from fleetsim.geometry import quat
 from fleetsim.state import BodyTable, CollisionMode, rows_of
 
 IntArray = np.ndarray
-Pair = tuple[int, int]  # body handles, smaller first
 
 NARROW_PHASES = ("aabb", "closest_points", "contact_points")
 CELL_SIZE_MODES = ("constant", "auto_initial", "auto_adaptive")
@@ -68,19 +68,8 @@ class CheckResult:
     ended: list[Pair] = field(default_factory=list)
 
 
-_KEY_SHIFT = np.int64(2**31)
 # What a check reads: the body table's version, the settings, collision modes and carriers.
 _Inputs = tuple[int, tuple[str, float, bool, int], np.ndarray, np.ndarray]
-
-
-def pair_key(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """One sortable int64 per unordered pair of handles: min * 2^31 + max."""
-    key: np.ndarray = np.minimum(a, b) * _KEY_SHIFT + np.maximum(a, b)
-    return key
-
-
-def key_pairs(keys: np.ndarray) -> list[Pair]:
-    return list(zip((keys // _KEY_SHIFT).tolist(), (keys % _KEY_SHIFT).tolist(), strict=True))
 
 
 class CollisionSystem:
@@ -162,8 +151,7 @@ class CollisionSystem:
         self.active = now
         self.started_count += len(new)
         if new.size:
-            rows_a = self.bodies.rows(new // _KEY_SHIFT)
-            rows_b = self.bodies.rows(new % _KEY_SHIFT)
+            rows_a, rows_b = (self.bodies.rows(h) for h in key_handles(new))
             self._started_by_kind += pair_kind_counts(self.bodies, rows_a, rows_b)
         self._seen = self._inputs()
         return result

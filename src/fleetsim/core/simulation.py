@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from fleetsim.actions import ActionSystem
 from fleetsim.backend import Backend
 from fleetsim.collision import CollisionSystem
-from fleetsim.collision.system import key_pairs
+from fleetsim.collision.pairs import key_pairs
 from fleetsim.core import phases
 from fleetsim.core.gui import GuiControls, frame_fleet
 from fleetsim.core.monitor import DataMonitor

@@ -41,7 +41,7 @@ from fleetsim.scenario.loader import (
     MAX_REPORTED_ERRORS,
     LoadedScenario,
     ScenarioError,
-    shown,
+    given,
     valid_keys,
 )
 from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin, import_object
@@ -142,17 +142,17 @@ def body_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
     """(key path, bodies) of every entry that makes bodies."""
     spec = loaded.scenario
     counts = [(f"environment.files[{i}]", 1) for i in range(len(spec.environment.files))]
-    grids = [("robots", i, r.grid) for i, r in enumerate(spec.robots)]
-    grids += [("objects", i, o.grid) for i, o in enumerate(spec.objects)]
-    for kind, i, grid in grids:
-        counts.append((f"{kind}[{i}].grid.count", grid.count) if grid else (f"{kind}[{i}]", 1))
-    for i, robot in enumerate(spec.robots):
-        start = robot.start
-        if isinstance(start, s.RandomStartSpec):
-            counts[len(spec.environment.files) + i] = (f"robots[{i}].start.random", start.random)
-        elif isinstance(start, list):
-            counts[len(spec.environment.files) + i] = (f"robots[{i}].start", len(start))
+    counts += [_count(f"robots[{i}]", r.grid, r.start) for i, r in enumerate(spec.robots)]
+    counts += [_count(f"objects[{i}]", o.grid, None) for i, o in enumerate(spec.objects)]
     return counts
+
+
+def _count(where: str, grid: s.GridSpec | None, start: Any) -> tuple[str, int]:
+    if isinstance(start, s.RandomStartSpec):
+        return f"{where}.start.random", start.random
+    if isinstance(start, list):
+        return f"{where}.start", len(start)
+    return (f"{where}.grid.count", grid.count) if grid is not None else (where, 1)
 
 
 def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
@@ -397,10 +397,7 @@ class _Builder:
                 hint = f"did you mean '{guess}'?" if guess else f"valid keys: {', '.join(fields)}"
                 lines.append(f"{self.loaded.at(place)}: unknown key: {hint}")
             else:
-                value = f" (got {shown(err['input'])})" if "input" in err else ""
-                if isinstance(err.get("input"), dict | list):
-                    value = ""
-                lines.append(f"{self.loaded.at(place)}: {err['msg']}{value}")
+                lines.append(f"{self.loaded.at(place)}: {err['msg']}{given(err)}")
         return "\n".join(lines)
 
     def queue_actions(self, robots: list[tuple[Agent, list[Plugin]]], queue: bool = True) -> None:

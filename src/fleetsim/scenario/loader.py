@@ -251,16 +251,17 @@ def describe(exc: pydantic.ValidationError, path: Path, text: str, data: dict[st
             )
             lines.append(f"{at}: {where}: unknown key '{unknown}': {hint}")
         else:
-            value = (
-                f" (got {shown(err['input'])})"
-                if "input" in err and not isinstance(err["input"], dict | list)
-                else ""
-            )
-            lines.append(f"{at}: {where or '(top level)'}: {err['msg']}{value}")
+            lines.append(f"{at}: {where or '(top level)'}: {err['msg']}{given(err)}")
     more = len(errors) - MAX_REPORTED_ERRORS
     if more > 0:
         lines.append(f"... and {more} more")
     return "\n".join(lines)
+
+
+def given(err: Any) -> str:
+    """ " (got <value>)" for a pydantic error on a plain value ("" for mappings and lists)."""
+    value = err.get("input")
+    return "" if "input" not in err or isinstance(value, dict | list) else f" (got {shown(value)})"
 
 
 def shown(value: Any) -> str:
