@@ -17,7 +17,13 @@ from ..conftest import fleetsim, scenario
 
 @pytest.mark.parametrize(
     ("name", "duration"),
-    [("warehouse", "20"), ("arm_cell", "2"), ("fleet_10k", "20"), ("site_warehouse", "20")],
+    [
+        ("warehouse", "20"),
+        ("arm_cell", "2"),
+        ("fleet_10k", "20"),
+        ("site_warehouse", "20"),
+        ("grid_warehouse", "20"),
+    ],
 )
 def test_bundled_scenarios_validate_and_run(name: str, duration: str) -> None:
     assert name in bundled_scenarios()
@@ -26,6 +32,8 @@ def test_bundled_scenarios_validate_and_run(name: str, duration: str) -> None:
     result = fleetsim("run", name, "--duration", duration)
     assert result.returncode == 0, result.stderr
     assert "(200 steps)" in result.stdout and "actions failed    │ 0" in result.stdout
+    if name != "fleet_10k":  # the demos are collision-free; the 10k stress test is not
+        assert "│ collisions        │ 0 (" in result.stdout
 
 
 RECORDER = """

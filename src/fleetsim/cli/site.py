@@ -8,29 +8,38 @@ import typer
 
 from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import FleetSimError
+from fleetsim.fleet import check_routes
 from fleetsim.site import NODE_PROPERTIES, Site
 from fleetsim.viz.site_plot import plot_site
 
 app = typer.Typer(help="Sites: navigation graphs, grid maps, Open-RMF buildings.")
 
 
+FILE = typer.Argument(..., help="A MovingAI .map or an Open-RMF .building.yaml file.")
+LEVEL = typer.Option(None, "--level", help="Building level (default: first).")
+GRAPH = typer.Option(0, "--graph", help="Building navigation graph index.")
+CELL_SIZE = typer.Option(1.0, "--cell-size", help="Grid map metres per cell.")
+BLOCKED = typer.Option("", "--blocked", help="Grid map: extra characters that are blocked.")
+
+
+def load(file: Path, level: str | None, graph: int, cell_size: float, blocked: str) -> Site:
+    try:
+        return Site.from_file(file, level=level, graph=graph, cell_size=cell_size, blocked=blocked)
+    except FleetSimError as exc:
+        raise exit_for(exc) from None
+
+
 @app.command("show")
 def show(
-    file: Path = typer.Argument(..., help="A MovingAI .map or an Open-RMF .building.yaml file."),
-    level: str | None = typer.Option(None, "--level", help="Building level (default: first)."),
-    graph: int = typer.Option(0, "--graph", help="Building navigation graph index."),
-    cell_size: float = typer.Option(1.0, "--cell-size", help="Grid map metres per cell."),
+    file: Path = FILE,
+    level: str | None = LEVEL,
+    graph: int = GRAPH,
+    cell_size: float = CELL_SIZE,
+    blocked: str = BLOCKED,
     png: Path | None = typer.Option(None, "--png", help="Also draw the site into this PNG."),
 ) -> None:
     """Print a site's summary (nodes, lanes, named places, obstacles, robots it places)."""
-    try:
-        site = (
-            Site.from_grid(file, cell_size)
-            if file.suffix == ".map"
-            else Site.from_building(file, level, graph)
-        )
-    except FleetSimError as exc:
-        raise exit_for(exc) from None
+    site = load(file, level, graph, cell_size, blocked)
     g = site.graph
     one_way = int((~g.bidirectional).sum())
     typer.echo(f"{file}: levels {', '.join(g.level_names)}")
@@ -50,3 +59,46 @@ def show(
             typer.echo(f"wrote {plot_site(site, png, title=file.name)}")
         except FleetSimError as exc:
             raise exit_for(exc) from None
+
+
+@app.command("check")
+def check(
+    file: Path = FILE,
+    level: str | None = LEVEL,
+    graph: int = GRAPH,
+    cell_size: float = CELL_SIZE,
+    blocked: str = BLOCKED,
+    robots: int = typer.Option(10, "--robots", min=1, help="Robots driving at once."),
+    routes: int = typer.Option(50, "--routes", min=1, help="Routes to drive in all."),
+    seed: int = typer.Option(0, "--seed", help="Chooses the starts and the goals."),
+    model: str = typer.Option("mobile_robot", "--model", help="The robot model driven."),
+    tolerance: float = typer.Option(0.1, "--tolerance", help="Allowed distance from lanes, m."),
+) -> None:
+    """Drive robots along random routes between the site's places: every route must arrive,
+    robots stay within --tolerance of their lanes and never touch a wall or a blocked cell.
+    Exits 1 if not."""
+    site = load(file, level, graph, cell_size, blocked)
+    try:
+        report = check_routes(site, robots, routes, seed, model, tolerance)
+    except FleetSimError as exc:
+        raise exit_for(exc) from None
+    r = report
+    typer.echo(f"{file}: {r.routes} routes by {robots} robots ({model}), seed {seed}")
+    typer.echo(f"  reached          {r.reached} of {r.routes}")
+    worst = r.worst_offset_at
+    where = f" ({worst[0]} at {worst[1]:.2f}, {worst[2]:.2f})" if worst else ""
+    typer.echo(
+        f"  off the lanes    max {r.max_lane_offset_m * 100:.1f} cm (allowed "
+        f"{tolerance * 100:.0f} cm){where}"
+    )
+    typer.echo(f"  wall contacts    {r.structure_contacts}")
+    if site.grid is not None:
+        typer.echo(f"  blocked cells    {r.blocked_cell_entries} robot-steps inside one")
+    typer.echo(f"  simulated        {r.sim_time_s:.0f} s in {r.wall_time_s:.1f} s of wall time")
+    for line in r.failures[:10]:
+        typer.echo(f"  failed: {line}")
+    for name, x, y in r.contacts[:10]:
+        typer.echo(f"  contact: {name} touched the structure at ({x:.2f}, {y:.2f})")
+    typer.echo("ok" if r.ok else "FAILED")
+    if not r.ok:
+        raise typer.Exit(1)

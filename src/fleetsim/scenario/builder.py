@@ -239,13 +239,10 @@ class _Builder:
             if isinstance(spec.graph, s.SiteGraphSpec):
                 site = Site.from_graph(spec.graph.nodes, spec.graph.lanes)
             else:
-                path = self.base / str(spec.file)
-                kind = spec.format or ("movingai" if path.suffix == ".map" else "rmf_building")
-                site = (
-                    Site.from_grid(path, spec.cell_size)
-                    if kind == "movingai"
-                    else Site.from_building(path, spec.level, spec.graph or 0)
-                )
+                site = Site.from_file(
+                    self.base / str(spec.file), spec.format, level=spec.level,
+                    graph=spec.graph or 0, cell_size=spec.cell_size, blocked=spec.blocked,
+                )  # fmt: skip
             self.sim.set_site(site)
         except FleetSimError as exc:
             raise self.fail("site", exc) from exc

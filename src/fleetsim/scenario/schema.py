@@ -367,6 +367,8 @@ class SiteSpec(Spec):
     """The file's format (default: from its name)."""
     cell_size: Positive = 1.0
     """Grid maps: metres per cell."""
+    blocked: str = ""
+    """Grid maps: extra characters that mark blocked cells (beyond @, O, T, W)."""
     level: str | None = None
     """Buildings: the level (default: the first)."""
 

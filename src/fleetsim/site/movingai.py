@@ -74,10 +74,13 @@ class GridMap:
         return self.height - 1 - int(y // self.cell_size), int(x // self.cell_size)
 
 
-def load_movingai(path: str | Path, cell_size: float = 1.0) -> GridMap:
-    """Read a `.map` file; errors name the file and the line."""
+def load_movingai(path: str | Path, cell_size: float = 1.0, blocked: str = "") -> GridMap:
+    """Read a `.map` file; errors name the file and the line. `blocked` adds characters that
+    count as blocked, for maps that mark shelves or stations with their own letters."""
     if not (cell_size > 0 and np.isfinite(cell_size)):
         raise ConfigError(f"cell_size must be > 0 m, got {cell_size!r}")
+    if not isinstance(blocked, str) or not blocked.isascii() or not blocked.isprintable():
+        raise ConfigError(f"blocked must be printable ASCII characters, got {blocked!r}")
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"grid map not found: {path}")
@@ -95,17 +98,20 @@ def load_movingai(path: str | Path, cell_size: float = 1.0) -> GridMap:
                 f"width {width}"
             )
     chars = np.frombuffer("".join(r.rstrip("\r") for r in rows).encode("latin-1"), np.uint8)
-    free = np.isin(chars, np.frombuffer(FREE.encode(), np.uint8))
-    blocked = np.isin(chars, np.frombuffer(BLOCKED.encode(), np.uint8))
-    unknown = np.flatnonzero(~(free | blocked))
+    free_chars = "".join(c for c in FREE if c not in blocked)
+    free = np.isin(chars, np.frombuffer(free_chars.encode(), np.uint8))
+    wall = np.isin(chars, np.frombuffer((BLOCKED + blocked).encode(), np.uint8))
+    unknown = np.flatnonzero(~(free | wall))
     if unknown.size:
         bad_row, bad_col = divmod(int(unknown[0]), width)
+        char = chr(chars[unknown[0]])
         raise ConfigError(
-            f"{file} line {first + bad_row + 1}: unknown cell '{chr(chars[unknown[0]])}' at "
-            f"column {bad_col} (free: {FREE}, blocked: {BLOCKED})"
+            f"{file} line {first + bad_row + 1}: unknown cell '{char}' at column {bad_col} "
+            f"(free: {free_chars}, blocked: {BLOCKED}{blocked}); if '{char}' marks an obstacle, "
+            f"pass blocked='{char}' (`blocked: {char}` in a scenario's site, --blocked {char})"
         )
     graph = _graph(free, height, width, cell_size)
-    mask = blocked.reshape(height, width)
+    mask = wall.reshape(height, width)
     return GridMap(graph, mask, _rectangles(mask, cell_size), cell_size)
 
 

@@ -49,8 +49,8 @@ class Site:
         return cls(NavGraph.from_lists(nodes, lanes))
 
     @classmethod
-    def from_grid(cls, path: str | Path, cell_size: float = 1.0) -> Site:
-        grid = load_movingai(path, cell_size)
+    def from_grid(cls, path: str | Path, cell_size: float = 1.0, blocked: str = "") -> Site:
+        grid = load_movingai(path, cell_size, blocked)
         r = grid.rectangles
         centres = np.column_stack(
             ((r[:, 0] + r[:, 2]) / 2, (r[:, 1] + r[:, 3]) / 2, np.full(len(r), BLOCK_HEIGHT_M / 2))
@@ -60,6 +60,26 @@ class Site:
         )
         return cls(grid.graph, Obstacles(centres, halves, np.zeros(len(r))), grid=grid,
                    source=str(path))  # fmt: skip
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        format: str | None = None,
+        *,
+        level: str | None = None,
+        graph: int = 0,
+        cell_size: float = 1.0,
+        blocked: str = "",
+    ) -> Site:
+        """A grid map ("movingai", `.map`) or an Open-RMF building ("rmf_building", any other
+        name); `format` overrides the guess from the file name."""
+        kind = format or ("movingai" if Path(path).suffix == ".map" else "rmf_building")
+        if kind == "movingai":
+            return cls.from_grid(path, cell_size, blocked)
+        if kind == "rmf_building":
+            return cls.from_building(path, level, graph)
+        raise ConfigError(f"unknown site format {kind!r}: use 'movingai' or 'rmf_building'")
 
     @classmethod
     def from_building(cls, path: str | Path, level: str | None = None, graph: int = 0) -> Site:
