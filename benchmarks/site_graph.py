@@ -1,6 +1,7 @@
 """Navigation graph at scale: build time and route time for grid-like graphs of N nodes.
 
-Then a MovingAI grid map of a warehouse (1,800 x 1,912 cells by default): load time and routes.
+Then a MovingAI grid map of a warehouse (1,800 x 1,912 cells by default): load time, routes, and
+the time to make its obstacles bodies in a simulation.
 Each graph is a square lattice (2 m apart) of two-way lanes with 10% of the nodes removed at
 random (so routes detour), the shape of a warehouse or a MAPF map. Routes join random node pairs.
     python benchmarks/site_graph.py --sizes 10000 100000 --routes 20
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fleetsim.site import NavGraph, RouteError
+from fleetsim import MultiRobotSimulationCore, SimulationParams
+from fleetsim.site import NavGraph, RouteError, Site
 from fleetsim.site.movingai import load_movingai
 
 
@@ -90,6 +92,12 @@ def main() -> None:
             f"(for {int(grid.blocked.sum()):,} blocked cells); load {load_s:.2f} s; "
             f"route median {np.median(times):.0f} ms, max {max(times):.0f} ms"
         )
+        site = Site.from_grid(path)
+        with MultiRobotSimulationCore(SimulationParams.from_dict({"target_rtf": 0})) as sim:
+            t0 = time.perf_counter()
+            bodies = sim.set_site(site)
+            made_s = time.perf_counter() - t0
+            print(f"sim.set_site: {len(bodies):,} static bodies in {made_s:.2f} s")
 
 
 if __name__ == "__main__":

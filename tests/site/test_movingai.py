@@ -38,7 +38,7 @@ def test_a_small_map(tmp_path: Path) -> None:
     # Cell centres: row 0 is the top; x to the right, y up, 2 m cells.
     assert graph.xy[graph.node("r0_c0")].tolist() == [1.0, 7.0]
     assert graph.xy[graph.node("r3_c5")].tolist() == [11.0, 1.0]
-    with pytest.raises(ConfigError, match="unknown node 'r0_c2'"):
+    with pytest.raises(ConfigError, match="cell 'r0_c2' is blocked"):
         graph.node("r0_c2")  # a blocked cell
     route = graph.route("r0_c0", "r0_c4")  # around the block, down through row 2
     assert route.length == pytest.approx(2.0 * 8)
@@ -91,3 +91,14 @@ def test_solid_blocks_become_one_rectangle() -> None:
 def test_broken_maps_name_the_file_and_line(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_movingai(write(tmp_path, text))
+
+
+def test_cells_that_are_not_nodes_say_why(tmp_path: Path) -> None:
+    graph = load_movingai(write(tmp_path, SMALL)).graph
+    assert graph.names[graph.node("r0_c0")] == "r0_c0"
+    with pytest.raises(ConfigError, match="cell 'r0_c2' is blocked: choose a free cell"):
+        graph.node("r0_c2")
+    with pytest.raises(ConfigError, match=r"'r9_c0' is outside the map \(4 rows x 6 columns\)"):
+        graph.node("r9_c0")
+    with pytest.raises(ConfigError, match="grid map nodes are named r<row>_c<col>"):
+        graph.node("dock")

@@ -26,8 +26,8 @@ from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
 from fleetsim.errors import ConfigError
 from fleetsim.events import EventBus, FirstError, Handler
-from fleetsim.geometry import Pose, ShapeParams, quat
-from fleetsim.objects import SimObject, SimObjectSpawnParams, World
+from fleetsim.geometry import quat
+from fleetsim.objects import SimObject, World
 from fleetsim.scheduling import Callback, CallbackScheduler
 from fleetsim.site import Site
 from fleetsim.state import CollisionMode
@@ -403,22 +403,10 @@ class MultiRobotSimulationCore:
             raise ConfigError(f"set_site needs a fleetsim.site.Site, got {site!r:.80}")
         if self._world.site is not None:
             raise ConfigError("this simulation already has a site; reset() it or make another")
-        bodies = []
         o = site.obstacles
-        color = (0.55, 0.55, 0.6, 1.0)
         self._backend.set_rendering(False)
         try:
-            for centre, half, yaw in zip(o.centres, o.half_extents, o.yaws, strict=True):
-                shape = ShapeParams("box", half_extents=tuple(half), rgba_color=color)
-                pose = Pose((centre[0], centre[1], centre[2]), quat.from_yaw(float(yaw)))
-                params = SimObjectSpawnParams(
-                    visual_shape=shape, initial_pose=pose, collision_mode=CollisionMode.STATIC
-                )
-                bodies.append(SimObject.from_params(params, sim_core=self))
-        except BaseException:
-            for body in bodies:
-                body.remove()
-            raise
+            bodies = SimObject.static_boxes(o.centres, o.half_extents, o.yaws, sim_core=self)
         finally:
             self._backend.set_rendering(True)
         self._world.site = site

@@ -116,6 +116,49 @@ class SimObject:
         )
         return cls.from_params(params, sim_core=sim_core)
 
+    @classmethod
+    def static_boxes(
+        cls: type[T],
+        centres: ArrayLike,
+        half_extents: ArrayLike,
+        yaws: ArrayLike,
+        sim_core: HasWorld | None = None,
+        rgba_color: Sequence[float] = (0.55, 0.55, 0.6, 1.0),
+    ) -> list[T]:
+        """Many static boxes at once (a site's walls and blocked cells): centres and half
+        extents (K, 3) in metres, yaws (K,) in radians. Far faster than one `from_params` each;
+        the boxes are static structure (never pickable, never moved by physics)."""
+        c = np.asarray(centres, dtype=np.float64)
+        h = np.asarray(half_extents, dtype=np.float64)
+        y = np.asarray(yaws, dtype=np.float64)
+        if c.size == h.size == y.size == 0:
+            return []
+        k = len(c) if c.ndim == 2 else -1
+        if c.shape != (k, 3) or h.shape != (k, 3) or y.shape != (k,):
+            raise ConfigError(
+                f"static_boxes needs centres (K, 3), half_extents (K, 3) and yaws (K,), got "
+                f"{c.shape}, {h.shape} and {y.shape}"
+            )
+        if not (np.isfinite(c).all() and np.isfinite(y).all() and (h > 0).all()):
+            raise ConfigError("static_boxes needs finite centres and yaws and half extents > 0")
+        world = world_of(sim_core)
+        q = quat.from_yaw(y)
+        ids = world.backend.create_boxes(h, c, q, rgba_color)
+        objs: list[T] = world.add_bodies(
+            ids,
+            lambda handle: cls(world, handle, None, {}),
+            pos=c,
+            quat=q,
+            aabb_local_min=-h,
+            aabb_local_max=h,
+            mass=0.0,
+            pickable=False,
+            collision_mode=int(CollisionMode.STATIC),
+            dynamic=False,
+            exact_box=True,
+        )
+        return objs
+
     # -- identity -----------------------------------------------------------------------------
 
     @property

@@ -103,6 +103,26 @@ class World:
         self.events.emit("object_spawned", obj)
         return obj
 
+    def add_bodies(self, body_ids: IntArray, owner_factory: Any, **columns: Any) -> list[Any]:
+        """`add_body` for many bodies at once (columns as arrays, one row per body); returns
+        the handle objects. If anything fails, the PyBullet bodies are removed."""
+        handles = None
+        try:
+            handles = self.bodies.add(len(body_ids), body_id=body_ids, **columns)
+            objs = [owner_factory(int(h)) for h in handles]
+        except BaseException:
+            if handles is not None:
+                for h in handles.tolist():
+                    self.bodies.remove(h)
+            for body in np.asarray(body_ids).tolist():
+                self.backend.remove_body(body)
+            raise
+        for h, body, obj in zip(handles.tolist(), np.asarray(body_ids).tolist(), objs, strict=True):
+            self.objects[h] = obj
+            self.handle_by_body_id[body] = h
+            self.events.emit("object_spawned", obj)
+        return objs
+
     def adopt_body(
         self, body_id: int, owner_factory: Any, facts_key: str | None = None, **columns: Any
     ) -> Any:

@@ -179,7 +179,9 @@ class NavGraph:
         if isinstance(name_or_index, str):
             found: int | None = self._lookup(name_or_index)
             if found is None:
-                raise ConfigError(_unknown("node", name_or_index, self.names))
+                explain = getattr(self.names, "explain", None)  # a grid map's lazy cell names
+                name = name_or_index
+                raise ConfigError(explain(name) if explain else _unknown("node", name, self.names))
             return found
         k = int(name_or_index)
         if not 0 <= k < len(self.names):

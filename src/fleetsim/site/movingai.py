@@ -50,6 +50,17 @@ class CellNames(Sequence[str]):
         node = int(self.node_of_cell[row * self.width + col])
         return node if node >= 0 else None
 
+    def explain(self, name: str) -> str:
+        """Why `name` is not a node (it failed `lookup`)."""
+        height = len(self.node_of_cell) // self.width
+        match = _NAME.fullmatch(name)
+        if match is None:
+            return f"unknown node '{name}': grid map nodes are named r<row>_c<col>, like r0_c0"
+        row, col = int(match[1]), int(match[2])
+        if row >= height or col >= self.width:
+            return f"cell '{name}' is outside the map ({height} rows x {self.width} columns)"
+        return f"cell '{name}' is blocked: choose a free cell"
+
 
 @dataclass
 class GridMap:
