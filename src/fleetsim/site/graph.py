@@ -221,14 +221,17 @@ class NavGraph:
             best[better], dist[better] = k[better] + start, dk[better]
         return best, dist
 
-    def route(self, start: str | int, goal: str | int) -> Route:
-        """The shortest route from `start` to `goal` along lanes (A*, Euclidean heuristic)."""
+    def route(self, start: str | int, goal: str | int, avoid: Iterable[int] = ()) -> Route:
+        """The shortest route from `start` to `goal` along lanes (A*, Euclidean heuristic).
+        `avoid` lists node indices the route must not pass (traffic control going around)."""
         s, g = self.node(start), self.node(goal)
-        previous = self._search(s, g)
+        blocked = set(avoid) - {s}
+        previous = None if g in blocked else self._search(s, g, blocked)
         if previous is None:
+            around = f" around {len(blocked)} avoided nodes" if blocked else ""
             raise RouteError(
-                f"no route from '{self.names[s]}' to '{self.names[g]}': they are not connected "
-                "(check the lanes and their directions)"
+                f"no route from '{self.names[s]}' to '{self.names[g]}'{around}: they are not "
+                "connected (check the lanes and their directions)"
             )
         path = [g]
         while path[-1] != s:
@@ -243,14 +246,14 @@ class NavGraph:
             self.speed_limit[legs],
         )
 
-    def _search(self, s: int, g: int) -> dict[int, int] | None:
+    def _search(self, s: int, g: int, blocked: set[int]) -> dict[int, int] | None:
         gx, gy = self.xy[g]
         xs, ys = self._xs, self._ys
         to, cost, start = self._to, self._cost, self._start
         best = {s: 0.0}
         previous: dict[int, int] = {}
         frontier = [(math.hypot(xs[s] - gx, ys[s] - gy), 0.0, s)]
-        done: set[int] = set()
+        done: set[int] = set(blocked)
         while frontier:
             _, d, u = heapq.heappop(frontier)
             if u == g:

@@ -1,0 +1,379 @@
+"""`TrafficControl`: node reservations so robots sharing a site's graph never meet.
+
+A robot drives only as far as the nodes it holds. Ahead of it (by its braking distance plus a
+margin) it reserves the next node of its route; a node is granted when no other robot holds it
+or a node within `clearance` of it (its conflict set). A robot that is refused stops at its last
+held node and asks again each step: it is waiting. Nodes behind a robot are released once it is
+`clearance` away. Two robots therefore never hold nodes closer than `clearance`, and a robot is
+only ever on a lane between two nodes it holds.
+
+Per-step work is array operations over the robots on routes; only robots that pass a node, need
+a new node, release one or arrive do Python work. Every `check_period` seconds the waiting
+robots are checked for a cycle (A waits for B, B for A): a deadlock. It is resolved by routing
+one robot of the cycle around the node it waits for, when the graph allows; either way it is
+recorded in `deadlocks`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from fleetsim.agents import Agent
+from fleetsim.core import MultiRobotSimulationCore
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.geometry import Pose
+from fleetsim.site import NavGraph, RouteError
+
+NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
+ARRIVED_M = 0.05
+
+
+@dataclass(frozen=True)
+class Deadlock:
+    """Robots waiting on each other in a cycle, when it was found and whether it was undone."""
+
+    time: float
+    robots: tuple[str, ...]
+    nodes: tuple[str, ...]  # the node each robot waits for
+    resolved: bool
+
+
+class TrafficControl:
+    """Drive `robots` along routes on the simulation's site without two of them meeting.
+
+    `send(i, goal)` routes robot i (index into `robots`); `on_arrival(i)` is called when it
+    stops at its goal. Robots must start on nodes. `clearance` (default: the largest robot's
+    footprint diameter plus 0.2 m) is the distance two robots' nodes must keep.
+    """
+
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        robots: Sequence[Agent],
+        clearance: float | None = None,
+        check_period: float = 1.0,
+    ) -> None:
+        if sim.site is None:
+            raise ConfigError("traffic control needs a site: sim.set_site(...) first")
+        self.sim, self.robots = sim, list(robots)
+        self.graph: NavGraph = sim.site.graph
+        self.handles = sim.handles_of(self.robots)
+        n, r = len(self.graph), len(self.robots)
+        radius = self._footprint_radius()
+        self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
+        self.conflicts = _conflicts(self.graph.xy, self.clearance)
+        self.owner = np.full(n, -1, dtype=np.int64)
+        self.routes: list[list[int]] = [[] for _ in range(r)]
+        self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
+        self.tail = np.zeros(r, dtype=np.int64)  # oldest held route index
+        self.head = np.zeros(r, dtype=np.int64)  # newest held route index
+        self.next = np.zeros(r, dtype=np.int64)  # the route index the robot drives to
+        self.active = np.zeros(r, dtype=bool)
+        self.waiting_on = np.full(r, -1, dtype=np.int64)
+        self.prev_xy = np.zeros((r, 2))
+        self.next_xy = np.zeros((r, 2))
+        self.tail_xy = np.zeros((r, 2))
+        self.head_xy = np.zeros((r, 2))
+        v = np.array([a.spawn_params.max_linear_vel for a in self.robots], dtype=np.float64)
+        acc = np.array([a.spawn_params.max_linear_accel for a in self.robots], dtype=np.float64)
+        self.lookahead = v * v / (2 * acc) + 2 * v * sim.params.timestep + self.clearance
+        self.deadlocks: list[Deadlock] = []
+        self.on_arrival: Callable[[int], None] | None = None
+        self.check_period = check_period
+        self._next_check = 0.0
+        self._seen: set[frozenset[int]] = set()
+        self._resume: dict[int, int] = {}  # robots stepping aside -> their goal
+        self.detours = 0  # routes changed to go around an idle robot
+        self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
+        self._place_on_nodes()
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def node_of(self, i: int) -> int:
+        """The node robot i stands on or last passed (its route's current tail)."""
+        return self.routes[i][int(self.next[i]) - 1]
+
+    def send(self, i: int, goal: str | int, avoid: Sequence[int] = ()) -> list[int]:
+        """Route robot i to `goal` (from the last node it holds) and drive; returns the route.
+        The route goes around robots standing idle when it can. Raises `RouteError` when there
+        is no route, leaving the robot as it was."""
+        route, tail, head = self.routes[i], int(self.tail[i]), int(self.head[i])
+        kept = route[tail : head + 1]
+        goal_node = self.graph.node(goal)
+        parked = set(self._idle_nodes()) - {kept[-1], goal_node}
+        try:
+            plan = self.graph.route(kept[-1], goal_node, sorted(parked | set(avoid))).nodes
+        except RouteError:
+            plan = self.graph.route(kept[-1], goal_node, avoid).nodes
+        self.routes[i] = kept + list(plan[1:])
+        self.limits[i] = self._leg_limits(self.routes[i])
+        self.next[i] -= tail
+        self.tail[i], self.head[i] = 0, head - tail
+        self.active[i] = True
+        self.waiting_on[i] = -1
+        self._refresh_xy(i)
+        self._drive(i)
+        return self.routes[i]
+
+    @property
+    def waiting(self) -> np.ndarray:
+        """Which robots are refused the node they need next, shape (R,)."""
+        return self.waiting_on >= 0
+
+    # -- the step -----------------------------------------------------------------------------
+
+    def step(self) -> None:
+        """Advance the reservations after the robots moved (call once per simulation step)."""
+        act = np.flatnonzero(self.active)
+        if act.size == 0:
+            return
+        p = self.sim.get_poses(self.handles[act])[0][:, :2]
+        seg = self.next_xy[act] - self.prev_xy[act]
+        passed = ((p - self.next_xy[act]) * seg).sum(axis=1) >= 0
+        passed &= self.next[act] <= self.head[act]
+        last = np.array([len(self.routes[i]) - 1 for i in act.tolist()])
+        passed &= self.next[act] < last
+        far_tail = np.hypot(*(p - self.tail_xy[act]).T) > self.clearance
+        release = far_tail & (self.tail[act] < self.next[act] + passed)
+        release &= self.tail[act] < self.head[act]
+        short = np.hypot(*(p - self.head_xy[act]).T) < self.lookahead[act]
+        more = short & (self.head[act] < last)
+        for k in np.flatnonzero(passed | release | more).tolist():
+            self._advance(int(act[k]), p[k])
+        for i in act[self.head[act] == last].tolist():
+            if self.next[i] > len(self.routes[i]) - 1 or self.robots[i].is_goal_reached():
+                self._arrive(i)
+        if self.sim.sim_time >= self._next_check:
+            self._next_check = self.sim.sim_time + self.check_period
+            self._check_deadlocks()
+
+    def _advance(self, i: int, p: np.ndarray) -> None:
+        route, last = self.routes[i], len(self.routes[i]) - 1
+        while self.next[i] <= min(self.head[i], last - 1):  # passed nodes
+            a, b = self.graph.xy[route[self.next[i] - 1]], self.graph.xy[route[self.next[i]]]
+            if float(np.dot(p - b, b - a)) < 0:
+                break
+            self.next[i] += 1
+        while self.tail[i] < min(self.next[i], self.head[i]):  # nodes left behind
+            node = route[self.tail[i]]
+            if math.hypot(*(p - self.graph.xy[node])) <= self.clearance:
+                break
+            if self.owner[node] == i:
+                self.owner[node] = -1
+            self.tail[i] += 1
+        grown = False
+        while self.head[i] < last:  # nodes ahead
+            if math.hypot(*(p - self.graph.xy[route[self.head[i]]])) >= self.lookahead[i]:
+                break
+            want = route[self.head[i] + 1]
+            if self._blocker(i, want) >= 0:
+                self.waiting_on[i] = want
+                break
+            self.owner[want] = i
+            self.head[i] += 1
+            self.waiting_on[i] = -1
+            grown = True
+        self._refresh_xy(i)
+        if grown:
+            self._drive(i)
+
+    def _idle_nodes(self) -> list[int]:
+        return [self.routes[j][-1] for j in np.flatnonzero(~self.active).tolist()]
+
+    def _arrive(self, i: int) -> None:
+        route = self.routes[i]
+        for node in route[int(self.tail[i]) : len(route) - 1]:
+            if self.owner[node] == i:
+                self.owner[node] = -1
+        self.routes[i] = [route[-1]]
+        self.limits[i] = np.empty(0)
+        self.tail[i] = self.head[i] = 0
+        self.next[i] = 1
+        self.active[i] = False
+        self.waiting_on[i] = -1
+        self._refresh_xy(i)
+        resume = self._resume.pop(i, None)
+        if resume is not None:  # it stepped aside to undo a deadlock: carry on
+            self.send(i, resume)
+        elif self.on_arrival is not None:
+            self.on_arrival(i)
+
+    # -- deadlocks ----------------------------------------------------------------------------
+
+    def _blocker(self, i: int, node: int) -> int:
+        """A robot other than i holding `node` or a node in its conflict set, else -1."""
+        c = self.conflicts
+        owners = self.owner[c.indices[c.indptr[node] : c.indptr[node + 1]]]
+        others = owners[(owners >= 0) & (owners != i)]
+        return int(others[0]) if others.size else -1
+
+    def _check_deadlocks(self) -> None:
+        waits = {
+            i: self._blocker(i, int(self.waiting_on[i]))
+            for i in np.flatnonzero(self.waiting_on >= 0).tolist()
+        }
+        self.blocked_by_idle = []
+        for i, j in list(waits.items()):
+            if j >= 0 and not self.active[j]:  # an idle robot in the way: go around it
+                if self._reroute(i, avoid=self._held(j)):
+                    self.detours += 1
+                    waits.pop(i)
+                else:
+                    self.blocked_by_idle.append((i, j))
+        current: set[frozenset[int]] = set()
+        handled: set[int] = set()
+        for start in waits:
+            if start in handled:
+                continue
+            cycle, seen, j = [], set(), start
+            while j in waits and j not in seen and waits[j] >= 0:
+                seen.add(j)
+                cycle.append(j)
+                j = waits[j]
+            if j not in cycle:
+                continue
+            members = cycle[cycle.index(j) :]
+            handled.update(members)
+            key = frozenset(members)
+            current.add(key)
+            if key not in self._seen:  # new (a cycle that stays unresolved is recorded once)
+                self._resolve(members)
+        self._seen = current
+
+    def _resolve(self, members: list[int]) -> None:
+        """Route one robot of the cycle around the node it waits for; failing that, send one
+        to a free neighbouring node off the others' routes (it carries on from there)."""
+        wanted = [int(self.waiting_on[i]) for i in members]
+        resolved = any(
+            self._reroute(i, avoid=[n for j in members if j != i for n in self._held(j)])
+            for i in members
+        ) or any(self._retreat(i, members) for i in members)
+        self.deadlocks.append(
+            Deadlock(
+                self.sim.sim_time,
+                tuple(self.robots[i].name for i in members),
+                tuple(self.graph.names[n] for n in wanted),
+                resolved,
+            )
+        )
+
+    def _reroute(self, i: int, avoid: Sequence[int]) -> bool:
+        blocked = {int(self.waiting_on[i]), *avoid}
+        goal = self.routes[i][-1]
+        if goal in blocked:
+            return False
+        try:
+            self.send(i, goal, avoid=sorted(blocked))
+        except FleetSimError:
+            return False
+        return True
+
+    def _retreat(self, i: int, members: list[int]) -> bool:
+        head = self.routes[i][int(self.head[i])]
+        in_use = {n for j in members if j != i for n in self.routes[j][int(self.tail[j]) :]}
+        in_use |= {int(self.waiting_on[j]) for j in members}
+        g = self.graph
+        for e in range(g._start[head], g._start[head + 1]):
+            side = int(g._to[e])
+            if side not in in_use and self._blocker(i, side) < 0:
+                goal = self.routes[i][-1]
+                self.send(i, side)
+                self._resume[i] = goal
+                return True
+        return False
+
+    def _held(self, i: int) -> list[int]:
+        return self.routes[i][int(self.tail[i]) : int(self.head[i]) + 1]
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _drive(self, i: int) -> None:
+        route, nxt, head = self.routes[i], int(self.next[i]), int(self.head[i])
+        robot = self.robots[i]
+        if nxt > head:
+            return  # standing on its last held node
+        here = robot.get_pose()
+        nodes = route[nxt : head + 1]
+        final = head == len(route) - 1
+        goal_yaw = float(self.graph.yaw[route[-1]]) if final else math.nan
+        xy = self.graph.xy[nodes].tolist()
+        poses = [Pose.from_yaw(x, y, here.z, here.yaw) for x, y in xy]
+        align = final and math.isfinite(goal_yaw)
+        if align:
+            poses[-1] = Pose.from_yaw(xy[-1][0], xy[-1][1], here.z, goal_yaw)
+        limits = self.limits[i][nxt - 1 : head]
+        robot.set_path(poses, ARRIVED_M, align, limits.tolist())
+
+    def _leg_limits(self, route: list[int]) -> np.ndarray:
+        if len(route) < 2:
+            return np.empty(0)
+        legs = self.graph._legs(np.array(route, dtype=np.int64))
+        return np.asarray(self.graph.speed_limit[legs], dtype=np.float64)
+
+    def _refresh_xy(self, i: int) -> None:
+        route, xy = self.routes[i], self.graph.xy
+        nxt = min(int(self.next[i]), len(route) - 1)
+        self.prev_xy[i] = xy[route[max(nxt - 1, 0)]]
+        self.next_xy[i] = xy[route[nxt]]
+        self.tail_xy[i] = xy[route[int(self.tail[i])]]
+        self.head_xy[i] = xy[route[int(self.head[i])]]
+
+    def _place_on_nodes(self) -> None:
+        pos = self.sim.get_poses(self.handles)[0][:, :2]
+        for i, p in enumerate(pos):
+            d = np.hypot(*(self.graph.xy - p).T)
+            k = int(np.argmin(d))
+            name = self.robots[i].name
+            if d[k] > NODE_SNAP_M:
+                raise ConfigError(
+                    f"{name} at ({p[0]:.2f}, {p[1]:.2f}) is not on a node (the nearest, "
+                    f"'{self.graph.names[k]}', is {d[k]:.2f} m away): start robots on nodes"
+                )
+            other = self._blocker(i, k)
+            if other >= 0:
+                raise ConfigError(
+                    f"{name} and {self.robots[other].name} start within {self.clearance:.2f} m "
+                    f"of each other (node '{self.graph.names[k]}'): start them farther apart"
+                )
+            self.owner[k] = i
+            self.routes[i] = [k]
+            self.next[i] = 1
+            self._refresh_xy(i)
+
+    def _footprint_radius(self) -> float:
+        bodies = self.sim.world.bodies
+        rows = bodies.rows(self.handles)
+        half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
+        return float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
+
+
+@dataclass(frozen=True)
+class _Csr:
+    indptr: np.ndarray
+    indices: np.ndarray
+
+
+def _conflicts(xy: np.ndarray, radius: float) -> _Csr:
+    """For each node, the nodes within `radius` (itself included), by a grid of radius cells."""
+    cell = np.floor(xy / max(radius, 1e-9)).astype(np.int64)
+    order = np.lexsort((cell[:, 1], cell[:, 0]))
+    keys = [tuple(c) for c in cell[order].tolist()]
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for k, key in zip(order.tolist(), keys, strict=True):
+        buckets.setdefault(key, []).append(k)
+    indptr, indices = [0], []
+    for k, (cx, cy) in enumerate(cell.tolist()):
+        near = [
+            m
+            for dx in (-1, 0, 1)
+            for dy in (-1, 0, 1)
+            for m in buckets.get((cx + dx, cy + dy), ())
+            if math.hypot(*(xy[m] - xy[k])) < radius or m == k
+        ]
+        indices.extend(near)
+        indptr.append(len(indices))
+    return _Csr(np.array(indptr, dtype=np.int64), np.array(indices, dtype=np.int64))

@@ -1,0 +1,205 @@
+"""Traffic control: node reservations keep robots apart on crossings, corridors and rings;
+deadlocks are found and undone; robots drive through reserved nodes without stopping."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
+from fleetsim.fleet.traffic import TrafficControl
+from fleetsim.site import Site
+
+from ..conftest import make_sim
+
+PLUS = (
+    [{"name": n, "x": x, "y": y} for n, x, y in [
+        ("w2", -6, 0), ("w1", -3, 0), ("c", 0, 0), ("e1", 3, 0), ("e2", 6, 0),
+        ("s2", 0, -6), ("s1", 0, -3), ("n1", 0, 3), ("n2", 0, 6),
+    ]],
+    [{"from": a, "to": b} for a, b in [
+        ("w2", "w1"), ("w1", "c"), ("c", "e1"), ("e1", "e2"),
+        ("s2", "s1"), ("s1", "c"), ("c", "n1"), ("n1", "n2"),
+    ]],
+)  # fmt: skip
+RING = (
+    [{"name": n, "x": x, "y": y} for n, x, y in [
+        ("a", 0, 0), ("b", 3, 0), ("c", 6, 0), ("d", 6, 3), ("e", 3, 3), ("f", 0, 3),
+    ]],
+    [{"from": a, "to": b} for a, b in [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"),
+                                       ("e", "f"), ("f", "a")]],
+)  # fmt: skip
+
+
+@pytest.fixture
+def sim() -> Iterator[MultiRobotSimulationCore]:
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as s:
+        yield s
+
+
+def robots_at(sim: MultiRobotSimulationCore, *places: str) -> list[Agent]:
+    """Robots on the named nodes, facing their first lane (so they meet when they should)."""
+    graph = sim.site.graph  # type: ignore[union-attr]
+    out = []
+    for k, place in enumerate(places):
+        x, y = graph.xy[graph.node(place)]
+        yaw = 1.5708 if place.startswith("s") else 3.1416 if place in ("c", "e2") else 0.0
+        pose = Pose.from_yaw(float(x), float(y), 0.0, yaw)
+        out.append(Agent.from_urdf("mobile_robot", pose, sim_core=sim, name=f"r{k}",
+                                   motion_mode="differential", max_linear_vel=1.0))  # fmt: skip
+    return out
+
+
+def run(sim: MultiRobotSimulationCore, traffic: TrafficControl, robots: list[Agent],
+        steps: int) -> float:  # fmt: skip
+    """Step until every robot arrived; returns the closest the robots came to each other."""
+    arrived: list[int] = []
+    traffic.on_arrival = arrived.append
+    closest = np.inf
+    handles = sim.handles_of(robots)
+    for _ in range(steps):
+        sim.step_once()
+        traffic.step()
+        xy = sim.get_poses(handles)[0][:, :2]
+        d = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
+        closest = min(closest, float(d[~np.eye(len(robots), dtype=bool)].min()))
+        if len(arrived) == len(robots):
+            return closest
+    raise AssertionError(f"only {arrived} arrived; waiting {traffic.waiting_on}")
+
+
+def test_a_crossing_lets_one_robot_through_first(sim: MultiRobotSimulationCore) -> None:
+    sim.set_site(Site.from_graph(*PLUS))
+    robots = robots_at(sim, "w2", "s2")
+    traffic = TrafficControl(sim, robots)
+    traffic.send(0, "e2")
+    traffic.send(1, "n2")
+    was_waiting = []
+    sim.register_callback(lambda *_: was_waiting.append(traffic.waiting.any()))
+    closest = run(sim, traffic, robots, 600)
+    assert sim.collision_counts["robot-robot"] == 0 and closest > traffic.clearance / 2
+    assert any(was_waiting)  # one of them was held at the crossing
+    assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
+    assert robots[1].get_pose().position[:2] == pytest.approx((0, 6), abs=0.06)
+    assert traffic.deadlocks == []
+
+
+def test_without_traffic_control_they_collide(sim: MultiRobotSimulationCore) -> None:
+    """The control experiment: the same two routes driven blindly meet in the middle."""
+    sim.set_site(Site.from_graph(*PLUS))
+    a, b = robots_at(sim, "w2", "s2")
+    a.go_to("e2")
+    b.go_to("n2")
+    for _ in range(300):
+        sim.step_once()
+    assert sim.collision_counts["robot-robot"] >= 1
+
+
+def test_a_head_on_deadlock_on_a_ring_is_undone(sim: MultiRobotSimulationCore) -> None:
+    sim.set_site(Site.from_graph(*RING))
+    robots = robots_at(sim, "a", "c")
+    traffic = TrafficControl(sim, robots)
+    assert traffic.send(0, "c") == [0, 1, 2]  # both take the short way, through b
+    assert traffic.send(1, "a") == [2, 1, 0]
+    run(sim, traffic, robots, 1500)
+    assert sim.collision_counts["robot-robot"] == 0
+    (deadlock,) = traffic.deadlocks
+    assert deadlock.resolved and set(deadlock.robots) == {"r0", "r1"}
+    assert set(deadlock.nodes) == {"b", "c"}  # r0 waited for c, r1 for b
+    assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
+    assert robots[1].get_pose().position[:2] == pytest.approx((0, 0), abs=0.06)
+
+
+def test_reserved_nodes_are_driven_through(sim: MultiRobotSimulationCore) -> None:
+    """Reserving ahead by the braking distance: a lone robot never slows at a node."""
+    nodes = [{"name": f"n{k}", "x": 2.0 * k, "y": 0} for k in range(12)]
+    lanes = [{"from": f"n{k}", "to": f"n{k + 1}"} for k in range(11)]
+    sim.set_site(Site.from_graph(nodes, lanes))
+    (robot,) = robots_at(sim, "n0")
+    traffic = TrafficControl(sim, [robot])
+    traffic.send(0, "n11")
+    speeds = []
+    arrived: list[int] = []
+    traffic.on_arrival = arrived.append
+    for _ in range(400):
+        sim.step_once()
+        traffic.step()
+        speeds.append(np.hypot(*robot.linear_velocity[:2]))
+        if arrived:
+            break
+    assert arrived == [0] and robot.get_pose().x == pytest.approx(22.0, abs=0.06)
+    cruise = np.array(speeds)[(np.array(speeds) > 0.99).argmax() : -20]
+    assert cruise.min() > 0.99  # full speed from the first time it got there to braking
+    assert (traffic.owner >= 0).sum() == 1  # only the node it stands on stays held
+
+
+def test_robots_must_start_on_nodes_apart(sim: MultiRobotSimulationCore) -> None:
+    sim.set_site(Site.from_graph(*PLUS))
+    stray = Agent.from_urdf("mobile_robot", Pose.from_xyz(1.5, 1.5, 0), sim_core=sim)
+    with pytest.raises(ConfigError, match=r"is not on a node \(the nearest, 'c', is 2.12 m"):
+        TrafficControl(sim, [stray])
+    stray.set_pose(Pose.from_xyz(0, 0, 0))
+    crowd = [stray, Agent.from_urdf("mobile_robot", Pose.from_xyz(0.1, 0, 0), sim_core=sim)]
+    with pytest.raises(ConfigError, match=r"start within .* of each other \(node 'c'\)"):
+        TrafficControl(sim, crowd)
+    with make_sim() as bare, pytest.raises(ConfigError, match="needs a site"):
+        TrafficControl(bare, [])
+
+
+def test_a_corridor_deadlock_without_a_way_round_is_reported(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    nodes = [{"name": f"n{k}", "x": 3.0 * k, "y": 0} for k in range(5)]
+    lanes = [{"from": f"n{k}", "to": f"n{k + 1}"} for k in range(4)]
+    sim.set_site(Site.from_graph(nodes, lanes))
+    robots = robots_at(sim, "n0", "n4")
+    robots[1].set_pose(Pose.from_yaw(12, 0, 0, 3.1416))
+    traffic = TrafficControl(sim, robots)
+    traffic.send(0, "n4")
+    traffic.send(1, "n0")
+    for _ in range(300):
+        sim.step_once()
+        traffic.step()
+    (deadlock,) = traffic.deadlocks  # found once, though it lasts
+    assert not deadlock.resolved and traffic.waiting.all()
+    assert sim.collision_counts["robot-robot"] == 0
+    assert all(np.hypot(*r.linear_velocity[:2]) < 1e-9 for r in robots)  # stopped, apart
+    gap = abs(robots[0].get_pose().x - robots[1].get_pose().x)
+    assert gap >= 3.0 - 0.06
+
+
+def test_idle_robots_are_driven_around(sim: MultiRobotSimulationCore) -> None:
+    sim.set_site(Site.from_graph(*RING))
+    robots = robots_at(sim, "a", "b")
+    traffic = TrafficControl(sim, robots)
+    assert traffic.send(0, "c") == [0, 5, 4, 3, 2]  # round r1, standing on b
+    run_one(sim, traffic, 0, 600)
+    assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
+
+
+def test_a_robot_blocked_by_an_idle_one_says_so(sim: MultiRobotSimulationCore) -> None:
+    sim.set_site(Site.from_graph(*PLUS))
+    robots = robots_at(sim, "w2", "c")
+    traffic = TrafficControl(sim, robots)
+    traffic.send(0, "e2")  # only through c, where r1 stands
+    for _ in range(200):
+        sim.step_once()
+        traffic.step()
+    assert traffic.blocked_by_idle == [(0, 1)] and traffic.waiting_on[0] == 2
+    assert robots[0].get_pose().x == pytest.approx(-3.0, abs=0.06)  # held at w1
+    traffic.send(1, "n2")  # the idle robot moves away: r0 carries on
+    run(sim, traffic, robots, 600)
+    assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
+
+
+def run_one(sim: MultiRobotSimulationCore, traffic: TrafficControl, i: int, steps: int) -> None:
+    arrived: list[int] = []
+    traffic.on_arrival = arrived.append
+    for _ in range(steps):
+        sim.step_once()
+        traffic.step()
+        if i in arrived:
+            return
+    raise AssertionError(f"robot {i} did not arrive")
