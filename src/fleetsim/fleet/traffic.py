@@ -71,9 +71,12 @@ class TrafficControl:
         self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
         self.tail = np.zeros(r, dtype=np.int64)  # oldest held route index
         self.head = np.zeros(r, dtype=np.int64)  # newest held route index
+        self.last = np.zeros(r, dtype=np.int64)  # the goal's route index
         self.next = np.zeros(r, dtype=np.int64)  # the route index the robot drives to
         self.active = np.zeros(r, dtype=bool)
         self.waiting_on = np.full(r, -1, dtype=np.int64)
+        self._asleep = np.zeros(r, dtype=bool)  # refused: ask again when a node near frees
+        self._waiters: dict[int, set[int]] = {}  # wanted node -> robots refused it
         self.prev_xy = np.zeros((r, 2))
         self.next_xy = np.zeros((r, 2))
         self.tail_xy = np.zeros((r, 2))
@@ -102,7 +105,8 @@ class TrafficControl:
         The route goes around robots standing idle when it can. Raises `RouteError` when there
         is no route, leaving the robot as it was."""
         route, tail, head = self.routes[i], int(self.tail[i]), int(self.head[i])
-        kept = route[tail : head + 1]
+        start = min(tail, int(self.next[i]) - 1)  # keep the node it last passed, held or not
+        kept = route[start : head + 1]
         goal_node = self.graph.node(goal)
         parked = set(self._idle_nodes()) - {kept[-1], goal_node}
         try:
@@ -110,11 +114,12 @@ class TrafficControl:
         except RouteError:
             plan = self.graph.route(kept[-1], goal_node, avoid).nodes
         self.routes[i] = kept + list(plan[1:])
+        self.last[i] = len(self.routes[i]) - 1
         self.limits[i] = self._leg_limits(self.routes[i])
-        self.next[i] -= tail
-        self.tail[i], self.head[i] = 0, head - tail
+        self.next[i] -= start
+        self.tail[i], self.head[i] = tail - start, head - start
         self.active[i] = True
-        self.waiting_on[i] = -1
+        self._wait(i, -1)
         self._refresh_xy(i)
         self._drive(i)
         return self.routes[i]
@@ -135,13 +140,13 @@ class TrafficControl:
         seg = self.next_xy[act] - self.prev_xy[act]
         passed = ((p - self.next_xy[act]) * seg).sum(axis=1) >= 0
         passed &= self.next[act] <= self.head[act]
-        last = np.array([len(self.routes[i]) - 1 for i in act.tolist()])
+        last = self.last[act]
         passed &= self.next[act] < last
         far_tail = np.hypot(*(p - self.tail_xy[act]).T) > self.clearance
         release = far_tail & (self.tail[act] < self.next[act] + passed)
         release &= self.tail[act] < self.head[act]
         short = np.hypot(*(p - self.head_xy[act]).T) < self.lookahead[act]
-        more = short & (self.head[act] < last)
+        more = short & (self.head[act] < last) & ~self._asleep[act]
         for k in np.flatnonzero(passed | release | more).tolist():
             self._advance(int(act[k]), p[k])
         for i in act[self.head[act] == last].tolist():
@@ -162,8 +167,7 @@ class TrafficControl:
             node = route[self.tail[i]]
             if math.hypot(*(p - self.graph.xy[node])) <= self.clearance:
                 break
-            if self.owner[node] == i:
-                self.owner[node] = -1
+            self._free(i, node)
             self.tail[i] += 1
         grown = False
         while self.head[i] < last:  # nodes ahead
@@ -171,15 +175,35 @@ class TrafficControl:
                 break
             want = route[self.head[i] + 1]
             if self._blocker(i, want) >= 0:
-                self.waiting_on[i] = want
+                self._wait(i, want)
                 break
             self.owner[want] = i
             self.head[i] += 1
-            self.waiting_on[i] = -1
+            self._wait(i, -1)
             grown = True
         self._refresh_xy(i)
         if grown:
             self._drive(i)
+
+    def _wait(self, i: int, node: int) -> None:
+        """Robot i is refused `node` (or, with -1, waits for nothing)."""
+        old = int(self.waiting_on[i])
+        if old >= 0:
+            self._waiters.get(old, set()).discard(i)
+        self.waiting_on[i] = node
+        self._asleep[i] = node >= 0
+        if node >= 0:
+            self._waiters.setdefault(node, set()).add(i)
+
+    def _free(self, i: int, node: int) -> None:
+        """Robot i lets `node` go; robots refused a node near it ask again."""
+        if self.owner[node] != i:
+            return
+        self.owner[node] = -1
+        c = self.conflicts
+        for near in c.indices[c.indptr[node] : c.indptr[node + 1]].tolist():
+            for j in self._waiters.get(near, ()):
+                self._asleep[j] = False
 
     def _idle_nodes(self) -> list[int]:
         return [self.routes[j][-1] for j in np.flatnonzero(~self.active).tolist()]
@@ -187,14 +211,14 @@ class TrafficControl:
     def _arrive(self, i: int) -> None:
         route = self.routes[i]
         for node in route[int(self.tail[i]) : len(route) - 1]:
-            if self.owner[node] == i:
-                self.owner[node] = -1
+            self._free(i, node)
         self.routes[i] = [route[-1]]
+        self.last[i] = 0
         self.limits[i] = np.empty(0)
         self.tail[i] = self.head[i] = 0
         self.next[i] = 1
         self.active[i] = False
-        self.waiting_on[i] = -1
+        self._wait(i, -1)
         self._refresh_xy(i)
         resume = self._resume.pop(i, None)
         if resume is not None:  # it stepped aside to undo a deadlock: carry on
@@ -237,21 +261,34 @@ class TrafficControl:
             if j not in cycle:
                 continue
             members = cycle[cycle.index(j) :]
-            handled.update(members)
             key = frozenset(members)
             current.add(key)
-            if key not in self._seen:  # new (a cycle that stays unresolved is recorded once)
+            if key not in self._seen and not handled & key:  # new (recorded once)
                 self._resolve(members)
+            handled.update(members)
         self._seen = current
 
     def _resolve(self, members: list[int]) -> None:
         """Route one robot of the cycle around the node it waits for; failing that, send one
         to a free neighbouring node off the others' routes (it carries on from there)."""
         wanted = [int(self.waiting_on[i]) for i in members]
-        resolved = any(
-            self._reroute(i, avoid=[n for j in members if j != i for n in self._held(j)])
-            for i in members
-        ) or any(self._retreat(i, members) for i in members)
+        taken = np.flatnonzero(self.owner >= 0)
+        holder = self.owner[taken]
+
+        def others(i: int, ahead: bool) -> list[int]:
+            """Nodes other robots hold (and, `ahead`, the cycle's other routes)."""
+            around: list[int] = taken[holder != i].tolist()
+            if ahead:
+                around += [n for j in members if j != i for n in self.routes[j][self.tail[j] :]]
+            return around
+
+        # Best: round every robot and the cycle's routes (no meeting again); else round every
+        # robot; else one robot steps aside to a free neighbour off the others' routes.
+        resolved = (
+            any(self._reroute(i, others(i, ahead=True)) for i in members)
+            or any(self._reroute(i, others(i, ahead=False)) for i in members)
+            or any(self._retreat(i, members) for i in members)
+        )
         self.deadlocks.append(
             Deadlock(
                 self.sim.sim_time,
