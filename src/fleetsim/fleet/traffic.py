@@ -25,7 +25,6 @@ import numpy as np
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.geometry import Pose
 from fleetsim.site import NavGraph, RouteError
 
 NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
@@ -62,6 +61,7 @@ class TrafficControl:
         self.sim, self.robots = sim, list(robots)
         self.graph: NavGraph = sim.site.graph
         self.handles = sim.handles_of(self.robots)
+        self._motion = [robot.motion_handle for robot in self.robots]
         n, r = len(self.graph), len(self.robots)
         radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
@@ -100,7 +100,13 @@ class TrafficControl:
         """The node robot i stands on or last passed (its route's current tail)."""
         return self.routes[i][int(self.next[i]) - 1]
 
-    def send(self, i: int, goal: str | int, avoid: Sequence[int] = ()) -> list[int]:
+    def send(
+        self,
+        i: int,
+        goal: str | int,
+        avoid: Sequence[int] = (),
+        max_expansions: int | None = None,
+    ) -> list[int]:
         """Route robot i to `goal` (from the last node it holds) and drive; returns the route.
         The route goes around robots standing idle when it can. Raises `RouteError` when there
         is no route, leaving the robot as it was."""
@@ -109,10 +115,11 @@ class TrafficControl:
         kept = route[start : head + 1]
         goal_node = self.graph.node(goal)
         parked = set(self._idle_nodes()) - {kept[-1], goal_node}
+        limit = max_expansions
         try:
-            plan = self.graph.route(kept[-1], goal_node, sorted(parked | set(avoid))).nodes
+            plan = self.graph.route(kept[-1], goal_node, sorted(parked | set(avoid)), limit).nodes
         except RouteError:
-            plan = self.graph.route(kept[-1], goal_node, avoid).nodes
+            plan = self.graph.route(kept[-1], goal_node, avoid, limit).nodes
         self.routes[i] = kept + list(plan[1:])
         self.last[i] = len(self.routes[i]) - 1
         self.limits[i] = self._leg_limits(self.routes[i])
@@ -303,8 +310,10 @@ class TrafficControl:
         goal = self.routes[i][-1]
         if goal in blocked:
             return False
+        # A way round is near or not worth it: search a few times the route's own length.
+        limit = 8 * (len(self.routes[i]) - int(self.head[i])) + 64
         try:
-            self.send(i, goal, avoid=sorted(blocked))
+            self.send(i, goal, avoid=sorted(blocked), max_expansions=limit)
         except FleetSimError:
             return False
         return True
@@ -329,21 +338,24 @@ class TrafficControl:
     # -- helpers ------------------------------------------------------------------------------
 
     def _drive(self, i: int) -> None:
+        """Give robot i the path through the nodes it holds ahead (arrays straight to the
+        motion tables: this runs whenever a robot gains a node)."""
         route, nxt, head = self.routes[i], int(self.next[i]), int(self.head[i])
-        robot = self.robots[i]
         if nxt > head:
             return  # standing on its last held node
-        here = robot.get_pose()
         nodes = route[nxt : head + 1]
         final = head == len(route) - 1
         goal_yaw = float(self.graph.yaw[route[-1]]) if final else math.nan
-        xy = self.graph.xy[nodes].tolist()
-        poses = [Pose.from_yaw(x, y, here.z, here.yaw) for x, y in xy]
         align = final and math.isfinite(goal_yaw)
+        positions = np.empty((len(nodes), 3))
+        positions[:, :2] = self.graph.xy[nodes]
+        bodies = self.sim.world.bodies
+        positions[:, 2] = bodies["pos"][bodies.row(int(self.handles[i])), 2]
+        yaws = np.zeros(len(nodes))
         if align:
-            poses[-1] = Pose.from_yaw(xy[-1][0], xy[-1][1], here.z, goal_yaw)
+            yaws[-1] = goal_yaw
         limits = self.limits[i][nxt - 1 : head]
-        robot.set_path(poses, ARRIVED_M, align, limits.tolist())
+        self.sim.world.motion.set_path(self._motion[i], positions, yaws, align, ARRIVED_M, limits)
 
     def _leg_limits(self, route: list[int]) -> np.ndarray:
         if len(route) < 2:

@@ -221,14 +221,24 @@ class NavGraph:
             best[better], dist[better] = k[better] + start, dk[better]
         return best, dist
 
-    def route(self, start: str | int, goal: str | int, avoid: Iterable[int] = ()) -> Route:
+    def route(
+        self,
+        start: str | int,
+        goal: str | int,
+        avoid: Iterable[int] = (),
+        max_expansions: int | None = None,
+    ) -> Route:
         """The shortest route from `start` to `goal` along lanes (A*, Euclidean heuristic).
-        `avoid` lists node indices the route must not pass (traffic control going around)."""
+        `avoid` lists node indices the route must not pass (traffic control going around);
+        `max_expansions` gives up (RouteError) after visiting that many nodes."""
         s, g = self.node(start), self.node(goal)
         blocked = set(avoid) - {s}
-        previous = None if g in blocked else self._search(s, g, blocked)
+        limit = max_expansions if max_expansions is not None else len(self.names) + 1
+        previous = None if g in blocked else self._search(s, g, blocked, limit)
         if previous is None:
             around = f" around {len(blocked)} avoided nodes" if blocked else ""
+            if max_expansions is not None:
+                around += f" within {max_expansions} nodes searched"
             raise RouteError(
                 f"no route from '{self.names[s]}' to '{self.names[g]}'{around}: they are not "
                 "connected (check the lanes and their directions)"
@@ -246,28 +256,34 @@ class NavGraph:
             self.speed_limit[legs],
         )
 
-    def _search(self, s: int, g: int, blocked: set[int]) -> dict[int, int] | None:
+    def _search(self, s: int, g: int, blocked: set[int], limit: int) -> dict[int, int] | None:
         gx, gy = self.xy[g]
         xs, ys = self._xs, self._ys
         to, cost, start = self._to, self._cost, self._start
         best = {s: 0.0}
         previous: dict[int, int] = {}
-        frontier = [(math.hypot(xs[s] - gx, ys[s] - gy), 0.0, s)]
+        # Ties on the estimate go to the node farthest along (-d first): on grid-like graphs
+        # many nodes tie, and breadth-first among them would visit most of the box.
+        frontier = [(math.hypot(xs[s] - gx, ys[s] - gy), -0.0, s)]
         done: set[int] = set(blocked)
         while frontier:
-            _, d, u = heapq.heappop(frontier)
+            _, neg_d, u = heapq.heappop(frontier)
+            d = -neg_d
             if u == g:
                 return previous
             if u in done:
                 continue
             done.add(u)
+            limit -= 1
+            if limit < 0:
+                return None
             for e in range(start[u], start[u + 1]):
                 v = to[e]
                 nd = d + cost[e]
                 if nd < best.get(v, math.inf):
                     best[v] = nd
                     previous[v] = u
-                    heapq.heappush(frontier, (nd + math.hypot(xs[v] - gx, ys[v] - gy), nd, v))
+                    heapq.heappush(frontier, (nd + math.hypot(xs[v] - gx, ys[v] - gy), -nd, v))
         return None
 
     def _legs(self, nodes: IntArray) -> IntArray:
