@@ -1,6 +1,26 @@
-"""Fleet operations on a site: checking a site's routes (and, next, tasks, a reference fleet
-manager with traffic control, batteries and KPIs)."""
+"""Fleet operations on a site: tasks, assignment, traffic control (node reservations), the
+reference fleet manager with robot states and KPIs, and the route check of a site."""
 
+from fleetsim.fleet.assignment import AssignmentPolicy, Greedy, Nearest
+from fleetsim.fleet.manager import STATES, FleetManager, RobotState
 from fleetsim.fleet.route_check import RouteCheck, check_routes
+from fleetsim.fleet.tasks import Task, TaskStatus, poisson_tasks, task_list, tasks_from_file
+from fleetsim.fleet.traffic import Deadlock, TrafficControl
 
-__all__ = ["RouteCheck", "check_routes"]
+__all__ = [
+    "STATES",
+    "AssignmentPolicy",
+    "Deadlock",
+    "FleetManager",
+    "Greedy",
+    "Nearest",
+    "RobotState",
+    "RouteCheck",
+    "Task",
+    "TaskStatus",
+    "TrafficControl",
+    "check_routes",
+    "poisson_tasks",
+    "task_list",
+    "tasks_from_file",
+]

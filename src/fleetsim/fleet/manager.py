@@ -1,0 +1,260 @@
+"""`FleetManager`: the reference fleet manager. It releases tasks as their time comes, assigns
+them to idle robots (a policy you can replace), drives the robots under `TrafficControl`, works
+at each place (pick-up and drop-off times), moves idle robots out of the way when they block
+someone, and keeps the robots' states and the fleet's KPIs.
+
+Robot states: idle, moving, waiting (held by traffic control), working (at a place), charging,
+failed; the time each robot spends in each is kept. The per-step work is array operations;
+only robots that arrive, finish work or are assigned do Python work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from fleetsim.agents import Agent
+from fleetsim.core import MultiRobotSimulationCore
+from fleetsim.errors import FleetSimError
+from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
+from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
+from fleetsim.fleet.traffic import TrafficControl
+
+
+class RobotState(IntEnum):
+    IDLE = 0
+    MOVING = 1
+    WAITING = 2
+    WORKING = 3
+    CHARGING = 4
+    FAILED = 5
+
+
+STATES = [s.name.lower() for s in RobotState]
+
+
+class FleetManager:
+    """Run `tasks` (a list or a stream, ordered by release time) with `robots` on the
+    simulation's site. Call `step()` once per simulation step (or `attach()` to have the
+    simulation call it). `assignment` is "nearest", "greedy" or your own policy object."""
+
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        robots: Sequence[Agent],
+        tasks: Iterable[Task],
+        assignment: str | AssignmentPolicy = "nearest",
+        pick_time: float = 5.0,
+        drop_time: float = 5.0,
+        traffic: TrafficControl | None = None,
+    ) -> None:
+        self.sim = sim
+        self.robots = list(robots)
+        self.traffic = traffic if traffic is not None else TrafficControl(sim, self.robots)
+        self.graph = self.traffic.graph
+        self.policy = policy_of(assignment)
+        self.pick_time, self.drop_time = float(pick_time), float(drop_time)
+        self._source: Iterator[Task] = iter(tasks)
+        self._upcoming: Task | None = None
+        self.tasks: list[Task] = []  # every task released so far, in order
+        self.queue: list[Task] = []  # released, not assigned
+        r = len(self.robots)
+        self.job: list[Task | None] = [None] * r
+        self.leg = np.zeros(r, dtype=np.int64)  # index of the place being driven to
+        self.work_until = np.full(r, math.inf)
+        self.state = np.zeros(r, dtype=np.int64)
+        self.time_in_state = np.zeros((r, len(RobotState)))
+        self.distance = np.zeros(r)
+        self._last_xy = self.positions().copy()
+        self._arrived: list[int] = []
+        self.traffic.on_arrival = self._arrived.append
+        self._callback: int | None = None
+
+    # -- running ------------------------------------------------------------------------------
+
+    def attach(self) -> FleetManager:
+        """Have the simulation call `step()` every step."""
+        if self._callback is None:
+            self._callback = self.sim.register_callback(lambda *_: self.step())
+        return self
+
+    def positions(self) -> np.ndarray:
+        """Robot positions (R, 2) now."""
+        return self.sim.get_poses(self.traffic.handles)[0][:, :2]
+
+    def step(self) -> None:
+        dt, now = self.sim.params.timestep, self.sim.sim_time
+        self.traffic.step()
+        self._release(now)
+        arrived, self._arrived[:] = list(self._arrived), []
+        for i in arrived:
+            self._at_place(i, now)
+        for i in np.flatnonzero(self.work_until <= now).tolist():
+            self._work_done(i, now)
+        idle = [i for i in range(len(self.robots)) if self._is_free(i)]
+        if idle and self.queue:
+            self._assign(idle, now)
+        for waiting, blocker in self.traffic.blocked_by_idle:
+            self._make_way(blocker, waiting)
+        self.traffic.blocked_by_idle = []
+        self._account(dt)
+
+    # -- tasks --------------------------------------------------------------------------------
+
+    def _release(self, now: float) -> None:
+        while True:
+            if self._upcoming is None:
+                self._upcoming = next(self._source, None)
+                if self._upcoming is None:
+                    return
+                check_tasks([self._upcoming], self.graph)
+            if self._upcoming.release_time > now:
+                return
+            task, self._upcoming = self._upcoming, None
+            task.mark(TaskStatus.RELEASED, now)
+            self.tasks.append(task)
+            self.queue.append(task)
+
+    def _assign(self, idle: list[int], now: float) -> None:
+        self.queue.sort(key=lambda t: (-t.priority, t.release_time))
+        pairs = self.policy.assign(self, idle, list(self.queue))
+        for i, task in pairs:
+            if not self._is_free(i) or task not in self.queue:
+                raise FleetSimError(
+                    f"assignment policy {type(self.policy).__name__} gave robot {i} and task "
+                    f"{task.id}: the robot must be idle and the task waiting"
+                )
+            self.queue.remove(task)
+            task.robot = self.robots[i].name
+            task.mark(TaskStatus.ASSIGNED, now)
+            self.job[i] = task
+            self.leg[i] = 0
+            self._go(i, now)
+
+    def _go(self, i: int, now: float) -> None:
+        task = self.job[i]
+        assert task is not None
+        try:
+            self.traffic.send(i, task.places[int(self.leg[i])])
+        except FleetSimError as exc:
+            self._fail(i, now, str(exc))
+
+    def _at_place(self, i: int, now: float) -> None:
+        task = self.job[i]
+        if task is None:
+            return  # it made way for someone: free again
+        k, last = int(self.leg[i]), len(task.places) - 1
+        if k == 0:
+            task.mark(TaskStatus.STARTED, now)
+        dwell = 0.0
+        if task.kind == "delivery":
+            dwell = self.pick_time if k == 0 else self.drop_time if k == last else 0.0
+        self.work_until[i] = now + dwell
+
+    def _work_done(self, i: int, now: float) -> None:
+        self.work_until[i] = math.inf
+        task = self.job[i]
+        if task is None:
+            return
+        if int(self.leg[i]) == len(task.places) - 1:
+            task.mark(TaskStatus.DONE, now)
+            self.job[i] = None
+            return
+        self.leg[i] += 1
+        self._go(i, now)
+
+    def _fail(self, i: int, now: float, reason: str) -> None:
+        task = self.job[i]
+        if task is not None:
+            task.reason = reason
+            task.mark(TaskStatus.FAILED, now)
+        self.job[i] = None
+
+    def _is_free(self, i: int) -> bool:
+        return (
+            self.job[i] is None
+            and not self.traffic.active[i]
+            and self.work_until[i] == math.inf
+            and self.state[i] != RobotState.FAILED
+        )
+
+    def _make_way(self, idle: int, waiting: int) -> None:
+        """Send an idle robot that blocks another to a free node off the other's route."""
+        if not self._is_free(idle):
+            return
+        t = self.traffic
+        keep_clear = set(t.routes[waiting][int(t.tail[waiting]) :])
+        start = t.node_of(idle)
+        frontier, seen = [start], {start}
+        for _ in range(6):  # a few lanes away at most
+            nxt = []
+            for u in frontier:
+                for e in range(self.graph._start[u], self.graph._start[u + 1]):
+                    v = int(self.graph._to[e])
+                    if v in seen:
+                        continue
+                    seen.add(v)
+                    if v not in keep_clear and t._blocker(idle, v) < 0:
+                        try:
+                            t.send(idle, v)
+                        except FleetSimError:
+                            continue
+                        return
+                    nxt.append(v)
+            frontier = nxt
+
+    # -- bookkeeping --------------------------------------------------------------------------
+
+    def _account(self, dt: float) -> None:
+        state = np.full(len(self.robots), int(RobotState.IDLE))
+        state[self.traffic.active] = int(RobotState.MOVING)
+        state[self.traffic.active & self.traffic.waiting] = int(RobotState.WAITING)
+        state[np.isfinite(self.work_until)] = int(RobotState.WORKING)
+        state[self.state == RobotState.FAILED] = int(RobotState.FAILED)
+        self.state = state
+        self.time_in_state[np.arange(len(state)), state] += dt
+        xy = self.positions()
+        self.distance += np.hypot(*(xy - self._last_xy).T)
+        self._last_xy = xy.copy()
+
+    def kpis(self) -> dict[str, Any]:
+        """The fleet's numbers so far: tasks, throughput, cycle times, waiting, distance,
+        utilisation, deadlocks and collisions by kind."""
+        now = self.sim.sim_time
+        done = [t for t in self.tasks if t.status is TaskStatus.DONE]
+        cycles = np.array([t.cycle_time for t in done], dtype=np.float64)
+        total = self.time_in_state.sum(axis=1)
+        busy = total - self.time_in_state[:, RobotState.IDLE]
+        counts = dict(self.sim.collision_counts)
+
+        def pct(q: float) -> float | None:
+            return float(np.percentile(cycles, q)) if cycles.size else None
+
+        return {
+            "sim_time_s": now,
+            "robots": len(self.robots),
+            "tasks_released": len(self.tasks),
+            "tasks_completed": len(done),
+            "tasks_failed": sum(t.status is TaskStatus.FAILED for t in self.tasks),
+            "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
+            "cycle_time_s": {
+                "mean": float(cycles.mean()) if cycles.size else None,
+                "p50": pct(50),
+                "p95": pct(95),
+                "max": float(cycles.max()) if cycles.size else None,
+            },
+            "waiting_time_s": float(self.time_in_state[:, RobotState.WAITING].sum()),
+            "distance_m": float(self.distance.sum()),
+            "distance_per_robot_m": float(self.distance.mean()) if len(self.robots) else 0.0,
+            "utilisation": float(busy.sum() / total.sum()) if total.sum() > 0 else 0.0,
+            "time_in_state_s": dict(
+                zip(STATES, self.time_in_state.sum(axis=0).tolist(), strict=True)
+            ),
+            "deadlocks": len(self.traffic.deadlocks),
+            "deadlocks_unresolved": sum(not d.resolved for d in self.traffic.deadlocks),
+            "collisions": counts,
+        }

@@ -1,0 +1,184 @@
+"""The reference fleet manager: tasks released, assigned, driven under traffic control and
+worked; robot states and KPIs that add up; replaceable assignment; bad tasks named."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
+from fleetsim.fleet import (
+    FleetManager,
+    RobotState,
+    Task,
+    TaskStatus,
+    poisson_tasks,
+    task_list,
+    tasks_from_file,
+)
+from fleetsim.site import Site
+
+from ..conftest import make_sim
+
+
+def grid_site(cols: int = 6, rows: int = 4, spacing: float = 3.0) -> Site:
+    """A lattice with pick-up stations on the bottom row and drop-offs on the top row."""
+    nodes = []
+    for r in range(rows):
+        for c in range(cols):
+            node = {"name": f"n{r}_{c}", "x": spacing * c, "y": spacing * r}
+            node.update(pickup=True) if r == 0 else node.update(
+                dropoff=True
+            ) if r == rows - 1 else None
+            nodes.append(node)
+    lanes = [
+        {"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r in range(rows) for c in range(cols - 1)
+    ]
+    lanes += [
+        {"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r in range(rows - 1) for c in range(cols)
+    ]
+    return Site.from_graph(nodes, lanes)
+
+
+@pytest.fixture
+def sim() -> Iterator[MultiRobotSimulationCore]:
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as s:
+        s.set_site(grid_site())
+        yield s
+
+
+def fleet_of(sim: MultiRobotSimulationCore, *nodes: str) -> list[Agent]:
+    graph = sim.site.graph  # type: ignore[union-attr]
+    out = []
+    for k, node in enumerate(nodes):
+        x, y = graph.xy[graph.node(node)]
+        pose = Pose.from_xyz(float(x), float(y), 0)
+        robot = Agent.from_urdf("mobile_robot", pose, sim_core=sim, name=f"amr{k}")
+        out.append(robot)
+    return out
+
+
+def run_until_done(sim: MultiRobotSimulationCore, manager: FleetManager, tasks: int,
+                   steps: int = 6000) -> None:  # fmt: skip
+    manager.attach()
+    for _ in range(steps):
+        sim.step_once()
+        finished = [t for t in manager.tasks if t.status in (TaskStatus.DONE, TaskStatus.FAILED)]
+        if len(finished) == tasks:
+            return
+    raise AssertionError(f"{manager.kpis()}")
+
+
+def deliveries(count: int, spread: float = 4.0) -> list[Task]:
+    return [
+        Task(f"t{k}", (f"n0_{k % 6}", f"n3_{(k * 5 + 2) % 6}"), release_time=k * spread)
+        for k in range(count)
+    ]
+
+
+def test_deliveries_are_done_without_collisions(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n1_0", "n1_2", "n1_4", "n2_1")
+    manager = FleetManager(sim, robots, deliveries(12), pick_time=3, drop_time=2)
+    run_until_done(sim, manager, 12)
+    k = manager.kpis()
+    assert k["tasks_completed"] == 12 and k["tasks_failed"] == 0
+    assert k["collisions"]["robot-robot"] == 0 and k["collisions"]["robot-structure"] == 0
+    for task in manager.tasks:  # the life cycle in order, and the work times were kept
+        t = task.times
+        assert t["released"] <= t["assigned"] <= t["started"] < t["done"]
+        assert t["done"] - t["started"] >= 3 + 2 - 1e-9 and task.robot in {r.name for r in robots}
+    cycle = k["cycle_time_s"]
+    assert 0 < cycle["p50"] <= cycle["p95"] <= cycle["max"] and cycle["mean"] > 5
+    assert k["throughput_per_hour"] == pytest.approx(12 / sim.sim_time * 3600)
+    # Every robot's states add up to the time simulated; work and driving were counted.
+    assert manager.time_in_state.sum(axis=1) == pytest.approx(np.full(4, sim.sim_time), abs=0.11)
+    assert k["time_in_state_s"]["working"] >= 12 * 5 - 1 and k["time_in_state_s"]["moving"] > 0
+    assert 0 < k["utilisation"] <= 1 and k["distance_m"] > 12 * 9
+    assert (manager.state == RobotState.IDLE).all()
+
+
+def test_a_custom_assignment_policy(sim: MultiRobotSimulationCore) -> None:
+    class FirstRobotOnly:
+        """Everything to robot 0, one task at a time (a policy in a few lines)."""
+
+        def assign(self, fleet, idle, tasks):  # type: ignore[no-untyped-def]
+            return [(0, tasks[0])] if 0 in idle else []
+
+    robots = fleet_of(sim, "n1_0", "n1_4")
+    manager = FleetManager(sim, robots, deliveries(3, spread=0.0), assignment=FirstRobotOnly())
+    run_until_done(sim, manager, 3)
+    assert {t.robot for t in manager.tasks} == {"amr0"}
+    assert manager.kpis()["tasks_completed"] == 3
+    assert manager.time_in_state[1, RobotState.IDLE] == pytest.approx(sim.sim_time, abs=0.11)
+
+
+def test_greedy_matches_the_closest_pairs(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n0_0", "n0_5")
+    tasks = [Task("far", ("n0_1", "n3_1")), Task("near", ("n0_4", "n3_4"))]
+    nearest = FleetManager(sim, robots, [], assignment="nearest")
+    greedy = FleetManager(sim, robots, [], assignment="greedy", traffic=nearest.traffic)
+    # In order, "nearest" gives the first task to robot 0 (1 cell away) and the other to
+    # robot 1; greedy takes the globally closest pair first: the same here, then check both.
+    assert [(i, t.id) for i, t in nearest.policy.assign(nearest, [0, 1], tasks)] == [
+        (0, "far"), (1, "near")
+    ]  # fmt: skip
+    robots[0].set_pose(Pose.from_xyz(12, 0, 0))  # robot 0 now next to "near"'s pick-up
+    assert [(i, t.id) for i, t in greedy.policy.assign(greedy, [0, 1], tasks)] == [
+        (0, "near"), (1, "far")
+    ]  # fmt: skip
+    with pytest.raises(ConfigError, match="unknown assignment 'closest' \\(built in: nearest"):
+        FleetManager(sim, robots, [], assignment="closest", traffic=nearest.traffic)
+
+
+def test_bad_tasks_are_named(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n1_0")
+    manager = FleetManager(sim, robots, [Task("oops", ("n0_0", "n9_9"))]).attach()
+    with pytest.raises(ConfigError, match=r"tasks\[0\] \(oops\): unknown node 'n9_9'"):
+        sim.step_once()
+    with pytest.raises(ConfigError, match="give 'places' or 'pickup' and 'dropoff'"):
+        task_list([{"id": "x", "pickup": "n0_0"}])
+    with pytest.raises(ConfigError, match=r"unknown keys \['pick_up'\]"):
+        task_list([{"pick_up": "n0_0", "dropoff": "n3_0"}])
+    assert manager.tasks == []
+
+
+def test_an_unreachable_place_fails_the_task_with_the_reason() -> None:
+    nodes = [{"name": "a", "x": 0, "y": 0}, {"name": "b", "x": 3, "y": 0},
+             {"name": "c", "x": 6, "y": 0}]  # fmt: skip
+    lanes = [{"from": "a", "to": "b"}, {"from": "c", "to": "b", "bidirectional": False}]
+    with make_sim(timestep=0.1) as sim:
+        sim.set_site(Site.from_graph(nodes, lanes))
+        robot = Agent.from_urdf("mobile_robot", Pose(), sim_core=sim)
+        manager = FleetManager(sim, [robot], [Task("t", ("b", "c"))]).attach()
+        for _ in range(300):
+            sim.step_once()
+        (task,) = manager.tasks
+        assert task.status is TaskStatus.FAILED and "no route from 'b' to 'c'" in (
+            task.reason or ""
+        )
+        assert manager.kpis()["tasks_failed"] == 1 and manager.job == [None]
+
+
+def test_task_sources(tmp_path: Path) -> None:
+    stream = list(poisson_tasks(360, ["p1", "p2"], ["d1"], np.random.default_rng(3), until=3600))
+    again = list(poisson_tasks(360, ["p1", "p2"], ["d1"], np.random.default_rng(3), until=3600))
+    assert [t.release_time for t in stream] == [t.release_time for t in again]  # seeded
+    assert 600 < len(stream) < 840  # 2 stations x 360 per hour, give or take
+    assert all(a.release_time < b.release_time for a, b in itertools.pairwise(stream))
+    csv = tmp_path / "orders.csv"
+    csv.write_text("id,pickup,dropoff,release_time,priority\no1,p1,d1,5,0\no2,p2,d1,1.5,2\n")
+    tasks = tasks_from_file(csv)
+    assert [(t.id, t.places, t.release_time, t.priority) for t in tasks] == [
+        ("o2", ("p2", "d1"), 1.5, 2), ("o1", ("p1", "d1"), 5.0, 0)
+    ]  # fmt: skip
+    js = tmp_path / "orders.json"
+    js.write_text('[{"places": ["p1", "x", "d1"], "kind": "visit", "deadline": 90}]')
+    (visit,) = tasks_from_file(js)
+    assert visit.places == ("p1", "x", "d1") and visit.kind == "visit" and visit.deadline == 90
+    (tmp_path / "bad.csv").write_text("id,pickup,dropoff,release_time\no1,p1,d1,soon\n")
+    with pytest.raises(ConfigError, match=r"bad.csv: tasks\[0\]: could not convert"):
+        tasks_from_file(tmp_path / "bad.csv")
