@@ -8,6 +8,7 @@ import shutil
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 import yaml
@@ -170,6 +171,28 @@ def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
     return broken
 
 
+def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fleet's headline numbers, when a fleet manager ran."""
+    if "tasks_completed" not in k:
+        return []
+    cycle = k["cycle_time_s"]
+    cycles = (
+        f"p50 {cycle['p50']:.1f} s, p95 {cycle['p95']:.1f} s, max {cycle['max']:.1f} s"
+        if cycle["p50"] is not None
+        else "none done"
+    )
+    unresolved = k["deadlocks_unresolved"]
+    return [
+        ("tasks", f"{k['tasks_completed']} done, {k['tasks_failed']} failed, "
+                  f"{k['tasks_released']} released"),
+        ("throughput", f"{k['throughput_per_hour']:.1f} tasks/hour"),
+        ("cycle time", cycles),
+        ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
+                        f"robot-s, {k['distance_m']:.0f} m driven)"),
+        ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
+    ]  # fmt: skip
+
+
 def _print_summary(summary: RunSummary) -> None:
     table = Table(title="fleetsim run summary", show_header=False)
     kinds = ", ".join(f"{k} {n}" for k, n in summary.collisions_by_kind.items())
@@ -182,6 +205,7 @@ def _print_summary(summary: RunSummary) -> None:
         ("actions failed", str(summary.actions_failed)),
     ]
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
+    rows += _kpi_rows(summary.kpis)
     if summary.interrupted:
         rows.append(("stopped", f"by {_signal_label(summary.stopped_by)}"))
     for name, value in rows:

@@ -1,6 +1,7 @@
 """Scenarios: YAML files describing a site and a fleet, plugins, and running them."""
 
 from fleetsim.scenario import builtin as _builtin  # registers patrol, random_goals, shuttle
+from fleetsim.scenario import fleet_manager as _fleet_manager  # registers fleet_manager
 from fleetsim.scenario.builder import ScenarioRun, Scene, build
 from fleetsim.scenario.loader import (
     LoadedScenario,
@@ -40,4 +41,4 @@ __all__ = [
     "scenario_path",
 ]
 
-del _builtin
+del _builtin, _fleet_manager

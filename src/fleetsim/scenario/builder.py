@@ -59,6 +59,7 @@ class Scene:
     sim: MultiRobotSimulationCore
     robots: list[Agent] = field(default_factory=list)
     objects: dict[str, SimObject] = field(default_factory=dict)
+    folder: Path | None = None  # the scenario file's folder (for files plugins name)
 
     @property
     def rng(self) -> np.random.Generator:
@@ -113,7 +114,7 @@ def build(
     sim = MultiRobotSimulationCore(params)
     sim.world.backend.set_rendering(False)  # building hundreds of bodies is faster undrawn
     try:
-        scene = Scene(sim)
+        scene = Scene(sim, folder=loaded.path.parent)
         builder = _Builder(loaded, scene, sample)
         builder.environment()
         builder.site()

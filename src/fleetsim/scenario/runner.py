@@ -7,6 +7,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.scenario.builder import ScenarioRun
@@ -38,6 +39,7 @@ class RunSummary:
     build_time: float = 0.0
     collisions_by_kind: dict[str, int] = field(default_factory=dict)
     failure_reasons: dict[str, int] = field(default_factory=dict)
+    kpis: dict[str, Any] = field(default_factory=dict)  # from plugins with kpis() (fleets)
 
     @property
     def interrupted(self) -> bool:
@@ -104,7 +106,18 @@ def run_scenario(
         build_time=build_time,
         collisions_by_kind=sim.collision_counts,
         failure_reasons=dict(sim.actions.failure_reasons.most_common()),
+        kpis=_kpis(plugins),
     )
+
+
+def _kpis(plugins: list[Plugin]) -> dict[str, Any]:
+    """The KPIs of plugins that keep them (the fleet manager)."""
+    out: dict[str, Any] = {}
+    for plugin in plugins:
+        kpis = getattr(plugin, "kpis", None)
+        if callable(kpis):
+            out.update(kpis())
+    return out
 
 
 class _AfterStep:

@@ -1,0 +1,71 @@
+"""`type: fleet_manager` in a scenario file, through the real `fleetsim` command: tasks run,
+the summary shows the fleet's KPIs, and bad tasks are named before anything runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..conftest import fleetsim
+
+
+def site_scenario(tmp_path: Path, fleet: dict[str, Any], robots: int = 4) -> Path:
+    cells = [(r, c) for r in range(4) for c in range(6)]
+    nodes = [
+        {"name": f"n{r}_{c}", "x": 3.0 * c, "y": 3.0 * r, "pickup": r == 0, "dropoff": r == 3}
+        for r, c in cells
+    ]
+    lanes = [{"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r, c in cells if c < 5]
+    lanes += [{"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r, c in cells if r < 3]
+    body = {
+        "name": "fleet",
+        "simulation": {"timestep": 0.1, "duration": 300, "seed": 2, "target_rtf": 0,
+                       "collision_narrowphase": "aabb"},
+        "site": {"graph": {"nodes": nodes, "lanes": lanes}},
+        "robots": [{"name": "amr", "model": "mobile_robot",
+                    "start": ["n1_0", "n1_2", "n1_4", "n2_1"][:robots]}],
+        "plugins": [{"type": "fleet_manager", "params": fleet}],
+    }  # fmt: skip
+    path = tmp_path / "fleet.yaml"
+    path.write_text(yaml.safe_dump(body, sort_keys=False))
+    return path
+
+
+def test_a_poisson_stream_is_served_and_reported(tmp_path: Path) -> None:
+    path = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 20}},
+                                    "assignment": "greedy", "pick_time": 3})  # fmt: skip
+    result = fleetsim("run", str(path), "--fail-on", "robot-collisions")
+    assert result.returncode == 0, result.stderr + result.stdout
+    out = result.stdout
+    assert "│ tasks" in out and "tasks/hour" in out and "cycle time        │ p50" in out
+    done = int(out.split("│ tasks")[1].split("│")[1].split()[0])
+    assert done >= 10  # 6 stations x 20 an hour for 300 s: about 10 released, most done
+    assert "robot-robot 0" in out and "robot-structure 0" in out
+
+
+def test_bad_tasks_fail_validation_with_their_place(tmp_path: Path) -> None:
+    path = site_scenario(tmp_path, {"tasks": {"list": [
+        {"pickup": "n0_0", "dropoff": "n3_1"}, {"id": "late", "pickup": "n0_9", "dropoff": "n3_1"},
+    ]}})  # fmt: skip
+    result = fleetsim("validate", str(path))
+    assert result.returncode == 2
+    assert "tasks[1] (late): unknown node 'n0_9'" in result.stderr
+    both = site_scenario(tmp_path, {"tasks": {"list": [], "file": "x.csv"}})
+    result = fleetsim("validate", str(both))
+    assert result.returncode == 2 and "exactly one of 'list', 'poisson' or 'file'" in result.stderr
+    odd = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}}, "asignment": "x"})
+    result = fleetsim("validate", str(odd))
+    assert result.returncode == 2 and "did you mean 'assignment'" in result.stderr
+
+
+def test_orders_from_a_file_beside_the_scenario(tmp_path: Path) -> None:
+    (tmp_path / "orders.csv").write_text(
+        "id,pickup,dropoff,release_time\n"
+        + "".join(f"o{k},n0_{k % 6},n3_{(k + 3) % 6},{k * 10}\n" for k in range(8))
+    )
+    path = site_scenario(tmp_path, {"tasks": {"file": "orders.csv"}, "pick_time": 2})
+    result = fleetsim("run", str(path), "--duration", "200")
+    assert result.returncode == 0, result.stderr
+    assert "8 done, 0 failed, 8 released" in result.stdout
