@@ -69,3 +69,14 @@ def test_orders_from_a_file_beside_the_scenario(tmp_path: Path) -> None:
     result = fleetsim("run", str(path), "--duration", "200")
     assert result.returncode == 0, result.stderr
     assert "8 done, 0 failed, 8 released" in result.stdout
+
+
+def test_batteries_in_a_scenario_need_chargers(tmp_path: Path) -> None:
+    path = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}},
+                                    "battery": {"initial": 0.5}})  # fmt: skip
+    result = fleetsim("validate", str(path))
+    assert result.returncode == 2 and "batteries need chargers" in result.stderr
+    bad = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}},
+                                   "battery": {"initial": 1.5}})  # fmt: skip
+    result = fleetsim("validate", str(bad))
+    assert result.returncode == 2 and "battery.initial" in result.stderr

@@ -12,6 +12,7 @@ import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
 from fleetsim.fleet import (
+    BatteryParams,
     FleetManager,
     RobotState,
     Task,
@@ -25,22 +26,18 @@ from fleetsim.site import Site
 from ..conftest import make_sim
 
 
-def grid_site(cols: int = 6, rows: int = 4, spacing: float = 3.0) -> Site:
+def grid_site(
+    cols: int = 6, rows: int = 4, spacing: float = 3.0, chargers: tuple[str, ...] = ()
+) -> Site:
     """A lattice with pick-up stations on the bottom row and drop-offs on the top row."""
-    nodes = []
-    for r in range(rows):
-        for c in range(cols):
-            node = {"name": f"n{r}_{c}", "x": spacing * c, "y": spacing * r}
-            node.update(pickup=True) if r == 0 else node.update(
-                dropoff=True
-            ) if r == rows - 1 else None
-            nodes.append(node)
-    lanes = [
-        {"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r in range(rows) for c in range(cols - 1)
-    ]
-    lanes += [
-        {"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r in range(rows - 1) for c in range(cols)
-    ]
+    cells = [(r, c) for r in range(rows) for c in range(cols)]
+    nodes = [
+        {"name": f"n{r}_{c}", "x": spacing * c, "y": spacing * r,
+         "pickup": r == 0, "dropoff": r == rows - 1, "charger": f"n{r}_{c}" in chargers}
+        for r, c in cells
+    ]  # fmt: skip
+    lanes = [{"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r, c in cells if c < cols - 1]
+    lanes += [{"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r, c in cells if r < rows - 1]
     return Site.from_graph(nodes, lanes)
 
 
@@ -182,3 +179,60 @@ def test_task_sources(tmp_path: Path) -> None:
     (tmp_path / "bad.csv").write_text("id,pickup,dropoff,release_time\no1,p1,d1,soon\n")
     with pytest.raises(ConfigError, match=r"bad.csv: tasks\[0\]: could not convert"):
         tasks_from_file(tmp_path / "bad.csv")
+
+
+def test_batteries_drain_and_robots_charge_before_working() -> None:
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(grid_site(chargers=("n1_5", "n2_5")))
+        robots = fleet_of(sim, "n1_0", "n2_1")
+        battery = BatteryParams(initial=0.5, low=0.3, resume=0.8, drain_per_m=0.004,
+                                charge_per_s=0.01)  # fmt: skip
+        manager = FleetManager(sim, robots, deliveries(6, spread=2.0), battery=battery)
+        soc = []
+        manager.attach()
+        sim.register_callback(lambda *_: soc.append(manager.batteries.soc.copy()))  # type: ignore[union-attr]
+        for _ in range(8000):
+            sim.step_once()
+            if sum(t.status is TaskStatus.DONE for t in manager.tasks) == 6 and not (
+                manager.to_charger >= 0).any():  # fmt: skip
+                break
+        k = manager.kpis()
+        assert k["tasks_completed"] == 6 and k["collisions"]["robot-robot"] == 0
+        trace = np.array(soc)
+        assert trace.min() < 0.3 and k["battery"]["charging_sessions"] >= 1  # it ran low...
+        assert k["time_in_state_s"]["charging"] > 0  # ... and charged, on a charger node
+        assert (np.diff(trace, axis=0) > 0).any() and k["battery"]["ran_empty"] == 0
+        assert manager.kpis()["battery"]["soc_min"] >= 0.0
+
+
+def test_a_robot_that_runs_empty_stops_and_fails_its_task() -> None:
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(grid_site(chargers=("n1_5",)))
+        robots = fleet_of(sim, "n1_0")
+        battery = BatteryParams(initial=0.25, low=0.2, resume=0.9, drain_per_m=0.02)
+        manager = FleetManager(sim, robots, [Task("far", ("n0_0", "n3_5"))], battery=battery)
+        manager.attach()
+        for _ in range(1500):
+            sim.step_once()
+        (task,) = manager.tasks
+        assert task.status is TaskStatus.FAILED and "ran out of battery" in (task.reason or "")
+        assert manager.state[0] == RobotState.FAILED and manager.batteries.soc[0] == 0  # type: ignore[union-attr]
+        where = robots[0].get_pose().position
+        for _ in range(20):
+            sim.step_once()
+        assert robots[0].get_pose().position == pytest.approx(where)  # it stays put
+
+
+def test_batteries_need_reachable_chargers(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n1_0")
+    with pytest.raises(ConfigError, match="batteries need chargers"):
+        FleetManager(sim, robots, [], battery=BatteryParams())
+    with pytest.raises(ConfigError, match=r"low .* must be below resume"):
+        BatteryParams(low=0.9, resume=0.5)
+    nodes = [{"name": "a", "x": 0, "y": 0}, {"name": "b", "x": 3, "y": 0},
+             {"name": "c", "x": 9, "y": 0, "charger": True}]  # fmt: skip
+    with make_sim(timestep=0.1) as other:
+        other.set_site(Site.from_graph(nodes, [{"from": "a", "to": "b"}]))
+        robot = Agent.from_urdf("mobile_robot", Pose(), sim_core=other, name="lonely")
+        with pytest.raises(ConfigError, match="lonely \\(at node 'a'\\) has no route to a charger"):
+            FleetManager(other, [robot], [], battery=BatteryParams())

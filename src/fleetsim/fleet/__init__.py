@@ -2,6 +2,7 @@
 reference fleet manager with robot states and KPIs, and the route check of a site."""
 
 from fleetsim.fleet.assignment import AssignmentPolicy, Greedy, Nearest
+from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.fleet.manager import STATES, FleetManager, RobotState
 from fleetsim.fleet.route_check import RouteCheck, check_routes
 from fleetsim.fleet.tasks import Task, TaskStatus, poisson_tasks, task_list, tasks_from_file
@@ -10,6 +11,8 @@ from fleetsim.fleet.traffic import Deadlock, TrafficControl
 __all__ = [
     "STATES",
     "AssignmentPolicy",
+    "Batteries",
+    "BatteryParams",
     "Deadlock",
     "FleetManager",
     "Greedy",

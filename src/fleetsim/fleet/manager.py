@@ -19,8 +19,9 @@ import numpy as np
 
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
-from fleetsim.errors import FleetSimError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
+from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
 from fleetsim.fleet.traffic import TrafficControl
 
@@ -51,6 +52,7 @@ class FleetManager:
         pick_time: float = 5.0,
         drop_time: float = 5.0,
         traffic: TrafficControl | None = None,
+        battery: BatteryParams | None = None,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -73,6 +75,12 @@ class FleetManager:
         self._arrived: list[int] = []
         self.traffic.on_arrival = self._arrived.append
         self._callback: int | None = None
+        self.failed = np.zeros(r, dtype=bool)
+        self.to_charger = np.full(r, -1, dtype=np.int64)  # the charger a robot is bound for
+        self.charges = 0  # charging sessions started
+        self.batteries = Batteries(battery, r) if battery is not None else None
+        if self.batteries is not None:
+            self._check_chargers()
 
     # -- running ------------------------------------------------------------------------------
 
@@ -95,6 +103,8 @@ class FleetManager:
             self._at_place(i, now)
         for i in np.flatnonzero(self.work_until <= now).tolist():
             self._work_done(i, now)
+        if self.batteries is not None:
+            self._charging_rounds()
         idle = [i for i in range(len(self.robots)) if self._is_free(i)]
         if idle and self.queue:
             self._assign(idle, now)
@@ -146,7 +156,10 @@ class FleetManager:
     def _at_place(self, i: int, now: float) -> None:
         task = self.job[i]
         if task is None:
-            return  # it made way for someone: free again
+            if self.to_charger[i] >= 0 and self.batteries is not None:
+                self.batteries.charging[i] = True
+                self.charges += 1
+            return  # or it made way for someone: free again
         k, last = int(self.leg[i]), len(task.places) - 1
         if k == 0:
             task.mark(TaskStatus.STARTED, now)
@@ -175,12 +188,68 @@ class FleetManager:
         self.job[i] = None
 
     def _is_free(self, i: int) -> bool:
+        """No task, not driving, working, charging or failed, and charged enough to work."""
         return (
             self.job[i] is None
             and not self.traffic.active[i]
             and self.work_until[i] == math.inf
-            and self.state[i] != RobotState.FAILED
+            and self.to_charger[i] < 0
+            and not self.failed[i]
+            and (self.batteries is None or self.batteries.soc[i] >= self.batteries.params.low)
         )
+
+    # -- batteries ----------------------------------------------------------------------------
+
+    def _check_chargers(self) -> None:
+        chargers = [self.graph.node(n) for n in self.graph.nodes_with("charger")]
+        if not chargers:
+            raise ConfigError("batteries need chargers: flag nodes with charger: true")
+        for i, robot in enumerate(self.robots):
+            here = self.traffic.node_of(i)
+            if not any(self._reachable(here, c) for c in chargers):
+                raise ConfigError(
+                    f"{robot.name} (at node '{self.graph.names[here]}') has no route to a charger"
+                )
+        self.chargers = chargers
+
+    def _reachable(self, a: int, b: int) -> bool:
+        try:
+            self.graph.route(a, b)
+        except FleetSimError:
+            return False
+        return True
+
+    def _charging_rounds(self) -> None:
+        b = self.batteries
+        assert b is not None
+        for i in np.flatnonzero(b.charging & (b.soc >= b.params.resume)).tolist():
+            b.charging[i] = False
+            self.to_charger[i] = -1  # charged: free for work again
+        low = (b.soc < b.params.low) & (self.to_charger < 0) & ~self.failed
+        for i in np.flatnonzero(low).tolist():
+            idle = not self.traffic.active[i] and self.work_until[i] == math.inf
+            if self.job[i] is None and idle:
+                self._go_charge(i)
+
+    def _go_charge(self, i: int) -> None:
+        """To the nearest charger no other robot holds or is bound for."""
+        claimed = set(self.to_charger[self.to_charger >= 0].tolist())
+        here = self.positions()[i]
+        free = [c for c in self.chargers if c not in claimed and self.traffic._blocker(i, c) < 0]
+        free.sort(key=lambda c: float(np.hypot(*(self.graph.xy[c] - here))))
+        for charger in free:
+            try:
+                self.traffic.send(i, charger)
+            except FleetSimError:
+                continue
+            self.to_charger[i] = charger
+            return
+
+    def _run_empty(self, i: int, now: float) -> None:
+        self.failed[i] = True
+        self.traffic.halt(i)
+        self.robots[i].stop()
+        self._fail(i, now, f"{self.robots[i].name} ran out of battery")
 
     def _make_way(self, idle: int, waiting: int) -> None:
         """Send an idle robot that blocks another to a free node off the other's route."""
@@ -214,12 +283,30 @@ class FleetManager:
         state[self.traffic.active] = int(RobotState.MOVING)
         state[self.traffic.active & self.traffic.waiting] = int(RobotState.WAITING)
         state[np.isfinite(self.work_until)] = int(RobotState.WORKING)
-        state[self.state == RobotState.FAILED] = int(RobotState.FAILED)
+        if self.batteries is not None:
+            state[self.batteries.charging] = int(RobotState.CHARGING)
+        state[self.failed] = int(RobotState.FAILED)
         self.state = state
         self.time_in_state[np.arange(len(state)), state] += dt
         xy = self.positions()
-        self.distance += np.hypot(*(xy - self._last_xy).T)
+        driven = np.hypot(*(xy - self._last_xy).T)
+        self.distance += driven
         self._last_xy = xy.copy()
+        if self.batteries is not None:
+            busy = (state != RobotState.IDLE) & (state != RobotState.CHARGING)
+            for i in np.flatnonzero(self.batteries.update(dt, driven, busy)).tolist():
+                self._run_empty(i, self.sim.sim_time)
+
+    def _battery_kpis(self) -> dict[str, Any] | None:
+        b = self.batteries
+        if b is None:
+            return None
+        return {
+            "soc_min": float(b.soc.min()) if b.soc.size else None,
+            "soc_mean": float(b.soc.mean()) if b.soc.size else None,
+            "charging_sessions": self.charges,
+            "ran_empty": int(self.failed.sum()),
+        }
 
     def kpis(self) -> dict[str, Any]:
         """The fleet's numbers so far: tasks, throughput, cycle times, waiting, distance,
@@ -254,6 +341,7 @@ class FleetManager:
             "time_in_state_s": dict(
                 zip(STATES, self.time_in_state.sum(axis=0).tolist(), strict=True)
             ),
+            "battery": self._battery_kpis(),
             "deadlocks": len(self.traffic.deadlocks),
             "deadlocks_unresolved": sum(not d.resolved for d in self.traffic.deadlocks),
             "collisions": counts,

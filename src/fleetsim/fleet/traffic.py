@@ -131,6 +131,19 @@ class TrafficControl:
         self._drive(i)
         return self.routes[i]
 
+    def halt(self, i: int) -> None:
+        """Robot i stops for good where it is (out of battery, broken down): it keeps the
+        nodes it holds, so no one drives into it."""
+        route = self.routes[i]
+        held = route[int(self.tail[i]) : int(self.head[i]) + 1]
+        self.routes[i] = held
+        self.last[i] = len(held) - 1
+        self.tail[i], self.head[i], self.next[i] = 0, len(held) - 1, len(held)
+        self.active[i] = False
+        self._wait(i, -1)
+        self._resume.pop(i, None)
+        self._refresh_xy(i)
+
     @property
     def waiting(self) -> np.ndarray:
         """Which robots are refused the node they need next, shape (R,)."""

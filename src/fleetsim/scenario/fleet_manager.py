@@ -12,6 +12,8 @@
                                        # nodes flagged pickup / dropoff when left out
             file: orders.csv           # or .json, relative to the scenario file
           robots: [amr_0, amr_1]       # default: every robot of the scenario
+          battery: {initial: 1.0, low: 0.2, resume: 0.9}   # off unless given; robots charge
+                                       # at nodes flagged charger (see BatteryParams)
 
 Tasks from a list or a file are checked against the site before the run starts.
 """
@@ -24,7 +26,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fleetsim.errors import ConfigError
-from fleetsim.fleet import FleetManager, Task, poisson_tasks, task_list, tasks_from_file
+from fleetsim.fleet import (
+    BatteryParams,
+    FleetManager,
+    Task,
+    poisson_tasks,
+    task_list,
+    tasks_from_file,
+)
 from fleetsim.fleet.tasks import check_tasks
 from fleetsim.scenario.plugins import Plugin, import_object, register_plugin
 from fleetsim.scenario.schema import NonNegative, Positive
@@ -43,6 +52,18 @@ class PoissonSpec(_Strict):
     """Drop-off nodes (default: the nodes flagged `dropoff`)."""
     until: Positive | None = None
     """No orders after this simulated time (s)."""
+
+
+class BatterySpec(_Strict):
+    """Batteries (off unless given): fractions of a full charge; see `BatteryParams`."""
+
+    initial: float = Field(1.0, ge=0, le=1)
+    drain_per_m: NonNegative = 0.00015
+    drain_per_s: NonNegative = 0.00003
+    drain_idle_per_s: NonNegative = 0.00001
+    charge_per_s: Positive = 0.0004
+    low: float = Field(0.2, ge=0, le=1)
+    resume: float = Field(0.9, ge=0, le=1)
 
 
 class TasksSpec(_Strict):
@@ -67,6 +88,7 @@ class FleetManagerPlugin(Plugin):
         pick_time: NonNegative = 5.0
         drop_time: NonNegative = 5.0
         robots: list[str] | None = None
+        battery: BatterySpec | None = None
 
     manager: FleetManager | None = None
 
@@ -81,8 +103,9 @@ class FleetManagerPlugin(Plugin):
         assignment: Any = p.assignment
         if ":" in assignment or "." in assignment:
             assignment = import_object(assignment, scene.folder, "assignment policy")()
+        battery = BatteryParams(**p.battery.model_dump()) if p.battery is not None else None
         self.manager = FleetManager(
-            sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time
+            sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time, battery=battery
         ).attach()
 
     def _tasks(self) -> Iterable[Task]:
