@@ -3,6 +3,8 @@ the summary shows the fleet's KPIs, and bad tasks are named before anything runs
 
 from __future__ import annotations
 
+import csv
+import json
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +82,42 @@ def test_batteries_in_a_scenario_need_chargers(tmp_path: Path) -> None:
                                    "battery": {"initial": 1.5}})  # fmt: skip
     result = fleetsim("validate", str(bad))
     assert result.returncode == 2 and "battery.initial" in result.stderr
+
+
+def test_results_files(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    (tmp_path / "orders.csv").write_text(
+        "id,pickup,dropoff,release_time\n"
+        + "".join(f"o{k},n0_{k % 6},n3_{(k + 3) % 6},{k * 10}\n" for k in range(5))
+    )
+    path = site_scenario(tmp_path, {"tasks": {"file": "orders.csv"}, "pick_time": 2})
+    out = tmp_path / "out" / "results.json"
+    result = fleetsim("run", str(path), "--duration", "150", "--output", str(out))
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text())
+    assert doc["metadata"]["scenario"] == "fleet" and doc["metadata"]["seed"] == 2
+    assert doc["metadata"]["fleetsim_version"] and doc["kpis"]["tasks_completed"] == 5
+    assert doc["summary"]["cycle_time_s.p50"] == doc["kpis"]["cycle_time_s"]["p50"]
+    assert [r["robot"] for r in doc["robots"]] == ["amr_0", "amr_1", "amr_2", "amr_3"]
+    assert sum(r["tasks_done"] for r in doc["robots"]) == 5
+    assert all(t["status"] == "done" and t["done_at"] > t["released_at"] for t in doc["tasks"])
+    total = sum(doc["robots"][0][f"{s}_s"] for s in ("idle", "moving", "waiting", "working"))
+    assert abs(total - 150) < 0.2  # each robot's state times add up to the run
+
+    csv_out = tmp_path / "results.csv"
+    assert fleetsim("run", str(path), "--duration", "150", "--output", str(csv_out)).returncode == 0
+    tasks = list(csv.DictReader((tmp_path / "results.tasks.csv").open()))
+    assert [t["task"] for t in tasks] == [f"o{k}" for k in range(5)]
+    run_row = next(csv.DictReader(csv_out.open()))
+    assert run_row["tasks_completed"] == "5" and run_row["scenario"] == "fleet"
+
+    pq_out = tmp_path / "results.parquet"
+    assert fleetsim("run", str(path), "--duration", "150", "--output", str(pq_out)).returncode == 0
+    table = pq.read_table(tmp_path / "results.tasks.parquet")
+    assert table.num_rows == 5 and table.column("status").to_pylist() == ["done"] * 5
+    meta = json.loads(pq.read_table(pq_out).schema.metadata[b"fleetsim"])
+    assert meta["scenario"] == "fleet"
+
+    bad = fleetsim("run", str(path), "--output", str(tmp_path / "results.xlsx"))
+    assert bad.returncode == 2 and "use a .json, .csv or .parquet file name" in bad.stderr

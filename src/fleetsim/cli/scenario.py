@@ -27,6 +27,7 @@ from fleetsim.logs import native_stdout_parked
 from fleetsim.models import ModelNotAvailableError
 from fleetsim.scenario import build, bundled_scenarios, json_schema, load_scenario
 from fleetsim.scenario.builder import DEFAULT_MAX_BODIES, body_counts
+from fleetsim.scenario.results import FORMATS, write_results
 from fleetsim.scenario.runner import RunSummary, StopSignal, run_scenario
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
@@ -91,6 +92,12 @@ def run(
         help="Exit 1 if any of these happened (comma-separated): "
         "collisions, robot-collisions (robot-robot only), failed-actions.",
     ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        help="Write the run's results: metadata, KPIs, per-robot and per-task tables "
+        "(.json, .csv or .parquet).",
+    ),
 ) -> None:
     """Run a scenario with a progress bar, then print a summary.
 
@@ -98,11 +105,19 @@ def run(
     number when stopped by Ctrl-C (130), SIGTERM (143) or SIGHUP (129), after the summary.
     """
     conditions = _parse_fail_on(fail_on)
+    if output is not None and output.suffix.lower() not in FORMATS:
+        raise exit_for(ConfigError(f"--output {output}: use a .json, .csv or .parquet file name"))
     _handle_stop_signals()
     # PyBullet's window threads print to the C stdout at any time: park it for a GUI run.
     with native_stdout_parked() if gui else contextlib.nullcontext():
-        summary = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies)
+        summary, meta = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies)
     _print_summary(summary)
+    if output is not None:
+        try:
+            files = write_results(output, summary, meta)
+        except (FleetSimError, OSError) as exc:
+            raise exit_for(ConfigError(f"--output {output}: {exc}")) from None
+        typer.echo(f"results: {', '.join(str(f) for f in files)}")
     if summary.stopped_by is not None:
         raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
     broken = _broken_conditions(summary, conditions)
@@ -119,7 +134,7 @@ def _build_and_run(
     duration: float | None,
     seed: int | None,
     max_bodies: int,
-) -> RunSummary:
+) -> tuple[RunSummary, dict[str, Any]]:
     console = Console(stderr=True)
     started = time.perf_counter()
     try:
@@ -156,7 +171,13 @@ def _build_and_run(
             f"stopped by {_signal_label(summary.stopped_by)}" if summary.interrupted else "done"
         )
         bar.update(task, completed=summary.sim_time, status=status)
-    return summary
+    meta = {
+        "scenario": loaded.scenario.name,
+        "scenario_file": str(loaded.path),
+        "seed": built.sim.params.seed,
+        "overrides": list(overrides),
+    }
+    return summary, meta
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -22,20 +21,10 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
 from fleetsim.fleet.battery import Batteries, BatteryParams
+from fleetsim.fleet.kpis import fleet_kpis, fleet_tables
+from fleetsim.fleet.states import RobotState
 from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
 from fleetsim.fleet.traffic import TrafficControl
-
-
-class RobotState(IntEnum):
-    IDLE = 0
-    MOVING = 1
-    WAITING = 2
-    WORKING = 3
-    CHARGING = 4
-    FAILED = 5
-
-
-STATES = [s.name.lower() for s in RobotState]
 
 
 class FleetManager:
@@ -297,52 +286,10 @@ class FleetManager:
             for i in np.flatnonzero(self.batteries.update(dt, driven, busy)).tolist():
                 self._run_empty(i, self.sim.sim_time)
 
-    def _battery_kpis(self) -> dict[str, Any] | None:
-        b = self.batteries
-        if b is None:
-            return None
-        return {
-            "soc_min": float(b.soc.min()) if b.soc.size else None,
-            "soc_mean": float(b.soc.mean()) if b.soc.size else None,
-            "charging_sessions": self.charges,
-            "ran_empty": int(self.failed.sum()),
-        }
-
     def kpis(self) -> dict[str, Any]:
-        """The fleet's numbers so far: tasks, throughput, cycle times, waiting, distance,
-        utilisation, deadlocks and collisions by kind."""
-        now = self.sim.sim_time
-        done = [t for t in self.tasks if t.status is TaskStatus.DONE]
-        cycles = np.array([t.cycle_time for t in done], dtype=np.float64)
-        total = self.time_in_state.sum(axis=1)
-        busy = total - self.time_in_state[:, RobotState.IDLE]
-        counts = dict(self.sim.collision_counts)
+        """The fleet's numbers so far (see `fleetsim.fleet.kpis.fleet_kpis`)."""
+        return fleet_kpis(self)
 
-        def pct(q: float) -> float | None:
-            return float(np.percentile(cycles, q)) if cycles.size else None
-
-        return {
-            "sim_time_s": now,
-            "robots": len(self.robots),
-            "tasks_released": len(self.tasks),
-            "tasks_completed": len(done),
-            "tasks_failed": sum(t.status is TaskStatus.FAILED for t in self.tasks),
-            "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
-            "cycle_time_s": {
-                "mean": float(cycles.mean()) if cycles.size else None,
-                "p50": pct(50),
-                "p95": pct(95),
-                "max": float(cycles.max()) if cycles.size else None,
-            },
-            "waiting_time_s": float(self.time_in_state[:, RobotState.WAITING].sum()),
-            "distance_m": float(self.distance.sum()),
-            "distance_per_robot_m": float(self.distance.mean()) if len(self.robots) else 0.0,
-            "utilisation": float(busy.sum() / total.sum()) if total.sum() > 0 else 0.0,
-            "time_in_state_s": dict(
-                zip(STATES, self.time_in_state.sum(axis=0).tolist(), strict=True)
-            ),
-            "battery": self._battery_kpis(),
-            "deadlocks": len(self.traffic.deadlocks),
-            "deadlocks_unresolved": sum(not d.resolved for d in self.traffic.deadlocks),
-            "collisions": counts,
-        }
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """Per-robot and per-task rows (see `fleetsim.fleet.kpis.fleet_tables`)."""
+        return fleet_tables(self)

@@ -135,3 +135,6 @@ class FleetManagerPlugin(Plugin):
 
     def kpis(self) -> dict[str, Any]:
         return self.manager.kpis() if self.manager is not None else {}
+
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        return self.manager.tables() if self.manager is not None else {}

@@ -40,6 +40,7 @@ class RunSummary:
     collisions_by_kind: dict[str, int] = field(default_factory=dict)
     failure_reasons: dict[str, int] = field(default_factory=dict)
     kpis: dict[str, Any] = field(default_factory=dict)  # from plugins with kpis() (fleets)
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # robots, tasks
 
     @property
     def interrupted(self) -> bool:
@@ -106,17 +107,18 @@ def run_scenario(
         build_time=build_time,
         collisions_by_kind=sim.collision_counts,
         failure_reasons=dict(sim.actions.failure_reasons.most_common()),
-        kpis=_kpis(plugins),
+        kpis=_collect(plugins, "kpis"),
+        tables=_collect(plugins, "tables"),
     )
 
 
-def _kpis(plugins: list[Plugin]) -> dict[str, Any]:
-    """The KPIs of plugins that keep them (the fleet manager)."""
+def _collect(plugins: list[Plugin], method: str) -> dict[str, Any]:
+    """What plugins that keep results (the fleet manager's `kpis`, `tables`) report."""
     out: dict[str, Any] = {}
     for plugin in plugins:
-        kpis = getattr(plugin, "kpis", None)
-        if callable(kpis):
-            out.update(kpis())
+        report = getattr(plugin, method, None)
+        if callable(report):
+            out.update(report())
     return out
 
 

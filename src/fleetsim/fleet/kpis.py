@@ -1,0 +1,105 @@
+"""A fleet's numbers: KPIs at the end of (or during) a run, and per-robot and per-task rows."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fleetsim.fleet.states import STATES, RobotState
+from fleetsim.fleet.tasks import TaskStatus
+
+if TYPE_CHECKING:
+    from fleetsim.fleet.manager import FleetManager
+
+
+def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
+    """Tasks, throughput, cycle times, waiting, distance, utilisation, batteries, deadlocks
+    and collisions by kind, so far."""
+    now = fleet.sim.sim_time
+    done = [t for t in fleet.tasks if t.status is TaskStatus.DONE]
+    cycles = np.array([t.cycle_time for t in done], dtype=np.float64)
+    total = fleet.time_in_state.sum(axis=1)
+    busy = total - fleet.time_in_state[:, RobotState.IDLE]
+
+    def stat(f: Any) -> float | None:
+        return float(f(cycles)) if cycles.size else None
+
+    return {
+        "sim_time_s": now,
+        "robots": len(fleet.robots),
+        "tasks_released": len(fleet.tasks),
+        "tasks_completed": len(done),
+        "tasks_failed": sum(t.status is TaskStatus.FAILED for t in fleet.tasks),
+        "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
+        "cycle_time_s": {
+            "mean": stat(np.mean),
+            "p50": stat(lambda c: np.percentile(c, 50)),
+            "p95": stat(lambda c: np.percentile(c, 95)),
+            "max": stat(np.max),
+        },
+        "waiting_time_s": float(fleet.time_in_state[:, RobotState.WAITING].sum()),
+        "distance_m": float(fleet.distance.sum()),
+        "distance_per_robot_m": float(fleet.distance.mean()) if len(fleet.robots) else 0.0,
+        "utilisation": float(busy.sum() / total.sum()) if total.sum() > 0 else 0.0,
+        "time_in_state_s": dict(zip(STATES, fleet.time_in_state.sum(axis=0).tolist(), strict=True)),
+        "battery": _battery(fleet),
+        "deadlocks": len(fleet.traffic.deadlocks),
+        "deadlocks_unresolved": sum(not d.resolved for d in fleet.traffic.deadlocks),
+        "collisions": dict(fleet.sim.collision_counts),
+    }
+
+
+def _battery(fleet: FleetManager) -> dict[str, Any] | None:
+    b = fleet.batteries
+    if b is None:
+        return None
+    return {
+        "soc_min": float(b.soc.min()) if b.soc.size else None,
+        "soc_mean": float(b.soc.mean()) if b.soc.size else None,
+        "charging_sessions": fleet.charges,
+        "ran_empty": int(fleet.failed.sum()),
+    }
+
+
+def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
+    """One row per robot (distance, time in each state, tasks done, battery) and one per task
+    (places, status, robot, life cycle times, cycle time, lateness, failure reason)."""
+    soc = fleet.batteries.soc if fleet.batteries is not None else None
+    done_by: dict[str | None, int] = {}
+    for t in fleet.tasks:
+        if t.status is TaskStatus.DONE:
+            done_by[t.robot] = done_by.get(t.robot, 0) + 1
+    robots = []
+    for i, robot in enumerate(fleet.robots):
+        times = dict(zip(STATES, fleet.time_in_state[i].tolist(), strict=True))
+        robots.append(
+            {
+                "robot": robot.name,
+                "state": STATES[int(fleet.state[i])],
+                "distance_m": float(fleet.distance[i]),
+                **{f"{name}_s": t for name, t in times.items()},
+                "tasks_done": done_by.get(robot.name, 0),
+                "battery": float(soc[i]) if soc is not None else None,
+            }
+        )
+    stamps = [s.value for s in TaskStatus if s is not TaskStatus.WAITING]
+    tasks = [
+        {
+            "task": t.id,
+            "kind": t.kind,
+            "places": " > ".join(t.places),
+            "priority": t.priority,
+            "status": t.status.value,
+            "robot": t.robot,
+            "release_time": t.release_time,
+            **{f"{name}_at": t.times.get(name) for name in stamps},
+            "cycle_time_s": t.cycle_time,
+            "deadline": t.deadline,
+            "late": t.deadline is not None and t.times.get("done", math.inf) > t.deadline,
+            "reason": t.reason,
+        }
+        for t in fleet.tasks
+    ]
+    return {"robots": robots, "tasks": tasks}
