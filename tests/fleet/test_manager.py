@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
+from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose, SimObject
 from fleetsim.fleet import (
     BatteryParams,
     FleetManager,
@@ -236,3 +236,17 @@ def test_batteries_need_reachable_chargers(sim: MultiRobotSimulationCore) -> Non
         robot = Agent.from_urdf("mobile_robot", Pose(), sim_core=other, name="lonely")
         with pytest.raises(ConfigError, match="lonely \\(at node 'a'\\) has no route to a charger"):
             FleetManager(other, [robot], [], battery=BatteryParams())
+
+
+def test_collisions_are_recorded_with_time_kind_and_place(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    (box,) = SimObject.static_boxes([[9.0, 0.0, 0.5]], [[0.3, 0.3, 0.5]], [0.0], sim_core=sim)
+    robots = fleet_of(sim, "n0_0")
+    manager = FleetManager(sim, robots, [Task("through", ("n0_5",), kind="visit")])
+    run_until_done(sim, manager, 1)
+    (hit,) = manager.collisions  # the robot drove through a box left on its lane
+    assert hit["kind"] == "robot-structure" and {hit["a"], hit["b"]} == {"amr0", box.name}
+    assert 7.5 < hit["x"] < 9.0 and abs(hit["y"]) < 0.1 and 5 < hit["time"] < 15
+    assert manager.tables()["collisions"] == [hit]
+    assert manager.kpis()["collisions"]["robot-structure"] == 1

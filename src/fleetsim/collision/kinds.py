@@ -38,6 +38,12 @@ def roles(bodies: BodyTable, rows: np.ndarray) -> np.ndarray:
     return role
 
 
+def pair_kinds(bodies: BodyTable, rows_a: np.ndarray, rows_b: np.ndarray) -> list[str]:
+    """The kind (one of `PAIR_KINDS`) of each row pair."""
+    kinds = _TABLE[roles(bodies, rows_a), roles(bodies, rows_b)]
+    return [PAIR_KINDS[k] for k in kinds.tolist()]
+
+
 def pair_kind_counts(bodies: BodyTable, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
     """How many of the row pairs fall in each of `PAIR_KINDS`, shape (len(PAIR_KINDS),)."""
     kinds = _TABLE[roles(bodies, rows_a), roles(bodies, rows_b)]

@@ -64,8 +64,9 @@ def _battery(fleet: FleetManager) -> dict[str, Any] | None:
 
 
 def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
-    """One row per robot (distance, time in each state, tasks done, battery) and one per task
-    (places, status, robot, life cycle times, cycle time, lateness, failure reason)."""
+    """One row per robot (distance, time in each state, tasks done, battery), one per task
+    (places, status, robot, life cycle times, cycle time, lateness, failure reason) and one per
+    collision (time, kind, the two bodies, where)."""
     soc = fleet.batteries.soc if fleet.batteries is not None else None
     done_by: dict[str | None, int] = {}
     for t in fleet.tasks:
@@ -102,4 +103,4 @@ def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
         }
         for t in fleet.tasks
     ]
-    return {"robots": robots, "tasks": tasks}
+    return {"robots": robots, "tasks": tasks, "collisions": list(fleet.collisions)}

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.agents import Agent
+from fleetsim.collision.kinds import pair_kinds
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
@@ -68,6 +69,8 @@ class FleetManager:
         self.to_charger = np.full(r, -1, dtype=np.int64)  # the charger a robot is bound for
         self.charges = 0  # charging sessions started
         self.batteries = Batteries(battery, r) if battery is not None else None
+        self.collisions: list[dict[str, Any]] = []  # time, kind, bodies and place of each
+        sim.on("collision_started", self._on_collision)
         if self.batteries is not None:
             self._check_chargers()
 
@@ -266,6 +269,21 @@ class FleetManager:
             frontier = nxt
 
     # -- bookkeeping --------------------------------------------------------------------------
+
+    def _on_collision(self, a: Any, b: Any) -> None:
+        """Record when, where and between what (robots only see these in a bad run)."""
+        if a is None or b is None:
+            return
+        bodies = self.sim.world.bodies
+        try:
+            rows = bodies.rows([a.handle, b.handle])
+        except (KeyError, IndexError, ValueError):
+            return  # removed in the same step
+        (kind,) = pair_kinds(bodies, rows[:1], rows[1:])
+        x, y = bodies["pos"][rows, :2].mean(axis=0).tolist()
+        self.collisions.append(
+            {"time": self.sim.sim_time, "kind": kind, "a": a.name, "b": b.name, "x": x, "y": y}
+        )
 
     def _account(self, dt: float) -> None:
         state = np.full(len(self.robots), int(RobotState.IDLE))
