@@ -12,6 +12,7 @@ import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose, SimObject
 from fleetsim.fleet import (
+    STATES,
     BatteryParams,
     FleetManager,
     RobotState,
@@ -250,3 +251,17 @@ def test_collisions_are_recorded_with_time_kind_and_place(
     assert 7.5 < hit["x"] < 9.0 and abs(hit["y"]) < 0.1 and 5 < hit["time"] < 15
     assert manager.tables()["collisions"] == [hit]
     assert manager.kpis()["collisions"]["robot-structure"] == 1
+
+
+def test_kpi_time_series(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n1_0", "n1_2", "n1_4", "n2_1")
+    manager = FleetManager(sim, robots, deliveries(12), series_every=20.0).attach()
+    for _ in range(1001):  # 100 s, and the step that samples it
+        sim.step_once()
+    series = manager.series
+    assert [row["time"] for row in series] == pytest.approx([20, 40, 60, 80, 100], abs=0.11)
+    done = [row["tasks_completed"] for row in series]
+    assert done == sorted(done) and done[-1] == manager.kpis()["tasks_completed"] > 0
+    for row in series:  # every robot is in exactly one state at each sample
+        assert sum(row[f"robots_{s}"] for s in STATES) == 4
+    assert manager.tables()["series"] == series

@@ -103,4 +103,30 @@ def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
         }
         for t in fleet.tasks
     ]
-    return {"robots": robots, "tasks": tasks, "collisions": list(fleet.collisions)}
+    return {
+        "robots": robots,
+        "tasks": tasks,
+        "collisions": list(fleet.collisions),
+        "series": list(fleet.series),
+    }
+
+
+def series_row(fleet: FleetManager) -> dict[str, Any]:
+    """A snapshot for the KPI time series: counts so far and robots in each state now."""
+    done = [t for t in fleet.tasks if t.status is TaskStatus.DONE]
+    now = fleet.sim.sim_time
+    row: dict[str, Any] = {
+        "time": now,
+        "tasks_released": len(fleet.tasks),
+        "tasks_completed": len(done),
+        "tasks_failed": sum(t.status is TaskStatus.FAILED for t in fleet.tasks),
+        "queued": len(fleet.queue),
+        "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
+        "deadlocks": len(fleet.traffic.deadlocks),
+        "collisions": len(fleet.collisions),
+    }
+    counts = np.bincount(fleet.state, minlength=len(STATES))
+    row.update({f"robots_{name}": int(n) for name, n in zip(STATES, counts, strict=True)})
+    if fleet.batteries is not None:
+        row["battery_mean"] = float(fleet.batteries.soc.mean()) if len(fleet.robots) else None
+    return row

@@ -22,7 +22,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
 from fleetsim.fleet.battery import Batteries, BatteryParams
-from fleetsim.fleet.kpis import fleet_kpis, fleet_tables
+from fleetsim.fleet.kpis import fleet_kpis, fleet_tables, series_row
 from fleetsim.fleet.states import RobotState
 from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
 from fleetsim.fleet.traffic import TrafficControl
@@ -43,6 +43,7 @@ class FleetManager:
         drop_time: float = 5.0,
         traffic: TrafficControl | None = None,
         battery: BatteryParams | None = None,
+        series_every: float = 60.0,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -70,6 +71,9 @@ class FleetManager:
         self.charges = 0  # charging sessions started
         self.batteries = Batteries(battery, r) if battery is not None else None
         self.collisions: list[dict[str, Any]] = []  # time, kind, bodies and place of each
+        self.series: list[dict[str, Any]] = []  # KPI snapshots every `series_every` seconds
+        self.series_every = float(series_every)
+        self._next_sample = self.series_every
         sim.on("collision_started", self._on_collision)
         if self.batteries is not None:
             self._check_chargers()
@@ -303,6 +307,9 @@ class FleetManager:
             busy = (state != RobotState.IDLE) & (state != RobotState.CHARGING)
             for i in np.flatnonzero(self.batteries.update(dt, driven, busy)).tolist():
                 self._run_empty(i, self.sim.sim_time)
+        if self.sim.sim_time >= self._next_sample - 1e-9:
+            self._next_sample += self.series_every
+            self.series.append(series_row(self))
 
     def kpis(self) -> dict[str, Any]:
         """The fleet's numbers so far (see `fleetsim.fleet.kpis.fleet_kpis`)."""
