@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
+from fleetsim.errors import FleetSimError
 from fleetsim.fleet.traffic import TrafficControl
 from fleetsim.site import Site
 
@@ -203,3 +204,26 @@ def run_one(sim: MultiRobotSimulationCore, traffic: TrafficControl, i: int, step
         if i in arrived:
             return
     raise AssertionError(f"robot {i} did not arrive")
+
+
+def test_a_custom_router_plans_the_routes(sim: MultiRobotSimulationCore) -> None:
+    sim.set_site(Site.from_graph(*RING))
+    graph = sim.site.graph  # type: ignore[union-attr]
+    b = graph.node("b")
+
+    def one_way_round(graph, start, goal, avoid, max_expansions):  # type: ignore[no-untyped-def]
+        """Never through b (say, a lane kept for people)."""
+        return graph.route(start, goal, [*avoid, b], max_expansions).nodes
+
+    (robot,) = robots_at(sim, "a")
+    traffic = TrafficControl(sim, [robot], router=one_way_round)
+    assert traffic.send(0, "c") == [0, 5, 4, 3, 2]
+    run_one(sim, traffic, 0, 900)
+    assert robot.get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
+
+    def wrong(graph, start, goal, avoid, max_expansions):  # type: ignore[no-untyped-def]
+        return [goal]
+
+    broken = TrafficControl(sim, [robot], router=wrong)
+    with pytest.raises(FleetSimError, match="must return nodes from 2 to 0"):
+        broken.send(0, "a")

@@ -231,7 +231,7 @@ class FleetManager:
         """To the nearest charger no other robot holds or is bound for."""
         claimed = set(self.to_charger[self.to_charger >= 0].tolist())
         here = self.positions()[i]
-        free = [c for c in self.chargers if c not in claimed and self.traffic._blocker(i, c) < 0]
+        free = [c for c in self.chargers if c not in claimed and self.traffic.is_free_for(i, c)]
         free.sort(key=lambda c: float(np.hypot(*(self.graph.xy[c] - here))))
         for charger in free:
             try:
@@ -252,7 +252,7 @@ class FleetManager:
         if not self._is_free(idle):
             return
         t = self.traffic
-        keep_clear = set(t.routes[waiting][int(t.tail[waiting]) :])
+        keep_clear = set(t.route_ahead(waiting))
         start = t.node_of(idle)
         frontier, seen = [start], {start}
         for _ in range(6):  # a few lanes away at most
@@ -263,7 +263,7 @@ class FleetManager:
                     if v in seen:
                         continue
                     seen.add(v)
-                    if v not in keep_clear and t._blocker(idle, v) < 0:
+                    if v not in keep_clear and t.is_free_for(idle, v):
                         try:
                             t.send(idle, v)
                         except FleetSimError:

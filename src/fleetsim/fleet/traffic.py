@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -29,6 +30,28 @@ from fleetsim.site import NavGraph, RouteError
 
 NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
 ARRIVED_M = 0.05
+
+
+class Router(Protocol):
+    """Plans the route traffic control drives: node indices from `start` to `goal`, passing
+    none of `avoid`; raises `RouteError` when there is none (or none within `max_expansions`
+    nodes searched, when given)."""
+
+    def __call__(
+        self,
+        graph: NavGraph,
+        start: int,
+        goal: int,
+        avoid: Sequence[int],
+        max_expansions: int | None,
+    ) -> Sequence[int]: ...
+
+
+def shortest_route(
+    graph: NavGraph, start: int, goal: int, avoid: Sequence[int], max_expansions: int | None
+) -> Sequence[int]:
+    """The default router: the shortest route along the lanes (A*)."""
+    return graph.route(start, goal, avoid, max_expansions).nodes
 
 
 @dataclass(frozen=True)
@@ -55,11 +78,13 @@ class TrafficControl:
         robots: Sequence[Agent],
         clearance: float | None = None,
         check_period: float = 1.0,
+        router: Router | None = None,
     ) -> None:
         if sim.site is None:
             raise ConfigError("traffic control needs a site: sim.set_site(...) first")
         self.sim, self.robots = sim, list(robots)
         self.graph: NavGraph = sim.site.graph
+        self.router: Router = router if router is not None else shortest_route
         self.handles = sim.handles_of(self.robots)
         self._motion = [robot.motion_handle for robot in self.robots]
         n, r = len(self.graph), len(self.robots)
@@ -117,9 +142,14 @@ class TrafficControl:
         parked = set(self._idle_nodes()) - {kept[-1], goal_node}
         limit = max_expansions
         try:
-            plan = self.graph.route(kept[-1], goal_node, sorted(parked | set(avoid)), limit).nodes
+            plan = self.router(self.graph, kept[-1], goal_node, sorted(parked | set(avoid)), limit)
         except RouteError:
-            plan = self.graph.route(kept[-1], goal_node, avoid, limit).nodes
+            plan = self.router(self.graph, kept[-1], goal_node, list(avoid), limit)
+        if not plan or plan[0] != kept[-1] or plan[-1] != goal_node:
+            raise FleetSimError(
+                f"router {self.router!r:.60} must return nodes from {kept[-1]} to {goal_node}, "
+                f"got {list(plan)[:6]!r}"
+            )
         self.routes[i] = kept + list(plan[1:])
         self.last[i] = len(self.routes[i]) - 1
         self.limits[i] = self._leg_limits(self.routes[i])
@@ -130,6 +160,15 @@ class TrafficControl:
         self._refresh_xy(i)
         self._drive(i)
         return self.routes[i]
+
+    def is_free_for(self, i: int, node: int) -> bool:
+        """Whether robot i could be granted `node` now (no other robot holds it or a node
+        within `clearance` of it)."""
+        return self._blocker(i, node) < 0
+
+    def route_ahead(self, i: int) -> list[int]:
+        """The nodes robot i holds and will drive through, in order."""
+        return self.routes[i][int(self.tail[i]) :]
 
     def halt(self, i: int) -> None:
         """Robot i stops for good where it is (out of battery, broken down): it keeps the
