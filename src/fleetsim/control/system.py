@@ -107,7 +107,13 @@ class MotionSystem:
         body = int(self.agents["body"][self.agents.row(handle)])
         here = self.bodies["pos"][self.bodies.row(body)]
         # The robot's own position starts the first leg: a first waypoint on the way is one too.
-        keep = _corners(np.vstack((here, positions)), np.r_[limits[0], limits])[1:]
+        if n >= 2:
+            points, legs = np.empty((n + 1, 3)), np.empty(n + 1)
+            points[0], points[1:] = here, positions
+            legs[0], legs[1:] = limits[0], limits
+            keep = _corners(points, legs)[1:]
+        else:
+            keep = np.ones(n, dtype=bool)
         path = _Path(
             positions[keep],
             np.asarray(yaws, dtype=np.float64)[keep],
@@ -117,6 +123,31 @@ class MotionSystem:
         )
         self._paths[handle] = path
         self._load_waypoint(handle, path)
+
+    def extend_path(
+        self,
+        handle: int,
+        positions: np.ndarray,
+        yaws: np.ndarray,
+        align: bool,
+        tolerance: float,
+        speed_limits: np.ndarray,
+    ) -> bool:
+        """Append waypoints to the path the agent is driving (traffic control granting more
+        of a route), without disturbing its motion; the old last waypoint becomes one it drives
+        through. Returns False, changing nothing, when it is not driving a path any more."""
+        path = self._paths.get(handle)
+        row = self.agents.row(handle)
+        if path is None or self.agents["state"][row] != int(DriveState.GOAL) or not len(positions):
+            return False
+        was_last = path.index == len(path.positions) - 1
+        path.positions = np.concatenate((path.positions, np.asarray(positions, dtype=np.float64)))
+        path.yaws = np.concatenate((path.yaws, np.asarray(yaws, dtype=np.float64)))
+        path.speed_limits = np.concatenate((path.speed_limits, np.asarray(speed_limits, float)))
+        path.align, path.tolerance = align, tolerance
+        if was_last:  # it was heading for the old end: now it drives through it
+            self._load_waypoint(handle, path)
+        return True
 
     def set_velocity(self, handle: int, vx: float, vy: float, wz: float, until: float) -> None:
         """Follow body-frame velocities until simulated time `until`, then brake to rest."""
@@ -350,13 +381,15 @@ def _corners(positions: np.ndarray, limits: np.ndarray) -> np.ndarray:
     keep = np.ones(len(positions), dtype=bool)
     if len(positions) < 3:
         return keep
-    before = positions[1:-1] - positions[:-2]
-    after = positions[2:] - positions[1:-1]
-    cross = np.linalg.norm(np.cross(before, after), axis=1)
-    scale = np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1)
-    straight = (cross <= 1e-12 * np.maximum(scale, 1e-300)) & (
-        np.einsum("ij,ij->i", before, after) > 0
-    )
+    b = positions[1:-1] - positions[:-2]
+    a = positions[2:] - positions[1:-1]
+    # |b x a| and |b||a| written out: np.cross costs more than the rest of this on short paths
+    cx = b[:, 1] * a[:, 2] - b[:, 2] * a[:, 1]
+    cy = b[:, 2] * a[:, 0] - b[:, 0] * a[:, 2]
+    cz = b[:, 0] * a[:, 1] - b[:, 1] * a[:, 0]
+    cross2 = cx * cx + cy * cy + cz * cz
+    scale2 = (b * b).sum(axis=1) * (a * a).sum(axis=1)
+    straight = (cross2 <= 1e-24 * np.maximum(scale2, 1e-300)) & ((b * a).sum(axis=1) > 0)
     keep[1:-1] = ~(straight & (limits[1:-1] == limits[2:]))
     return keep
 

@@ -50,8 +50,10 @@ class Router(Protocol):
 def shortest_route(
     graph: NavGraph, start: int, goal: int, avoid: Sequence[int], max_expansions: int | None
 ) -> Sequence[int]:
-    """The default router: the shortest route along the lanes (A*)."""
-    return graph.route(start, goal, avoid, max_expansions).nodes
+    """The default router: the shortest route along the lanes (A*). A detour round other
+    robots (`max_expansions` given) is searched greedily: at most 1.5 times the shortest."""
+    weight = 1.0 if max_expansions is None else 1.5
+    return graph.route(start, goal, avoid, max_expansions, weight).nodes
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,7 @@ class TrafficControl:
                 break
             self._free(i, node)
             self.tail[i] += 1
-        grown = False
+        old_head = int(self.head[i])
         while self.head[i] < last:  # nodes ahead
             if math.hypot(*(p - self.graph.xy[route[self.head[i]]])) >= self.lookahead[i]:
                 break
@@ -239,10 +241,9 @@ class TrafficControl:
             self.owner[want] = i
             self.head[i] += 1
             self._wait(i, -1)
-            grown = True
         self._refresh_xy(i)
-        if grown:
-            self._drive(i)
+        if self.head[i] > old_head:
+            self._drive(i, extend_from=old_head)
 
     def _wait(self, i: int, node: int) -> None:
         """Robot i is refused `node` (or, with -1, waits for nothing)."""
@@ -389,13 +390,15 @@ class TrafficControl:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _drive(self, i: int) -> None:
+    def _drive(self, i: int, extend_from: int | None = None) -> None:
         """Give robot i the path through the nodes it holds ahead (arrays straight to the
-        motion tables: this runs whenever a robot gains a node)."""
+        motion tables: this runs whenever a robot gains a node). With `extend_from` (its old
+        last held index), the new nodes are appended to the path it is driving."""
         route, nxt, head = self.routes[i], int(self.next[i]), int(self.head[i])
         if nxt > head:
             return  # standing on its last held node
-        nodes = route[nxt : head + 1]
+        first = nxt if extend_from is None else max(extend_from + 1, nxt)
+        nodes = route[first : head + 1]
         final = head == len(route) - 1
         goal_yaw = float(self.graph.yaw[route[-1]]) if final else math.nan
         align = final and math.isfinite(goal_yaw)
@@ -406,8 +409,14 @@ class TrafficControl:
         yaws = np.zeros(len(nodes))
         if align:
             yaws[-1] = goal_yaw
-        limits = self.limits[i][nxt - 1 : head]
-        self.sim.world.motion.set_path(self._motion[i], positions, yaws, align, ARRIVED_M, limits)
+        limits = self.limits[i][first - 1 : head]
+        motion = self.sim.world.motion
+        if extend_from is not None and first > nxt:
+            if motion.extend_path(self._motion[i], positions, yaws, align, ARRIVED_M, limits):
+                return
+            self._drive(i)  # it had stopped: a fresh path from where it is
+            return
+        motion.set_path(self._motion[i], positions, yaws, align, ARRIVED_M, limits)
 
     def _leg_limits(self, route: list[int]) -> np.ndarray:
         if len(route) < 2:
