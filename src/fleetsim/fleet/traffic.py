@@ -29,6 +29,7 @@ from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.site import NavGraph, RouteError
 
 NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
+DETOUR_NEAR_LANES = 4  # a detour goes round robots within about this many lanes
 ARRIVED_M = 0.05
 
 
@@ -334,19 +335,24 @@ class TrafficControl:
         wanted = [int(self.waiting_on[i]) for i in members]
         taken = np.flatnonzero(self.owner >= 0)
         holder = self.owner[taken]
+        near_m = DETOUR_NEAR_LANES * float(np.median(self.graph.lane_length)) + self.clearance
 
-        def others(i: int, ahead: bool) -> list[int]:
-            """Nodes other robots hold (and, `ahead`, the cycle's other routes)."""
-            around: list[int] = taken[holder != i].tolist()
-            if ahead:
-                around += [n for j in members if j != i for n in self.routes[j][self.tail[j] :]]
-            return around
+        def nearby(i: int) -> list[int]:
+            """Nodes other robots hold near robot i, and the cycle's other routes ahead."""
+            here = self.graph.xy[self.routes[i][int(self.head[i])]]
+            close = np.hypot(*(self.graph.xy[taken] - here).T) < near_m
+            around: list[int] = taken[close & (holder != i)].tolist()
+            return around + [n for j in members if j != i for n in self.route_ahead(j)]
 
-        # Best: round every robot and the cycle's routes (no meeting again); else round every
-        # robot; else one robot steps aside to a free neighbour off the others' routes.
+        def cycle_nodes(i: int) -> list[int]:
+            """Only the nodes the cycle's other robots hold."""
+            return [n for j in members if j != i for n in self._held(j)]
+
+        # Best: round the robots near it and the cycle's routes (not meeting them again); else
+        # round the cycle's robots only; else one robot steps aside to a free neighbour.
         resolved = (
-            any(self._reroute(i, others(i, ahead=True)) for i in members)
-            or any(self._reroute(i, others(i, ahead=False)) for i in members)
+            any(self._reroute(i, nearby(i)) for i in members)
+            or any(self._reroute(i, cycle_nodes(i)) for i in members)
             or any(self._retreat(i, members) for i in members)
         )
         self.deadlocks.append(
