@@ -63,12 +63,49 @@ def run(sim: MultiRobotSimulationCore, traffic: TrafficControl, robots: list[Age
     for _ in range(steps):
         sim.step_once()
         traffic.step()
+        assert_holds(traffic)
         xy = sim.get_poses(handles)[0][:, :2]
         d = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
         closest = min(closest, float(d[~np.eye(len(robots), dtype=bool)].min()))
         if len(arrived) == len(robots):
             return closest
     raise AssertionError(f"only {arrived} arrived; waiting {traffic.waiting_on}")
+
+
+def assert_holds(traffic: TrafficControl) -> None:
+    """The invariant: every robot owns each node from its oldest held to its newest, and no
+    node is owned by a robot that does not hold it."""
+    held = set()
+    for i in range(len(traffic.robots)):
+        for node in traffic.route_ahead(i)[: int(traffic.head[i] - traffic.tail[i]) + 1]:
+            assert traffic.owner[node] == i, (i, node, traffic.owner[node])
+            held.add(node)
+    assert set(np.flatnonzero(traffic.owner >= 0).tolist()) <= held
+
+
+def test_a_route_through_a_node_twice_keeps_it(sim: MultiRobotSimulationCore) -> None:
+    """Lanes shorter than the reservation look-ahead: a robot going out and back holds its
+    start node twice; leaving it the first time must not let it go (a collision, once)."""
+    nodes = [{"name": f"n{k}", "x": 1.6 * k, "y": 0.0} for k in range(4)]
+    lanes = [{"from": f"n{k}", "to": f"n{k + 1}"} for k in range(3)]
+    sim.set_site(Site.from_graph(nodes, lanes))
+
+    def out_and_back(graph, start, goal, avoid, max_expansions):  # type: ignore[no-untyped-def]
+        return [start, start + 1, start] if start == goal else graph.route(start, goal).nodes
+
+    a, b = robots_at(sim, "n0", "n3")
+    traffic = TrafficControl(sim, [a, b], router=out_and_back)
+    traffic.send(0, "n0")  # n0 -> n1 -> n0
+    traffic.send(1, "n0")  # wants to come through: must wait for all of it
+    arrived: list[int] = []
+    traffic.on_arrival = arrived.append
+    for _ in range(600):
+        sim.step_once()
+        traffic.step()
+        assert_holds(traffic)
+        if 0 in arrived:
+            break
+    assert 0 in arrived and sim.collision_counts["robot-robot"] == 0
 
 
 def test_a_crossing_lets_one_robot_through_first(sim: MultiRobotSimulationCore) -> None:

@@ -44,6 +44,7 @@ class FleetManager:
         traffic: TrafficControl | None = None,
         battery: BatteryParams | None = None,
         series_every: float = 60.0,
+        park: bool = True,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -68,6 +69,9 @@ class FleetManager:
         self._callback: int | None = None
         self.failed = np.zeros(r, dtype=bool)
         self.to_charger = np.full(r, -1, dtype=np.int64)  # the charger a robot is bound for
+        self.to_park = np.full(r, -1, dtype=np.int64)  # the parking spot a robot is bound for
+        spots = self.graph.nodes_with("parking_spot") if park else []
+        self.parking = [self.graph.node(n) for n in spots]
         self.charges = 0  # charging sessions started
         self.batteries = Batteries(battery, r) if battery is not None else None
         self.collisions: list[dict[str, Any]] = []  # time, kind, bodies and place of each
@@ -135,6 +139,7 @@ class FleetManager:
                     f"{task.id}: the robot must be idle and the task waiting"
                 )
             self.queue.remove(task)
+            self.to_park[i] = -1
             task.robot = self.robots[i].name
             task.mark(TaskStatus.ASSIGNED, now)
             self.job[i] = task
@@ -151,6 +156,7 @@ class FleetManager:
 
     def _at_place(self, i: int, now: float) -> None:
         task = self.job[i]
+        self.to_park[i] = -1
         if task is None:
             if self.to_charger[i] >= 0 and self.batteries is not None:
                 self.batteries.charging[i] = True
@@ -172,6 +178,7 @@ class FleetManager:
         if int(self.leg[i]) == len(task.places) - 1:
             task.mark(TaskStatus.DONE, now)
             self.job[i] = None
+            self._park(i)
             return
         self.leg[i] += 1
         self._go(i, now)
@@ -184,15 +191,35 @@ class FleetManager:
         self.job[i] = None
 
     def _is_free(self, i: int) -> bool:
-        """No task, not driving, working, charging or failed, and charged enough to work."""
+        """No task, not driving (but for going to park), working, charging or failed, and
+        charged enough to work."""
         return (
             self.job[i] is None
-            and not self.traffic.active[i]
+            and (not self.traffic.active[i] or self.to_park[i] >= 0)
             and self.work_until[i] == math.inf
             and self.to_charger[i] < 0
             and not self.failed[i]
             and (self.batteries is None or self.batteries.soc[i] >= self.batteries.params.low)
         )
+
+    def _park(self, i: int) -> None:
+        """Send a robot that has nothing to do to the nearest free parking spot (off the
+        lanes others use), unless it is on one."""
+        if not self.parking or self.traffic.node_of(i) in self.parking:
+            return
+        claimed = set(self.to_park[self.to_park >= 0].tolist()) | set(
+            self.to_charger[self.to_charger >= 0].tolist()
+        )
+        here = self.graph.xy[self.traffic.node_of(i)]
+        spots = [p for p in self.parking if p not in claimed and self.traffic.is_free_for(i, p)]
+        spots.sort(key=lambda p: float(np.hypot(*(self.graph.xy[p] - here))))
+        for spot in spots[:5]:
+            try:
+                self.traffic.send(i, spot)
+            except FleetSimError:
+                continue
+            self.to_park[i] = spot
+            return
 
     # -- batteries ----------------------------------------------------------------------------
 

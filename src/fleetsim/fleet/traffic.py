@@ -229,7 +229,8 @@ class TrafficControl:
             node = route[self.tail[i]]
             if math.hypot(*(p - self.graph.xy[node])) <= self.clearance:
                 break
-            self._free(i, node)
+            if node not in route[self.tail[i] + 1 : self.head[i] + 1]:  # not held again ahead
+                self._free(i, node)
             self.tail[i] += 1
         old_head = int(self.head[i])
         while self.head[i] < last:  # nodes ahead
@@ -271,7 +272,7 @@ class TrafficControl:
 
     def _arrive(self, i: int) -> None:
         route = self.routes[i]
-        for node in route[int(self.tail[i]) : len(route) - 1]:
+        for node in set(route[int(self.tail[i]) : len(route) - 1]) - {route[-1]}:
             self._free(i, node)
         self.routes[i] = [route[-1]]
         self.last[i] = 0

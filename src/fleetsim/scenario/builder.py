@@ -46,6 +46,7 @@ from fleetsim.scenario.loader import (
 )
 from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin, import_object
 from fleetsim.site import Site
+from fleetsim.site.layouts import site_layout
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
 DEFAULT_MAX_BODIES = 200_000  # a grid count of 10^7 is a typo until the user says otherwise
@@ -239,6 +240,8 @@ class _Builder:
         try:
             if isinstance(spec.graph, s.SiteGraphSpec):
                 site = Site.from_graph(spec.graph.nodes, spec.graph.lanes)
+            elif spec.layout is not None:
+                site = site_layout(dict(spec.layout))
             else:
                 site = Site.from_file(
                     self.base / str(spec.file), spec.format, level=spec.level,
@@ -256,7 +259,7 @@ class _Builder:
         graph, start = site.graph, spec.start
         names = None
         if isinstance(start, s.RandomStartSpec):
-            nodes = site.free_nodes(start.random, self.sim.rng)
+            nodes = site.free_nodes(start.random, self.sim.rng, start.at)
         elif start == "spawn":
             nodes = [graph.node(spawn.node) for spawn in site.spawns]
             names = [spawn.robot_name for spawn in site.spawns]

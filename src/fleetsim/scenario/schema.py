@@ -250,6 +250,8 @@ class RandomStartSpec(Spec):
 
     random: Annotated[int, Field(gt=0)]
     """How many robots (each on its own node)."""
+    at: str | None = None
+    """Only nodes with this flag (parking_spot, charger, ...)."""
 
 
 class RobotSpec(Spec):
@@ -371,11 +373,17 @@ class SiteSpec(Spec):
     """Grid maps: extra characters that mark blocked cells (beyond @, O, T, W)."""
     level: str | None = None
     """Buildings: the level (default: the first)."""
+    layout: dict[str, Any] | None = None
+    """A generated site: {type: warehouse, aisles: 10, ...} (see fleetsim.site.layouts)."""
 
     @model_validator(mode="after")
     def _source(self) -> SiteSpec:
-        if (self.file is None) == (not isinstance(self.graph, SiteGraphSpec)):
-            raise ValueError("give either 'graph' with nodes and lanes, or 'file'")
+        inline = isinstance(self.graph, SiteGraphSpec)
+        if sum((self.file is not None, inline, self.layout is not None)) != 1:
+            raise ValueError(
+                "give one of 'graph' (nodes and lanes), 'file' (a grid map or a building) or "
+                "'layout' (a generated warehouse)"
+            )
         return self
 
 

@@ -94,8 +94,17 @@ class Site:
         return cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
                    source=str(path))  # fmt: skip
 
-    def free_nodes(self, count: int, rng: np.random.Generator) -> list[int]:
-        """`count` different nodes chosen with `rng` (robots started at random places)."""
-        if count > len(self.graph):
-            raise ConfigError(f"{count} robots do not fit on {len(self.graph)} nodes")
-        return sorted(rng.choice(len(self.graph), size=count, replace=False).tolist())
+    def free_nodes(
+        self, count: int, rng: np.random.Generator, flag: str | None = None
+    ) -> list[int]:
+        """`count` different nodes chosen with `rng` (robots started at random places), only
+        among the nodes with `flag` (such as "parking_spot") when given."""
+        pool = (
+            np.arange(len(self.graph))
+            if flag is None
+            else np.array([self.graph.node(n) for n in self.graph.nodes_with(flag)], dtype=int)
+        )
+        if count > len(pool):
+            among = f"nodes flagged {flag}" if flag else "nodes"
+            raise ConfigError(f"{count} robots do not fit on the site's {len(pool)} {among}")
+        return sorted(rng.choice(pool, size=count, replace=False).tolist())
