@@ -145,7 +145,8 @@ def test_a_head_on_deadlock_on_a_ring_is_undone(sim: MultiRobotSimulationCore) -
     assert sim.collision_counts["robot-robot"] == 0
     (deadlock,) = traffic.deadlocks
     assert deadlock.resolved and set(deadlock.robots) == {"r0", "r1"}
-    assert set(deadlock.nodes) == {"b", "c"}  # r0 waited for c, r1 for b
+    # Every ring node is a corridor node: each asks for the whole way, refused at the other's
+    assert set(deadlock.nodes) == {"a", "c"}
     assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
     assert robots[1].get_pose().position[:2] == pytest.approx((0, 0), abs=0.06)
 
@@ -226,7 +227,8 @@ def test_a_robot_blocked_by_an_idle_one_says_so(sim: MultiRobotSimulationCore) -
         sim.step_once()
         traffic.step()
     assert traffic.blocked_by_idle == [(0, 1)] and traffic.waiting_on[0] == 2
-    assert robots[0].get_pose().x == pytest.approx(-3.0, abs=0.06)  # held at w1
+    # w1 only leads on to c (a corridor node): it waits before it, at w2, not inside
+    assert robots[0].get_pose().x == pytest.approx(-6.0, abs=0.06)
     traffic.send(1, "n2")  # the idle robot moves away: r0 carries on
     run(sim, traffic, robots, 600)
     assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
@@ -264,3 +266,25 @@ def test_a_custom_router_plans_the_routes(sim: MultiRobotSimulationCore) -> None
     broken = TrafficControl(sim, [robot], router=wrong)
     with pytest.raises(FleetSimError, match="must return nodes from 2 to 0"):
         broken.send(0, "a")
+
+
+def test_a_dead_end_spur_is_entered_only_when_empty(sim: MultiRobotSimulationCore) -> None:
+    """A station at the end of a two-way spur: a robot bound for it waits before the junction
+    while another leaves it (holding the junction would deadlock them head-on)."""
+    nodes = [{"name": "m0", "x": 0, "y": 0}, {"name": "m1", "x": 3, "y": 0},
+             {"name": "m2", "x": 6, "y": 0}, {"name": "s", "x": 3, "y": 3}]  # fmt: skip
+    one_way = {"bidirectional": False}
+    lanes = [{"from": "m0", "to": "m1", **one_way}, {"from": "m1", "to": "m2", **one_way},
+             {"from": "m1", "to": "s"}]  # fmt: skip
+    sim.set_site(Site.from_graph(nodes, lanes))
+    leaving, coming = robots_at(sim, "s", "m0")
+    traffic = TrafficControl(sim, [leaving, coming])
+    traffic.send(1, "s")  # first: it must not take m1 while the spur is occupied
+    for _ in range(5):
+        sim.step_once()
+        traffic.step()
+    assert traffic.owner[1] == -1 and traffic.waiting_on[1] == 3  # waits at m0 for s
+    traffic.send(0, "m2")
+    run(sim, traffic, [leaving, coming], 600)
+    assert traffic.deadlocks == [] and sim.collision_counts["robot-robot"] == 0
+    assert coming.get_pose().position[:2] == pytest.approx((3, 3), abs=0.06)

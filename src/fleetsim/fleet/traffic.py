@@ -97,6 +97,10 @@ class TrafficControl:
         self.owner = np.full(n, -1, dtype=np.int64)
         self.routes: list[list[int]] = [[] for _ in range(r)]
         self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
+        self.two_way: list[list[bool]] = [[] for _ in range(r)]
+        g = self.graph
+        pairs = np.unique(np.sort(np.column_stack((g.lane_from, g.lane_to)), axis=1), axis=0)
+        self.degree = np.bincount(pairs.ravel(), minlength=n)  # distinct neighbours
         self.tail = np.zeros(r, dtype=np.int64)  # oldest held route index
         self.head = np.zeros(r, dtype=np.int64)  # newest held route index
         self.last = np.zeros(r, dtype=np.int64)  # the goal's route index
@@ -155,7 +159,7 @@ class TrafficControl:
             )
         self.routes[i] = kept + list(plan[1:])
         self.last[i] = len(self.routes[i]) - 1
-        self.limits[i] = self._leg_limits(self.routes[i])
+        self._legs_of(i)
         self.next[i] -= start
         self.tail[i], self.head[i] = tail - start, head - start
         self.active[i] = True
@@ -181,6 +185,7 @@ class TrafficControl:
         self.routes[i] = held
         self.last[i] = len(held) - 1
         self.tail[i], self.head[i], self.next[i] = 0, len(held) - 1, len(held)
+        self._legs_of(i)
         self.active[i] = False
         self._wait(i, -1)
         self._resume.pop(i, None)
@@ -236,16 +241,32 @@ class TrafficControl:
         while self.head[i] < last:  # nodes ahead
             if math.hypot(*(p - self.graph.xy[route[self.head[i]]])) >= self.lookahead[i]:
                 break
-            want = route[self.head[i] + 1]
-            if self._blocker(i, want) >= 0:
-                self._wait(i, want)
+            group = self._stretch(i, int(self.head[i]) + 1)
+            refused = next((n for n in group if self._blocker(i, n) >= 0), -1)
+            if refused >= 0:
+                self._wait(i, refused)
                 break
-            self.owner[want] = i
-            self.head[i] += 1
+            for want in group:
+                self.owner[want] = i
+            self.head[i] += len(group)
             self._wait(i, -1)
         self._refresh_xy(i)
         if self.head[i] > old_head:
             self._drive(i, extend_from=old_head)
+
+    def _stretch(self, i: int, k: int) -> list[int]:
+        """The nodes robot i must hold together from route index k: a two-way corridor or a
+        dead-end spur (nodes with two neighbours or one) is taken whole, with the junction
+        beyond it, so two robots never meet head-on inside one."""
+        route, last = self.routes[i], int(self.last[i])
+        group = [route[k]]
+        while k < last and self.two_way[i][k]:
+            here, ahead = route[k], route[k + 1]
+            if self.degree[here] > 2 and self.degree[ahead] > 2:
+                break
+            group.append(ahead)
+            k += 1
+        return group
 
     def _wait(self, i: int, node: int) -> None:
         """Robot i is refused `node` (or, with -1, waits for nothing)."""
@@ -276,7 +297,7 @@ class TrafficControl:
             self._free(i, node)
         self.routes[i] = [route[-1]]
         self.last[i] = 0
-        self.limits[i] = np.empty(0)
+        self._legs_of(i)
         self.tail[i] = self.head[i] = 0
         self.next[i] = 1
         self.active[i] = False
@@ -425,11 +446,15 @@ class TrafficControl:
             return
         motion.set_path(self._motion[i], positions, yaws, align, ARRIVED_M, limits)
 
-    def _leg_limits(self, route: list[int]) -> np.ndarray:
+    def _legs_of(self, i: int) -> None:
+        """Speed limit and two-way flag of each leg of robot i's route."""
+        route = self.routes[i]
         if len(route) < 2:
-            return np.empty(0)
+            self.limits[i], self.two_way[i] = np.empty(0), []
+            return
         legs = self.graph._legs(np.array(route, dtype=np.int64))
-        return np.asarray(self.graph.speed_limit[legs], dtype=np.float64)
+        self.limits[i] = np.asarray(self.graph.speed_limit[legs], dtype=np.float64)
+        self.two_way[i] = self.graph.bidirectional[legs].tolist()
 
     def _refresh_xy(self, i: int) -> None:
         route, xy = self.routes[i], self.graph.xy

@@ -38,6 +38,7 @@ class WarehouseLayout:
     parking_rows: int = 3  # parking spots under each bottom cross-lane node (first: chargers)
     spur: float = 2.5  # length of the lanes out to stations and between parking rows
     speed_limit: float = math.inf  # on every lane (m/s)
+    one_way: bool = True  # aisles alternate up and down; bottom lane runs right, top left
 
     def check(self) -> None:
         if not (isinstance(self.aisles, int) and self.aisles >= 1):
@@ -76,8 +77,8 @@ def warehouse_layout(**numbers: Any) -> Site:
         nodes.append({"name": name, "x": round(x, 6), "y": round(y, 6), **flags})
         return name
 
-    def lane(a: str, b: str) -> None:
-        lanes.append({"from": a, "to": b, **_limit(w.speed_limit)})
+    def lane(a: str, b: str, one_way: bool = False) -> None:
+        lanes.append({"from": a, "to": b, "bidirectional": not one_way, **_limit(w.speed_limit)})
 
     steps = max(1, round(w.aisle_length / w.node_spacing))
     length = steps * w.node_spacing
@@ -85,16 +86,24 @@ def warehouse_layout(**numbers: Any) -> Site:
     xs = [k * w.pitch / 2 for k in range(2 * w.aisles - 1)]
     for row, y in (("bottom", 0.0), ("top", length)):
         names = [node(f"{row}_{k}", x, y) for k, x in enumerate(xs)]
+        if row == "top" and w.one_way:
+            names.reverse()  # the top lane runs right to left
         for a, b in itertools.pairwise(names):
-            lane(a, b)
+            lane(a, b, one_way=w.one_way)
     for k in range(w.aisles):
         x = k * w.pitch
         chain = [f"bottom_{2 * k}"]
         for j in range(1, steps):
             chain.append(node(f"aisle{k}_{j}", x, j * w.node_spacing, pickup=True))
         chain.append(f"top_{2 * k}")
+        # Circulation: the rightmost aisle goes up, then they alternate; a leftmost aisle that
+        # would go up too stays two-way, so the top lane always has a way down at its end.
+        up = (w.aisles - 1 - k) % 2 == 0
+        directed = w.one_way and w.aisles > 1 and not (k == 0 and up)
+        if directed and not up:
+            chain.reverse()
         for a, b in itertools.pairwise(chain):
-            lane(a, b)
+            lane(a, b, one_way=directed)
     for s in range(w.stations):  # spread along the top, each on a spur
         k = round((s + 0.5) * len(xs) / w.stations - 0.5)
         name = node(f"drop_{s}", xs[k], length + w.spur, dropoff=True, yaw=math.pi / 2)
