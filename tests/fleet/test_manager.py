@@ -265,3 +265,24 @@ def test_kpi_time_series(sim: MultiRobotSimulationCore) -> None:
     for row in series:  # every robot is in exactly one state at each sample
         assert sum(row[f"robots_{s}"] for s in STATES) == 4
     assert manager.tables()["series"] == series
+
+
+def test_robots_park_when_they_have_nothing_to_do() -> None:
+    from fleetsim.site.layouts import warehouse_layout
+
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        site = warehouse_layout(aisles=3, aisle_length=8, stations=1, parking_rows=1)
+        sim.set_site(site)
+        g = site.graph
+        x, y = g.xy[g.node("park_2_1")]
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(float(x), float(y), 0), sim_core=sim)
+        task = Task("t", ("aisle1_2", "drop_0"))
+        manager = FleetManager(sim, [robot], [task], pick_time=1, drop_time=1).attach()
+        for _ in range(1500):
+            sim.step_once()
+            if task.status is TaskStatus.DONE and manager.state[0] == RobotState.IDLE:
+                break
+        assert task.status is TaskStatus.DONE and manager.state[0] == RobotState.IDLE
+        spot = manager.traffic.node_of(0)
+        assert g.names[spot] in g.nodes_with("parking_spot")  # it drove back to park
+        assert robot.get_pose().position[:2] == pytest.approx(g.xy[spot], abs=0.06)

@@ -1,0 +1,83 @@
+"""Generated warehouse sites: what they hold, that every place is reachable in the one-way
+circulation, that racks stay clear of the lanes, and clear errors for bad numbers."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fleetsim import ConfigError
+from fleetsim.site.layouts import site_layout, warehouse_layout
+
+from ..conftest import fleetsim, scenario
+
+
+def test_a_warehouse_has_racks_aisles_stations_and_parking() -> None:
+    site = warehouse_layout(aisles=4, aisle_length=10, node_spacing=2, stations=3, parking_rows=2)
+    g = site.graph
+    assert len(site.obstacles) == 5  # a rack either side of every aisle
+    assert len(g.nodes_with("pickup")) == 4 * 4  # aisle nodes between the cross lanes
+    assert g.nodes_with("dropoff") == ["drop_0", "drop_1", "drop_2"]
+    assert len(g.nodes_with("parking_spot")) == 7 * 2 and len(g.nodes_with("charger")) == 7
+    assert g.xy[g.node("aisle2_3")].tolist() == pytest.approx([2 * 3.2, 6.0])
+
+
+@pytest.mark.parametrize(("aisles", "one_way"), [(1, True), (2, True), (5, True), (4, False)])
+def test_every_node_reaches_every_other(aisles: int, one_way: bool) -> None:
+    g = warehouse_layout(aisles=aisles, aisle_length=8, one_way=one_way).graph
+    for a, b in itertools.product(range(len(g)), repeat=2):
+        if a != b:
+            g.route(a, b)  # raises RouteError if the circulation has a dead end
+    assert (~g.bidirectional).any() == (one_way and aisles > 1)
+
+
+def test_racks_stay_clear_of_every_lane() -> None:
+    site = warehouse_layout(aisles=6)
+    g, o = site.graph, site.obstacles
+    a, b = g.xy[g.lane_from], g.xy[g.lane_to]
+    for centre, half in zip(o.centres, o.half_extents, strict=True):
+        # Distance from each lane segment to the rack's footprint, sampled along the lane.
+        t = np.linspace(0, 1, 41)[:, None, None]
+        points = a[None] + t * (b - a)[None]
+        outside = np.maximum(np.abs(points - centre[:2]) - half[:2], 0.0)
+        gap = np.hypot(outside[..., 0], outside[..., 1]).min()
+        assert gap >= 0.9  # aisle_width 2 m: 1 m from the aisle's centre line to each face
+
+
+def test_bad_numbers_are_named() -> None:
+    with pytest.raises(ConfigError, match="aisles must be a whole number >= 1"):
+        warehouse_layout(aisles=0)
+    with pytest.raises(ConfigError, match="node_spacing must be > 0 m"):
+        warehouse_layout(node_spacing=-1.0)
+    with pytest.raises(ConfigError, match=r"aisle_length 2\.0 m leaves no rack"):
+        warehouse_layout(aisle_length=2.0)
+    with pytest.raises(ConfigError, match=r"unexpected keyword argument 'isles'.*known: aisles"):
+        warehouse_layout(isles=3)
+    with pytest.raises(ConfigError, match="site layout type must be one of warehouse"):
+        site_layout({"type": "hospital"})
+
+
+def test_a_scenario_on_a_generated_warehouse(tmp_path: Path) -> None:
+    path = scenario(tmp_path, """
+        name: gen
+        simulation: {timestep: 0.1, target_rtf: 0, duration: 60, seed: 3,
+                     collision_narrowphase: aabb}
+        site: {layout: {type: warehouse, aisles: 4, aisle_length: 10, stations: 2}}
+        robots:
+          - {name: amr, model: mobile_robot, start: {random: 6, at: parking_spot}}
+        plugins:
+          - type: fleet_manager
+            params: {tasks: {poisson: {rate_per_hour: 20}}, pick_time: 2, drop_time: 2}
+    """)  # fmt: skip
+    result = fleetsim("run", str(path), "--fail-on", "collisions")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "deadlocks         │ 0 (0 unresolved)" in result.stdout
+    crowded = path.read_text().replace("random: 6", "random: 99")
+    path.write_text(crowded)
+    result = fleetsim("validate", str(path))
+    assert result.returncode == 2 and "99 robots do not fit on the site's 21 nodes flagged" in (
+        result.stderr
+    )
