@@ -23,6 +23,7 @@ from ..conftest import fleetsim, scenario
         ("fleet_10k", "20"),
         ("site_warehouse", "20"),
         ("grid_warehouse", "20"),
+        ("fleet_warehouse", "20"),
     ],
 )
 def test_bundled_scenarios_validate_and_run(name: str, duration: str) -> None:

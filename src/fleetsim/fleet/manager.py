@@ -66,6 +66,7 @@ class FleetManager:
         self._last_xy = self.positions().copy()
         self._arrived: list[int] = []
         self.traffic.on_arrival = self._arrived.append
+        self.traffic.on_deadlock = self._unjam
         self._callback: int | None = None
         self.failed = np.zeros(r, dtype=bool)
         self.to_charger = np.full(r, -1, dtype=np.int64)  # the charger a robot is bound for
@@ -202,24 +203,41 @@ class FleetManager:
             and (self.batteries is None or self.batteries.soc[i] >= self.batteries.params.low)
         )
 
-    def _park(self, i: int) -> None:
-        """Send a robot that has nothing to do to the nearest free parking spot (off the
-        lanes others use), unless it is on one."""
-        if not self.parking or self.traffic.node_of(i) in self.parking:
-            return
+    def _park(self, i: int, avoid: set[int] | None = None) -> bool:
+        """Send a robot that has nothing to do to the nearest free parking spot it can reach
+        without passing another robot (off the lanes others use), unless it is on one."""
+        here = self.traffic.node_of(i)
+        if not self.parking or (avoid is None and here in self.parking):
+            return False
         claimed = set(self.to_park[self.to_park >= 0].tolist()) | set(
             self.to_charger[self.to_charger >= 0].tolist()
         )
-        here = self.graph.xy[self.traffic.node_of(i)]
-        spots = [p for p in self.parking if p not in claimed and self.traffic.is_free_for(i, p)]
-        spots.sort(key=lambda p: float(np.hypot(*(self.graph.xy[p] - here))))
+        t = self.traffic
+        others = set(np.flatnonzero((t.owner >= 0) & (t.owner != i)).tolist()) | (avoid or set())
+        xy = self.graph.xy[here]
+        spots = [p for p in self.parking if p not in claimed and p not in others and p != here]
+        spots.sort(key=lambda p: float(np.hypot(*(self.graph.xy[p] - xy))))
         for spot in spots[:5]:
             try:
-                self.traffic.send(i, spot)
+                t.send(i, spot, avoid=sorted(others))
             except FleetSimError:
                 continue
             self.to_park[i] = spot
-            return
+            return True
+        return False
+
+    def _unjam(self, members: list[int]) -> bool:
+        """A deadlock traffic control could not undo: a robot of it with no task (parking or
+        making way) takes another parking spot, round the others."""
+        t = self.traffic
+        blocked = {n for j in members for n in t.route_ahead(j)[: int(t.head[j] - t.tail[j]) + 1]}
+        blocked |= {int(t.waiting_on[j]) for j in members if t.waiting_on[j] >= 0}
+        for i in members:
+            if self.job[i] is None and self.to_charger[i] < 0:
+                mine = set(t.route_ahead(i)[: int(t.head[i] - t.tail[i]) + 1])
+                if self._park(i, avoid=blocked - mine):
+                    return True
+        return False
 
     # -- batteries ----------------------------------------------------------------------------
 

@@ -118,6 +118,9 @@ class TrafficControl:
         self.lookahead = v * v / (2 * acc) + 2 * v * sim.params.timestep + self.clearance
         self.deadlocks: list[Deadlock] = []
         self.on_arrival: Callable[[int], None] | None = None
+        # Last resort for a deadlock nothing here undoes: the fleet manager may give one of the
+        # robots another goal; returns whether it did.
+        self.on_deadlock: Callable[[list[int]], bool] | None = None
         self.check_period = check_period
         self._next_check = 0.0
         self._seen: set[frozenset[int]] = set()
@@ -376,6 +379,7 @@ class TrafficControl:
             any(self._reroute(i, nearby(i)) for i in members)
             or any(self._reroute(i, cycle_nodes(i)) for i in members)
             or any(self._retreat(i, members) for i in members)
+            or (self.on_deadlock is not None and self.on_deadlock(members))
         )
         self.deadlocks.append(
             Deadlock(
