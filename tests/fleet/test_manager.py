@@ -15,6 +15,7 @@ from fleetsim.fleet import (
     STATES,
     BatteryParams,
     FleetManager,
+    NearMisses,
     RobotState,
     Task,
     TaskStatus,
@@ -22,7 +23,7 @@ from fleetsim.fleet import (
     task_list,
     tasks_from_file,
 )
-from fleetsim.site import Site
+from fleetsim.site import Obstacles, Site
 
 from ..conftest import make_sim
 
@@ -286,3 +287,48 @@ def test_robots_park_when_they_have_nothing_to_do() -> None:
         spot = manager.traffic.node_of(0)
         assert g.names[spot] in g.nodes_with("parking_spot")  # it drove back to park
         assert robot.get_pose().position[:2] == pytest.approx(g.xy[spot], abs=0.06)
+
+
+def test_near_misses_are_episodes_by_kind_with_place() -> None:
+    walls = Obstacles(np.array([[5.0, 2.0, 0.5]]), np.array([[1.0, 0.5, 0.5]]), np.array([0.0]))
+    watch = NearMisses(["a", "b", "c"], radius=0.5, gap=0.2, obstacles=walls)
+    far = np.array([[0.0, 0.0], [3.0, 0.0], [9.0, 0.0]])
+    watch.check(1.0, far)
+    assert watch.records == []
+    close = np.array([[0.0, 0.0], [1.1, 0.0], [5.5, 1.0]])  # a-b 0.1 m apart; c 0.5 from the wall
+    for t in (2.0, 2.25, 2.5):  # one episode each, however long it lasts
+        watch.check(t, close)
+    rr, rs = watch.records
+    assert rr["kind"] == "robot-robot" and (rr["a"], rr["b"]) == ("a", "b") and rr["time"] == 2.0
+    assert rr["gap_m"] == pytest.approx(0.1) and rr["x"] == pytest.approx(0.55)
+    assert rs["kind"] == "robot-structure" and rs["a"] == "c" and rs["b"] == "obstacle 0"
+    assert rs["gap_m"] == pytest.approx(0.0) and (rs["x"], rs["y"]) == (5.5, 1.0)
+    watch.check(3.0, far)
+    watch.check(4.0, close)  # they part and meet again: a second episode of each
+    assert [r["time"] for r in watch.records] == [2.0, 2.0, 4.0, 4.0]
+    rotated = Obstacles(
+        np.array([[0.0, 0.0, 0.5]]), np.array([[2.0, 0.1, 0.5]]), np.array([np.pi / 2])
+    )
+    turn = NearMisses(["a", "b"], radius=0.3, gap=0.2, obstacles=rotated)
+    turn.check(0.0, np.array([[0.55, 1.5], [0.0, 2.7]]))  # beside the yawed wall; past its end
+    assert [(r["a"], round(r["gap_m"], 6)) for r in turn.records] == [("a", 0.15)]
+
+
+def test_the_manager_reports_a_robot_passing_close_to_the_structure() -> None:
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(grid_site())
+        robots = fleet_of(sim, "n0_0")
+        radius = FleetManager(sim, robots, []).traffic.radius
+    site = grid_site()  # with a box whose face is 0.1 m beyond the footprint circle, by a lane
+    site.obstacles = Obstacles(
+        np.array([[9.0, radius + 0.4, 0.5]]), np.full((1, 3), 0.3), np.zeros(1)
+    )
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(site)
+        manager = FleetManager(sim, fleet_of(sim, "n0_0"), [Task("past", ("n0_5",), kind="visit")])
+        run_until_done(sim, manager, 1)
+        assert manager.collisions == []
+    (miss,) = manager.tables()["near_misses"]
+    assert miss["kind"] == "robot-structure" and miss["a"] == "amr0"
+    assert 8 < miss["x"] < 10 and miss["gap_m"] == pytest.approx(0.1, abs=0.02)
+    assert manager.kpis()["near_misses"] == {"robot-robot": 0, "robot-structure": 1}

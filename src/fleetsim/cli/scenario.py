@@ -211,6 +211,8 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
                         f"robot-s, {k['distance_m']:.0f} m driven)"),
         ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
+        ("near misses", ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
+                        + f" (within {k['near_miss_gap_m']:.2f} m)"),
     ]  # fmt: skip
 
 

@@ -48,6 +48,8 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         "deadlocks": len(fleet.traffic.deadlocks),
         "deadlocks_unresolved": sum(not d.resolved for d in fleet.traffic.deadlocks),
         "collisions": dict(fleet.sim.collision_counts),
+        "near_misses": _by_kind(fleet.near_misses.records),
+        "near_miss_gap_m": fleet.near_misses.gap,
     }
 
 
@@ -107,6 +109,7 @@ def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
         "robots": robots,
         "tasks": tasks,
         "collisions": list(fleet.collisions),
+        "near_misses": list(fleet.near_misses.records),
         "series": list(fleet.series),
     }
 
@@ -130,3 +133,11 @@ def series_row(fleet: FleetManager) -> dict[str, Any]:
     if fleet.batteries is not None:
         row["battery_mean"] = float(fleet.batteries.soc.mean()) if len(fleet.robots) else None
     return row
+
+
+
+def _by_kind(records: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {"robot-robot": 0, "robot-structure": 0}
+    for r in records:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    return counts

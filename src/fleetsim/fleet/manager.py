@@ -23,9 +23,12 @@ from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.fleet.kpis import fleet_kpis, fleet_tables, series_row
+from fleetsim.fleet.near_miss import NearMisses
 from fleetsim.fleet.states import RobotState
 from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
 from fleetsim.fleet.traffic import TrafficControl
+
+NEAR_MISS_EVERY_S = 0.25
 
 
 class FleetManager:
@@ -45,6 +48,7 @@ class FleetManager:
         battery: BatteryParams | None = None,
         series_every: float = 60.0,
         park: bool = True,
+        near_miss_gap: float = 0.2,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -76,6 +80,11 @@ class FleetManager:
         self.charges = 0  # charging sessions started
         self.batteries = Batteries(battery, r) if battery is not None else None
         self.collisions: list[dict[str, Any]] = []  # time, kind, bodies and place of each
+        obstacles = sim.site.obstacles if sim.site is not None else None
+        self.near_misses = NearMisses(  # robots within near_miss_gap of a robot or the structure
+            [a.name for a in self.robots], self.traffic.radius, near_miss_gap, obstacles
+        )
+        self._next_near = 0.0
         self.series: list[dict[str, Any]] = []  # KPI snapshots every `series_every` seconds
         self.series_every = float(series_every)
         self._next_sample = self.series_every
@@ -352,6 +361,9 @@ class FleetManager:
             busy = (state != RobotState.IDLE) & (state != RobotState.CHARGING)
             for i in np.flatnonzero(self.batteries.update(dt, driven, busy)).tolist():
                 self._run_empty(i, self.sim.sim_time)
+        if self.sim.sim_time >= self._next_near:
+            self._next_near = self.sim.sim_time + NEAR_MISS_EVERY_S
+            self.near_misses.check(self.sim.sim_time, xy)
         if self.sim.sim_time >= self._next_sample - 1e-9:
             self._next_sample += self.series_every
             self.series.append(series_row(self))

@@ -91,7 +91,7 @@ class TrafficControl:
         self.handles = sim.handles_of(self.robots)
         self._motion = [robot.motion_handle for robot in self.robots]
         n, r = len(self.graph), len(self.robots)
-        radius = self._footprint_radius()
+        radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
         self.conflicts = _conflicts(self.graph.xy, self.clearance)
         self.owner = np.full(n, -1, dtype=np.int64)
