@@ -25,9 +25,34 @@ def test_a_warehouse_has_racks_aisles_stations_and_parking() -> None:
     assert g.xy[g.node("aisle2_3")].tolist() == pytest.approx([2 * 3.2, 6.0])
 
 
-@pytest.mark.parametrize(("aisles", "one_way"), [(1, True), (2, True), (5, True), (4, False)])
-def test_every_node_reaches_every_other(aisles: int, one_way: bool) -> None:
-    g = warehouse_layout(aisles=aisles, aisle_length=8, one_way=one_way).graph
+def test_blocks_of_racks_with_cross_lanes_between() -> None:
+    site = warehouse_layout(aisles=3, aisle_length=10, blocks=3, stations=1, parking_rows=1)
+    g, o = site.graph, site.obstacles
+    assert len(o) == 3 * 4 and len(g.nodes_with("pickup")) == 3 * 3 * 4
+    assert g.xy[g.node("cross1_0")].tolist() == [0.0, 10.0]
+    assert g.xy[g.node("top_4")].tolist() == pytest.approx([2 * 3.2, 30.0])
+    assert g.xy[g.node("aisle1_6")].tolist() == pytest.approx([3.2, 12.0])  # second block
+    assert "aisle1_5" not in g.names  # that is cross1_2
+    # Racks fill each block, clear of its cross lanes by rack_margin (1.5 m).
+    lo = o.centres[:, 1] - o.half_extents[:, 1]
+    hi = o.centres[:, 1] + o.half_extents[:, 1]
+    assert sorted(set(lo.round(6))) == [1.5, 11.5, 21.5] and sorted(set(hi.round(6))) == [
+        8.5,
+        18.5,
+        28.5,
+    ]
+    # The middle cross lane runs right to left, the bottom one left to right.
+    assert g.route("cross1_4", "cross1_0").nodes[1] == g.node("cross1_3")
+    assert g.route("bottom_0", "bottom_4").nodes[1] == g.node("bottom_1")
+
+
+@pytest.mark.parametrize(
+    ("aisles", "blocks", "one_way"),
+    [(1, 1, True), (2, 1, True), (5, 1, True), (4, 1, False), (1, 2, True), (4, 2, True),
+     (5, 3, True), (6, 4, True)],
+)  # fmt: skip
+def test_every_node_reaches_every_other(aisles: int, blocks: int, one_way: bool) -> None:
+    g = warehouse_layout(aisles=aisles, aisle_length=8, blocks=blocks, one_way=one_way).graph
     for a, b in itertools.product(range(len(g)), repeat=2):
         if a != b:
             g.route(a, b)  # raises RouteError if the circulation has a dead end
@@ -50,6 +75,8 @@ def test_racks_stay_clear_of_every_lane() -> None:
 def test_bad_numbers_are_named() -> None:
     with pytest.raises(ConfigError, match="aisles must be a whole number >= 1"):
         warehouse_layout(aisles=0)
+    with pytest.raises(ConfigError, match="blocks must be a whole number >= 1, got 0"):
+        warehouse_layout(blocks=0)
     with pytest.raises(ConfigError, match="node_spacing must be > 0 m"):
         warehouse_layout(node_spacing=-1.0)
     with pytest.raises(ConfigError, match=r"aisle_length 2\.0 m leaves no rack"):

@@ -1,9 +1,11 @@
 """`CollisionSystem`: which bodies touch, from the body arrays, checked as often as asked.
 
-A check: refresh world AABBs of moved rows; broadphase over every body not DISABLED; drop pairs
-the modes exclude (STATIC with STATIC, any STATIC when static collisions are ignored) and pairs of
-a parent with a child attached to it; confirm with the narrow phase ("aabb", "closest_points" or
-"contact_points"); then compare with the previous pairs to find the ones that started and ended.
+A check: refresh world AABBs of moved rows; broadphase over the moving bodies (not DISABLED or
+STATIC) and, through an index of the static ones built once, between moving and static bodies
+(STATIC with STATIC is never a collision; no STATIC at all when static collisions are ignored);
+drop pairs of a parent with a child attached to it; confirm with the narrow phase ("aabb",
+"closest_points" or "contact_points"); then compare with the previous pairs to find the ones
+that started and ended.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import numpy as np
 
 from fleetsim.backend import Backend
 from fleetsim.collision.aabb import refresh_moved_aabbs
-from fleetsim.collision.broadphase import candidate_pairs, suggested_cell_size
+from fleetsim.collision.broadphase import candidate_pairs, overlapping, suggested_cell_size
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.obb import boxes_touch
 from fleetsim.collision.pairs import Pair, key_handles, key_pairs, pair_key
+from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry import quat
 from fleetsim.state import BodyTable, CollisionMode, rows_of
 
@@ -94,6 +97,7 @@ class CollisionSystem:
         self.cells = CellSizePolicy(cell_size_mode, cell_size)
         self.active = np.empty(0, dtype=np.int64)  # sorted pair keys
         self.intended = IntendedContacts()  # a gripper on what it picks is not a collision
+        self.static_index = StaticIndex()
         self.started_count = 0
         self._started_by_kind = np.zeros(len(PAIR_KINDS), dtype=np.int64)
         self._seen: _Inputs | None = None  # what the last check read (see _unchanged)
@@ -120,6 +124,7 @@ class CollisionSystem:
         self.started_count = 0
         self._started_by_kind[:] = 0
         self.cells = CellSizePolicy(self.cells.mode, self.cells.constant)
+        self.static_index = StaticIndex()
 
     def check(self) -> CheckResult:
         """Run a full check and update the active pairs."""
@@ -177,27 +182,29 @@ class CollisionSystem:
         )
 
     def _candidates(self) -> tuple[IntArray, IntArray]:
-        """Row pairs whose boxes overlap, after the mode and attachment rules."""
+        """Row pairs whose boxes overlap, after the mode and attachment rules: moving bodies
+        with each other through the spatial hash, and with static ones through the static
+        index (static pairs with each other are never formed)."""
         b = self.bodies
         mode = b["collision_mode"]
-        rows = np.flatnonzero(mode != int(CollisionMode.DISABLED))
-        if rows.size < 2:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        static = mode == int(CollisionMode.STATIC)
+        moving = np.flatnonzero((mode != int(CollisionMode.DISABLED)) & ~static)
+        fixed = np.flatnonzero(static) if not self.ignore_static else moving[:0]
+        if moving.size == 0:
+            return moving, moving
         lo, hi = b["aabb_min"], b["aabb_max"]
-        if rows.size < len(mode):
-            lo, hi = lo[rows], hi[rows]
         if self.margin > 0 and self.narrow_phase == "closest_points":
             lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
-        ignore_z = mode[rows] == int(CollisionMode.NORMAL_2D)
-        i, j = candidate_pairs(lo, hi, self.cells.size(lo, hi), ignore_z)
-        i, j = rows[i], rows[j]
-        static_i = mode[i] == int(CollisionMode.STATIC)
-        static_j = mode[j] == int(CollisionMode.STATIC)
-        keep = ~(static_i & static_j)
-        if self.ignore_static:
-            keep &= ~(static_i | static_j)
+        ignore_z = mode == int(CollisionMode.NORMAL_2D)
+        cell = self.cells.size(lo[moving], hi[moving])
+        i, j = candidate_pairs(lo[moving], hi[moving], cell, ignore_z[moving])
+        i, j = moving[i], moving[j]
+        if fixed.size:
+            si, sj = self.static_index.pairs(lo, hi, moving, fixed, cell)
+            si, sj = overlapping(lo, hi, si, sj, ignore_z)
+            i, j = np.concatenate((i, si)), np.concatenate((j, sj))
         handles, parent = b.handles, b["parent"]
-        keep &= (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
+        keep = (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
         if self.intended:
             keep &= self.intended.filter(b, i, j)
         return i[keep], j[keep]

@@ -115,9 +115,10 @@ class FleetManager:
             self._work_done(i, now)
         if self.batteries is not None:
             self._charging_rounds()
-        idle = [i for i in range(len(self.robots)) if self._is_free(i)]
-        if idle and self.queue:
-            self._assign(idle, now)
+        if self.queue:
+            idle = np.flatnonzero(self._free()).tolist()
+            if idle:
+                self._assign(idle, now)
         for waiting, blocker in self.traffic.blocked_by_idle:
             self._make_way(blocker, waiting)
         self.traffic.blocked_by_idle = []
@@ -199,6 +200,15 @@ class FleetManager:
             task.reason = reason
             task.mark(TaskStatus.FAILED, now)
         self.job[i] = None
+
+    def _free(self) -> np.ndarray:
+        """`_is_free` of every robot, as a bool array."""
+        free = np.fromiter((j is None for j in self.job), dtype=bool, count=len(self.job))
+        free &= ~self.traffic.active | (self.to_park >= 0)
+        free &= (self.work_until == math.inf) & (self.to_charger < 0) & ~self.failed
+        if self.batteries is not None:
+            free &= self.batteries.soc >= self.batteries.params.low
+        return free
 
     def _is_free(self, i: int) -> bool:
         """No task, not driving (but for going to park), working, charging or failed, and

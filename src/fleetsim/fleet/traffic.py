@@ -334,24 +334,23 @@ class TrafficControl:
                     waits.pop(i)
                 else:
                     self.blocked_by_idle.append((i, j))
+        # Each waiting robot waits on one other, so cycles are found by walking each chain
+        # once: a walk stops at a robot an earlier walk passed (no new cycle there).
         current: set[frozenset[int]] = set()
-        handled: set[int] = set()
-        for start in waits:
-            if start in handled:
-                continue
-            cycle, seen, j = [], set(), start
-            while j in waits and j not in seen and waits[j] >= 0:
-                seen.add(j)
-                cycle.append(j)
+        walk_of: dict[int, int] = {}
+        for walk, start in enumerate(waits):
+            chain, j = [], start
+            while j in waits and waits[j] >= 0 and j not in walk_of:
+                walk_of[j] = walk
+                chain.append(j)
                 j = waits[j]
-            if j not in cycle:
+            if walk_of.get(j) != walk:  # the chain ended, or ran into an earlier walk
                 continue
-            members = cycle[cycle.index(j) :]
+            members = chain[chain.index(j) :]
             key = frozenset(members)
             current.add(key)
-            if key not in self._seen and not handled & key:  # new (recorded once)
+            if key not in self._seen:  # new (recorded once)
                 self._resolve(members)
-            handled.update(members)
         self._seen = current
 
     def _resolve(self, members: list[int]) -> None:

@@ -1,12 +1,15 @@
 """Generated sites: a warehouse of racks and aisles, sized by a few numbers.
 
 `warehouse_layout(aisles=10)` builds racks (static boxes) with one-lane aisles between them, a
-cross lane along the bottom and the top joining the aisles, pick faces in the aisles (flag
-`pickup`), drop-off stations above the top cross lane (`dropoff`), and a parking lot below the
-bottom one: columns of parking spots (`parking_spot`), the first row of which are chargers
-(`charger`). Every lane is two-way. Nodes are named after what they are: `aisle3_5` (aisle 3,
-fifth node up), `top_7`, `bottom_7` (cross-lane nodes, counted from the left), `drop_2`,
-`park_4_1` (column 4, one spot down; the first row is also a charger).
+cross lane along the bottom and the top joining the aisles (and one between each two blocks of
+racks, `blocks=2` or more), pick faces in the aisles (flag `pickup`), drop-off stations above
+the top cross lane (`dropoff`), and a parking lot below the bottom one: columns of parking spots
+(`parking_spot`), the first row of which are chargers (`charger`). Aisles and cross lanes are
+one-way (aisles alternate up and down, the bottom cross lane runs right, the top one left)
+unless `one_way=False`. Nodes are named after what they are: `aisle3_5` (aisle 3, fifth node up,
+counted from the bottom through every block), `top_7`, `bottom_7`, `cross1_7` (cross-lane nodes,
+counted from the left; `cross1` is the first lane between blocks), `drop_2`, `park_4_1` (column
+4, one spot down; the first row is also a charger).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class WarehouseLayout:
 
     aisles: int = 10
     aisle_length: float = 20.0  # along y, between the cross lanes
+    blocks: int = 1  # blocks of racks stacked along y, a cross lane between each two
     node_spacing: float = 2.0  # between nodes along the aisles
     aisle_width: float = 2.0  # free width of an aisle, between rack faces
     rack_depth: float = 1.2
@@ -41,8 +45,10 @@ class WarehouseLayout:
     one_way: bool = True  # aisles alternate up and down; bottom lane runs right, top left
 
     def check(self) -> None:
-        if not (isinstance(self.aisles, int) and self.aisles >= 1):
-            raise ConfigError(f"warehouse aisles must be a whole number >= 1, got {self.aisles!r}")
+        for name in ("aisles", "blocks"):
+            value = getattr(self, name)
+            if not (isinstance(value, int) and value >= 1):
+                raise ConfigError(f"warehouse {name} must be a whole number >= 1, got {value!r}")
         for name in ("aisle_length", "node_spacing", "aisle_width", "rack_depth", "rack_height",
                      "spur"):  # fmt: skip
             value = getattr(self, name)
@@ -82,20 +88,26 @@ def warehouse_layout(**numbers: Any) -> Site:
 
     steps = max(1, round(w.aisle_length / w.node_spacing))
     length = steps * w.node_spacing
+    rows = [("bottom" if r == 0 else "top" if r == w.blocks else f"cross{r}", r * length)
+            for r in range(w.blocks + 1)]  # fmt: skip
     # Cross-lane nodes: one at every aisle and one half-way between (in front of each rack).
     xs = [k * w.pitch / 2 for k in range(2 * w.aisles - 1)]
-    for row, y in (("bottom", 0.0), ("top", length)):
+    for r, (row, y) in enumerate(rows):
         names = [node(f"{row}_{k}", x, y) for k, x in enumerate(xs)]
-        if row == "top" and w.one_way:
-            names.reverse()  # the top lane runs right to left
+        # The bottom lane runs right and the top one left (so the corners are never dead
+        # ends); the lanes between alternate, right-to-left first.
+        if w.one_way and (row == "top" or (row != "bottom" and r % 2 == 1)):
+            names.reverse()
         for a, b in itertools.pairwise(names):
             lane(a, b, one_way=w.one_way)
     for k in range(w.aisles):
         x = k * w.pitch
-        chain = [f"bottom_{2 * k}"]
-        for j in range(1, steps):
-            chain.append(node(f"aisle{k}_{j}", x, j * w.node_spacing, pickup=True))
-        chain.append(f"top_{2 * k}")
+        chain = []
+        for r, (row, _) in enumerate(rows):
+            chain.append(f"{row}_{2 * k}")
+            if r < w.blocks:
+                for j in range(r * steps + 1, (r + 1) * steps):
+                    chain.append(node(f"aisle{k}_{j}", x, j * w.node_spacing, pickup=True))
         # Circulation: the rightmost aisle goes up, then they alternate; a leftmost aisle that
         # would go up too stays two-way, so the top lane always has a way down at its end.
         up = (w.aisles - 1 - k) % 2 == 0
@@ -104,6 +116,7 @@ def warehouse_layout(**numbers: Any) -> Site:
             chain.reverse()
         for a, b in itertools.pairwise(chain):
             lane(a, b, one_way=directed)
+    length *= w.blocks
     for s in range(w.stations):  # spread along the top, each on a spur
         k = round((s + 0.5) * len(xs) / w.stations - 0.5)
         name = node(f"drop_{s}", xs[k], length + w.spur, dropoff=True, yaw=math.pi / 2)
@@ -120,13 +133,15 @@ def warehouse_layout(**numbers: Any) -> Site:
 
 
 def _racks(w: WarehouseLayout, length: float) -> Obstacles:
-    """A rack either side of every aisle: aisles + 1 racks, clear of the cross lanes."""
-    count = w.aisles + 1
-    x = (np.arange(count) - 0.5) * w.pitch
-    y0, y1 = w.rack_margin, length - w.rack_margin
-    centres = np.column_stack((x, np.full(count, (y0 + y1) / 2), np.full(count, w.rack_height / 2)))
+    """A rack either side of every aisle in every block (aisles + 1 racks a block), clear of
+    the cross lanes."""
+    block = length / w.blocks
+    x = np.tile((np.arange(w.aisles + 1) - 0.5) * w.pitch, w.blocks)
+    y = np.repeat(np.arange(w.blocks) * block + block / 2, w.aisles + 1)
+    count = len(x)
+    centres = np.column_stack((x, y, np.full(count, w.rack_height / 2)))
     halves = np.column_stack(
-        (np.full(count, w.rack_depth / 2), np.full(count, (y1 - y0) / 2),
+        (np.full(count, w.rack_depth / 2), np.full(count, block / 2 - w.rack_margin),
          np.full(count, w.rack_height / 2))
     )  # fmt: skip
     return Obstacles(centres, halves, np.zeros(count))
