@@ -135,7 +135,6 @@ def series_row(fleet: FleetManager) -> dict[str, Any]:
     return row
 
 
-
 def _by_kind(records: list[dict[str, Any]]) -> dict[str, int]:
     counts = {"robot-robot": 0, "robot-structure": 0}
     for r in records:
