@@ -1,4 +1,4 @@
-"""Throughput against fleet size on the bundled fleet_warehouse: the same order stream (more
+"""Throughput against fleet size on the bundled warehouse: the same order stream (more
 orders than any fleet here can serve), the fleet grown until congestion caps it.
     python benchmarks/fleet_throughput.py --robots 25 50 100 150 --seconds 1800
 Prints tasks per hour, cycle time, waiting and deadlocks per fleet size, and writes a PNG of
@@ -17,7 +17,7 @@ from fleetsim.scenario.runner import run_scenario
 
 def run(robots: int, seconds: float, rate: float) -> dict[str, float]:
     loaded = load_scenario(
-        "fleet_warehouse",
+        "warehouse",
         [
             f"robots[0].start.random={robots}",
             f"plugins[0].params.tasks.poisson.rate_per_hour={rate}",
@@ -67,7 +67,7 @@ def main() -> None:
         ax.plot([r["robots"] for r in rows], [r["per_hour"] for r in rows], "o-")
         ax.set_xlabel("robots")
         ax.set_ylabel("tasks per hour")
-        ax.set_title("fleet_warehouse: throughput against fleet size")
+        ax.set_title("warehouse: throughput against fleet size")
         ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(args.png, dpi=120)

@@ -23,7 +23,7 @@ from ..conftest import fleetsim, scenario
         ("fleet_10k", "20"),
         ("site_warehouse", "20"),
         ("grid_warehouse", "20"),
-        ("fleet_warehouse", "20"),
+        ("crate_shuttle", "20"),
     ],
 )
 def test_bundled_scenarios_validate_and_run(name: str, duration: str) -> None:
@@ -172,7 +172,7 @@ def test_broken_scenarios_exit_2_with_the_key_path(tmp_path: Path, body: str, me
 
 def test_set_overrides_and_unknown_scenario(tmp_path: Path) -> None:
     result = fleetsim(
-        "run", "warehouse", "--set", "simulation.duration=1.0", "--set", "robots[0].grid.count=3"
+        "run", "warehouse", "--set", "simulation.duration=1.0", "--set", "robots[0].start.random=3"
     )
     assert result.returncode == 0, result.stderr
     assert "robots            │ 3" in result.stdout and "(10 steps)" in result.stdout
@@ -230,12 +230,12 @@ def test_stop_signals_end_cleanly_with_a_summary_and_shutdown(
 
 
 def test_the_demo_reports_collisions_by_kind_and_fail_on_makes_them_fatal() -> None:
-    clear = fleetsim("run", "warehouse", "--duration", "60", "--fail-on", "collisions")
+    clear = fleetsim("run", "crate_shuttle", "--duration", "60", "--fail-on", "collisions")
     assert clear.returncode == 0, clear.stderr
     assert "collisions        │ 0 (robot-robot 0, robot-structure 0, robot-load 0," in clear.stdout
     # Squeeze the robots' lanes together: now they do drive into each other and the rails.
     squeezed = fleetsim(
-        "run", "warehouse", "--duration", "30", "--set", "robots[0].grid.spacing=0.5",
+        "run", "crate_shuttle", "--duration", "30", "--set", "robots[0].grid.spacing=0.5",
         "--fail-on", "robot-collisions,failed-actions",
     )  # fmt: skip
     assert squeezed.returncode == 1

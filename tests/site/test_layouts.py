@@ -25,6 +25,19 @@ def test_a_warehouse_has_racks_aisles_stations_and_parking() -> None:
     assert g.xy[g.node("aisle2_3")].tolist() == pytest.approx([2 * 3.2, 6.0])
 
 
+def test_stations_are_loops_off_the_top_lane_in_its_direction() -> None:
+    g = warehouse_layout(aisles=3, aisle_length=10, stations=2).graph
+    drop = g.node("drop_0")
+    into = g.lane_to[g.lane_from == drop].tolist() + g.lane_from[g.lane_to == drop].tolist()
+    assert sorted(g.names[n] for n in into) == ["top_0", "top_1"]
+    assert list(g.route("top_1", "top_0").nodes) == [g.node("top_1"), g.node("top_0")]
+    assert g.names[g.route("top_1", "drop_0").nodes[-2]] == "top_1"  # entered from the right
+    assert g.names[g.route("drop_0", "top_0").nodes[0]] == "drop_0"
+    assert (~g.bidirectional[(g.lane_from == drop) | (g.lane_to == drop)]).all()
+    with pytest.raises(ConfigError, match=r"stations: 5 do not fit above 3 aisles \(at most 4\)"):
+        warehouse_layout(aisles=3, stations=5)
+
+
 def test_blocks_of_racks_with_cross_lanes_between() -> None:
     site = warehouse_layout(aisles=3, aisle_length=10, blocks=3, stations=1, parking_rows=1)
     g, o = site.graph, site.obstacles

@@ -29,6 +29,7 @@ from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
 from fleetsim.fleet.traffic import TrafficControl
 
 NEAR_MISS_EVERY_S = 0.25
+PARK_RETRY_S = 1.0  # how often robots with nothing to do off a parking spot look for one
 
 
 class FleetManager:
@@ -77,6 +78,11 @@ class FleetManager:
         self.to_park = np.full(r, -1, dtype=np.int64)  # the parking spot a robot is bound for
         spots = self.graph.nodes_with("parking_spot") if park else []
         self.parking = [self.graph.node(n) for n in spots]
+        self._is_spot = np.zeros(len(self.graph), dtype=bool)
+        self._is_spot[self.parking] = True
+        self._next_park = 0.0
+        self._park_retry = np.zeros(r)  # when a robot off a parking spot may look again
+        self._park_tries = np.zeros(r, dtype=np.int64)
         self.charges = 0  # charging sessions started
         self.batteries = Batteries(battery, r) if battery is not None else None
         self.collisions: list[dict[str, Any]] = []  # time, kind, bodies and place of each
@@ -122,6 +128,9 @@ class FleetManager:
         for waiting, blocker in self.traffic.blocked_by_idle:
             self._make_way(blocker, waiting)
         self.traffic.blocked_by_idle = []
+        if self.parking and now >= self._next_park:
+            self._next_park = now + PARK_RETRY_S
+            self._park_strays()
         self._account(dt)
 
     # -- tasks --------------------------------------------------------------------------------
@@ -226,24 +235,41 @@ class FleetManager:
         """Send a robot that has nothing to do to the nearest free parking spot it can reach
         without passing another robot (off the lanes others use), unless it is on one."""
         here = self.traffic.node_of(i)
-        if not self.parking or (avoid is None and here in self.parking):
+        if not self.parking or (avoid is None and self._is_spot[here]):
             return False
         claimed = set(self.to_park[self.to_park >= 0].tolist()) | set(
             self.to_charger[self.to_charger >= 0].tolist()
         )
         t = self.traffic
         others = set(np.flatnonzero((t.owner >= 0) & (t.owner != i)).tolist()) | (avoid or set())
-        xy = self.graph.xy[here]
-        spots = [p for p in self.parking if p not in claimed and p not in others and p != here]
-        spots.sort(key=lambda p: float(np.hypot(*(self.graph.xy[p] - xy))))
-        for spot in spots[:5]:
+        spots = np.asarray(self.parking)
+        spots = spots[np.argsort(np.hypot(*(self.graph.xy[spots] - self.graph.xy[here]).T))]
+        near = [p for p in spots.tolist() if p not in claimed and p not in others and p != here]
+        hop = float(np.median(self.graph.lane_length)) if len(self.graph.lane_length) else 1.0
+        for spot in near[:5]:
+            # a way round the others is near or not worth it: search a few times the distance
+            far = float(np.hypot(*(self.graph.xy[spot] - self.graph.xy[here]))) / max(hop, 1e-6)
             try:
-                t.send(i, spot, avoid=sorted(others))
+                t.send(i, spot, avoid=sorted(others), max_expansions=int(8 * far) + 64)
             except FleetSimError:
                 continue
             self.to_park[i] = spot
             return True
         return False
+
+    def _park_strays(self) -> None:
+        """Robots left with nothing to do off a parking spot (no spot was free when they
+        finished, or they made way) try again: an idle robot must not block a lane."""
+        now = self.sim.sim_time
+        stray = self._free() & ~self.traffic.active & (self._park_retry <= now)
+        for i in np.flatnonzero(stray).tolist():
+            if self._is_spot[self.traffic.node_of(i)]:
+                continue
+            if self._park(i):
+                self._park_tries[i] = 0
+            else:  # no way yet: back off (1, 2, 4 .. 16 s) while the traffic moves
+                self._park_retry[i] = now + min(2.0 ** self._park_tries[i], 16.0)
+                self._park_tries[i] += 1
 
     def _unjam(self, members: list[int]) -> bool:
         """A deadlock traffic control could not undo: a robot of it with no task (parking or
@@ -312,7 +338,8 @@ class FleetManager:
         self._fail(i, now, f"{self.robots[i].name} ran out of battery")
 
     def _make_way(self, idle: int, waiting: int) -> None:
-        """Send an idle robot that blocks another to a free node off the other's route."""
+        """Send an idle robot that blocks another to a free node off the other's route, or
+        failing that to a parking spot."""
         if not self._is_free(idle):
             return
         t = self.traffic
@@ -335,6 +362,7 @@ class FleetManager:
                         return
                     nxt.append(v)
             frontier = nxt
+        self._park(idle, avoid=set())  # nowhere near: a parking spot (another, if on one)
 
     # -- bookkeeping --------------------------------------------------------------------------
 

@@ -106,6 +106,7 @@ class TrafficControl:
         self.last = np.zeros(r, dtype=np.int64)  # the goal's route index
         self.next = np.zeros(r, dtype=np.int64)  # the route index the robot drives to
         self.active = np.zeros(r, dtype=bool)
+        self._idle_cache: set[int] | None = None
         self.waiting_on = np.full(r, -1, dtype=np.int64)
         self._asleep = np.zeros(r, dtype=bool)  # refused: ask again when a node near frees
         self._waiters: dict[int, set[int]] = {}  # wanted node -> robots refused it
@@ -149,7 +150,7 @@ class TrafficControl:
         start = min(tail, int(self.next[i]) - 1)  # keep the node it last passed, held or not
         kept = route[start : head + 1]
         goal_node = self.graph.node(goal)
-        parked = set(self._idle_nodes()) - {kept[-1], goal_node}
+        parked = self._idle_nodes() - {kept[-1], goal_node}
         limit = max_expansions
         try:
             plan = self.router(self.graph, kept[-1], goal_node, sorted(parked | set(avoid)), limit)
@@ -166,6 +167,7 @@ class TrafficControl:
         self.next[i] -= start
         self.tail[i], self.head[i] = tail - start, head - start
         self.active[i] = True
+        self._idle_cache = None
         self._wait(i, -1)
         self._refresh_xy(i)
         self._drive(i)
@@ -190,6 +192,7 @@ class TrafficControl:
         self.tail[i], self.head[i], self.next[i] = 0, len(held) - 1, len(held)
         self._legs_of(i)
         self.active[i] = False
+        self._idle_cache = None
         self._wait(i, -1)
         self._resume.pop(i, None)
         self._refresh_xy(i)
@@ -291,8 +294,12 @@ class TrafficControl:
             for j in self._waiters.get(near, ()):
                 self._asleep[j] = False
 
-    def _idle_nodes(self) -> list[int]:
-        return [self.routes[j][-1] for j in np.flatnonzero(~self.active).tolist()]
+    def _idle_nodes(self) -> set[int]:
+        """The nodes robots stand idle on (worked out again only after one started or
+        stopped)."""
+        if self._idle_cache is None:
+            self._idle_cache = {self.routes[j][-1] for j in np.flatnonzero(~self.active).tolist()}
+        return self._idle_cache
 
     def _arrive(self, i: int) -> None:
         route = self.routes[i]
@@ -304,6 +311,7 @@ class TrafficControl:
         self.tail[i] = self.head[i] = 0
         self.next[i] = 1
         self.active[i] = False
+        self._idle_cache = None
         self._wait(i, -1)
         self._refresh_xy(i)
         resume = self._resume.pop(i, None)

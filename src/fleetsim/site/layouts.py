@@ -3,13 +3,15 @@
 `warehouse_layout(aisles=10)` builds racks (static boxes) with one-lane aisles between them, a
 cross lane along the bottom and the top joining the aisles (and one between each two blocks of
 racks, `blocks=2` or more), pick faces in the aisles (flag `pickup`), drop-off stations above
-the top cross lane (`dropoff`), and a parking lot below the bottom one: columns of parking spots
-(`parking_spot`), the first row of which are chargers (`charger`). Aisles and cross lanes are
-one-way (aisles alternate up and down, the bottom cross lane runs right, the top one left)
-unless `one_way=False`. Nodes are named after what they are: `aisle3_5` (aisle 3, fifth node up,
-counted from the bottom through every block), `top_7`, `bottom_7`, `cross1_7` (cross-lane nodes,
-counted from the left; `cross1` is the first lane between blocks), `drop_2`, `park_4_1` (column
-4, one spot down; the first row is also a charger).
+the top cross lane (`dropoff`; each on a one-way loop off the lane, entered and left in its
+direction, so a robot working there does not block the lane; on a spur when two-way), and a
+parking lot below the bottom one: columns of parking spots (`parking_spot`), the first row of
+which are chargers (`charger`). Aisles and cross lanes are one-way (aisles alternate up and
+down, the bottom cross lane runs right, the top one left) unless `one_way=False`. Nodes are
+named after what they are: `aisle3_5` (aisle 3, fifth node up, counted from the bottom through
+every block), `top_7`, `bottom_7`, `cross1_7` (cross-lane nodes, counted from the left; `cross1`
+is the first lane between blocks), `drop_2`, `park_4_1` (column 4, one spot down; the first row
+is also a charger).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class WarehouseLayout:
     rack_depth: float = 1.2
     rack_height: float = 2.0
     rack_margin: float = 1.5  # free space between a rack's end and a cross lane
-    stations: int = 5  # drop-off stations above the top cross lane
+    stations: int | None = None  # drop-off stations above the top cross lane (default: 5)
     parking_rows: int = 3  # parking spots under each bottom cross-lane node (first: chargers)
     spur: float = 2.5  # length of the lanes out to stations and between parking rows
     speed_limit: float = math.inf  # on every lane (m/s)
@@ -59,8 +61,23 @@ class WarehouseLayout:
                 f"warehouse aisle_length {self.aisle_length} m leaves no rack between the cross "
                 f"lanes (rack_margin {self.rack_margin} m at each end)"
             )
-        if self.stations < 0 or self.parking_rows < 0:
+        if self.station_count < 0 or self.parking_rows < 0:
             raise ConfigError("warehouse stations and parking_rows must be >= 0")
+        if self.station_count > self.most_stations:
+            raise ConfigError(
+                f"warehouse stations: {self.stations} do not fit above {self.aisles} aisles "
+                f"(at most {self.most_stations}); add aisles or use fewer stations"
+            )
+
+    @property
+    def most_stations(self) -> int:
+        """Station loops take two cross-lane nodes each; spurs one."""
+        cross = 2 * self.aisles - 1
+        return cross - 1 if self.one_way and self.aisles > 1 else cross
+
+    @property
+    def station_count(self) -> int:
+        return min(5, self.most_stations) if self.stations is None else self.stations
 
     @property
     def pitch(self) -> float:
@@ -117,10 +134,18 @@ def warehouse_layout(**numbers: Any) -> Site:
         for a, b in itertools.pairwise(chain):
             lane(a, b, one_way=directed)
     length *= w.blocks
-    for s in range(w.stations):  # spread along the top, each on a spur
-        k = round((s + 0.5) * len(xs) / w.stations - 0.5)
-        name = node(f"drop_{s}", xs[k], length + w.spur, dropoff=True, yaw=math.pi / 2)
-        lane(f"top_{k}", name)
+    loops = w.one_way and w.aisles > 1
+    for s in range(w.station_count):  # spread along the top
+        if loops:  # a one-way loop off the top lane: a robot working there does not block it
+            k = round((s + 0.5) * (len(xs) - 1) / w.station_count - 0.5)
+            name = node(f"drop_{s}", (xs[k] + xs[k + 1]) / 2, length + w.spur, dropoff=True,
+                        yaw=math.pi)  # fmt: skip
+            lane(f"top_{k + 1}", name, one_way=True)
+            lane(name, f"top_{k}", one_way=True)
+        else:  # on a spur
+            k = round((s + 0.5) * len(xs) / w.station_count - 0.5)
+            name = node(f"drop_{s}", xs[k], length + w.spur, dropoff=True, yaw=math.pi / 2)
+            lane(f"top_{k}", name)
     for k, x in enumerate(xs):  # parking columns under the bottom cross lane
         above = f"bottom_{k}"
         for r in range(1, w.parking_rows + 1):
