@@ -2,8 +2,8 @@
 
 Needs a display; headless, run it under Xvfb:
     xvfb-run -a -s "-screen 0 1280x800x24" \
-        python tools/screenshot.py warehouse docs/images/warehouse.png --seconds 30 \
-        --camera 18 -20 -35 -6 -62 0
+        python tools/screenshot.py warehouse docs/images/warehouse.png --seconds 240 \
+        --camera 26 0 -42 22 8 0
 """
 
 from __future__ import annotations

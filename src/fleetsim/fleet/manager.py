@@ -233,7 +233,7 @@ class FleetManager:
 
     def _park(self, i: int, avoid: set[int] | None = None) -> bool:
         """Send a robot that has nothing to do to the nearest free parking spot it can reach
-        without passing another robot (off the lanes others use), unless it is on one."""
+        without passing a robot standing idle or bound for a spot, unless it is on one."""
         here = self.traffic.node_of(i)
         if not self.parking or (avoid is None and self._is_spot[here]):
             return False
@@ -241,7 +241,8 @@ class FleetManager:
             self.to_charger[self.to_charger >= 0].tolist()
         )
         t = self.traffic
-        others = set(np.flatnonzero((t.owner >= 0) & (t.owner != i)).tolist()) | (avoid or set())
+        # not through a robot that stands, or will stand, on its way (one parked in a column)
+        others = (t.idle_nodes() | claimed | (avoid or set())) - {here}
         spots = np.asarray(self.parking)
         spots = spots[np.argsort(np.hypot(*(self.graph.xy[spots] - self.graph.xy[here]).T))]
         near = [p for p in spots.tolist() if p not in claimed and p not in others and p != here]

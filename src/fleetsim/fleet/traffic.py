@@ -150,12 +150,15 @@ class TrafficControl:
         start = min(tail, int(self.next[i]) - 1)  # keep the node it last passed, held or not
         kept = route[start : head + 1]
         goal_node = self.graph.node(goal)
-        parked = self._idle_nodes() - {kept[-1], goal_node}
+        parked = self.idle_nodes() - {kept[-1], goal_node}
         limit = max_expansions
+        around = set(avoid)
         try:
-            plan = self.router(self.graph, kept[-1], goal_node, sorted(parked | set(avoid)), limit)
+            plan = self.router(self.graph, kept[-1], goal_node, sorted(parked | around), limit)
         except RouteError:
-            plan = self.router(self.graph, kept[-1], goal_node, list(avoid), limit)
+            if parked <= around:
+                raise
+            plan = self.router(self.graph, kept[-1], goal_node, sorted(around), limit)
         if not plan or plan[0] != kept[-1] or plan[-1] != goal_node:
             raise FleetSimError(
                 f"router {self.router!r:.60} must return nodes from {kept[-1]} to {goal_node}, "
@@ -294,9 +297,9 @@ class TrafficControl:
             for j in self._waiters.get(near, ()):
                 self._asleep[j] = False
 
-    def _idle_nodes(self) -> set[int]:
+    def idle_nodes(self) -> set[int]:
         """The nodes robots stand idle on (worked out again only after one started or
-        stopped)."""
+        stopped; do not change the set)."""
         if self._idle_cache is None:
             self._idle_cache = {self.routes[j][-1] for j in np.flatnonzero(~self.active).tolist()}
         return self._idle_cache
