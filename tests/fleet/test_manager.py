@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose, SimObject
+from fleetsim import Agent, ConfigError, FleetSimError, MultiRobotSimulationCore, Pose, SimObject
 from fleetsim.fleet import (
     STATES,
     BatteryParams,
@@ -113,6 +113,17 @@ def test_a_custom_assignment_policy(sim: MultiRobotSimulationCore) -> None:
     assert {t.robot for t in manager.tasks} == {"amr0"}
     assert manager.kpis()["tasks_completed"] == 3
     assert manager.time_in_state[1, RobotState.IDLE] == pytest.approx(sim.sim_time, abs=0.11)
+
+
+def test_a_policy_that_raises_is_named(sim: MultiRobotSimulationCore) -> None:
+    class Broken:
+        def assign(self, fleet: FleetManager, idle: list[int], tasks: list[Task]) -> list:
+            return [tasks[5]]  # a bug in the policy
+
+    manager = FleetManager(sim, fleet_of(sim, "n1_0"), deliveries(1), assignment=Broken())
+    with pytest.raises(FleetSimError, match=r"policy Broken raised at t=0\.0 s \(1 idle robots, "
+                       r"1 tasks waiting\): IndexError: list index out of range"):  # fmt: skip
+        manager.step()
 
 
 def test_greedy_matches_the_closest_pairs(sim: MultiRobotSimulationCore) -> None:

@@ -151,7 +151,14 @@ class FleetManager:
 
     def _assign(self, idle: list[int], now: float) -> None:
         self.queue.sort(key=lambda t: (-t.priority, t.release_time))
-        pairs = self.policy.assign(self, idle, list(self.queue))
+        try:
+            pairs = list(self.policy.assign(self, idle, list(self.queue)))
+        except Exception as exc:
+            raise FleetSimError(
+                f"assignment policy {type(self.policy).__name__} raised at t={now:.1f} s "
+                f"({len(idle)} idle robots, {len(self.queue)} tasks waiting): "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         for i, task in pairs:
             if not self._is_free(i) or task not in self.queue:
                 raise FleetSimError(
