@@ -288,3 +288,36 @@ def test_a_dead_end_spur_is_entered_only_when_empty(sim: MultiRobotSimulationCor
     run(sim, traffic, [leaving, coming], 600)
     assert traffic.deadlocks == [] and sim.collision_counts["robot-robot"] == 0
     assert coming.get_pose().position[:2] == pytest.approx((3, 3), abs=0.06)
+
+
+@pytest.mark.parametrize("door", [True, False])
+def test_lanes_in_a_mutex_group_take_one_robot_at_a_time(door: bool) -> None:
+    nodes = [{"name": n, "x": x, "y": y} for n, x, y in [
+        ("a", 0, 0), ("b", 6, 0), ("e", 9, 0), ("x", -3, -6), ("c", 0, -6), ("d", 6, -6),
+        ("f", 9, -6),
+    ]]  # fmt: skip
+    group = {"mutex": "door"} if door else {}
+    lanes = [
+        {"from": "a", "to": "b", **group}, {"from": "b", "to": "e"}, {"from": "x", "to": "c"},
+        {"from": "c", "to": "d", **group}, {"from": "d", "to": "f"},
+    ]  # fmt: skip
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(Site.from_graph(nodes, lanes))
+        robots = robots_at(sim, "a", "x")
+        traffic = TrafficControl(sim, robots)
+        traffic.send(0, "e")
+        traffic.send(1, "f")
+        g = traffic.graph
+        members = [g.node(n) for n in ("a", "b", "c", "d")]
+        both = 0
+        arrived: list[int] = []
+        traffic.on_arrival = arrived.append
+        for _ in range(400):
+            sim.step_once()
+            traffic.step()
+            holders = set(traffic.owner[members].tolist()) - {-1}
+            both += holders == {0, 1}
+            if len(arrived) == 2:
+                break
+        assert sorted(arrived) == [0, 1]
+        assert (both == 0) == door  # without the group they use their lanes together

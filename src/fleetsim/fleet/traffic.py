@@ -72,7 +72,9 @@ class TrafficControl:
 
     `send(i, goal)` routes robot i (index into `robots`); `on_arrival(i)` is called when it
     stops at its goal. Robots must start on nodes. `clearance` (default: the largest robot's
-    footprint diameter plus 0.2 m) is the distance two robots' nodes must keep.
+    footprint diameter plus 0.2 m) is the distance two robots' nodes must keep. Lanes in a
+    mutex group (the graph's `mutex`) take one robot at a time: holding any node of the
+    group's lanes keeps the others from all of them.
     """
 
     def __init__(
@@ -93,7 +95,7 @@ class TrafficControl:
         n, r = len(self.graph), len(self.robots)
         radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
-        self.conflicts = _conflicts(self.graph.xy, self.clearance)
+        self.conflicts = _conflicts(self.graph.xy, self.clearance, _mutex_nodes(self.graph))
         self.owner = np.full(n, -1, dtype=np.int64)
         self.routes: list[list[int]] = [[] for _ in range(r)]
         self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
@@ -513,8 +515,21 @@ class _Csr:
     indices: np.ndarray
 
 
-def _conflicts(xy: np.ndarray, radius: float) -> _Csr:
-    """For each node, the nodes within `radius` (itself included), by a grid of radius cells."""
+def _mutex_nodes(graph: NavGraph) -> dict[int, set[int]]:
+    """For each node at the end of a lane in a mutex group, the other nodes of its groups'
+    lanes: one robot at a time in a group."""
+    members: dict[int, set[int]] = {}
+    for group in np.unique(graph.mutex[graph.mutex >= 0]).tolist():
+        lanes = graph.mutex == group
+        nodes = set(graph.lane_from[lanes].tolist()) | set(graph.lane_to[lanes].tolist())
+        for k in nodes:
+            members.setdefault(k, set()).update(nodes)
+    return members
+
+
+def _conflicts(xy: np.ndarray, radius: float, extra: dict[int, set[int]] | None = None) -> _Csr:
+    """For each node, the nodes within `radius` (itself included), by a grid of radius cells,
+    and the nodes `extra` adds to it."""
     cell = np.floor(xy / max(radius, 1e-9)).astype(np.int64)
     order = np.lexsort((cell[:, 1], cell[:, 0]))
     keys = [tuple(c) for c in cell[order].tolist()]
@@ -530,6 +545,8 @@ def _conflicts(xy: np.ndarray, radius: float) -> _Csr:
             for m in buckets.get((cx + dx, cy + dy), ())
             if math.hypot(*(xy[m] - xy[k])) < radius or m == k
         ]
+        if extra and k in extra:
+            near = sorted(set(near) | extra[k])
         indices.extend(near)
         indptr.append(len(indices))
     return _Csr(np.array(indptr, dtype=np.int64), np.array(indices, dtype=np.int64))
