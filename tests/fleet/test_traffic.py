@@ -118,7 +118,7 @@ def test_a_crossing_lets_one_robot_through_first(sim: MultiRobotSimulationCore) 
     sim.register_callback(lambda *_: was_waiting.append(traffic.waiting.any()))
     closest = run(sim, traffic, robots, 600)
     assert sim.collision_counts["robot-robot"] == 0 and closest > traffic.clearance / 2
-    assert any(was_waiting)  # one of them was held at the crossing
+    assert any(was_waiting) and traffic.refusals == 1  # one of them was held at the crossing
     assert robots[0].get_pose().position[:2] == pytest.approx((6, 0), abs=0.06)
     assert robots[1].get_pose().position[:2] == pytest.approx((0, 6), abs=0.06)
     assert traffic.deadlocks == []

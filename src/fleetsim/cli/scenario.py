@@ -210,6 +210,7 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         ("cycle time", cycles),
         ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
                         f"robot-s, {k['distance_m']:.0f} m driven)"),
+        ("conflicts", f"{k['conflicts']} (a robot stopped for another's node)"),
         ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
         ("near misses", ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
                         + f" (within {k['near_miss_gap_m']:.2f} m)"),

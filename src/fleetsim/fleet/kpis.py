@@ -45,6 +45,7 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         "utilisation": float(busy.sum() / total.sum()) if total.sum() > 0 else 0.0,
         "time_in_state_s": dict(zip(STATES, fleet.time_in_state.sum(axis=0).tolist(), strict=True)),
         "battery": _battery(fleet),
+        "conflicts": getattr(fleet.traffic, "refusals", 0),  # a robot refused a node: it waits
         "deadlocks": len(fleet.traffic.deadlocks),
         "deadlocks_unresolved": sum(not d.resolved for d in fleet.traffic.deadlocks),
         "collisions": dict(fleet.sim.collision_counts),
@@ -125,6 +126,7 @@ def series_row(fleet: FleetManager) -> dict[str, Any]:
         "tasks_failed": sum(t.status is TaskStatus.FAILED for t in fleet.tasks),
         "queued": len(fleet.queue),
         "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
+        "conflicts": getattr(fleet.traffic, "refusals", 0),  # a robot refused a node: it waits
         "deadlocks": len(fleet.traffic.deadlocks),
         "collisions": len(fleet.collisions),
     }

@@ -129,6 +129,7 @@ class TrafficControl:
         self._seen: set[frozenset[int]] = set()
         self._resume: dict[int, int] = {}  # robots stepping aside -> their goal
         self.detours = 0  # routes changed to go around an idle robot
+        self.refusals = 0  # times a robot was refused a node (another held it or one near)
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
         self._place_on_nodes()
 
@@ -287,6 +288,7 @@ class TrafficControl:
         self.waiting_on[i] = node
         self._asleep[i] = node >= 0
         if node >= 0:
+            self.refusals += old != node
             self._waiters.setdefault(node, set()).add(i)
 
     def _free(self, i: int, node: int) -> None:
