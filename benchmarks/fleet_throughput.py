@@ -8,6 +8,7 @@ throughput against robots when matplotlib is installed (--png).
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ def run(robots: int, seconds: float, rate: float) -> dict[str, float]:
         "warehouse",
         [
             f"robots[0].start.random={robots}",
+            f"site.layout.parking_rows={max(3, math.ceil(1.1 * robots / 39))}",  # 39 columns
             f"plugins[0].params.tasks.poisson.rate_per_hour={rate}",
             f"simulation.duration={seconds}",
         ],

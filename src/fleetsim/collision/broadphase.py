@@ -50,11 +50,18 @@ def candidate_pairs(
 
 def _cells_fit(lo: np.ndarray, wide: IntArray, cell_size: float) -> bool:
     """Whether the narrow bodies' cells span few enough rows and columns for one int64 key."""
-    corners = np.delete(lo[:, :2], wide, axis=0)
-    if len(corners) < 2:
+    x, y = lo[:, 0], lo[:, 1]
+    if wide.size:
+        keep = np.ones(len(lo), dtype=bool)
+        keep[wide] = False
+        x, y = x[keep], y[keep]
+    if len(x) < 2:
         return True
-    span = (corners.max(axis=0) - corners.min(axis=0)) / cell_size
-    return bool(np.all(span < _CELL_LIMIT))
+    # one column at a time (contiguous copies reduce far faster than strided columns)
+    x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+    return bool((x.max() - x.min()) / cell_size < _CELL_LIMIT) and bool(
+        (y.max() - y.min()) / cell_size < _CELL_LIMIT
+    )
 
 
 def _single_cell_pairs(

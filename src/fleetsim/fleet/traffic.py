@@ -96,6 +96,8 @@ class TrafficControl:
         radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
         self.conflicts = _conflicts(self.graph.xy, self.clearance, _mutex_nodes(self.graph))
+        c = self.conflicts
+        self._near = [c.indices[c.indptr[k] : c.indptr[k + 1]].tolist() for k in range(n)]
         self.owner = np.full(n, -1, dtype=np.int64)
         self.routes: list[list[int]] = [[] for _ in range(r)]
         self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
@@ -236,34 +238,42 @@ class TrafficControl:
             self._check_deadlocks()
 
     def _advance(self, i: int, p: np.ndarray) -> None:
+        # Plain floats and ints: this runs for every robot that passes a node or wants one.
+        xs, ys = self.graph._xs, self.graph._ys
+        px, py = float(p[0]), float(p[1])
         route, last = self.routes[i], len(self.routes[i]) - 1
-        while self.next[i] <= min(self.head[i], last - 1):  # passed nodes
-            a, b = self.graph.xy[route[self.next[i] - 1]], self.graph.xy[route[self.next[i]]]
-            if float(np.dot(p - b, b - a)) < 0:
+        nxt, tail, head = int(self.next[i]), int(self.tail[i]), int(self.head[i])
+        while nxt <= min(head, last - 1):  # passed nodes
+            a, b = route[nxt - 1], route[nxt]
+            if (px - xs[b]) * (xs[b] - xs[a]) + (py - ys[b]) * (ys[b] - ys[a]) < 0:
                 break
-            self.next[i] += 1
-        while self.tail[i] < min(self.next[i], self.head[i]):  # nodes left behind
-            node = route[self.tail[i]]
-            if math.hypot(*(p - self.graph.xy[node])) <= self.clearance:
+            nxt += 1
+        self.next[i] = nxt
+        while tail < min(nxt, head):  # nodes left behind
+            node = route[tail]
+            if math.hypot(px - xs[node], py - ys[node]) <= self.clearance:
                 break
-            if node not in route[self.tail[i] + 1 : self.head[i] + 1]:  # not held again ahead
+            if node not in route[tail + 1 : head + 1]:  # not held again ahead
                 self._free(i, node)
-            self.tail[i] += 1
-        old_head = int(self.head[i])
-        while self.head[i] < last:  # nodes ahead
-            if math.hypot(*(p - self.graph.xy[route[self.head[i]]])) >= self.lookahead[i]:
+            tail += 1
+        self.tail[i] = tail
+        old_head, reach = head, float(self.lookahead[i])
+        while head < last:  # nodes ahead
+            here = route[head]
+            if math.hypot(px - xs[here], py - ys[here]) >= reach:
                 break
-            group = self._stretch(i, int(self.head[i]) + 1)
+            group = self._stretch(i, head + 1)
             refused = next((n for n in group if self._blocker(i, n) >= 0), -1)
             if refused >= 0:
                 self._wait(i, refused)
                 break
             for want in group:
                 self.owner[want] = i
-            self.head[i] += len(group)
+            head += len(group)
+            self.head[i] = head
             self._wait(i, -1)
         self._refresh_xy(i)
-        if self.head[i] > old_head:
+        if head > old_head:
             self._drive(i, extend_from=old_head)
 
     def _stretch(self, i: int, k: int) -> list[int]:
@@ -331,10 +341,12 @@ class TrafficControl:
 
     def _blocker(self, i: int, node: int) -> int:
         """A robot other than i holding `node` or a node in its conflict set, else -1."""
-        c = self.conflicts
-        owners = self.owner[c.indices[c.indptr[node] : c.indptr[node + 1]]]
-        others = owners[(owners >= 0) & (owners != i)]
-        return int(others[0]) if others.size else -1
+        owner = self.owner
+        for near in self._near[node]:
+            o = int(owner[near])
+            if o >= 0 and o != i:
+                return o
+        return -1
 
     def _check_deadlocks(self) -> None:
         waits = {
