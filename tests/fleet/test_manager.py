@@ -343,3 +343,18 @@ def test_the_manager_reports_a_robot_passing_close_to_the_structure() -> None:
     assert miss["kind"] == "robot-structure" and miss["a"] == "amr0"
     assert 8 < miss["x"] < 10 and miss["gap_m"] == pytest.approx(0.1, abs=0.02)
     assert manager.kpis()["near_misses"] == {"robot-robot": 0, "robot-structure": 1}
+
+
+def test_max_active_caps_the_robots_on_tasks(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n1_0", "n1_2", "n1_4", "n2_1")
+    assert FleetManager(sim, robots, []).max_active == 24 // 5  # one per five lane nodes
+    manager = FleetManager(sim, robots, deliveries(8, spread=0.0), max_active=2).attach()
+    most = 0
+    for _ in range(6000):
+        sim.step_once()
+        most = max(most, sum(job is not None for job in manager.job))
+        if manager.kpis()["tasks_completed"] == 8:
+            break
+    assert manager.kpis()["tasks_completed"] == 8 and most == 2
+    with pytest.raises(ConfigError, match="max_active must be >= 1, got 0"):
+        FleetManager(sim, robots, [], max_active=0)

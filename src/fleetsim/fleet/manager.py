@@ -50,6 +50,7 @@ class FleetManager:
         series_every: float = 60.0,
         park: bool = True,
         near_miss_gap: float = 0.2,
+        max_active: int | None = None,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -80,6 +81,13 @@ class FleetManager:
         self.parking = [self.graph.node(n) for n in spots]
         self._is_spot = np.zeros(len(self.graph), dtype=bool)
         self._is_spot[self.parking] = True
+        # At most this many robots work on tasks at once: a site packed with moving robots
+        # gridlocks (a loop of one-way lanes full of robots waiting on each other), so the
+        # default leaves about five lane nodes (all but parking spots) to each.
+        lanes = len(self.graph) - len(self.graph.nodes_with("parking_spot"))
+        self.max_active = int(max_active) if max_active is not None else max(1, lanes // 5)
+        if self.max_active < 1:
+            raise ConfigError(f"max_active must be >= 1, got {max_active}")
         self._next_park = 0.0
         self._park_retry = np.zeros(r)  # when a robot off a parking spot may look again
         self._park_tries = np.zeros(r, dtype=np.int64)
@@ -122,9 +130,10 @@ class FleetManager:
         if self.batteries is not None:
             self._charging_rounds()
         if self.queue:
+            working = sum(job is not None for job in self.job)
             idle = np.flatnonzero(self._free()).tolist()
-            if idle:
-                self._assign(idle, now)
+            if idle and working < self.max_active:
+                self._assign(idle, now, self.max_active - working)
         for waiting, blocker in self.traffic.blocked_by_idle:
             self._make_way(blocker, waiting)
         self.traffic.blocked_by_idle = []
@@ -149,10 +158,12 @@ class FleetManager:
             self.tasks.append(task)
             self.queue.append(task)
 
-    def _assign(self, idle: list[int], now: float) -> None:
+    def _assign(self, idle: list[int], now: float, room: int) -> None:
+        """Offer the policy the idle robots and the first `room` tasks of the queue (by
+        priority, then release time)."""
         self.queue.sort(key=lambda t: (-t.priority, t.release_time))
         try:
-            pairs = list(self.policy.assign(self, idle, list(self.queue)))
+            pairs = list(self.policy.assign(self, idle, self.queue[:room]))
         except Exception as exc:
             raise FleetSimError(
                 f"assignment policy {type(self.policy).__name__} raised at t={now:.1f} s "

@@ -14,6 +14,9 @@
           robots: [amr_0, amr_1]       # default: every robot of the scenario
           battery: {initial: 1.0, low: 0.2, resume: 0.9}   # off unless given; robots charge
                                        # at nodes flagged charger (see BatteryParams)
+          max_active: 60               # robots on tasks at once (default: one per five
+                                       # nodes that are not parking spots)
+          near_miss_gap: 0.2           # metres: closer is a near miss
 
 Tasks from a list or a file are checked against the site before the run starts.
 """
@@ -89,6 +92,8 @@ class FleetManagerPlugin(Plugin):
         drop_time: NonNegative = 5.0
         robots: list[str] | None = None
         battery: BatterySpec | None = None
+        max_active: int | None = Field(None, ge=1)  # robots on tasks at once (default: by site)
+        near_miss_gap: NonNegative = 0.2
 
     manager: FleetManager | None = None
 
@@ -105,8 +110,9 @@ class FleetManagerPlugin(Plugin):
             assignment = import_object(assignment, scene.folder, "assignment policy")()
         battery = BatteryParams(**p.battery.model_dump()) if p.battery is not None else None
         self.manager = FleetManager(
-            sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time, battery=battery
-        ).attach()
+            sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time, battery=battery,
+            near_miss_gap=p.near_miss_gap, max_active=p.max_active,
+        ).attach()  # fmt: skip
 
     def _tasks(self) -> Iterable[Task]:
         spec, graph = self.params.tasks, self.scene.sim.site.graph
