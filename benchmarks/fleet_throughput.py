@@ -1,6 +1,6 @@
 """Throughput against fleet size on the bundled warehouse: the same order stream (more
 orders than any fleet here can serve), the fleet grown until congestion caps it.
-    python benchmarks/fleet_throughput.py --robots 25 50 100 150 --seconds 1800
+    python benchmarks/fleet_throughput.py --robots 10 25 50 75 100 150 200 300 --seconds 1800
 Prints tasks per hour, cycle time, waiting and deadlocks per fleet size, and writes a PNG of
 throughput against robots when matplotlib is installed (--png).
 """
@@ -47,7 +47,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robots", type=int, nargs="+", default=[25, 50, 100, 150])
     parser.add_argument("--seconds", type=float, default=1800.0)
-    parser.add_argument("--rate", type=float, default=6.0, help="orders/hour per pick face")
+    parser.add_argument("--rate", type=float, default=15.0, help="orders/hour per pick face")
     parser.add_argument("--png", type=Path, help="also plot throughput against robots")
     args = parser.parse_args()
     print(f"{'robots':>6} {'tasks/h':>8} {'p50 cycle s':>11} {'waiting':>8} {'deadlocks':>9} "
