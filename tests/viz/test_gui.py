@@ -104,5 +104,6 @@ def test_gui_keys_camera_and_image(xvfb_display: str, tmp_path: Path) -> None:
     ]  # v hid visuals, c showed collisions, t see-through
     assert out["image_std"] > 10  # not blank
     assert out["monitor_view"] == "WindowView"  # a tkinter window, since there is a display
-    assert out["monitor_rtf"] == pytest.approx(1.0, rel=0.3)
+    # Paced at 1x: never faster than asked (a loaded machine, or the pauses above, run slower).
+    assert 0.0 < out["monitor_rtf"] <= 1.3
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
