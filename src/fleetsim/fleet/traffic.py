@@ -9,16 +9,14 @@ only ever on a lane between two nodes it holds.
 
 Per-step work is array operations over the robots on routes; only robots that pass a node, need
 a new node, release one or arrive do Python work. Every `check_period` seconds the waiting
-robots are checked for a cycle (A waits for B, B for A): a deadlock. It is resolved by routing
-one robot of the cycle around the node it waits for, when the graph allows; either way it is
-recorded in `deadlocks`.
+robots are checked for a cycle (A waits for B, B for A): a deadlock, undone and recorded by
+`fleet.deadlocks`. Which nodes conflict comes from `fleet.conflicts`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -26,10 +24,11 @@ import numpy as np
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.fleet.conflicts import conflict_sets, mutex_nodes
+from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
 from fleetsim.site import NavGraph, RouteError
 
 NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
-DETOUR_NEAR_LANES = 4  # a detour goes round robots within about this many lanes
 ARRIVED_M = 0.05
 
 
@@ -55,16 +54,6 @@ def shortest_route(
     robots (`max_expansions` given) is searched greedily: at most 1.5 times the shortest."""
     weight = 1.0 if max_expansions is None else 1.5
     return graph.route(start, goal, avoid, max_expansions, weight).nodes
-
-
-@dataclass(frozen=True)
-class Deadlock:
-    """Robots waiting on each other in a cycle, when it was found and whether it was undone."""
-
-    time: float
-    robots: tuple[str, ...]
-    nodes: tuple[str, ...]  # the node each robot waits for
-    resolved: bool
 
 
 class TrafficControl:
@@ -95,7 +84,7 @@ class TrafficControl:
         n, r = len(self.graph), len(self.robots)
         radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
-        self.conflicts = _conflicts(self.graph.xy, self.clearance, _mutex_nodes(self.graph))
+        self.conflicts = conflict_sets(self.graph.xy, self.clearance, mutex_nodes(self.graph))
         c = self.conflicts
         self._near = [c.indices[c.indptr[k] : c.indptr[k + 1]].tolist() for k in range(n)]
         self.owner = np.full(n, -1, dtype=np.int64)
@@ -128,8 +117,8 @@ class TrafficControl:
         self.on_deadlock: Callable[[list[int]], bool] | None = None
         self.check_period = check_period
         self._next_check = 0.0
-        self._seen: set[frozenset[int]] = set()
-        self._resume: dict[int, int] = {}  # robots stepping aside -> their goal
+        self.cycles: set[frozenset[int]] = set()  # wait-for cycles at the last check
+        self.stepping_aside: dict[int, int] = {}  # robots stepping aside -> their goal
         self.detours = 0  # routes changed to go around an idle robot
         self.refusals = 0  # times a robot was refused a node (another held it or one near)
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
@@ -184,7 +173,7 @@ class TrafficControl:
     def is_free_for(self, i: int, node: int) -> bool:
         """Whether robot i could be granted `node` now (no other robot holds it or a node
         within `clearance` of it)."""
-        return self._blocker(i, node) < 0
+        return self.blocker(i, node) < 0
 
     def route_ahead(self, i: int) -> list[int]:
         """The nodes robot i holds and will drive through, in order."""
@@ -202,7 +191,7 @@ class TrafficControl:
         self.active[i] = False
         self._idle_cache = None
         self._wait(i, -1)
-        self._resume.pop(i, None)
+        self.stepping_aside.pop(i, None)
         self._refresh_xy(i)
 
     @property
@@ -235,7 +224,7 @@ class TrafficControl:
                 self._arrive(i)
         if self.sim.sim_time >= self._next_check:
             self._next_check = self.sim.sim_time + self.check_period
-            self._check_deadlocks()
+            find_deadlocks(self)
 
     def _advance(self, i: int, p: np.ndarray) -> None:
         # Plain floats and ints: this runs for every robot that passes a node or wants one.
@@ -263,7 +252,7 @@ class TrafficControl:
             if math.hypot(px - xs[here], py - ys[here]) >= reach:
                 break
             group = self._stretch(i, head + 1)
-            refused = next((n for n in group if self._blocker(i, n) >= 0), -1)
+            refused = next((n for n in group if self.blocker(i, n) >= 0), -1)
             if refused >= 0:
                 self._wait(i, refused)
                 break
@@ -331,7 +320,7 @@ class TrafficControl:
         self._idle_cache = None
         self._wait(i, -1)
         self._refresh_xy(i)
-        resume = self._resume.pop(i, None)
+        resume = self.stepping_aside.pop(i, None)
         if resume is not None:  # it stepped aside to undo a deadlock: carry on
             self.send(i, resume)
         elif self.on_arrival is not None:
@@ -339,7 +328,7 @@ class TrafficControl:
 
     # -- deadlocks ----------------------------------------------------------------------------
 
-    def _blocker(self, i: int, node: int) -> int:
+    def blocker(self, i: int, node: int) -> int:
         """A robot other than i holding `node` or a node in its conflict set, else -1."""
         owner = self.owner
         for near in self._near[node]:
@@ -348,102 +337,7 @@ class TrafficControl:
                 return o
         return -1
 
-    def _check_deadlocks(self) -> None:
-        waits = {
-            i: self._blocker(i, int(self.waiting_on[i]))
-            for i in np.flatnonzero(self.waiting_on >= 0).tolist()
-        }
-        self.blocked_by_idle = []
-        for i, j in list(waits.items()):
-            if j >= 0 and not self.active[j]:  # an idle robot in the way: go around it
-                if self._reroute(i, avoid=self._held(j)):
-                    self.detours += 1
-                    waits.pop(i)
-                else:
-                    self.blocked_by_idle.append((i, j))
-        # Each waiting robot waits on one other, so cycles are found by walking each chain
-        # once: a walk stops at a robot an earlier walk passed (no new cycle there).
-        current: set[frozenset[int]] = set()
-        walk_of: dict[int, int] = {}
-        for walk, start in enumerate(waits):
-            chain, j = [], start
-            while j in waits and waits[j] >= 0 and j not in walk_of:
-                walk_of[j] = walk
-                chain.append(j)
-                j = waits[j]
-            if walk_of.get(j) != walk:  # the chain ended, or ran into an earlier walk
-                continue
-            members = chain[chain.index(j) :]
-            key = frozenset(members)
-            current.add(key)
-            if key not in self._seen:  # new (recorded once)
-                self._resolve(members)
-        self._seen = current
-
-    def _resolve(self, members: list[int]) -> None:
-        """Route one robot of the cycle around the node it waits for; failing that, send one
-        to a free neighbouring node off the others' routes (it carries on from there)."""
-        wanted = [int(self.waiting_on[i]) for i in members]
-        taken = np.flatnonzero(self.owner >= 0)
-        holder = self.owner[taken]
-        near_m = DETOUR_NEAR_LANES * float(np.median(self.graph.lane_length)) + self.clearance
-
-        def nearby(i: int) -> list[int]:
-            """Nodes other robots hold near robot i, and the cycle's other routes ahead."""
-            here = self.graph.xy[self.routes[i][int(self.head[i])]]
-            close = np.hypot(*(self.graph.xy[taken] - here).T) < near_m
-            around: list[int] = taken[close & (holder != i)].tolist()
-            return around + [n for j in members if j != i for n in self.route_ahead(j)]
-
-        def cycle_nodes(i: int) -> list[int]:
-            """Only the nodes the cycle's other robots hold."""
-            return [n for j in members if j != i for n in self._held(j)]
-
-        # Best: round the robots near it and the cycle's routes (not meeting them again); else
-        # round the cycle's robots only; else one robot steps aside to a free neighbour.
-        resolved = (
-            any(self._reroute(i, nearby(i)) for i in members)
-            or any(self._reroute(i, cycle_nodes(i)) for i in members)
-            or any(self._retreat(i, members) for i in members)
-            or (self.on_deadlock is not None and self.on_deadlock(members))
-        )
-        self.deadlocks.append(
-            Deadlock(
-                self.sim.sim_time,
-                tuple(self.robots[i].name for i in members),
-                tuple(self.graph.names[n] for n in wanted),
-                resolved,
-            )
-        )
-
-    def _reroute(self, i: int, avoid: Sequence[int]) -> bool:
-        blocked = {int(self.waiting_on[i]), *avoid}
-        goal = self.routes[i][-1]
-        if goal in blocked:
-            return False
-        # A way round is near or not worth it: search a few times the route's own length.
-        limit = 8 * (len(self.routes[i]) - int(self.head[i])) + 64
-        try:
-            self.send(i, goal, avoid=sorted(blocked), max_expansions=limit)
-        except FleetSimError:
-            return False
-        return True
-
-    def _retreat(self, i: int, members: list[int]) -> bool:
-        head = self.routes[i][int(self.head[i])]
-        in_use = {n for j in members if j != i for n in self.routes[j][int(self.tail[j]) :]}
-        in_use |= {int(self.waiting_on[j]) for j in members}
-        g = self.graph
-        for e in range(g._start[head], g._start[head + 1]):
-            side = int(g._to[e])
-            if side not in in_use and self._blocker(i, side) < 0:
-                goal = self.routes[i][-1]
-                self.send(i, side)
-                self._resume[i] = goal
-                return True
-        return False
-
-    def _held(self, i: int) -> list[int]:
+    def held(self, i: int) -> list[int]:
         return self.routes[i][int(self.tail[i]) : int(self.head[i]) + 1]
 
     # -- helpers ------------------------------------------------------------------------------
@@ -505,7 +399,7 @@ class TrafficControl:
                     f"{name} at ({p[0]:.2f}, {p[1]:.2f}) is not on a node (the nearest, "
                     f"'{self.graph.names[k]}', is {d[k]:.2f} m away): start robots on nodes"
                 )
-            other = self._blocker(i, k)
+            other = self.blocker(i, k)
             if other >= 0:
                 raise ConfigError(
                     f"{name} and {self.robots[other].name} start within {self.clearance:.2f} m "
@@ -521,46 +415,3 @@ class TrafficControl:
         rows = bodies.rows(self.handles)
         half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
         return float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
-
-
-@dataclass(frozen=True)
-class _Csr:
-    indptr: np.ndarray
-    indices: np.ndarray
-
-
-def _mutex_nodes(graph: NavGraph) -> dict[int, set[int]]:
-    """For each node at the end of a lane in a mutex group, the other nodes of its groups'
-    lanes: one robot at a time in a group."""
-    members: dict[int, set[int]] = {}
-    for group in np.unique(graph.mutex[graph.mutex >= 0]).tolist():
-        lanes = graph.mutex == group
-        nodes = set(graph.lane_from[lanes].tolist()) | set(graph.lane_to[lanes].tolist())
-        for k in nodes:
-            members.setdefault(k, set()).update(nodes)
-    return members
-
-
-def _conflicts(xy: np.ndarray, radius: float, extra: dict[int, set[int]] | None = None) -> _Csr:
-    """For each node, the nodes within `radius` (itself included), by a grid of radius cells,
-    and the nodes `extra` adds to it."""
-    cell = np.floor(xy / max(radius, 1e-9)).astype(np.int64)
-    order = np.lexsort((cell[:, 1], cell[:, 0]))
-    keys = [tuple(c) for c in cell[order].tolist()]
-    buckets: dict[tuple[int, int], list[int]] = {}
-    for k, key in zip(order.tolist(), keys, strict=True):
-        buckets.setdefault(key, []).append(k)
-    indptr, indices = [0], []
-    for k, (cx, cy) in enumerate(cell.tolist()):
-        near = [
-            m
-            for dx in (-1, 0, 1)
-            for dy in (-1, 0, 1)
-            for m in buckets.get((cx + dx, cy + dy), ())
-            if math.hypot(*(xy[m] - xy[k])) < radius or m == k
-        ]
-        if extra and k in extra:
-            near = sorted(set(near) | extra[k])
-        indices.extend(near)
-        indptr.append(len(indices))
-    return _Csr(np.array(indptr, dtype=np.int64), np.array(indices, dtype=np.int64))
