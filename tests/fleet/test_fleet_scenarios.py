@@ -121,3 +121,22 @@ def test_results_files(tmp_path: Path) -> None:
 
     bad = fleetsim("run", str(path), "--output", str(tmp_path / "results.xlsx"))
     assert bad.returncode == 2 and "use a .json, .csv or .parquet file name" in bad.stderr
+
+
+def test_a_station_no_robot_can_reach_is_named_before_the_run(tmp_path: Path) -> None:
+    path = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 20}}})
+    body = yaml.safe_load(path.read_text())
+    graph = body["site"]["graph"]  # a pick-up station whose only lane leads away from it
+    graph["nodes"].append({"name": "island", "x": -3.0, "y": 0.0, "pickup": True})
+    graph["lanes"].append({"from": "island", "to": "n0_0", "bidirectional": False})
+    path.write_text(yaml.safe_dump(body, sort_keys=False))
+    result = fleetsim("run", str(path))
+    assert result.returncode == 2, result.stdout
+    assert "tasks.poisson.pickups: 'island' cannot be reached from any robot's start" in (
+        result.stderr
+    )
+    body["plugins"][0]["params"]["tasks"] = {"list": [{"id": "o1", "pickup": "island",
+                                                       "dropoff": "n3_1"}]}  # fmt: skip
+    path.write_text(yaml.safe_dump(body, sort_keys=False))
+    result = fleetsim("run", str(path))
+    assert result.returncode == 2 and "tasks[0] (o1): 'island' cannot be reached" in result.stderr

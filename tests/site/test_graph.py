@@ -42,6 +42,9 @@ def test_routes_follow_lane_directions(graph: NavGraph) -> None:
     assert back.length == pytest.approx(15.0)
     assert back.speed_limits.tolist() == [math.inf, 0.5, math.inf]
     assert graph.route("b", "b").length == 0.0
+    reached = graph.reachable([graph.node("dock")])
+    assert [graph.names[k] for k in np.flatnonzero(reached)] == ["dock", "a", "b", "c"]
+    assert graph.reachable([graph.node("island")]).sum() == 1
 
 
 def test_queries_and_properties(graph: NavGraph) -> None:

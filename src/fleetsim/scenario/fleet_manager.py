@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fleetsim.errors import ConfigError
@@ -96,6 +97,8 @@ class FleetManagerPlugin(Plugin):
         near_miss_gap: NonNegative = 0.2
 
     manager: FleetManager | None = None
+    _starts: list[int]
+    _reach: np.ndarray | None = None
 
     def initialize(self) -> None:
         if self.robot is not None:
@@ -105,6 +108,7 @@ class FleetManagerPlugin(Plugin):
         if sim.site is None:
             raise ConfigError("the fleet manager needs a site: add a 'site:' section")
         robots = scene.robots if p.robots is None else [scene.robot(n) for n in p.robots]
+        self._starts = [sim.site.graph.nearest_node(*r.get_pose().position[:2]) for r in robots]
         assignment: Any = p.assignment
         if ":" in assignment or "." in assignment:
             assignment = import_object(assignment, scene.folder, "assignment policy")()
@@ -127,6 +131,7 @@ class FleetManagerPlugin(Plugin):
                         graph.node(name)
                     except ConfigError as exc:
                         raise ConfigError(f"tasks.poisson.{key}: {exc}") from None
+                self._check_reached(f"tasks.poisson.{key}", names)
             until = spec.poisson.until if spec.poisson.until is not None else float("inf")
             return poisson_tasks(
                 spec.poisson.rate_per_hour, pickups, dropoffs, self.scene.rng, until
@@ -137,7 +142,22 @@ class FleetManagerPlugin(Plugin):
         else:
             tasks = task_list(spec.list_ or [])
         check_tasks(tasks, graph)
+        for k, task in enumerate(tasks):
+            self._check_reached(f"tasks[{k}] ({task.id})", task.places)
         return tasks
+
+    def _check_reached(self, where: str, places: Iterable[str | int]) -> None:
+        """Every place must be on a route from some robot's start, else the run would only
+        fail its tasks: say which now."""
+        graph = self.scene.sim.site.graph
+        if self._reach is None:
+            self._reach = graph.reachable(self._starts)
+        for place in places:
+            if not self._reach[graph.node(place)]:
+                raise ConfigError(
+                    f"{where}: '{graph.names[graph.node(place)]}' cannot be reached from any "
+                    "robot's start (check the lanes and their directions)"
+                )
 
     def kpis(self) -> dict[str, Any]:
         return self.manager.kpis() if self.manager is not None else {}

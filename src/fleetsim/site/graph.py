@@ -194,6 +194,24 @@ class NavGraph:
             raise ConfigError(_unknown("node property", prop, NODE_PROPERTIES))
         return [self.names[k] for k in np.flatnonzero(self.properties[prop]).tolist()]
 
+    def reachable(self, sources: Iterable[int]) -> np.ndarray:
+        """Which nodes some route from `sources` (node indices) reaches, as a bool array (N,):
+        one breadth-first walk along the lanes' directions."""
+        seen = np.zeros(len(self.names), dtype=bool)
+        frontier = sorted(set(sources))
+        seen[frontier] = True
+        to, start = self._to, self._start
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for e in range(start[u], start[u + 1]):
+                    v = to[e]
+                    if not seen[v]:
+                        seen[v] = True
+                        nxt.append(v)
+            frontier = nxt
+        return seen
+
     def nearest_node(self, x: float, y: float, level: str | None = None) -> int:
         """The node closest to (x, y), on `level` when given."""
         d = np.hypot(self.xy[:, 0] - x, self.xy[:, 1] - y)
