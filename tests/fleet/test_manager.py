@@ -92,6 +92,9 @@ def test_deliveries_are_done_without_collisions(sim: MultiRobotSimulationCore) -
         assert t["done"] - t["started"] >= 3 + 2 - 1e-9 and task.robot in {r.name for r in robots}
     cycle = k["cycle_time_s"]
     assert 0 < cycle["p50"] <= cycle["p95"] <= cycle["max"] and cycle["mean"] > 5
+    queue, service = k["queue_time_s"], k["service_time_s"]  # waiting for a robot, then its work
+    assert queue["mean"] + service["mean"] == pytest.approx(cycle["mean"])
+    assert queue["max"] > 0 and service["p50"] >= 5  # 12 orders for 4 robots: some queued
     assert k["throughput_per_hour"] == pytest.approx(12 / sim.sim_time * 3600)
     # Every robot's states add up to the time simulated; work and driving were counted.
     assert manager.time_in_state.sum(axis=1) == pytest.approx(np.full(4, sim.sim_time), abs=0.11)

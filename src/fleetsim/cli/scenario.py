@@ -196,9 +196,10 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     """The fleet's headline numbers, when a fleet manager ran."""
     if "tasks_completed" not in k:
         return []
-    cycle = k["cycle_time_s"]
+    cycle, queue = k["cycle_time_s"], k["queue_time_s"]
     cycles = (
-        f"p50 {cycle['p50']:.1f} s, p95 {cycle['p95']:.1f} s, max {cycle['max']:.1f} s"
+        f"p50 {cycle['p50']:.1f} s, p95 {cycle['p95']:.1f} s, max {cycle['max']:.1f} s "
+        f"(queued p50 {queue['p50']:.1f} s)"
         if cycle["p50"] is not None
         else "none done"
     )

@@ -20,11 +20,15 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
     now = fleet.sim.sim_time
     done = [t for t in fleet.tasks if t.status is TaskStatus.DONE]
     cycles = np.array([t.cycle_time for t in done], dtype=np.float64)
+    queued = np.array([t.times["assigned"] - t.times["released"] for t in done])
     total = fleet.time_in_state.sum(axis=1)
     busy = total - fleet.time_in_state[:, RobotState.IDLE]
 
-    def stat(f: Any) -> float | None:
-        return float(f(cycles)) if cycles.size else None
+    def spread(x: np.ndarray) -> dict[str, float | None]:
+        if not x.size:
+            return dict.fromkeys(("mean", "p50", "p95", "max"))
+        p50, p95 = np.percentile(x, [50, 95]).tolist()
+        return {"mean": float(x.mean()), "p50": p50, "p95": p95, "max": float(x.max())}
 
     return {
         "sim_time_s": now,
@@ -33,12 +37,9 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         "tasks_completed": len(done),
         "tasks_failed": sum(t.status is TaskStatus.FAILED for t in fleet.tasks),
         "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
-        "cycle_time_s": {
-            "mean": stat(np.mean),
-            "p50": stat(lambda c: np.percentile(c, 50)),
-            "p95": stat(lambda c: np.percentile(c, 95)),
-            "max": stat(np.max),
-        },
+        "cycle_time_s": spread(cycles),  # released -> done
+        "queue_time_s": spread(queued),  # released -> assigned: waiting for a robot
+        "service_time_s": spread(cycles - queued),  # assigned -> done: the robot's part
         "waiting_time_s": float(fleet.time_in_state[:, RobotState.WAITING].sum()),
         "distance_m": float(fleet.distance.sum()),
         "distance_per_robot_m": float(fleet.distance.mean()) if len(fleet.robots) else 0.0,
