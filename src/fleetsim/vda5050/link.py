@@ -1,0 +1,168 @@
+"""`MqttLink`: the MQTT sessions of a fleet of VDA 5050 vehicles (paho-mqtt).
+
+`per-vehicle` (the standard's way): one session per vehicle, each with its last will, a retained
+`connection` message saying CONNECTIONBROKEN, so a master control learns when a vehicle drops
+off. `shared`: one session for the whole fleet (fewer sockets for very large fleets; no per-
+vehicle last will). Sessions reconnect by themselves with backoff (1 s doubling to 30 s) and
+subscribe again; `on_connect(serial)` lets the caller publish ONLINE again.
+
+The network never touches the simulation: inbound messages go into a thread-safe queue that the
+simulation empties at the start of a step (`take()`); `publish()` may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.vda5050.topics import INBOUND, OUTBOUND, Topics
+
+MODES = ("per-vehicle", "shared")
+
+
+@dataclass(frozen=True)
+class Inbound:
+    serial: str
+    topic: str  # "order" or "instantActions"
+    payload: bytes
+
+
+def broker_address(url: str) -> tuple[str, int, bool]:
+    """(host, port, tls) of `mqtt://host:port` or `mqtts://host:port`."""
+    parsed = urlparse(url if "://" in url else f"mqtt://{url}")
+    if parsed.scheme not in ("mqtt", "mqtts", "tcp", "ssl") or not parsed.hostname:
+        raise ConfigError(f"broker {url!r}: expected mqtt://HOST:PORT or mqtts://HOST:PORT")
+    tls = parsed.scheme in ("mqtts", "ssl")
+    return parsed.hostname, parsed.port or (8883 if tls else 1883), tls
+
+
+class MqttLink:
+    def __init__(
+        self,
+        topics: Topics,
+        serials: Sequence[str],
+        broker: str,
+        mode: str = "per-vehicle",
+        will: Callable[[str], str] | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        keepalive: int = 30,
+    ) -> None:
+        if mode not in MODES:
+            raise ConfigError(f"connection mode must be one of {', '.join(MODES)}, got {mode!r}")
+        try:
+            import paho.mqtt.client as mqtt
+        except ImportError:
+            raise FleetSimError(
+                'VDA 5050 needs paho-mqtt: pip install "fleetsim[vda5050]"'
+            ) from None
+        self._mqtt = mqtt
+        self.topics, self.serials, self.mode = topics, list(serials), mode
+        self._known = set(self.serials)
+        self.host, self.port, self.tls = broker_address(broker)
+        self.will, self.keepalive = will, keepalive
+        self.credentials = (username, password)
+        self.inbound: queue.SimpleQueue[Inbound] = queue.SimpleQueue()
+        self.on_connect: Callable[[str], None] | None = None
+        self._clients: dict[str, Any] = {}  # serial (or "" when shared) -> client
+        self._connected: set[str] = set()
+        self._lock = threading.Lock()
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def start(self, timeout: float = 10.0) -> MqttLink:
+        """Open the sessions and wait until every one is connected and subscribed."""
+        keys = self.serials if self.mode == "per-vehicle" else [""]
+        for key in keys:
+            self._clients[key] = self._client(key)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self._connected) == len(keys):
+                    return self
+            time.sleep(0.01)
+        self.stop()
+        raise FleetSimError(f"could not connect {len(keys)} MQTT session(s) to "
+                            f"{self.host}:{self.port} within {timeout:.0f} s")  # fmt: skip
+
+    def _client(self, key: str) -> Any:
+        mqtt = self._mqtt
+        name = f"{self.topics.manufacturer}_{key or 'fleet'}"
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name, clean_session=True)
+        if self.credentials[0] is not None:
+            client.username_pw_set(*self.credentials)
+        if self.tls:
+            client.tls_set()
+        if key and self.will is not None:
+            qos, retain = OUTBOUND["connection"]
+            client.will_set(self.topics.topic(key, "connection"), self.will(key), qos, retain)
+        client.reconnect_delay_set(min_delay=1, max_delay=30)
+        client.on_connect = lambda c, _u, _f, rc, _p: self._connected_cb(c, key, rc)
+        client.on_disconnect = lambda _c, _u, _f, _rc, _p: self._forget(key)
+        client.on_message = lambda _c, _u, msg: self._received(msg.topic, msg.payload)
+        client.connect_async(self.host, self.port, self.keepalive)
+        client.loop_start()
+        return client
+
+    def _connected_cb(self, client: Any, key: str, rc: Any) -> None:
+        if getattr(rc, "is_failure", False):
+            return  # paho retries with backoff
+        client.subscribe(self.topics.inbound_filter(key or "+"))
+        with self._lock:
+            self._connected.add(key)
+        if self.on_connect is not None:
+            for serial in [key] if key else self.serials:
+                self.on_connect(serial)
+
+    def _forget(self, key: str) -> None:
+        with self._lock:
+            self._connected.discard(key)
+
+    def _received(self, topic: str, payload: bytes) -> None:
+        where = self.topics.split(topic)
+        if where is not None and where[1] in INBOUND and where[0] in self._known:
+            self.inbound.put(Inbound(where[0], where[1], payload))
+
+    # -- traffic ----------------------------------------------------------------------------
+
+    def take(self) -> list[Inbound]:
+        """Everything received since the last call, oldest first."""
+        out = []
+        while True:
+            try:
+                out.append(self.inbound.get_nowait())
+            except queue.Empty:
+                return out
+
+    def publish(self, serial: str, topic: str, payload: str) -> None:
+        qos, retain = OUTBOUND[topic]
+        client = self._clients.get(serial if self.mode == "per-vehicle" else "")
+        if client is not None:
+            client.publish(self.topics.topic(serial, topic), payload, qos, retain)
+
+    def stop(self, goodbye: Callable[[str], str] | None = None, timeout: float = 5.0) -> None:
+        """Publish `goodbye(serial)` on each vehicle's connection topic (OFFLINE), then close
+        the sessions cleanly (a clean disconnect sends no last will)."""
+        pending = []
+        if goodbye is not None:
+            qos, retain = OUTBOUND["connection"]
+            for serial in self.serials:
+                client = self._clients.get(serial if self.mode == "per-vehicle" else "")
+                if client is not None:
+                    topic = self.topics.topic(serial, "connection")
+                    pending.append(client.publish(topic, goodbye(serial), qos, retain))
+        deadline = time.monotonic() + timeout
+        for info in pending:
+            with contextlib.suppress(RuntimeError, ValueError):  # not connected: the will says it
+                info.wait_for_publish(max(deadline - time.monotonic(), 0.01))
+        for client in self._clients.values():
+            client.disconnect()
+            client.loop_stop()
+        self._clients.clear()

@@ -1,0 +1,142 @@
+"""MQTT sessions of VDA 5050 vehicles against a real broker (the embedded amqtt, on 127.0.0.1 and
+a free port): topics, retained connection messages, the last will when a vehicle process dies,
+orders queued for the simulation, a clean goodbye."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from fleetsim import ConfigError
+from fleetsim.vda5050.broker import EmbeddedBroker
+from fleetsim.vda5050.link import MqttLink, broker_address
+from fleetsim.vda5050.topics import Topics
+
+TOPICS = Topics("uagv", "2.0", "fleetsim")
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[EmbeddedBroker]:
+    with EmbeddedBroker() as b:
+        yield b
+
+
+class Observer:
+    """A master control's view: everything published under the prefix."""
+
+    def __init__(self, broker: EmbeddedBroker) -> None:
+        self.seen: list[tuple[str, bytes, bool]] = []
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"mc{id(self)}")
+        self.client.on_message = lambda _c, _u, m: self.seen.append((m.topic, m.payload, m.retain))
+        self.client.connect(broker.host, broker.port)
+        self.client.subscribe(f"{TOPICS.prefix}/#", qos=1)
+        self.client.loop_start()
+
+    def wait_for(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = check()
+            if found:
+                return found
+            time.sleep(0.02)
+        raise AssertionError(f"timed out; seen {self.seen[-5:]}")
+
+    def payloads(self, topic: str) -> list[bytes]:
+        return [p for t, p, _ in self.seen if t == topic]
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def test_topics_and_broker_urls() -> None:
+    assert TOPICS.topic("amr_3", "order") == "uagv/v2/fleetsim/amr_3/order"
+    assert TOPICS.split("uagv/v2/fleetsim/amr_3/instantActions") == ("amr_3", "instantActions")
+    assert TOPICS.split("uagv/v2/other/amr_3/order") is None
+    assert Topics(version="2.1").protocol_version == "2.1.0"
+    with pytest.raises(ConfigError, match=r"version must be one of 2\.0, 2\.1"):
+        Topics(version="1.1")
+    with pytest.raises(ConfigError, match="manufacturer 'a/b' must be a non-empty topic level"):
+        Topics(manufacturer="a/b")
+    assert broker_address("mqtt://127.0.0.1:1884") == ("127.0.0.1", 1884, False)
+    assert broker_address("mqtts://broker.local") == ("broker.local", 8883, True)
+    with pytest.raises(ConfigError, match="expected mqtt://HOST:PORT"):
+        broker_address("http://x:1")
+
+
+@pytest.mark.parametrize("mode", ["per-vehicle", "shared"])
+def test_orders_reach_the_queue_and_states_reach_the_master(
+    broker: EmbeddedBroker, mode: str
+) -> None:
+    observer = Observer(broker)
+    link = MqttLink(TOPICS, ["amr_0", "amr_1"], broker.url, mode=mode)
+    online: list[str] = []
+    link.on_connect = online.append
+    link.start()
+    try:
+        assert sorted(online) == ["amr_0", "amr_1"]
+        link.publish("amr_1", "state", '{"x": 1}')
+        observer.wait_for(lambda: observer.payloads("uagv/v2/fleetsim/amr_1/state"))
+        observer.client.publish("uagv/v2/fleetsim/amr_1/order", b'{"orderId": "o1"}')
+        observer.client.publish("uagv/v2/fleetsim/amr_9/order", b"{}")  # not ours: dropped
+        observer.client.publish("uagv/v2/fleetsim/amr_0/instantActions", b'{"actions": []}')
+        got: list[Any] = []
+        observer.wait_for(lambda: got.extend(link.take()) or len(got) >= 2)
+        assert sorted((m.serial, m.topic) for m in got) == [
+            ("amr_0", "instantActions"),
+            ("amr_1", "order"),
+        ]
+        assert next(m.payload for m in got if m.topic == "order") == b'{"orderId": "o1"}'
+    finally:
+        link.stop(goodbye=lambda serial: f"OFFLINE {serial}")
+    offline = observer.wait_for(lambda: observer.payloads("uagv/v2/fleetsim/amr_0/connection"))
+    assert offline[-1] == b"OFFLINE amr_0"
+    observer.close()
+
+
+VEHICLE = textwrap.dedent("""
+    import sys, time
+    from fleetsim.vda5050.link import MqttLink
+    from fleetsim.vda5050.topics import Topics
+    link = MqttLink(Topics(), ["amr_7"], sys.argv[1], will=lambda s: "CONNECTIONBROKEN " + s,
+                    keepalive=2)
+    link.start()
+    link.publish("amr_7", "connection", "ONLINE amr_7")
+    print("up", flush=True)
+    time.sleep(120)
+""")
+
+
+def test_a_vehicle_that_dies_leaves_its_last_will(broker: EmbeddedBroker) -> None:
+    observer = Observer(broker)
+    proc = subprocess.Popen([sys.executable, "-c", VEHICLE, broker.url], stdout=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        topic = "uagv/v2/fleetsim/amr_7/connection"
+        observer.wait_for(lambda: b"ONLINE amr_7" in observer.payloads(topic))
+        os.kill(proc.pid, signal.SIGKILL)  # no goodbye: the broker speaks for it
+        observer.wait_for(lambda: b"CONNECTIONBROKEN amr_7" in observer.payloads(topic))
+    finally:
+        proc.kill()
+        proc.wait(10)
+    late = Observer(broker)  # a master control that connects later sees it, retained
+    retained = late.wait_for(lambda: [(p, r) for t, p, r in late.seen if t == topic])
+    assert retained[-1] == (b"CONNECTIONBROKEN amr_7", True)
+    late.close()
+    observer.close()
+
+
+def test_a_broker_that_is_not_there_is_a_clear_error() -> None:
+    link = MqttLink(TOPICS, ["amr_0"], "mqtt://127.0.0.1:9")  # the discard port: refused
+    with pytest.raises(Exception, match=r"could not connect 1 MQTT session\(s\) to 127.0.0.1:9"):
+        link.start(timeout=1.0)
