@@ -1,5 +1,7 @@
 """VDA 5050: simulated robots as vehicles a master control drives over MQTT. So far: the
-messages (`messages`) and the rules an order keeps (`order_rules`)."""
+messages (`messages`), the rules an order keeps (`order_rules`), order acceptance and
+stitching per vehicle (`order_book`), topics (`topics`), the embedded broker (`broker`) and the
+MQTT sessions (`link`)."""
 
 from fleetsim.vda5050.messages import (
     Action,
@@ -19,6 +21,7 @@ from fleetsim.vda5050.messages import (
     Visualization,
     timestamp,
 )
+from fleetsim.vda5050.order_book import OrderBook, Verdict
 from fleetsim.vda5050.order_rules import order_problems
 
 __all__ = [
@@ -35,7 +38,9 @@ __all__ = [
     "Node",
     "NodePosition",
     "Order",
+    "OrderBook",
     "State",
+    "Verdict",
     "Visualization",
     "order_problems",
     "timestamp",
