@@ -1,7 +1,9 @@
 """VDA 5050: simulated robots as vehicles a master control drives over MQTT. So far: the
 messages (`messages`), the rules an order keeps (`order_rules`), order acceptance and
-stitching per vehicle (`order_book`), topics (`topics`), the embedded broker (`broker`) and the
-MQTT sessions (`link`)."""
+stitching (`order_book`), one robot as a vehicle that drives its orders and reports its state
+(`vehicle`), topics (`topics`), the embedded broker (`broker`) and the MQTT sessions (`link`).
+Still to come: the fleet side joining them to a running simulation, instant and node actions,
+the factsheet, and the `fleetsim vda5050` command."""
 
 from fleetsim.vda5050.messages import (
     Action,
