@@ -94,6 +94,11 @@ class Vehicle:
                 state.result_description = "order cancelled"
         return True
 
+    def resume(self) -> None:
+        """Drive on through what is left of the base (after a pause)."""
+        if self.book.base:
+            self._drive()
+
     def position_of(self, node: Node) -> tuple[float, float, float | None] | None:
         """(x, y, theta or None) of a node: its nodePosition, else the site's node of that id."""
         if node.node_position is not None:
@@ -137,7 +142,7 @@ class Vehicle:
         if self._base and self._last_xy is not None:  # driving on from the last node
             since = math.hypot(x - self._last_xy[0], y - self._last_xy[1])
         return State(
-            **self._header("state", now),
+            **self.header("state", now),
             order_id=self.book.order_id,
             order_update_id=self.book.order_update_id,
             zone_set_id=self.book.zone_set_id,
@@ -187,7 +192,8 @@ class Vehicle:
             reach = max(reach, node.node_position.allowed_deviation_xy)
         return math.hypot(x - place[0], y - place[1]) <= reach
 
-    def _header(self, topic: str, now: float) -> dict[str, Any]:
+    def header(self, topic: str, now: float) -> dict[str, Any]:
+        """The header fields of the next message on `topic` (its own headerId count)."""
         header_id = self.headers[topic]
         self.headers[topic] += 1
         return {"header_id": header_id, "timestamp": timestamp(now),

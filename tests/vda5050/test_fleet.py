@@ -1,0 +1,93 @@
+"""Simulated robots as VDA 5050 vehicles on a real broker (embedded, 127.0.0.1): a master
+control sees them come ONLINE, sends an order and sees the vehicle drive it in its states,
+cancels it, gets the standard's errors for bad input, and sees OFFLINE when the fleet stops."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fleetsim import Agent, MultiRobotSimulationCore, Pose
+from fleetsim.vda5050.broker import EmbeddedBroker
+from fleetsim.vda5050.fleet import VdaFleet
+
+from ..conftest import make_sim
+from .test_link import Observer
+from .test_vehicle import straight
+
+PREFIX = "uagv/v2/fleetsim"
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[EmbeddedBroker]:
+    with EmbeddedBroker() as b:
+        yield b
+
+
+def states(observer: Observer, serial: str) -> list[dict[str, Any]]:
+    return [json.loads(p) for p in observer.payloads(f"{PREFIX}/{serial}/state")]
+
+
+def run_until(sim: MultiRobotSimulationCore, observer: Observer, check: Any,
+              steps: int = 600) -> Any:  # fmt: skip
+    """Step the simulation (each step lets the network deliver) until `check()` holds."""
+    for _ in range(steps):
+        sim.step_once()
+        found = check()
+        if found:
+            return found
+        observer.wait_for(lambda: True, timeout=0.01)
+    raise AssertionError(f"not reached; last messages {observer.seen[-3:]}")
+
+
+def test_a_master_control_drives_a_vehicle_through_the_broker(broker: EmbeddedBroker) -> None:
+    observer = Observer(broker)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
+                                  name=f"amr_{k}") for k in range(2)]  # fmt: skip
+        fleet = VdaFleet(sim, robots, broker.url, state_interval=1.0).start()
+        try:
+            for serial in ("amr_0", "amr_1"):
+                topic = f"{PREFIX}/{serial}/connection"
+                online = observer.wait_for(lambda t=topic: observer.payloads(t))
+                message = json.loads(online[-1])
+                assert message["connectionState"] == "ONLINE" and message["serialNumber"] == serial
+            order = straight(["n0", "n1", "n2"], released=3)
+            observer.client.publish(f"{PREFIX}/amr_0/order", order.to_json())
+            first = run_until(sim, observer, lambda: [s for s in states(observer, "amr_0")
+                                                      if s["orderId"] == "o1"])  # fmt: skip
+            assert [n["nodeId"] for n in first[0]["nodeStates"]] == ["n1", "n2"]
+            done = run_until(sim, observer, lambda: [s for s in states(observer, "amr_0")
+                                                     if s["lastNodeId"] == "n2"])  # fmt: skip
+            assert done[-1]["nodeStates"] == [] and done[-1]["agvPosition"]["x"] > 5.7
+            headers = [s["headerId"] for s in states(observer, "amr_0")]
+            assert headers == sorted(headers) and len(set(headers)) == len(headers)
+            assert all(s["lastNodeId"] == "" for s in states(observer, "amr_1"))  # untouched
+            # Bad input: answered in the state, the simulation runs on.
+            observer.client.publish(f"{PREFIX}/amr_1/order", b"{oops")
+            bad = run_until(sim, observer, lambda: [s for s in states(observer, "amr_1")
+                                                    if s["errors"]])  # fmt: skip
+            assert bad[-1]["errors"][0]["errorType"] == "validationError"
+            cancel = {"headerId": 0, "timestamp": "2026-11-23T10:00:00.00Z", "version": "2.0.0",
+                      "manufacturer": "fleetsim", "serialNumber": "amr_1",
+                      "actions": [{"actionType": "cancelOrder", "actionId": "c1",
+                                   "blockingType": "HARD"},
+                                  {"actionType": "selfDestruct", "actionId": "c2",
+                                   "blockingType": "NONE"}]}  # fmt: skip
+            observer.client.publish(f"{PREFIX}/amr_1/instantActions", json.dumps(cancel))
+            answered = run_until(sim, observer, lambda: [
+                s for s in states(observer, "amr_1")
+                if {a["actionId"] for a in s["actionStates"]} >= {"c1", "c2"}])  # fmt: skip
+            kinds = [e["errorType"] for e in answered[-1]["errors"]]
+            assert "noOrderToCancel" in kinds and "unsupportedActionError" in kinds
+            assert {a["actionStatus"] for a in answered[-1]["actionStates"]} == {"FAILED"}
+        finally:
+            fleet.stop()
+    topic = f"{PREFIX}/amr_0/connection"
+    said = observer.wait_for(lambda: [json.loads(p)["connectionState"] for p in
+                                      observer.payloads(topic)][-1:] == ["OFFLINE"])  # fmt: skip
+    assert said
+    observer.close()
