@@ -7,7 +7,7 @@ import logging
 import typer
 
 from fleetsim import __version__
-from fleetsim.cli import bench, convert, models, scenario, site
+from fleetsim.cli import bench, convert, models, scenario, site, vda5050
 from fleetsim.logs import LogLevelManager
 
 app = typer.Typer(
@@ -24,6 +24,7 @@ app.add_typer(scenario.examples_app, name="examples")
 app.command()(bench.bench)
 app.add_typer(convert.app, name="import")
 app.add_typer(site.app, name="site")
+app.command(name="vda5050")(vda5050.vda5050)
 
 
 def _version(value: bool) -> None:

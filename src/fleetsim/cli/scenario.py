@@ -49,7 +49,7 @@ def _stop_on(signum: int, frame: object) -> None:
     raise StopSignal(signum)
 
 
-def _handle_stop_signals() -> None:
+def handle_stop_signals() -> None:
     """Ctrl-C, SIGTERM and SIGHUP all stop a run cleanly (summary, plugins' on_shutdown).
 
     SIGINT gets Python's default handler back even when a script started us in the background,
@@ -107,11 +107,11 @@ def run(
     conditions = _parse_fail_on(fail_on)
     if output is not None and output.suffix.lower() not in FORMATS:
         raise exit_for(ConfigError(f"--output {output}: use a .json, .csv or .parquet file name"))
-    _handle_stop_signals()
+    handle_stop_signals()
     # PyBullet's window threads print to the C stdout at any time: park it for a GUI run.
     with native_stdout_parked() if gui else contextlib.nullcontext():
         summary, meta = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies)
-    _print_summary(summary)
+    print_summary(summary)
     if output is not None:
         try:
             files = write_results(output, summary, meta)
@@ -218,7 +218,7 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     ]  # fmt: skip
 
 
-def _print_summary(summary: RunSummary) -> None:
+def print_summary(summary: RunSummary) -> None:
     table = Table(title="fleetsim run summary", show_header=False)
     kinds = ", ".join(f"{k} {n}" for k, n in summary.collisions_by_kind.items())
     rows = [

@@ -1,0 +1,69 @@
+"""`fleetsim vda5050 SCENARIO`: every robot of a scenario a VDA 5050 vehicle on an MQTT broker
+(an embedded one on 127.0.0.1 unless `--broker` names one), until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+
+import typer
+
+from fleetsim.cli.scenario import exit_for, handle_stop_signals, print_summary
+from fleetsim.errors import FleetSimError
+from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.runner import run_scenario
+
+
+def vda5050(
+    scenario: str = typer.Argument(..., help="A scenario file, or a bundled name."),
+    broker: str | None = typer.Option(
+        None, "--broker", help="mqtt://HOST:PORT of a broker (default: an embedded one)."
+    ),
+    version: str = typer.Option("2.0", "--version", help="VDA 5050 version: 2.0 or 2.1."),
+    manufacturer: str = typer.Option("fleetsim", "--manufacturer"),
+    interface: str = typer.Option("uagv", "--interface"),
+    rtf: float = typer.Option(1.0, "--rtf", help="Target real-time factor."),
+    state_interval: float = typer.Option(
+        1.0, "--state-interval", help="Simulated seconds between states at most."
+    ),
+    connection_mode: str = typer.Option(
+        "per-vehicle", "--connection-mode", help="per-vehicle (the standard's) or shared."
+    ),
+    duration: float | None = typer.Option(
+        None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
+    ),
+    overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
+) -> None:
+    """Serve the scenario's robots as VDA 5050 vehicles; prints the broker and topic prefix."""
+    from fleetsim.vda5050.broker import EmbeddedBroker
+    from fleetsim.vda5050.fleet import VdaFleet
+    from fleetsim.vda5050.topics import Topics
+
+    handle_stop_signals()
+    embedded = None
+    try:
+        topics = Topics(interface, version, manufacturer)
+        built = build(load_scenario(scenario, overrides), target_rtf=rtf)
+        if duration is None:
+            built.sim.params.duration = None  # until stopped
+        if broker is None:
+            embedded = EmbeddedBroker().start()
+            broker = embedded.url
+        with built.sim:
+            fleet = VdaFleet(built.sim, built.scene.robots, broker, topics, state_interval,
+                             mode=connection_mode).start()  # fmt: skip
+            typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
+                       f"vehicles {len(fleet.vehicles)}", err=False)  # fmt: skip
+            try:
+                summary = run_scenario(built, duration=duration)
+            finally:
+                fleet.stop()
+    except FleetSimError as exc:
+        raise exit_for(exc) from None
+    except KeyboardInterrupt as exc:  # stopped before the run began
+        raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    print_summary(summary)
+    if summary.stopped_by is not None:
+        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)

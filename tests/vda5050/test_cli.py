@@ -1,0 +1,63 @@
+"""`fleetsim vda5050` as a user runs it: a real subprocess with its embedded broker; a master
+control connects to the address it prints, drives a robot, and SIGTERM ends it cleanly."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from fleetsim.vda5050.broker import EmbeddedBroker
+
+from ..conftest import scenario
+from .test_link import Observer
+from .test_vehicle import straight
+
+SCENARIO = """
+simulation: {timestep: 0.1}
+robots:
+  - {name: amr, model: mobile_robot, grid: {count: 2, spacing: 3.0}}
+"""
+
+
+def test_the_command_serves_a_scenario_until_sigterm(tmp_path: Path) -> None:
+    path = scenario(tmp_path, SCENARIO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--rtf", "2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"broker mqtt://([\d.]+):(\d+)\s+topics (\S+)/<serialNumber>", line)
+        assert found, line + (proc.stderr.read() if proc.poll() is not None else "")
+        assert found.group(1) == "127.0.0.1" and found.group(3) == "uagv/v2/fleetsim"
+        broker = EmbeddedBroker("127.0.0.1", int(found.group(2)))  # only its address is used
+        observer = Observer(broker)
+        topic = "uagv/v2/fleetsim/amr_0"
+        observer.wait_for(lambda: observer.payloads(f"{topic}/connection"))
+        order = straight(["n0", "n1"], released=2)
+        order.serial_number = "amr_0"
+        observer.client.publish(f"{topic}/order", order.to_json())
+        states = f"{topic}/state"
+        observer.wait_for(lambda: any(json.loads(p)["lastNodeId"] == "n1"
+                                      for p in observer.payloads(states)), 30)  # fmt: skip
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert "stopped           │ by SIGTERM" in out
+        said = [json.loads(p)["connectionState"] for p in observer.payloads(f"{topic}/connection")]
+        deadline = time.monotonic() + 5
+        while said[-1] != "OFFLINE" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            said = [json.loads(p)["connectionState"]
+                    for p in observer.payloads(f"{topic}/connection")]  # fmt: skip
+        assert said[0] == "ONLINE" and said[-1] == "OFFLINE"
+        observer.close()
+    finally:
+        proc.kill()
+        proc.wait(10)
