@@ -5,6 +5,7 @@ cancels it, gets the standard's errors for bad input, and sees OFFLINE when the 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,14 +33,16 @@ def states(observer: Observer, serial: str) -> list[dict[str, Any]]:
 
 
 def run_until(sim: MultiRobotSimulationCore, observer: Observer, check: Any,
-              steps: int = 600) -> Any:  # fmt: skip
-    """Step the simulation (each step lets the network deliver) until `check()` holds."""
-    for _ in range(steps):
+              timeout: float = 30.0) -> Any:  # fmt: skip
+    """Step the simulation until `check()` holds, pausing a little each step so the broker
+    and the MQTT threads get their turn (a loaded machine delivers late, not never)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         sim.step_once()
         found = check()
         if found:
             return found
-        observer.wait_for(lambda: True, timeout=0.01)
+        time.sleep(0.005)
     raise AssertionError(f"not reached; last messages {observer.seen[-3:]}")
 
 
