@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fleetsim import Agent, MultiRobotSimulationCore, Pose
+from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
 from fleetsim.vda5050.broker import EmbeddedBroker
 from fleetsim.vda5050.fleet import VdaFleet
 
@@ -93,4 +93,27 @@ def test_a_master_control_drives_a_vehicle_through_the_broker(broker: EmbeddedBr
     said = observer.wait_for(lambda: [json.loads(p)["connectionState"] for p in
                                       observer.payloads(topic)][-1:] == ["OFFLINE"])  # fmt: skip
     assert said
+    observer.close()
+
+
+def test_visualization_messages_at_their_rate(broker: EmbeddedBroker) -> None:
+    observer = Observer(broker)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(1, 2, 0), sim_core=sim,
+                                name="amr_5")  # fmt: skip
+        with pytest.raises(ConfigError, match="visualization_rate >= 0 Hz"):
+            VdaFleet(sim, [robot], broker.url, visualization_rate=-1)
+        fleet = VdaFleet(sim, [robot], broker.url, visualization_rate=5.0).start()
+        try:
+            topic = f"{PREFIX}/amr_5/visualization"
+            for _ in range(20):  # 2 simulated seconds: 10 messages at 5 Hz
+                sim.step_once()
+            seen = observer.wait_for(lambda: len(observer.payloads(topic)) >= 10 and
+                                     observer.payloads(topic))  # fmt: skip
+        finally:
+            fleet.stop()
+    messages = [json.loads(p) for p in seen]
+    assert len(messages) == 10 and [m["headerId"] for m in messages] == list(range(10))
+    assert messages[0]["agvPosition"]["x"] == pytest.approx(1.0)
+    assert messages[0]["agvPosition"]["y"] == pytest.approx(2.0)
     observer.close()

@@ -28,6 +28,9 @@ def vda5050(
     connection_mode: str = typer.Option(
         "per-vehicle", "--connection-mode", help="per-vehicle (the standard's) or shared."
     ),
+    visualization_rate: float = typer.Option(
+        0.0, "--visualization-rate", help="Hz of visualization messages (0 = none)."
+    ),
     duration: float | None = typer.Option(
         None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
     ),
@@ -49,8 +52,16 @@ def vda5050(
             embedded = EmbeddedBroker().start()
             broker = embedded.url
         with built.sim:
-            fleet = VdaFleet(built.sim, built.scene.robots, broker, topics, state_interval,
-                             mode=connection_mode).start()  # fmt: skip
+            fleet = VdaFleet(
+                built.sim,
+                built.scene.robots,
+                broker,
+                topics,
+                state_interval,
+                mode=connection_mode,
+                visualization_rate=visualization_rate,
+            )
+            fleet.start()
             typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
                        f"vehicles {len(fleet.vehicles)}", err=False)  # fmt: skip
             try:

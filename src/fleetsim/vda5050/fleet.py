@@ -4,6 +4,8 @@ Once per step (a simulation callback) it applies what arrived since the last ste
 instant actions), lets each vehicle note the nodes it passed, and publishes a vehicle's `state`
 when something happened to it and at least every `state_interval` simulated seconds. Publishing
 hands the bytes to the MQTT sessions' own threads; the simulation never waits on the network.
+With `visualization_rate` (Hz of simulated time) every vehicle also publishes `visualization`
+(position and velocity) that often.
 Each vehicle says ONLINE on its `connection` topic when its session connects, OFFLINE when the
 fleet stops cleanly, and its last will says CONNECTIONBROKEN otherwise.
 
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fleetsim.core import MultiRobotSimulationCore
+from fleetsim.errors import ConfigError
 from fleetsim.vda5050.link import MqttLink
 from fleetsim.vda5050.messages import (
     Action,
@@ -47,10 +50,16 @@ class VdaFleet:
         state_interval: float = 1.0,
         mode: str = "per-vehicle",
         epoch: float = 0.0,
+        visualization_rate: float = 0.0,
     ) -> None:
         self.sim, self.topics = sim, topics or Topics()
         self.vehicles = {r.name: Vehicle(r, self.topics, sim.site) for r in robots}
         self.state_interval = float(state_interval)
+        if not (self.state_interval > 0 and visualization_rate >= 0):
+            raise ConfigError("state_interval must be > 0 s and visualization_rate >= 0 Hz")
+        # visualization messages this often (simulated Hz; 0 = none)
+        self.visualization_every = 1.0 / visualization_rate if visualization_rate else 0.0
+        self._next_visual = 0.0
         self.epoch = epoch  # wall-clock seconds of simulated time 0 (timestamps)
         self._due = dict.fromkeys(self.vehicles, 0.0)  # next periodic state, simulated s
         self._dirty: set[str] = set()
@@ -99,6 +108,11 @@ class VdaFleet:
             if after != before or serial in self._dirty or now >= self._due[serial]:
                 self._publish_state(serial, now)
         self._dirty.clear()
+        if self.visualization_every and now >= self._next_visual:
+            self._next_visual = now + self.visualization_every
+            for serial, vehicle in self.vehicles.items():
+                visual = vehicle.visualization(self.epoch + now)
+                self.link.publish(serial, "visualization", visual.to_json())
 
     def _publish_state(self, serial: str, now: float) -> None:
         state = self.vehicles[serial].state(self.epoch + now)

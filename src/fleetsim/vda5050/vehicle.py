@@ -28,6 +28,7 @@ from fleetsim.vda5050.messages import (
     Order,
     State,
     Velocity,
+    Visualization,
     timestamp,
 )
 from fleetsim.vda5050.order_book import OrderBook
@@ -160,6 +161,19 @@ class Vehicle:
             action_states=list(self.actions.values()),
             battery_state=BatteryState(battery_charge=self.battery, charging=False),
             errors=list(self.errors),
+        )
+
+    def visualization(self, now: float) -> Visualization:
+        """Position and velocity only, for the `visualization` topic."""
+        pose = self.robot.get_pose()
+        (vx, vy, _), omega = self.robot.get_velocity()
+        x, y = pose.position[:2]
+        return Visualization(
+            **self.header("visualization", now),
+            agv_position=AgvPosition(
+                x=x, y=y, theta=pose.yaw, map_id=self.map_id, position_initialized=True
+            ),
+            velocity=Velocity(vx=vx, vy=vy, omega=omega),
         )
 
     # -- helpers ----------------------------------------------------------------------------
