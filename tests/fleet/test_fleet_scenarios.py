@@ -35,6 +35,12 @@ def site_scenario(tmp_path: Path, fleet: dict[str, Any], robots: int = 4) -> Pat
     return path
 
 
+def write_orders(path: Path, count: int) -> None:
+    """Timed orders, one every 10 s, from the bottom row to the top row."""
+    rows = "".join(f"o{k},n0_{k % 6},n3_{(k + 3) % 6},{k * 10}\n" for k in range(count))
+    path.write_text("id,pickup,dropoff,release_time\n" + rows)
+
+
 def test_a_poisson_stream_is_served_and_reported(tmp_path: Path) -> None:
     path = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 20}},
                                     "assignment": "greedy", "pick_time": 3})  # fmt: skip
@@ -63,10 +69,7 @@ def test_bad_tasks_fail_validation_with_their_place(tmp_path: Path) -> None:
 
 
 def test_orders_from_a_file_beside_the_scenario(tmp_path: Path) -> None:
-    (tmp_path / "orders.csv").write_text(
-        "id,pickup,dropoff,release_time\n"
-        + "".join(f"o{k},n0_{k % 6},n3_{(k + 3) % 6},{k * 10}\n" for k in range(8))
-    )
+    write_orders(tmp_path / "orders.csv", 8)
     path = site_scenario(tmp_path, {"tasks": {"file": "orders.csv"}, "pick_time": 2})
     result = fleetsim("run", str(path), "--duration", "200")
     assert result.returncode == 0, result.stderr
@@ -87,10 +90,7 @@ def test_batteries_in_a_scenario_need_chargers(tmp_path: Path) -> None:
 def test_results_files(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
-    (tmp_path / "orders.csv").write_text(
-        "id,pickup,dropoff,release_time\n"
-        + "".join(f"o{k},n0_{k % 6},n3_{(k + 3) % 6},{k * 10}\n" for k in range(5))
-    )
+    write_orders(tmp_path / "orders.csv", 5)
     path = site_scenario(tmp_path, {"tasks": {"file": "orders.csv"}, "pick_time": 2})
     out = tmp_path / "out" / "results.json"
     result = fleetsim("run", str(path), "--duration", "150", "--output", str(out))

@@ -63,7 +63,7 @@ def vda5050(
             )
             fleet.start()
             typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
-                       f"vehicles {len(fleet.vehicles)}", err=False)  # fmt: skip
+                       f"vehicles {len(fleet.vehicles)}")  # fmt: skip
             try:
                 summary = run_scenario(built, duration=duration)
             finally:

@@ -64,6 +64,7 @@ class FleetManager:
         self.queue: list[Task] = []  # released, not assigned
         r = len(self.robots)
         self.job: list[Task | None] = [None] * r
+        self.has_job = np.zeros(r, dtype=bool)  # job[i] is not None, as an array
         self.leg = np.zeros(r, dtype=np.int64)  # index of the place being driven to
         self.work_until = np.full(r, math.inf)
         self.state = np.zeros(r, dtype=np.int64)
@@ -130,7 +131,7 @@ class FleetManager:
         if self.batteries is not None:
             self._charging_rounds()
         if self.queue:
-            working = sum(job is not None for job in self.job)
+            working = int(self.has_job.sum())
             idle = np.flatnonzero(self._free()).tolist()
             if idle and working < self.max_active:
                 self._assign(idle, now, self.max_active - working)
@@ -181,6 +182,7 @@ class FleetManager:
             task.robot = self.robots[i].name
             task.mark(TaskStatus.ASSIGNED, now)
             self.job[i] = task
+            self.has_job[i] = True
             self.leg[i] = 0
             self._go(i, now)
 
@@ -195,6 +197,7 @@ class FleetManager:
     def _at_place(self, i: int, now: float) -> None:
         task = self.job[i]
         self.to_park[i] = -1
+        self._park_retry[i] = 0.0  # somewhere new: a stray unless it is a parking spot
         if task is None:
             if self.to_charger[i] >= 0 and self.batteries is not None:
                 self.batteries.charging[i] = True
@@ -216,6 +219,7 @@ class FleetManager:
         if int(self.leg[i]) == len(task.places) - 1:
             task.mark(TaskStatus.DONE, now)
             self.job[i] = None
+            self.has_job[i] = False
             self._park(i)
             return
         self.leg[i] += 1
@@ -227,11 +231,11 @@ class FleetManager:
             task.reason = reason
             task.mark(TaskStatus.FAILED, now)
         self.job[i] = None
+        self.has_job[i] = False
 
     def _free(self) -> np.ndarray:
         """`_is_free` of every robot, as a bool array."""
-        free = np.fromiter((j is None for j in self.job), dtype=bool, count=len(self.job))
-        free &= ~self.traffic.active | (self.to_park >= 0)
+        free = ~self.has_job & (~self.traffic.active | (self.to_park >= 0))
         free &= (self.work_until == math.inf) & (self.to_charger < 0) & ~self.failed
         if self.batteries is not None:
             free &= self.batteries.soc >= self.batteries.params.low
@@ -283,6 +287,7 @@ class FleetManager:
         stray = self._free() & ~self.traffic.active & (self._park_retry <= now)
         for i in np.flatnonzero(stray).tolist():
             if self._is_spot[self.traffic.node_of(i)]:
+                self._park_retry[i] = math.inf  # parked: looked at again when it next arrives
                 continue
             if self._park(i):
                 self._park_tries[i] = 0

@@ -3,8 +3,8 @@ without touching it, each episode recorded once, when it starts, with time, kind
 
 A robot is a disc of its footprint radius (the circle round its footprint box). Robot-robot:
 two discs closer than `gap`; robot-structure: a disc closer than `gap` to one of the site's
-obstacle boxes. Pairs come from the collision broadphase for robots and from a hash of the
-obstacles built once, so a check is a few array operations.
+obstacle boxes. Pairs come from the collision broadphase for robots and from the collision
+system's static index for the obstacles (built once), so a check is a few array operations.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.collision.broadphase import candidate_pairs
+from fleetsim.collision.broadphase import candidate_pairs, overlapping
+from fleetsim.collision.static_index import StaticIndex
 from fleetsim.site.site import Obstacles
-
-CELL_M = 2.0  # obstacle hash cell
 
 
 class NearMisses:
@@ -32,7 +31,7 @@ class NearMisses:
         self.gap = float(gap)
         self.records: list[dict[str, Any]] = []
         self._open: dict[tuple[str, int, int], dict[str, Any]] = {}  # episodes going on
-        self._boxes = _ObstacleHash(obstacles, self.radius + self.gap) if obstacles else None
+        self._boxes = _Structure(obstacles, self.radius + self.gap) if obstacles else None
 
     def check(self, time: float, xy: np.ndarray) -> None:
         """Note the near misses of robots at `xy` (N, 2) at `time`: an episode starts when a
@@ -82,37 +81,36 @@ def close_pairs(xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray
     return i[near], j[near]
 
 
-class _ObstacleHash:
-    """Obstacle boxes (yawed, 2-D) hashed by the cells their footprint, grown by `reach`,
-    covers: `near` finds the boxes within a distance of points with a sorted-key lookup."""
+class _Structure:
+    """The site's obstacle boxes (yawed, 2-D footprints) for `near`: candidates come from the
+    collision system's static index over their world AABBs, then exact distances."""
 
     def __init__(self, obstacles: Obstacles, reach: float) -> None:
         self.centre = np.asarray(obstacles.centres, dtype=np.float64)[:, :2]
         self.half = np.asarray(obstacles.half_extents, dtype=np.float64)[:, :2]
         yaw = np.asarray(obstacles.yaws, dtype=np.float64)
         self.cos, self.sin = np.cos(yaw), np.sin(yaw)
-        # the world AABB of each footprint, grown by reach, in cells
         ext = np.abs(self.cos)[:, None] * self.half + np.abs(self.sin)[:, None] * self.half[:, ::-1]
-        lo = np.floor((self.centre - ext - reach) / CELL_M).astype(np.int64)
-        hi = np.floor((self.centre + ext + reach) / CELL_M).astype(np.int64)
-        nx, ny = (hi - lo + 1).T
-        box = np.repeat(np.arange(len(lo)), nx * ny)  # one entry per (box, covered cell)
-        first = np.repeat(np.cumsum(nx * ny) - nx * ny, nx * ny)
-        k = np.arange(len(box)) - first
-        key = _key(lo[box, 0] + k % nx[box], lo[box, 1] + k // nx[box])
-        order = np.argsort(key, kind="stable")
-        self.keys, self.boxes = key[order], box[order]
+        self.lo = np.zeros((len(self.centre), 3))
+        self.lo[:, :2] = self.centre - ext
+        self.hi = self.lo.copy()
+        self.hi[:, :2] = self.centre + ext
+        self.reach = reach
+        self.index = StaticIndex()
 
     def near(self, xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(robot, box, distance) of the points within `distance` of a box's footprint."""
-        cell = np.floor(xy / CELL_M).astype(np.int64)
-        key = _key(cell[:, 0], cell[:, 1])
-        start = np.searchsorted(self.keys, key, side="left")
-        stop = np.searchsorted(self.keys, key, side="right")
-        count = stop - start
-        robot = np.repeat(np.arange(len(xy)), count)
-        offset = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
-        box = self.boxes[np.repeat(start, count) + offset]
+        n = len(xy)
+        robots = np.zeros((n, 3))
+        robots[:, :2] = xy - self.reach
+        lo = np.concatenate((robots, self.lo))
+        robots[:, :2] += 2 * self.reach
+        hi = np.concatenate((robots, self.hi))
+        moving, fixed = np.arange(n), np.arange(n, n + len(self.lo))
+        # cells a little wider than the squares: float round-off must not make them "wide"
+        robot, box = self.index.pairs(lo, hi, moving, fixed, 2.5 * self.reach)
+        robot, box = overlapping(lo, hi, robot, box)
+        box -= n
         d = xy[robot] - self.centre[box]
         local = np.stack(
             (self.cos[box] * d[:, 0] + self.sin[box] * d[:, 1],
@@ -122,7 +120,3 @@ class _ObstacleHash:
         dist = np.hypot(outside[:, 0], outside[:, 1])
         keep = dist < distance
         return robot[keep], box[keep], dist[keep]
-
-
-def _key(cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
-    return (cx.astype(np.int64) << 32) + (cy.astype(np.int64) & 0xFFFFFFFF)

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.vda5050.link import MqttLink
@@ -28,11 +30,10 @@ from fleetsim.vda5050.messages import (
     Connection,
     ConnectionState,
     Error,
-    ErrorLevel,
-    ErrorReference,
     InstantActions,
     Order,
     parse,
+    warning,
 )
 from fleetsim.vda5050.topics import Topics
 from fleetsim.vda5050.vehicle import Vehicle
@@ -61,8 +62,10 @@ class VdaFleet:
         self.visualization_every = 1.0 / visualization_rate if visualization_rate else 0.0
         self._next_visual = 0.0
         self.epoch = epoch  # wall-clock seconds of simulated time 0 (timestamps)
-        self._due = dict.fromkeys(self.vehicles, 0.0)  # next periodic state, simulated s
-        self._dirty: set[str] = set()
+        self._serials = list(self.vehicles)
+        self._index = {serial: k for k, serial in enumerate(self._serials)}
+        self._due = np.zeros(len(self._serials))  # next periodic state of each, simulated s
+        self._moving: set[str] = set()  # driving at the last step: watched for changes
         broken = ConnectionState.CONNECTIONBROKEN
         self.link = MqttLink(self.topics, list(self.vehicles), broker, mode=mode,
                              will=lambda s: self._connection(s, broken))  # fmt: skip
@@ -83,6 +86,10 @@ class VdaFleet:
     # -- the step ---------------------------------------------------------------------------
 
     def step(self) -> None:
+        """Apply what arrived; publish the state of each vehicle that got a message, passed
+        a node, started or stopped, or is due. Only those vehicles (and the driving ones) do
+        any work: a parked fleet costs one array comparison a step."""
+        dirty = set()
         for message in self.link.take():
             vehicle = self.vehicles[message.serial]
             topic = self.topics.topic(message.serial, message.topic)
@@ -99,15 +106,21 @@ class VdaFleet:
                 else:
                     for action in actions.actions:
                         self._instant(vehicle, action)
-            self._dirty.add(message.serial)
+            dirty.add(message.serial)
         now = self.sim.sim_time
-        for serial, vehicle in self.vehicles.items():
-            before = (vehicle.book.last_node_sequence_id, bool(vehicle.robot.is_moving))
+        due = {self._serials[k] for k in np.flatnonzero(self._due <= now).tolist()}
+        asked = dirty | due  # published whatever happened
+        for serial in self._moving | asked:
+            vehicle = self.vehicles[serial]
+            before = (vehicle.book.last_node_sequence_id, serial in self._moving)
             vehicle.step()
-            after = (vehicle.book.last_node_sequence_id, bool(vehicle.robot.is_moving))
-            if after != before or serial in self._dirty or now >= self._due[serial]:
+            moving = bool(vehicle.robot.is_moving)
+            if moving:
+                self._moving.add(serial)
+            else:
+                self._moving.discard(serial)
+            if (vehicle.book.last_node_sequence_id, moving) != before or serial in asked:
                 self._publish_state(serial, now)
-        self._dirty.clear()
         if self.visualization_every and now >= self._next_visual:
             self._next_visual = now + self.visualization_every
             for serial, vehicle in self.vehicles.items():
@@ -117,7 +130,7 @@ class VdaFleet:
     def _publish_state(self, serial: str, now: float) -> None:
         state = self.vehicles[serial].state(self.epoch + now)
         self.link.publish(serial, "state", state.to_json())
-        self._due[serial] = now + self.state_interval
+        self._due[self._index[serial]] = now + self.state_interval
 
     # -- instant actions --------------------------------------------------------------------
 
@@ -128,7 +141,9 @@ class VdaFleet:
         if kind == "cancelOrder":
             if not vehicle.cancel():
                 state.action_status = ActionStatus.FAILED
-                vehicle.errors.append(_error("noOrderToCancel", action, "there is no order"))
+                vehicle.errors.append(
+                    warning("noOrderToCancel", "there is no order", **_names(action))
+                )
         elif kind == "startPause":
             vehicle.paused = True
             vehicle.robot.stop()
@@ -141,7 +156,7 @@ class VdaFleet:
             state.action_status = ActionStatus.FAILED
             state.result_description = f"unsupported instant action {kind!r}"
             why = f"{kind!r} is not one of {', '.join(INSTANT)}"
-            vehicle.errors.append(_error("unsupportedActionError", action, why))
+            vehicle.errors.append(warning("unsupportedActionError", why, **_names(action)))
         vehicle.actions[action.action_id] = state
 
     # -- connection -------------------------------------------------------------------------
@@ -155,10 +170,5 @@ class VdaFleet:
         return Connection(**header, connection_state=state).to_json()
 
 
-def _error(kind: str, action: Action, description: str) -> Error:
-    refs = [
-        ErrorReference(reference_key="actionId", reference_value=action.action_id),
-        ErrorReference(reference_key="actionType", reference_value=action.action_type),
-    ]
-    return Error(error_type=kind, error_references=refs, error_description=description,
-                 error_level=ErrorLevel.WARNING)  # fmt: skip
+def _names(action: Action) -> dict[str, str]:
+    return {"actionId": action.action_id, "actionType": action.action_type}

@@ -343,13 +343,22 @@ def parse(model: type[M], payload: bytes | str, topic: str) -> M | Error:
 
 
 def _invalid(topic: str, raw: dict[str, Any] | None, description: str) -> Error:
-    refs = [ErrorReference(reference_key="topic", reference_value=topic)]
+    refs: dict[str, Any] = {"topic": topic}
     for key in ("headerId", "orderId", "orderUpdateId"):
         if raw is not None and key in raw and isinstance(raw[key], str | int):
-            refs.append(ErrorReference(reference_key=key, reference_value=str(raw[key])))
-    return Error(
-        error_type="validationError",
-        error_references=refs,
-        error_description=description,
-        error_level=ErrorLevel.WARNING,
-    )
+            refs[key] = raw[key]
+    return warning("validationError", description, **refs)
+
+
+def warning(kind: str, description: str, **references: Any) -> Error:
+    """An error of level WARNING (the order or action is refused, the vehicle carries on),
+    with `references` as its errorReferences."""
+    refs = [ErrorReference(reference_key=k, reference_value=str(v)) for k, v in references.items()]
+    return Error(error_type=kind, error_references=refs, error_description=description,
+                 error_level=ErrorLevel.WARNING)  # fmt: skip
+
+
+def order_references(order: Order) -> dict[str, Any]:
+    """What an error about an order names: its headerId, topic, orderId and orderUpdateId."""
+    return {"headerId": order.header_id, "topic": "order", "orderId": order.order_id,
+            "orderUpdateId": order.order_update_id}  # fmt: skip

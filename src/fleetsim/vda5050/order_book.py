@@ -24,11 +24,11 @@ from fleetsim.vda5050.messages import (
     Edge,
     EdgeState,
     Error,
-    ErrorLevel,
-    ErrorReference,
     Node,
     NodeState,
     Order,
+    order_references,
+    warning,
 )
 from fleetsim.vda5050.order_rules import order_problems
 
@@ -151,11 +151,4 @@ class OrderBook:
         self.decision = (last.node_id, last.sequence_id)
 
     def _reject(self, order: Order, kind: str, description: str) -> Verdict:
-        refs = [ErrorReference(reference_key="headerId", reference_value=str(order.header_id)),
-                ErrorReference(reference_key="topic", reference_value="order"),
-                ErrorReference(reference_key="orderId", reference_value=order.order_id),
-                ErrorReference(reference_key="orderUpdateId",
-                               reference_value=str(order.order_update_id))]  # fmt: skip
-        error = Error(error_type=kind, error_references=refs, error_description=description,
-                      error_level=ErrorLevel.WARNING)  # fmt: skip
-        return Verdict(accepted=False, error=error)
+        return Verdict(accepted=False, error=warning(kind, description, **order_references(order)))

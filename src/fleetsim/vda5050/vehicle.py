@@ -22,14 +22,14 @@ from fleetsim.vda5050.messages import (
     AgvPosition,
     BatteryState,
     Error,
-    ErrorLevel,
-    ErrorReference,
     Node,
     Order,
     State,
     Velocity,
     Visualization,
+    order_references,
     timestamp,
+    warning,
 )
 from fleetsim.vda5050.order_book import OrderBook
 from fleetsim.vda5050.topics import Topics
@@ -59,8 +59,10 @@ class Vehicle:
         """Accept or reject `order` (errors land in the state); True when accepted."""
         unplaced = [n.node_id for n in order.nodes if self.position_of(n) is None]
         if unplaced:
-            self._order_error(order, "noRouteError", f"nodes without a nodePosition that are "
-                              f"not on the site: {', '.join(unplaced[:5])}")  # fmt: skip
+            why = (
+                f"nodes without a nodePosition that are not on the site: {', '.join(unplaced[:5])}"
+            )
+            self.errors.append(warning("noRouteError", why, **order_references(order)))
             return False
         verdict = self.book.take(order, self._standing_on)
         if verdict.error is not None:
@@ -126,19 +128,15 @@ class Vehicle:
         while self._base:
             node = self._base[0]
             px, py, _ = self.position_of(node) or (math.inf, math.inf, None)
-            reach = PASS_RADIUS_M
-            if node.node_position is not None and node.node_position.allowed_deviation_xy:
-                reach = max(reach, node.node_position.allowed_deviation_xy)
-            if math.hypot(x - px, y - py) > reach:
+            if math.hypot(x - px, y - py) > _reach(node):
                 break
             self.book.passed(node.sequence_id)
             self._last_xy = (px, py)
             self._base.pop(0)
 
     def state(self, now: float) -> State:
-        pose = self.robot.get_pose()
-        (vx, vy, _), omega = self.robot.get_velocity()
-        x, y = pose.position[:2]
+        position, velocity = self._motion()
+        x, y = position.x, position.y
         since = None
         if self._base and self._last_xy is not None:  # driving on from the last node
             since = math.hypot(x - self._last_xy[0], y - self._last_xy[1])
@@ -154,10 +152,8 @@ class Vehicle:
             distance_since_last_node=since,
             node_states=self.book.node_states(),
             edge_states=self.book.edge_states(),
-            agv_position=AgvPosition(
-                x=x, y=y, theta=pose.yaw, map_id=self.map_id, position_initialized=True
-            ),
-            velocity=Velocity(vx=vx, vy=vy, omega=omega),
+            agv_position=position,
+            velocity=velocity,
             action_states=list(self.actions.values()),
             battery_state=BatteryState(battery_charge=self.battery, charging=False),
             errors=list(self.errors),
@@ -165,31 +161,33 @@ class Vehicle:
 
     def visualization(self, now: float) -> Visualization:
         """Position and velocity only, for the `visualization` topic."""
+        position, velocity = self._motion()
+        header = self.header("visualization", now)
+        return Visualization(**header, agv_position=position, velocity=velocity)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _motion(self) -> tuple[AgvPosition, Velocity]:
         pose = self.robot.get_pose()
         (vx, vy, _), omega = self.robot.get_velocity()
         x, y = pose.position[:2]
-        return Visualization(
-            **self.header("visualization", now),
-            agv_position=AgvPosition(
-                x=x, y=y, theta=pose.yaw, map_id=self.map_id, position_initialized=True
-            ),
-            velocity=Velocity(vx=vx, vy=vy, omega=omega),
-        )
-
-    # -- helpers ----------------------------------------------------------------------------
+        where = AgvPosition(x=x, y=y, theta=pose.yaw, map_id=self.map_id,
+                            position_initialized=True)  # fmt: skip
+        return where, Velocity(vx=vx, vy=vy, omega=omega)
 
     def _drive(self) -> None:
         """Drive through the base nodes not yet passed, at the edges' speed limits."""
         self._base = self.book.base
         if not self._base:
             return
-        speeds = {e.end_node_id: e.max_speed for e in self.book.edges if e.released}
+        # the edge before a node (sequenceId one less) limits the leg to it
+        speeds = {e.sequence_id + 1: e.max_speed for e in self.book.edges if e.released}
         poses, limits = [], []
         for node in self._base:
             px, py, theta = self.position_of(node) or (0.0, 0.0, None)
             yaw = theta if theta is not None else self.robot.get_pose().yaw
             poses.append(Pose.from_yaw(px, py, 0.0, yaw))
-            limits.append(speeds.get(node.node_id) or math.inf)
+            limits.append(speeds.get(node.sequence_id) or math.inf)
         final = self._base[-1].node_position
         align = final is not None and final.theta is not None
         self.robot.set_path(poses, tolerance=0.05, align_orientation=align, speed_limits=limits)
@@ -201,10 +199,7 @@ class Vehicle:
         if place is None:
             return False
         x, y = self.robot.get_pose().position[:2]
-        reach = PASS_RADIUS_M
-        if node.node_position is not None and node.node_position.allowed_deviation_xy:
-            reach = max(reach, node.node_position.allowed_deviation_xy)
-        return math.hypot(x - place[0], y - place[1]) <= reach
+        return math.hypot(x - place[0], y - place[1]) <= _reach(node)
 
     def header(self, topic: str, now: float) -> dict[str, Any]:
         """The header fields of the next message on `topic` (its own headerId count)."""
@@ -214,11 +209,8 @@ class Vehicle:
                 "version": self.topics.protocol_version,
                 "manufacturer": self.topics.manufacturer, "serial_number": self.serial}  # fmt: skip
 
-    def _order_error(self, order: Order, kind: str, description: str) -> None:
-        refs = [ErrorReference(reference_key="orderId", reference_value=order.order_id),
-                ErrorReference(reference_key="orderUpdateId",
-                               reference_value=str(order.order_update_id))]  # fmt: skip
-        level = ErrorLevel.WARNING
-        error = Error(error_type=kind, error_references=refs, error_description=description,
-                      error_level=level)  # fmt: skip
-        self.errors.append(error)
+
+def _reach(node: Node) -> float:
+    """How close counts as at a node: its allowedDeviationXY, at least PASS_RADIUS_M."""
+    deviation = node.node_position.allowed_deviation_xy if node.node_position else None
+    return max(PASS_RADIUS_M, deviation or 0.0)
