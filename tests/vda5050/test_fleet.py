@@ -117,3 +117,54 @@ def test_visualization_messages_at_their_rate(broker: EmbeddedBroker) -> None:
     assert messages[0]["agvPosition"]["x"] == pytest.approx(1.0)
     assert messages[0]["agvPosition"]["y"] == pytest.approx(2.0)
     observer.close()
+
+
+def test_factsheet_instant_actions_and_battery_through_the_broker(broker: EmbeddedBroker) -> None:
+    observer = Observer(broker)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                name="amr_9", max_linear_vel=2.0)  # fmt: skip
+        fleet = VdaFleet(sim, [robot], broker.url).start()
+        try:
+            sheet_topic = f"{PREFIX}/amr_9/factsheet"
+            sheet = json.loads(observer.wait_for(lambda: observer.payloads(sheet_topic))[-1])
+            assert sheet["physicalParameters"]["speedMax"] == 2.0  # sent on connect
+            instant = {"headerId": 1, "timestamp": "2026-11-23T10:00:00.00Z",
+                       "version": "2.0.0", "manufacturer": "fleetsim", "serialNumber": "amr_9",
+                       "actions": [
+                           {"actionType": "factsheetRequest", "actionId": "f1",
+                            "blockingType": "NONE"},
+                           {"actionType": "wait", "actionId": "w1", "blockingType": "SOFT",
+                            "actionParameters": [{"key": "duration", "value": 0.5}]},
+                           {"actionType": "initPosition", "actionId": "i1",
+                            "blockingType": "HARD",
+                            "actionParameters": [{"key": "x", "value": 2.0},
+                                                 {"key": "y", "value": 1.0},
+                                                 {"key": "theta", "value": 0.0},
+                                                 {"key": "lastNodeId", "value": "n0"}]}]}  # fmt: skip
+            observer.client.publish(f"{PREFIX}/amr_9/instantActions", json.dumps(instant))
+            done = run_until(sim, observer, lambda: [
+                s for s in states(observer, "amr_9")
+                if {a["actionId"]: a["actionStatus"] for a in s["actionStates"]}.get("w1")
+                == "FINISHED"])  # fmt: skip
+            statuses = {a["actionId"]: a["actionStatus"] for a in done[-1]["actionStates"]}
+            assert statuses == {"f1": "FINISHED", "w1": "FINISHED", "i1": "FINISHED"}
+            assert done[-1]["agvPosition"]["x"] == pytest.approx(2.0)
+            assert done[-1]["lastNodeId"] == "n0"
+            seen_w1 = {a["actionStatus"] for s in states(observer, "amr_9")
+                       for a in s["actionStates"] if a["actionId"] == "w1"}  # fmt: skip
+            assert {"INITIALIZING", "RUNNING", "FINISHED"} <= seen_w1
+            assert len(observer.payloads(sheet_topic)) >= 2  # and again on request
+            order = straight(["n0", "n1", "n2"], released=3)
+            for node in order.nodes:
+                assert node.node_position is not None
+                node.node_position.x += 2.0
+                node.node_position.y += 1.0
+            observer.client.publish(f"{PREFIX}/amr_9/order", order.to_json())
+            driven = run_until(sim, observer, lambda: [s for s in states(observer, "amr_9")
+                                                       if s["lastNodeId"] == "n2"])  # fmt: skip
+            battery = driven[-1]["batteryState"]
+            assert 99.0 < battery["batteryCharge"] < 100.0 and battery["charging"] is False
+        finally:
+            fleet.stop()
+    observer.close()

@@ -9,12 +9,16 @@ With `visualization_rate` (Hz of simulated time) every vehicle also publishes `v
 Each vehicle says ONLINE on its `connection` topic when its session connects, OFFLINE when the
 fleet stops cleanly, and its last will says CONNECTIONBROKEN otherwise.
 
-Instant actions so far: `cancelOrder` (or the `noOrderToCancel` error), `startPause`,
-`stopPause`, `stateRequest`; any other is answered with an error naming it, never ignored.
+Instant actions: `cancelOrder` (or the `noOrderToCancel` error), `startPause`, `stopPause`,
+`stateRequest`, `factsheetRequest`, `initPosition`, and `startCharging`, `stopCharging`, `wait`
+(run like node actions); any other is answered with an error naming it, never ignored.
+Batteries: each vehicle's charge follows `fleetsim.fleet.battery` (drained by distance and
+time, charged between `startCharging` and `stopCharging`), reported as `batteryState`.
 """
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +26,9 @@ import numpy as np
 
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
+from fleetsim.fleet.battery import Batteries, BatteryParams
+from fleetsim.vda5050.effects import unsupported
+from fleetsim.vda5050.factsheet import factsheet_of
 from fleetsim.vda5050.link import MqttLink
 from fleetsim.vda5050.messages import (
     Action,
@@ -38,7 +45,7 @@ from fleetsim.vda5050.messages import (
 from fleetsim.vda5050.topics import Topics
 from fleetsim.vda5050.vehicle import Vehicle
 
-INSTANT = ("cancelOrder", "startPause", "stopPause", "stateRequest")
+BATTERY_EVERY_S = 0.1  # the battery model's update period, simulated s
 
 
 class VdaFleet:
@@ -52,6 +59,10 @@ class VdaFleet:
         mode: str = "per-vehicle",
         epoch: float = 0.0,
         visualization_rate: float = 0.0,
+        battery: BatteryParams | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        tls_ca: str | None = None,
     ) -> None:
         self.sim, self.topics = sim, topics or Topics()
         self.vehicles = {r.name: Vehicle(r, self.topics, sim.site) for r in robots}
@@ -65,15 +76,22 @@ class VdaFleet:
         self._serials = list(self.vehicles)
         self._index = {serial: k for k, serial in enumerate(self._serials)}
         self._due = np.zeros(len(self._serials))  # next periodic state of each, simulated s
-        self._moving: set[str] = set()  # driving at the last step: watched for changes
+        self._active: set[str] = set()  # driving or working at the last step: stepped
+        self.batteries = Batteries(battery or BatteryParams(), len(self._serials))
+        self._handles = np.array([v.robot.handle for v in self.vehicles.values()])
+        self._last_xy = self._positions()
+        self._next_battery = 0.0
         broken = ConnectionState.CONNECTIONBROKEN
         self.link = MqttLink(self.topics, list(self.vehicles), broker, mode=mode,
-                             will=lambda s: self._connection(s, broken))  # fmt: skip
-        self.link.on_connect = self._online
+                             will=lambda s: self._connection(s, broken), username=username,
+                             password=password, tls_ca=tls_ca)  # fmt: skip
+        self._online: queue.SimpleQueue[str] = queue.SimpleQueue()  # sessions (re)connected
+        self.link.on_connect = self._online.put
         self._callback: int | None = None
 
     def start(self, timeout: float = 10.0) -> VdaFleet:
         self.link.start(timeout)
+        self._greet()
         self._callback = self.sim.register_callback(lambda *_: self.step())
         return self
 
@@ -90,19 +108,20 @@ class VdaFleet:
         a node, started or stopped, or is due. Only those vehicles (and the driving ones) do
         any work: a parked fleet costs one array comparison a step."""
         dirty = set()
+        self._greet()
         for message in self.link.take():
             vehicle = self.vehicles[message.serial]
             topic = self.topics.topic(message.serial, message.topic)
             if message.topic == "order":
                 order = parse(Order, message.payload, topic)
                 if isinstance(order, Error):
-                    vehicle.errors.append(order)
+                    vehicle.report(order)
                 else:
                     vehicle.take_order(order)
             else:
                 actions = parse(InstantActions, message.payload, topic)
                 if isinstance(actions, Error):
-                    vehicle.errors.append(actions)
+                    vehicle.report(actions)
                 else:
                     for action in actions.actions:
                         self._instant(vehicle, action)
@@ -110,59 +129,105 @@ class VdaFleet:
         now = self.sim.sim_time
         due = {self._serials[k] for k in np.flatnonzero(self._due <= now).tolist()}
         asked = dirty | due  # published whatever happened
-        for serial in self._moving | asked:
+        dt = self.sim.params.timestep
+        for serial in self._active | asked:
             vehicle = self.vehicles[serial]
-            before = (vehicle.book.last_node_sequence_id, serial in self._moving)
-            vehicle.step()
-            moving = bool(vehicle.robot.is_moving)
-            if moving:
-                self._moving.add(serial)
+            before = (vehicle.book.last_node_sequence_id, serial in self._active and
+                      vehicle.robot.is_moving, len(vehicle.errors))  # fmt: skip
+            changed = vehicle.step(dt)
+            self.batteries.charging[self._index[serial]] = vehicle.effects.charging
+            if vehicle.active:
+                self._active.add(serial)
             else:
-                self._moving.discard(serial)
-            if (vehicle.book.last_node_sequence_id, moving) != before or serial in asked:
+                self._active.discard(serial)
+            after = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
+                     len(vehicle.errors))  # fmt: skip
+            if changed or after != before or serial in asked:
                 self._publish_state(serial, now)
+        if now >= self._next_battery:
+            self._charge(now)
         if self.visualization_every and now >= self._next_visual:
             self._next_visual = now + self.visualization_every
             for serial, vehicle in self.vehicles.items():
                 visual = vehicle.visualization(self.epoch + now)
                 self.link.publish(serial, "visualization", visual.to_json())
 
+    def _charge(self, now: float) -> None:
+        """Drain and charge every battery over the time since the last update."""
+        dt = now - (self._next_battery - BATTERY_EVERY_S)
+        self._next_battery = now + BATTERY_EVERY_S
+        xy = self._positions()
+        driven = np.hypot(*(xy - self._last_xy).T)
+        self._last_xy = xy
+        busy = np.zeros(len(self._serials), dtype=bool)
+        busy[[self._index[s] for s in self._active]] = True
+        self.batteries.update(max(dt, 0.0), driven, busy)
+
+    def _positions(self) -> np.ndarray:
+        bodies = self.sim.world.bodies
+        xy = np.array(bodies["pos"][bodies.rows(self._handles), :2])
+        return xy
+
     def _publish_state(self, serial: str, now: float) -> None:
-        state = self.vehicles[serial].state(self.epoch + now)
+        vehicle = self.vehicles[serial]
+        vehicle.battery = float(self.batteries.percent[self._index[serial]])
+        state = vehicle.state(self.epoch + now)
         self.link.publish(serial, "state", state.to_json())
         self._due[self._index[serial]] = now + self.state_interval
 
     # -- instant actions --------------------------------------------------------------------
 
     def _instant(self, vehicle: Vehicle, action: Action) -> None:
-        state = ActionState(action_id=action.action_id, action_type=action.action_type,
-                            action_status=ActionStatus.FINISHED)  # fmt: skip
         kind = action.action_type
+        why = unsupported(action, "INSTANT")
+        if why is not None:
+            failed = ActionStatus.FAILED
+            state = ActionState(action_id=action.action_id, action_type=kind,
+                                action_status=failed, result_description=why)  # fmt: skip
+            vehicle.actions[action.action_id] = state
+            vehicle.report(warning("unsupportedActionError", why, **_names(action)))
+            return
+        if kind in ("startCharging", "stopCharging", "wait"):
+            vehicle.work.start([action])  # runs through its states like a node action
+            return
+        state = ActionState(action_id=action.action_id, action_type=kind,
+                            action_status=ActionStatus.FINISHED)  # fmt: skip
         if kind == "cancelOrder":
             if not vehicle.cancel():
                 state.action_status = ActionStatus.FAILED
-                vehicle.errors.append(
-                    warning("noOrderToCancel", "there is no order", **_names(action))
-                )
+                state.result_description = "there is no order to cancel"
+                vehicle.report(warning("noOrderToCancel", "there is no order", **_names(action)))
         elif kind == "startPause":
             vehicle.paused = True
             vehicle.robot.stop()
         elif kind == "stopPause":
             vehicle.paused = False
             vehicle.resume()
-        elif kind == "stateRequest":
-            pass  # the state goes out this step
-        else:
-            state.action_status = ActionStatus.FAILED
-            state.result_description = f"unsupported instant action {kind!r}"
-            why = f"{kind!r} is not one of {', '.join(INSTANT)}"
-            vehicle.errors.append(warning("unsupportedActionError", why, **_names(action)))
-        vehicle.actions[action.action_id] = state
+        elif kind == "factsheetRequest":
+            self._publish_factsheet(vehicle.serial)
+        elif kind == "initPosition":
+            refused = vehicle.init_position(action)
+            if refused is not None:
+                state.action_status = ActionStatus.FAILED
+                state.result_description = refused
+                vehicle.report(warning("initPositionError", refused, **_names(action)))
+        vehicle.actions[action.action_id] = state  # stateRequest: the state goes out this step
 
     # -- connection -------------------------------------------------------------------------
 
-    def _online(self, serial: str) -> None:
-        self.link.publish(serial, "connection", self._connection(serial, ConnectionState.ONLINE))
+    def _greet(self) -> None:
+        """ONLINE and the factsheet for each session (re)connected (from this thread)."""
+        while not self._online.empty():
+            serial = self._online.get_nowait()
+            online = self._connection(serial, ConnectionState.ONLINE)
+            self.link.publish(serial, "connection", online)
+            self._publish_factsheet(serial)
+
+    def _publish_factsheet(self, serial: str) -> None:
+        vehicle = self.vehicles[serial]
+        header = vehicle.header("factsheet", self.epoch + self.sim.sim_time)
+        sheet = factsheet_of(vehicle.robot, header, self.state_interval)
+        self.link.publish(serial, "factsheet", sheet.to_json())
 
     def _connection(self, serial: str, state: ConnectionState) -> str:
         vehicle = self.vehicles[serial]

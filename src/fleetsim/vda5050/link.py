@@ -54,6 +54,7 @@ class MqttLink:
         username: str | None = None,
         password: str | None = None,
         keepalive: int = 30,
+        tls_ca: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ConfigError(f"connection mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -67,6 +68,9 @@ class MqttLink:
         self.topics, self.serials, self.mode = topics, list(serials), mode
         self._known = set(self.serials)
         self.host, self.port, self.tls = broker_address(broker)
+        self.tls_ca = tls_ca  # a CA certificate file (implies TLS); else the system's CAs
+        if tls_ca is not None:
+            self.tls = True
         self.will, self.keepalive = will, keepalive
         self.credentials = (username, password)
         self.inbound: queue.SimpleQueue[Inbound] = queue.SimpleQueue()
@@ -99,7 +103,7 @@ class MqttLink:
         if self.credentials[0] is not None:
             client.username_pw_set(*self.credentials)
         if self.tls:
-            client.tls_set()
+            client.tls_set(ca_certs=self.tls_ca)
         if key and self.will is not None:
             qos, retain = OUTBOUND["connection"]
             client.will_set(self.topics.topic(key, "connection"), self.will(key), qos, retain)

@@ -1,7 +1,9 @@
 """`Vehicle`: one simulated robot as a VDA 5050 vehicle. It takes orders (through its
 `OrderBook`), drives the released base through the nodes' positions (from the order, else the
-site node of the same id) with the edges' `maxSpeed`, stops at the decision point, lets nodes
-and edges go as it passes them, and builds its `state` message from the simulation.
+site node of the same id) with the edges' `maxSpeed`, stops at the decision point and at nodes
+whose actions block driving, runs node, edge and instant actions (`ActionQueue`, with what they
+do in `VehicleEffects`), lets nodes and edges go as it passes them, and builds its `state`
+message from the simulation.
 
 No network here: `take_order` gets a parsed message, `state()` returns one; the fleet side
 moves bytes.
@@ -16,12 +18,17 @@ from typing import Any
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.site import Site
+from fleetsim.vda5050.actions import ActionQueue
+from fleetsim.vda5050.effects import VehicleEffects, unsupported
 from fleetsim.vda5050.messages import (
+    Action,
     ActionState,
-    ActionStatus,
     AgvPosition,
     BatteryState,
+    BlockingType,
+    Edge,
     Error,
+    ErrorLevel,
     Node,
     Order,
     State,
@@ -35,7 +42,9 @@ from fleetsim.vda5050.order_book import OrderBook
 from fleetsim.vda5050.topics import Topics
 
 PASS_RADIUS_M = 0.25  # a node counts as passed this close, or within its allowedDeviationXY
-ORDER_ERRORS = ("validationError", "orderError", "orderUpdateError", "noRouteError")
+NEW_BASE_S = 3.0  # newBaseRequest this many seconds (at the current speed) before the base ends
+NEW_BASE_MIN_M = 1.0  # ... or this close to its end
+MAX_ERRORS = 50  # the newest warnings kept (a flood of bad messages cannot grow the state)
 
 
 class Vehicle:
@@ -46,61 +55,86 @@ class Vehicle:
         self.serial = robot.name
         self.book = OrderBook()
         self.errors: list[Error] = []
-        self.actions: dict[str, ActionState] = {}
+        self.effects = VehicleEffects(robot, site, self.position_of)
+        self.work = ActionQueue(self.effects)
         self.paused = False
         self.battery = 100.0  # percent; the fleet side sets it from the battery model
         self.headers: Counter[str] = Counter()
         self._base: list[Node] = []  # the base nodes the robot is driving through now
         self._last_xy: tuple[float, float] | None = None  # where the last node passed is
 
+    @property
+    def actions(self) -> dict[str, ActionState]:
+        """actionId -> state of every action of the order and the instant actions."""
+        return self.work.states
+
+    def report(self, error: Error) -> None:
+        """Add `error` to the state's errors (keeping the newest `MAX_ERRORS`)."""
+        self.errors.append(error)
+        del self.errors[:-MAX_ERRORS]
+
     # -- orders -----------------------------------------------------------------------------
 
     def take_order(self, order: Order) -> bool:
         """Accept or reject `order` (errors land in the state); True when accepted."""
-        unplaced = [n.node_id for n in order.nodes if self.position_of(n) is None]
-        if unplaced:
-            why = (
-                f"nodes without a nodePosition that are not on the site: {', '.join(unplaced[:5])}"
-            )
-            self.errors.append(warning("noRouteError", why, **order_references(order)))
+        why = self._cannot(order)
+        if why is not None:
+            self.report(warning(why[0], why[1], **order_references(order)))
             return False
+        stitch_at = self.book.last_node_sequence_id
         verdict = self.book.take(order, self._standing_on)
         if verdict.error is not None:
-            self.errors.append(verdict.error)
+            self.report(verdict.error)
             return False
         if not verdict.accepted:
             return False  # a repeat of the same update
         if verdict.new:
-            self.errors = [e for e in self.errors if e.error_type not in ORDER_ERRORS]
-            self.actions = {}
-            first = self.position_of(order.nodes[0])
-            self._last_xy = (first[0], first[1]) if first is not None else None
-        actions = [a for n in order.nodes for a in n.actions]
-        actions += [a for e in order.edges for a in e.actions]
-        for a in actions:
-            waiting = ActionState(action_id=a.action_id, action_type=a.action_type,
-                                  action_description=a.action_description,
-                                  action_status=ActionStatus.WAITING)  # fmt: skip
-            self.actions.setdefault(a.action_id, waiting)
-        self._drive()
+            self.errors = [e for e in self.errors if e.error_level is ErrorLevel.FATAL]
+            self.work.forget_finished()
+        self.work.expect([a for n in order.nodes for a in n.actions])
+        self.work.expect([a for e in order.edges for a in e.actions])
+        if verdict.new:
+            first = order.nodes[0]
+            place = self.position_of(first)
+            self._last_xy = (place[0], place[1]) if place is not None else None
+            self._reached(first)  # it stands on the first node: its actions start now
+        elif stitch_at == order.nodes[0].sequence_id:  # waiting at the stitching node
+            self.work.start(self._edge_actions(stitch_at + 1))
+        self._base = []
+        self._advance()
         return True
 
     def cancel(self) -> bool:
-        """cancelOrder: stop where it is and drop the rest of the order."""
+        """cancelOrder: stop where it is, drop the rest of the order, fail its actions."""
         if not self.book.cancel():
             return False
         self.robot.stop()
         self._base = []
-        for state in self.actions.values():
-            if state.action_status in (ActionStatus.WAITING, ActionStatus.INITIALIZING):
-                state.action_status = ActionStatus.FAILED
-                state.result_description = "order cancelled"
+        self.work.cancel("order cancelled")
         return True
 
     def resume(self) -> None:
         """Drive on through what is left of the base (after a pause)."""
-        if self.book.base:
-            self._drive()
+        self._advance()
+
+    def init_position(self, action: Action) -> str | None:
+        """initPosition: put the vehicle at x, y, theta and set lastNodeId; why not, else
+        None. Refused while an order is being driven."""
+        if not self.book.idle:
+            return f"refused while driving order {self.book.order_id!r}"
+        values = {k: action.parameter(k) for k in ("x", "y", "theta")}
+        bad = [k for k, v in values.items() if not _number(v)]
+        if bad:
+            return f"parameters {', '.join(bad)} must be numbers (theta in radians)"
+        self.robot.stop()
+        z = self.robot.get_pose().position[2]
+        self.robot.set_pose(Pose.from_yaw(values["x"], values["y"], z, values["theta"]))
+        self.book.last_node_id = str(action.parameter("lastNodeId", ""))
+        self.book.last_node_sequence_id = 0
+        map_id = action.parameter("mapId")
+        if map_id is not None:
+            self.map_id = str(map_id)
+        return None
 
     def position_of(self, node: Node) -> tuple[float, float, float | None] | None:
         """(x, y, theta or None) of a node: its nodePosition, else the site's node of that id."""
@@ -120,19 +154,22 @@ class Vehicle:
 
     # -- the step ---------------------------------------------------------------------------
 
-    def step(self) -> None:
-        """Let go of the base nodes the robot has reached (and the edges before them)."""
-        if not self._base:
-            return
-        x, y = self.robot.get_pose().position[:2]
-        while self._base:
-            node = self._base[0]
-            px, py, _ = self.position_of(node) or (math.inf, math.inf, None)
-            if math.hypot(x - px, y - py) > _reach(node):
-                break
-            self.book.passed(node.sequence_id)
-            self._last_xy = (px, py)
-            self._base.pop(0)
+    def step(self, dt: float = 0.0) -> bool:
+        """Pass the base nodes reached (starting their actions), run the actions for `dt`
+        seconds, drive on when nothing blocks; True when an action's status changed."""
+        self._pass_nodes()
+        changed = self.work.step(dt, self.paused)
+        for action, why in self.work.failures:
+            self.report(warning("actionError", why, actionId=action.action_id,
+                                actionType=action.action_type))  # fmt: skip
+        self.work.failures.clear()
+        self._advance()
+        return changed
+
+    @property
+    def active(self) -> bool:
+        """Driving, running actions or with base left to drive: it needs stepping."""
+        return bool(self.robot.is_moving or self.work.busy or self._base or self.book.base)
 
     def state(self, now: float) -> State:
         position, velocity = self._motion()
@@ -155,8 +192,10 @@ class Vehicle:
             agv_position=position,
             velocity=velocity,
             action_states=list(self.actions.values()),
-            battery_state=BatteryState(battery_charge=self.battery, charging=False),
+            battery_state=BatteryState(battery_charge=self.battery, charging=self.effects.charging),
             errors=list(self.errors),
+            loads=self.effects.loads,
+            new_base_request=self._wants_base(),
         )
 
     def visualization(self, now: float) -> Visualization:
@@ -175,9 +214,70 @@ class Vehicle:
                             position_initialized=True)  # fmt: skip
         return where, Velocity(vx=vx, vy=vy, omega=omega)
 
+    def _cannot(self, order: Order) -> tuple[str, str] | None:
+        """(errorType, why) when the vehicle cannot take `order` whatever its state: a node
+        it cannot place, an action it does not support there."""
+        unplaced = [n.node_id for n in order.nodes if self.position_of(n) is None]
+        if unplaced:
+            return "noRouteError", (
+                f"nodes without a nodePosition that are not on the site: {', '.join(unplaced[:5])}"
+            )
+        for scope, actions in (("NODE", [a for n in order.nodes for a in n.actions]),
+                               ("EDGE", [a for e in order.edges for a in e.actions])):  # fmt: skip
+            for action in actions:
+                why = unsupported(action, scope)
+                if why is not None:
+                    return "orderError", f"action {action.action_id!r}: {why}"
+        return None
+
+    def _pass_nodes(self) -> None:
+        """Let go of the base nodes the robot has reached (and the edges before them)."""
+        if not self._base:
+            return
+        x, y = self.robot.get_pose().position[:2]
+        while self._base:
+            node = self._base[0]
+            px, py, _ = self.position_of(node) or (math.inf, math.inf, None)
+            if math.hypot(x - px, y - py) > _reach(node):
+                break
+            self.book.passed(node.sequence_id)
+            self._last_xy = (px, py)
+            self._base.pop(0)
+            self._reached(node)
+
+    def _reached(self, node: Node) -> None:
+        """Start the actions of `node` and of the edge leaving it."""
+        self.work.start(list(node.actions), node)
+        self.work.start(self._edge_actions(node.sequence_id + 1))
+
+    def _edge_actions(self, sequence_id: int) -> list[Action]:
+        edge = self._edge(sequence_id)
+        return list(edge.actions) if edge is not None and edge.released else []
+
+    def _edge(self, sequence_id: int) -> Edge | None:
+        return next((e for e in self.book.edges if e.sequence_id == sequence_id), None)
+
+    def _advance(self) -> None:
+        """Stop while an action blocks driving or the vehicle is paused; else drive on when
+        there is base left and the robot stands."""
+        if self.work.blocks_driving or self.paused:
+            if self.robot.is_moving:
+                self.robot.stop()
+                self._base = []
+            return
+        if not self._base and self.book.base:
+            self._drive()
+
     def _drive(self) -> None:
-        """Drive through the base nodes not yet passed, at the edges' speed limits."""
-        self._base = self.book.base
+        """Drive through the base nodes not yet passed, at the edges' speed limits, as far as
+        the first node where a blocking action will stop the vehicle."""
+        self._base = []
+        for node in self.book.base:
+            self._base.append(node)
+            edge = self._edge(node.sequence_id + 1)
+            actions = list(node.actions) + (list(edge.actions) if edge is not None else [])
+            if any(a.blocking_type is not BlockingType.NONE for a in actions):
+                break
         if not self._base:
             return
         # the edge before a node (sequenceId one less) limits the leg to it
@@ -191,6 +291,21 @@ class Vehicle:
         final = self._base[-1].node_position
         align = final is not None and final.theta is not None
         self.robot.set_path(poses, tolerance=0.05, align_orientation=align, speed_limits=limits)
+
+    def _wants_base(self) -> bool:
+        """newBaseRequest: a horizon waits and the end of the base is near (within
+        `NEW_BASE_S` at the current speed, or `NEW_BASE_MIN_M`)."""
+        if not self.book.horizon:
+            return False
+        base = self.book.base
+        x, y = self.robot.get_pose().position[:2]
+        left = 0.0
+        for node in base:
+            px, py, _ = self.position_of(node) or (x, y, None)
+            left += math.hypot(px - x, py - y)
+            x, y = px, py
+        speed = math.hypot(*self.robot.get_velocity()[0][:2])
+        return left <= max(NEW_BASE_MIN_M, NEW_BASE_S * speed)
 
     def _standing_on(self, node: Node) -> bool:
         if node.node_id == self.book.last_node_id and self.book.last_node_id:
@@ -208,6 +323,10 @@ class Vehicle:
         return {"header_id": header_id, "timestamp": timestamp(now),
                 "version": self.topics.protocol_version,
                 "manufacturer": self.topics.manufacturer, "serial_number": self.serial}  # fmt: skip
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _reach(node: Node) -> float:
