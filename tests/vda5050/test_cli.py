@@ -14,7 +14,7 @@ from pathlib import Path
 from fleetsim.vda5050.broker import EmbeddedBroker
 
 from ..conftest import scenario
-from .test_link import Observer
+from .conftest import Observer
 from .test_vehicle import straight
 
 SCENARIO = """

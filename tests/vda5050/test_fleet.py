@@ -6,26 +6,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
-from fleetsim.vda5050.broker import EmbeddedBroker
 from fleetsim.vda5050.fleet import VdaFleet
 
 from ..conftest import make_sim
-from .test_link import Observer
+from .conftest import Observer
 from .test_vehicle import straight
 
 PREFIX = "uagv/v2/fleetsim"
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[EmbeddedBroker]:
-    with EmbeddedBroker() as b:
-        yield b
 
 
 def states(observer: Observer, serial: str) -> list[dict[str, Any]]:
@@ -46,7 +38,7 @@ def run_until(sim: MultiRobotSimulationCore, observer: Observer, check: Any,
     raise AssertionError(f"not reached; last messages {observer.seen[-3:]}")
 
 
-def test_a_master_control_drives_a_vehicle_through_the_broker(broker: EmbeddedBroker) -> None:
+def test_a_master_control_drives_a_vehicle_through_the_broker(broker: Any) -> None:
     observer = Observer(broker)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
@@ -96,7 +88,7 @@ def test_a_master_control_drives_a_vehicle_through_the_broker(broker: EmbeddedBr
     observer.close()
 
 
-def test_visualization_messages_at_their_rate(broker: EmbeddedBroker) -> None:
+def test_visualization_messages_at_their_rate(broker: Any) -> None:
     observer = Observer(broker)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(1, 2, 0), sim_core=sim,
@@ -119,7 +111,7 @@ def test_visualization_messages_at_their_rate(broker: EmbeddedBroker) -> None:
     observer.close()
 
 
-def test_factsheet_instant_actions_and_battery_through_the_broker(broker: EmbeddedBroker) -> None:
+def test_factsheet_instant_actions_and_battery_through_the_broker(broker: Any) -> None:
     observer = Observer(broker)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
@@ -141,7 +133,8 @@ def test_factsheet_instant_actions_and_battery_through_the_broker(broker: Embedd
                             "actionParameters": [{"key": "x", "value": 2.0},
                                                  {"key": "y", "value": 1.0},
                                                  {"key": "theta", "value": 0.0},
-                                                 {"key": "lastNodeId", "value": "n0"}]}]}  # fmt: skip
+                                                 {"key": "lastNodeId", "value": "n0"}],
+                            }]}  # fmt: skip
             observer.client.publish(f"{PREFIX}/amr_9/instantActions", json.dumps(instant))
             done = run_until(sim, observer, lambda: [
                 s for s in states(observer, "amr_9")

@@ -9,53 +9,17 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
-from collections.abc import Callable, Iterator
 from typing import Any
 
-import paho.mqtt.client as mqtt
 import pytest
 
 from fleetsim import ConfigError
-from fleetsim.vda5050.broker import EmbeddedBroker
+from fleetsim.errors import FleetSimError
+from fleetsim.vda5050.broker import MosquittoBroker
 from fleetsim.vda5050.link import MqttLink, broker_address
 from fleetsim.vda5050.topics import Topics
 
-TOPICS = Topics("uagv", "2.0", "fleetsim")
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[EmbeddedBroker]:
-    with EmbeddedBroker() as b:
-        yield b
-
-
-class Observer:
-    """A master control's view: everything published under the prefix."""
-
-    def __init__(self, broker: EmbeddedBroker) -> None:
-        self.seen: list[tuple[str, bytes, bool]] = []
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"mc{id(self)}")
-        self.client.on_message = lambda _c, _u, m: self.seen.append((m.topic, m.payload, m.retain))
-        self.client.connect(broker.host, broker.port)
-        self.client.subscribe(f"{TOPICS.prefix}/#", qos=1)
-        self.client.loop_start()
-
-    def wait_for(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = check()
-            if found:
-                return found
-            time.sleep(0.02)
-        raise AssertionError(f"timed out; seen {self.seen[-5:]}")
-
-    def payloads(self, topic: str) -> list[bytes]:
-        return [p for t, p, _ in self.seen if t == topic]
-
-    def close(self) -> None:
-        self.client.loop_stop()
-        self.client.disconnect()
+from .conftest import TOPICS, Observer
 
 
 def test_topics_and_broker_urls() -> None:
@@ -74,9 +38,7 @@ def test_topics_and_broker_urls() -> None:
 
 
 @pytest.mark.parametrize("mode", ["per-vehicle", "shared"])
-def test_orders_reach_the_queue_and_states_reach_the_master(
-    broker: EmbeddedBroker, mode: str
-) -> None:
+def test_orders_reach_the_queue_and_states_reach_the_master(broker: Any, mode: str) -> None:
     observer = Observer(broker)
     link = MqttLink(TOPICS, ["amr_0", "amr_1"], broker.url, mode=mode)
     online: list[str] = []
@@ -116,7 +78,7 @@ VEHICLE = textwrap.dedent("""
 """)
 
 
-def test_a_vehicle_that_dies_leaves_its_last_will(broker: EmbeddedBroker) -> None:
+def test_a_vehicle_that_dies_leaves_its_last_will(broker: Any) -> None:
     observer = Observer(broker)
     proc = subprocess.Popen([sys.executable, "-c", VEHICLE, broker.url], stdout=subprocess.PIPE,
                             text=True)  # fmt: skip
@@ -140,3 +102,20 @@ def test_a_broker_that_is_not_there_is_a_clear_error() -> None:
     link = MqttLink(TOPICS, ["amr_0"], "mqtt://127.0.0.1:9")  # the discard port: refused
     with pytest.raises(Exception, match=r"could not connect 1 MQTT session\(s\) to 127.0.0.1:9"):
         link.start(timeout=1.0)
+
+
+@pytest.mark.skipif(not MosquittoBroker.available(), reason="mosquitto is not installed")
+def test_broker_username_and_password() -> None:
+    with MosquittoBroker(username="fleet", password="s3cret") as broker:
+        observer = Observer(broker, "fleet", "s3cret")
+        link = MqttLink(TOPICS, ["amr_0"], broker.url, username="fleet", password="s3cret")
+        link.start()
+        try:
+            link.publish("amr_0", "state", "{}")
+            observer.wait_for(lambda: observer.payloads("uagv/v2/fleetsim/amr_0/state"))
+        finally:
+            link.stop()
+            observer.close()
+        wrong = MqttLink(TOPICS, ["amr_0"], broker.url, username="fleet", password="guess")
+        with pytest.raises(FleetSimError, match="refused the MQTT session: Not authorized"):
+            wrong.start(timeout=5.0)

@@ -1,13 +1,25 @@
-"""`EmbeddedBroker`: an MQTT broker (amqtt, pure Python) in a thread of its own, so a user needs
-nothing but `pip install "fleetsim[vda5050]"`. It binds to 127.0.0.1 unless told otherwise;
-port 0 takes a free one. For large fleets use Mosquitto and `--broker`."""
+"""MQTT brokers for VDA 5050 vehicles, both bound to 127.0.0.1 unless told otherwise (port 0
+takes a free one):
+
+- `EmbeddedBroker`: amqtt (pure Python) in a thread of its own, so a user needs nothing but
+  `pip install "fleetsim[vda5050]"`;
+- `MosquittoBroker`: Debian's `mosquitto` as a child process with a config of its own (and a
+  password file when given a user), for large fleets, tests and benchmarks.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import pwd
+import shutil
 import socket
+import subprocess
+import tempfile
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
 from fleetsim.errors import FleetSimError
@@ -79,6 +91,102 @@ class EmbeddedBroker:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class MosquittoBroker:
+    """`mosquitto` on `host:port` for as long as the object lives (or the `with` block)."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+    ) -> None:
+        self.host, self.port = host, port or _free_port(host)
+        self.credentials = (username, password)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._dir: tempfile.TemporaryDirectory[str] | None = None
+
+    @staticmethod
+    def available() -> bool:
+        return _sbin("mosquitto") is not None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
+
+    def start(self) -> MosquittoBroker:
+        exe = _sbin("mosquitto")
+        if exe is None:
+            raise FleetSimError("mosquitto is not installed (Debian: apt-get install mosquitto)")
+        self._dir = tempfile.TemporaryDirectory(prefix="fleetsim-mosquitto-")
+        folder = Path(self._dir.name)
+        lines = [f"listener {self.port} {self.host}", "max_connections -1",
+                 "persistence false", "log_dest stderr", "log_type error"]  # fmt: skip
+        user, password = self.credentials
+        if user is not None:
+            passwd = _sbin("mosquitto_passwd")
+            if passwd is None:
+                raise FleetSimError("mosquitto_passwd is not installed (it comes with mosquitto)")
+            (folder / "passwd").touch(mode=0o600)
+            subprocess.run([passwd, "-b", str(folder / "passwd"), user, password or ""],
+                           check=True, capture_output=True)  # fmt: skip
+            lines += ["allow_anonymous false", f"password_file {folder / 'passwd'}"]
+            _readable_by_mosquitto(folder, folder / "passwd")
+        else:
+            lines.append("allow_anonymous true")
+        (folder / "mosquitto.conf").write_text("\n".join(lines) + "\n")
+        with (folder / "log").open("wb") as log:  # the child keeps its own handle
+            self._proc = subprocess.Popen([exe, "-c", str(folder / "mosquitto.conf")],
+                                          stdout=log, stderr=log)  # fmt: skip
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                break
+            with socket.socket() as probe:
+                if probe.connect_ex((self.host, self.port)) == 0:
+                    return self
+            time.sleep(0.05)
+        said = (folder / "log").read_text(errors="replace")[-500:].strip()
+        self.stop()
+        raise FleetSimError(f"mosquitto did not start on {self.url}: {said or 'timed out'}")
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(START_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._dir is not None:
+            self._dir.cleanup()
+            self._dir = None
+
+    def __enter__(self) -> MosquittoBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _sbin(program: str) -> str | None:
+    """`program` on the PATH, or where Debian puts it (/usr/sbin is not on every user's PATH)."""
+    return shutil.which(program) or shutil.which(program, path="/usr/sbin:/usr/local/sbin")
+
+
+def _readable_by_mosquitto(folder: Path, secret: Path) -> None:
+    """Started as root, mosquitto runs as the `mosquitto` user: let it read the password file."""
+    if os.geteuid() != 0:
+        return
+    try:
+        pwd.getpwnam("mosquitto")
+    except KeyError:
+        return
+    folder.chmod(0o755)
+    shutil.chown(secret, user="mosquitto")
 
 
 def _free_port(host: str) -> int:

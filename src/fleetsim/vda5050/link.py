@@ -77,6 +77,7 @@ class MqttLink:
         self.on_connect: Callable[[str], None] | None = None
         self._clients: dict[str, Any] = {}  # serial (or "" when shared) -> client
         self._connected: set[str] = set()
+        self._refused: str | None = None  # the broker's reason, when it said no
         self._lock = threading.Lock()
 
     # -- sessions ---------------------------------------------------------------------------
@@ -91,6 +92,12 @@ class MqttLink:
             with self._lock:
                 if len(self._connected) == len(keys):
                     return self
+                refused = self._refused
+            if refused is not None and not self._connected:
+                self.stop()
+                where = f"{self.host}:{self.port}"
+                raise FleetSimError(f"the broker {where} refused the MQTT session: {refused} "
+                                    "(check --username/--password)")  # fmt: skip
             time.sleep(0.01)
         self.stop()
         raise FleetSimError(f"could not connect {len(keys)} MQTT session(s) to "
@@ -117,6 +124,8 @@ class MqttLink:
 
     def _connected_cb(self, client: Any, key: str, rc: Any) -> None:
         if getattr(rc, "is_failure", False):
+            with self._lock:
+                self._refused = str(rc)
             return  # paho retries with backoff
         client.subscribe(self.topics.inbound_filter(key or "+"))
         with self._lock:

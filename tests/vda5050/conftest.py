@@ -1,0 +1,60 @@
+"""Brokers for the VDA 5050 tests, each on 127.0.0.1 and a free port: the embedded one always,
+Debian's Mosquitto as well where it is installed (CI installs it); and a master control's view
+of the traffic (`Observer`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
+from fleetsim.vda5050.topics import Topics
+
+TOPICS = Topics("uagv", "2.0", "fleetsim")
+BROKERS = [
+    "embedded",
+    pytest.param("mosquitto", marks=pytest.mark.skipif(not MosquittoBroker.available(),
+                                                      reason="mosquitto is not installed")),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=BROKERS)
+def broker(request: pytest.FixtureRequest) -> Iterator[Any]:
+    kind = EmbeddedBroker if request.param == "embedded" else MosquittoBroker
+    with kind() as b:
+        yield b
+
+
+class Observer:
+    """A master control's view: everything published under the prefix."""
+
+    def __init__(self, broker: Any, username: str | None = None, password: str | None = None
+                 ) -> None:  # fmt: skip
+        self.seen: list[tuple[str, bytes, bool]] = []
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"mc{id(self)}")
+        if username is not None:
+            self.client.username_pw_set(username, password)
+        self.client.on_message = lambda _c, _u, m: self.seen.append((m.topic, m.payload, m.retain))
+        self.client.connect(broker.host, broker.port)
+        self.client.subscribe(f"{TOPICS.prefix}/#", qos=1)
+        self.client.loop_start()
+
+    def wait_for(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = check()
+            if found:
+                return found
+            time.sleep(0.02)
+        raise AssertionError(f"timed out; seen {self.seen[-5:]}")
+
+    def payloads(self, topic: str) -> list[bytes]:
+        return [p for t, p, _ in self.seen if t == topic]
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
