@@ -32,15 +32,17 @@ def broker(request: pytest.FixtureRequest) -> Iterator[Any]:
 class Observer:
     """A master control's view: everything published under the prefix."""
 
-    def __init__(self, broker: Any, username: str | None = None, password: str | None = None
-                 ) -> None:  # fmt: skip
+    def __init__(self, broker: Any, username: str | None = None, password: str | None = None,
+                 tls_ca: str | None = None, prefix: str = TOPICS.prefix) -> None:  # fmt: skip
         self.seen: list[tuple[str, bytes, bool]] = []
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"mc{id(self)}")
         if username is not None:
             self.client.username_pw_set(username, password)
+        if tls_ca is not None:
+            self.client.tls_set(ca_certs=tls_ca)
         self.client.on_message = lambda _c, _u, m: self.seen.append((m.topic, m.payload, m.retain))
         self.client.connect(broker.host, broker.port)
-        self.client.subscribe(f"{TOPICS.prefix}/#", qos=1)
+        self.client.subscribe(f"{prefix}/#", qos=1)
         self.client.loop_start()
 
     def wait_for(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:

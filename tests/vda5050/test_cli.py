@@ -4,6 +4,7 @@ control connects to the address it prints, drives a robot, and SIGTERM ends it c
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -11,7 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from fleetsim.vda5050.broker import EmbeddedBroker
+import pytest
+
+from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
 
 from ..conftest import scenario
 from .conftest import Observer
@@ -61,3 +64,32 @@ def test_the_command_serves_a_scenario_until_sigterm(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+@pytest.mark.skipif(not MosquittoBroker.available(), reason="mosquitto is not installed")
+def test_the_command_on_mosquitto_with_a_password_for_a_duration(tmp_path: Path) -> None:
+    path = scenario(tmp_path, SCENARIO)
+    with MosquittoBroker(username="fleet", password="s3cret") as broker:
+        observer = Observer(broker, "fleet", "s3cret", prefix="uagv/v2/acme")
+        env = {**os.environ, "FLEETSIM_MQTT_PASSWORD": "s3cret"}
+        done = subprocess.run(
+            [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker", broker.url,
+             "--username", "fleet", "--duration", "3", "--rtf", "3", "--manufacturer", "acme"],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert f"broker {broker.url}  topics uagv/v2/acme/<serialNumber>" in done.stdout
+        # 2 vehicles, a state each on connect... at least every simulated second for 3 s
+        found = re.search(r"(\d+) states published", done.stdout)
+        assert found and int(found.group(1)) >= 2 * 3, done.stdout
+        said = observer.wait_for(lambda: observer.payloads("uagv/v2/acme/amr_1/connection"))
+        assert json.loads(said[-1])["connectionState"] == "OFFLINE"  # retained, after the run
+        sheet = observer.wait_for(lambda: observer.payloads("uagv/v2/acme/amr_1/factsheet"))
+        assert json.loads(sheet[-1])["manufacturer"] == "acme"
+        observer.close()
+        wrong = subprocess.run(
+            [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker", broker.url,
+             "--username", "fleet", "--password", "nope", "--duration", "1"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert wrong.returncode != 0 and "refused the MQTT session" in wrong.stderr + wrong.stdout

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,3 +120,31 @@ def test_broker_username_and_password() -> None:
         wrong = MqttLink(TOPICS, ["amr_0"], broker.url, username="fleet", password="guess")
         with pytest.raises(FleetSimError, match="refused the MQTT session: Not authorized"):
             wrong.start(timeout=5.0)
+
+
+@pytest.mark.skipif(not MosquittoBroker.available(), reason="mosquitto is not installed")
+def test_tls_with_a_ca_certificate(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)  # fmt: skip
+    with MosquittoBroker(tls=(str(cert), str(key))) as broker:
+        assert broker.url.startswith("mqtts://127.0.0.1:")
+        observer = Observer(broker, tls_ca=str(cert))
+        link = MqttLink(TOPICS, ["amr_0"], broker.url, tls_ca=str(cert))
+        link.start()
+        try:
+            link.publish("amr_0", "state", '{"over": "tls"}')
+            said = observer.wait_for(lambda: observer.payloads("uagv/v2/fleetsim/amr_0/state"))
+            assert said == [b'{"over": "tls"}']
+            observer.client.publish("uagv/v2/fleetsim/amr_0/order", b"{}")
+            got: list[Any] = []
+            observer.wait_for(lambda: got.extend(link.take()) or got)
+            assert got[0].topic == "order"
+        finally:
+            link.stop()
+            observer.close()
+        untrusted = MqttLink(TOPICS, ["amr_0"], broker.url)  # the system's CAs do not know it
+        with pytest.raises(FleetSimError, match="could not connect"):
+            untrusted.start(timeout=2.0)

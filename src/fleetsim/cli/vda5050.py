@@ -34,6 +34,16 @@ def vda5050(
     duration: float | None = typer.Option(
         None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
     ),
+    username: str | None = typer.Option(None, "--username", help="The broker's user name."),
+    password: str | None = typer.Option(
+        None,
+        "--password",
+        envvar="FLEETSIM_MQTT_PASSWORD",
+        help="The broker's password (or set FLEETSIM_MQTT_PASSWORD).",
+    ),
+    tls_ca: str | None = typer.Option(
+        None, "--tls-ca", help="A CA certificate file: connect with TLS (as mqtts:// does)."
+    ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots as VDA 5050 vehicles; prints the broker and topic prefix."""
@@ -60,6 +70,9 @@ def vda5050(
                 state_interval,
                 mode=connection_mode,
                 visualization_rate=visualization_rate,
+                username=username,
+                password=password,
+                tls_ca=tls_ca,
             )
             fleet.start()
             typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
@@ -68,6 +81,10 @@ def vda5050(
                 summary = run_scenario(built, duration=duration)
             finally:
                 fleet.stop()
+            counts = fleet.link.counts
+            typer.echo(f"VDA 5050: {counts['order']} orders and {counts['instantActions']} "
+                       f"instant-action messages received, {counts['state']} states "
+                       "published")  # fmt: skip
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt as exc:  # stopped before the run began

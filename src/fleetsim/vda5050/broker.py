@@ -102,9 +102,11 @@ class MosquittoBroker:
         port: int = 0,
         username: str | None = None,
         password: str | None = None,
+        tls: tuple[str, str] | None = None,
     ) -> None:
         self.host, self.port = host, port or _free_port(host)
         self.credentials = (username, password)
+        self.tls = tls  # (certificate file, key file): a TLS listener (mqtts://)
         self._proc: subprocess.Popen[bytes] | None = None
         self._dir: tempfile.TemporaryDirectory[str] | None = None
 
@@ -114,7 +116,7 @@ class MosquittoBroker:
 
     @property
     def url(self) -> str:
-        return f"mqtt://{self.host}:{self.port}"
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
 
     def start(self) -> MosquittoBroker:
         exe = _sbin("mosquitto")
@@ -136,6 +138,11 @@ class MosquittoBroker:
             _readable_by_mosquitto(folder, folder / "passwd")
         else:
             lines.append("allow_anonymous true")
+        if self.tls is not None:
+            for name, source in zip(("certfile", "keyfile"), self.tls, strict=True):
+                shutil.copyfile(source, folder / name)
+                _readable_by_mosquitto(folder, folder / name)
+                lines.append(f"{name} {folder / name}")
         (folder / "mosquitto.conf").write_text("\n".join(lines) + "\n")
         with (folder / "log").open("wb") as log:  # the child keeps its own handle
             self._proc = subprocess.Popen([exe, "-c", str(folder / "mosquitto.conf")],

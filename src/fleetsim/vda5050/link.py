@@ -16,6 +16,7 @@ import contextlib
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +78,7 @@ class MqttLink:
         self.on_connect: Callable[[str], None] | None = None
         self._clients: dict[str, Any] = {}  # serial (or "" when shared) -> client
         self._connected: set[str] = set()
+        self.counts: Counter[str] = Counter()  # messages received and published, by topic
         self._refused: str | None = None  # the broker's reason, when it said no
         self._lock = threading.Lock()
 
@@ -142,6 +144,7 @@ class MqttLink:
         where = self.topics.split(topic)
         if where is not None and where[1] in INBOUND and where[0] in self._known:
             self.inbound.put(Inbound(where[0], where[1], payload))
+            self.counts[where[1]] += 1
 
     # -- traffic ----------------------------------------------------------------------------
 
@@ -159,6 +162,7 @@ class MqttLink:
         client = self._clients.get(serial if self.mode == "per-vehicle" else "")
         if client is not None:
             client.publish(self.topics.topic(serial, topic), payload, qos, retain)
+            self.counts[topic] += 1
 
     def stop(self, goodbye: Callable[[str], str] | None = None, timeout: float = 5.0) -> None:
         """Publish `goodbye(serial)` on each vehicle's connection topic (OFFLINE), then close
