@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
+from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
 from fleetsim.vda5050.fleet import VdaFleet
 
 from ..conftest import make_sim
-from .conftest import Observer
+from .conftest import BROKERS, Observer
 from .test_vehicle import straight
 
 PREFIX = "uagv/v2/fleetsim"
@@ -161,3 +162,38 @@ def test_factsheet_instant_actions_and_battery_through_the_broker(broker: Any) -
         finally:
             fleet.stop()
     observer.close()
+
+
+@pytest.mark.parametrize("kind", BROKERS)
+def test_a_broker_that_goes_away_and_comes_back(kind: str) -> None:
+    """The sessions reconnect with backoff, say ONLINE again and take orders again; the
+    simulation steps on meanwhile."""
+    make = EmbeddedBroker if kind == "embedded" else MosquittoBroker
+    first = make().start()
+    port = first.port
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                name="amr_4")  # fmt: skip
+        fleet = VdaFleet(sim, [robot], first.url).start()
+        try:
+            first.stop()
+            for _ in range(20):  # the simulation does not wait for the network
+                sim.step_once()
+            again = make(port=port).start()
+            try:
+                observer = Observer(again)
+                topic = f"{PREFIX}/amr_4/connection"
+                online = run_until(sim, observer, lambda: [
+                    p for p in observer.payloads(topic)
+                    if json.loads(p)["connectionState"] == "ONLINE"])  # fmt: skip
+                assert online
+                observer.client.publish(f"{PREFIX}/amr_4/order",
+                                        straight(["n0", "n1"], released=2).to_json())  # fmt: skip
+                run_until(sim, observer, lambda: [s for s in states(observer, "amr_4")
+                                                  if s["lastNodeId"] == "n1"])  # fmt: skip
+                observer.close()
+            finally:
+                fleet.stop()
+                again.stop()
+        finally:
+            fleet.stop()

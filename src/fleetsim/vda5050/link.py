@@ -6,8 +6,9 @@ off. `shared`: one session for the whole fleet (fewer sockets for very large fle
 vehicle last will). Sessions reconnect by themselves with backoff (1 s doubling to 30 s) and
 subscribe again; `on_connect(serial)` lets the caller publish ONLINE again.
 
-The network never touches the simulation: inbound messages go into a thread-safe queue that the
-simulation empties at the start of a step (`take()`); `publish()` may be called from any thread.
+All sessions run on one network thread (`NetworkLoop`), never on the simulation's: inbound
+messages go into a thread-safe queue that the simulation empties at the start of a step
+(`take()`); `publish()` hands a message to the network thread and returns at once.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.vda5050.network import NetworkLoop
 from fleetsim.vda5050.topics import INBOUND, OUTBOUND, Topics
 
 MODES = ("per-vehicle", "shared")
@@ -78,6 +80,7 @@ class MqttLink:
         self.on_connect: Callable[[str], None] | None = None
         self._clients: dict[str, Any] = {}  # serial (or "" when shared) -> client
         self._connected: set[str] = set()
+        self._loop: NetworkLoop | None = None
         self.counts: Counter[str] = Counter()  # messages received and published, by topic
         self._refused: str | None = None  # the broker's reason, when it said no
         self._lock = threading.Lock()
@@ -87,8 +90,10 @@ class MqttLink:
     def start(self, timeout: float = 10.0) -> MqttLink:
         """Open the sessions and wait until every one is connected and subscribed."""
         keys = self.serials if self.mode == "per-vehicle" else [""]
+        self._loop = NetworkLoop()
         for key in keys:
             self._clients[key] = self._client(key)
+            self._loop.add(self._clients[key])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
@@ -116,19 +121,19 @@ class MqttLink:
         if key and self.will is not None:
             qos, retain = OUTBOUND["connection"]
             client.will_set(self.topics.topic(key, "connection"), self.will(key), qos, retain)
-        client.reconnect_delay_set(min_delay=1, max_delay=30)
         client.on_connect = lambda c, _u, _f, rc, _p: self._connected_cb(c, key, rc)
-        client.on_disconnect = lambda _c, _u, _f, _rc, _p: self._forget(key)
+        client.on_disconnect = lambda c, _u, _f, _rc, _p: self._forget(c, key)
         client.on_message = lambda _c, _u, msg: self._received(msg.topic, msg.payload)
         client.connect_async(self.host, self.port, self.keepalive)
-        client.loop_start()
         return client
 
     def _connected_cb(self, client: Any, key: str, rc: Any) -> None:
         if getattr(rc, "is_failure", False):
             with self._lock:
                 self._refused = str(rc)
-            return  # paho retries with backoff
+            return  # tried again with backoff
+        if self._loop is not None:
+            self._loop.connected(client)
         client.subscribe(self.topics.inbound_filter(key or "+"))
         with self._lock:
             self._connected.add(key)
@@ -136,9 +141,11 @@ class MqttLink:
             for serial in [key] if key else self.serials:
                 self.on_connect(serial)
 
-    def _forget(self, key: str) -> None:
+    def _forget(self, client: Any, key: str) -> None:
         with self._lock:
             self._connected.discard(key)
+        if self._loop is not None:
+            self._loop.lost(client)
 
     def _received(self, topic: str, payload: bytes) -> None:
         where = self.topics.split(topic)
@@ -160,26 +167,40 @@ class MqttLink:
     def publish(self, serial: str, topic: str, payload: str) -> None:
         qos, retain = OUTBOUND[topic]
         client = self._clients.get(serial if self.mode == "per-vehicle" else "")
-        if client is not None:
-            client.publish(self.topics.topic(serial, topic), payload, qos, retain)
+        if client is not None and self._loop is not None:
+            name = self.topics.topic(serial, topic)
+            self._loop.call(lambda: client.publish(name, payload, qos, retain))
             self.counts[topic] += 1
 
     def stop(self, goodbye: Callable[[str], str] | None = None, timeout: float = 5.0) -> None:
         """Publish `goodbye(serial)` on each vehicle's connection topic (OFFLINE), then close
         the sessions cleanly (a clean disconnect sends no last will)."""
-        pending = []
+        loop = self._loop
+        if loop is None:
+            return
+        pending: list[Any] = []
         if goodbye is not None:
             qos, retain = OUTBOUND["connection"]
             for serial in self.serials:
                 client = self._clients.get(serial if self.mode == "per-vehicle" else "")
                 if client is not None:
-                    topic = self.topics.topic(serial, "connection")
-                    pending.append(client.publish(topic, goodbye(serial), qos, retain))
+                    topic, words = self.topics.topic(serial, "connection"), goodbye(serial)
+                    loop.call(_keep(pending, client, topic, words, qos, retain))
+        queued = threading.Event()
+        loop.call(queued.set)
+        queued.wait(timeout)
         deadline = time.monotonic() + timeout
-        for info in pending:
+        for info in list(pending):
             with contextlib.suppress(RuntimeError, ValueError):  # not connected: the will says it
                 info.wait_for_publish(max(deadline - time.monotonic(), 0.01))
         for client in self._clients.values():
-            client.disconnect()
-            client.loop_stop()
+            loop.disconnect(client)
+        loop.stop(timeout)
+        self._loop = None
         self._clients.clear()
+
+
+def _keep(into: list[Any], client: Any, topic: str, payload: str, qos: int, retain: bool
+          ) -> Callable[[], None]:  # fmt: skip
+    """A job that publishes and keeps paho's message info (to wait for it)."""
+    return lambda: into.append(client.publish(topic, payload, qos, retain))
