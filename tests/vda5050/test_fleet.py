@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
+from fleetsim.errors import FleetSimError
 from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
 from fleetsim.vda5050.fleet import VdaFleet
 
@@ -179,7 +180,7 @@ def test_a_broker_that_goes_away_and_comes_back(kind: str) -> None:
             first.stop()
             for _ in range(20):  # the simulation does not wait for the network
                 sim.step_once()
-            again = make(port=port).start()
+            again = _restart(make, port)
             try:
                 observer = Observer(again)
                 topic = f"{PREFIX}/amr_4/connection"
@@ -197,3 +198,15 @@ def test_a_broker_that_goes_away_and_comes_back(kind: str) -> None:
                 again.stop()
         finally:
             fleet.stop()
+
+
+def _restart(make: Any, port: int, timeout: float = 10.0) -> Any:
+    """A broker on `port` again (the old listener may take a moment to let go of it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return make(port=port).start()
+        except FleetSimError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

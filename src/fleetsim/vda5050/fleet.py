@@ -27,7 +27,10 @@ import numpy as np
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
+from fleetsim.geometry import quat
+from fleetsim.state import DriveState
 from fleetsim.vda5050.effects import unsupported
+from fleetsim.vda5050.encode import Motion
 from fleetsim.vda5050.factsheet import factsheet_of
 from fleetsim.vda5050.link import MqttLink
 from fleetsim.vda5050.messages import (
@@ -40,6 +43,7 @@ from fleetsim.vda5050.messages import (
     InstantActions,
     Order,
     parse,
+    timestamp,
     warning,
 )
 from fleetsim.vda5050.topics import Topics
@@ -75,10 +79,16 @@ class VdaFleet:
         self.epoch = epoch  # wall-clock seconds of simulated time 0 (timestamps)
         self._serials = list(self.vehicles)
         self._index = {serial: k for k, serial in enumerate(self._serials)}
-        self._due = np.zeros(len(self._serials))  # next periodic state of each, simulated s
+        # next periodic state of each, simulated s: spread over the interval, not all at once
+        self._due = np.arange(len(self._serials)) * (self.state_interval / max(len(robots), 1))
         self._active: set[str] = set()  # driving or working at the last step: stepped
         self.batteries = Batteries(battery or BatteryParams(), len(self._serials))
+        fixed = [r.name for r in robots if not r.drives]
+        if fixed:
+            raise ConfigError(f"VDA 5050 vehicles drive; these robots have a fixed base: "
+                              f"{', '.join(fixed[:5])}")  # fmt: skip
         self._handles = np.array([v.robot.handle for v in self.vehicles.values()])
+        self._motion_handles = np.array([v.robot.motion_handle for v in self.vehicles.values()])
         self._last_xy = self._positions()
         self._next_battery = 0.0
         broken = ConnectionState.CONNECTIONBROKEN
@@ -130,6 +140,7 @@ class VdaFleet:
         due = {self._serials[k] for k in np.flatnonzero(self._due <= now).tolist()}
         asked = dirty | due  # published whatever happened
         dt = self.sim.params.timestep
+        publish: list[str] = []
         for serial in self._active | asked:
             vehicle = self.vehicles[serial]
             before = (vehicle.book.last_node_sequence_id, serial in self._active and
@@ -143,14 +154,17 @@ class VdaFleet:
             after = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
                      len(vehicle.errors))  # fmt: skip
             if changed or after != before or serial in asked:
-                self._publish_state(serial, now)
+                publish.append(serial)
+        if publish:
+            self._publish_states(publish, now)
         if now >= self._next_battery:
             self._charge(now)
         if self.visualization_every and now >= self._next_visual:
             self._next_visual = now + self.visualization_every
-            for serial, vehicle in self.vehicles.items():
-                visual = vehicle.visualization(self.epoch + now)
-                self.link.publish(serial, "visualization", visual.to_json())
+            stamp = timestamp(self.epoch + now)
+            for serial, m in zip(self._serials, self._motions(self._serials), strict=True):
+                visual = self.vehicles[serial].visualization_json(stamp, m)
+                self.link.publish(serial, "visualization", visual)
 
     def _charge(self, now: float) -> None:
         """Drain and charge every battery over the time since the last update."""
@@ -168,12 +182,30 @@ class VdaFleet:
         xy = np.array(bodies["pos"][bodies.rows(self._handles), :2])
         return xy
 
-    def _publish_state(self, serial: str, now: float) -> None:
-        vehicle = self.vehicles[serial]
-        vehicle.battery = float(self.batteries.percent[self._index[serial]])
-        state = vehicle.state(self.epoch + now)
-        self.link.publish(serial, "state", state.to_json())
-        self._due[self._index[serial]] = now + self.state_interval
+    def _publish_states(self, serials: list[str], now: float) -> None:
+        stamp = timestamp(self.epoch + now)
+        percent = self.batteries.percent
+        for serial, m in zip(serials, self._motions(serials), strict=True):
+            k = self._index[serial]
+            vehicle = self.vehicles[serial]
+            vehicle.battery = float(percent[k])
+            self.link.publish(serial, "state", vehicle.state_json(stamp, m))
+            self._due[k] = now + self.state_interval
+
+    def _motions(self, serials: list[str]) -> list[Motion]:
+        """Pose and velocity of the vehicles `serials`, read from the arrays at once."""
+        k = np.array([self._index[s] for s in serials], dtype=np.int64)
+        world = self.sim.world
+        bodies, agents = world.bodies, world.motion.agents
+        rows = bodies.rows(self._handles[k])
+        xy = bodies["pos"][rows, :2].tolist()
+        yaw = quat.yaw_of(bodies["quat"][rows]).tolist()
+        moving_rows = agents.rows(self._motion_handles[k])
+        vel = agents["vel"][moving_rows, :2].tolist()
+        omega = agents["yaw_rate"][moving_rows].tolist()
+        driving = (agents["state"][moving_rows] != int(DriveState.IDLE)).tolist()
+        return [Motion(p[0], p[1], t, v[0], v[1], w, d)
+                for p, t, v, w, d in zip(xy, yaw, vel, omega, driving, strict=True)]  # fmt: skip
 
     # -- instant actions --------------------------------------------------------------------
 

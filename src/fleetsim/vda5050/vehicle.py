@@ -18,13 +18,13 @@ from typing import Any
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.site import Site
+from fleetsim.vda5050 import encode
 from fleetsim.vda5050.actions import ActionQueue
 from fleetsim.vda5050.effects import VehicleEffects, unsupported
+from fleetsim.vda5050.encode import Motion
 from fleetsim.vda5050.messages import (
     Action,
     ActionState,
-    AgvPosition,
-    BatteryState,
     BlockingType,
     Edge,
     Error,
@@ -32,7 +32,6 @@ from fleetsim.vda5050.messages import (
     Node,
     Order,
     State,
-    Velocity,
     Visualization,
     order_references,
     timestamp,
@@ -62,6 +61,7 @@ class Vehicle:
         self.headers: Counter[str] = Counter()
         self._base: list[Node] = []  # the base nodes the robot is driving through now
         self._last_xy: tuple[float, float] | None = None  # where the last node passed is
+        self._ids = encode.ids(topics.protocol_version, topics.manufacturer, self.serial)
 
     @property
     def actions(self) -> dict[str, ActionState]:
@@ -171,48 +171,56 @@ class Vehicle:
         """Driving, running actions or with base left to drive: it needs stepping."""
         return bool(self.robot.is_moving or self.work.busy or self._base or self.book.base)
 
-    def state(self, now: float) -> State:
-        position, velocity = self._motion()
-        x, y = position.x, position.y
-        since = None
-        if self._base and self._last_xy is not None:  # driving on from the last node
-            since = math.hypot(x - self._last_xy[0], y - self._last_xy[1])
-        return State(
-            **self.header("state", now),
-            order_id=self.book.order_id,
-            order_update_id=self.book.order_update_id,
-            zone_set_id=self.book.zone_set_id,
-            last_node_id=self.book.last_node_id,
-            last_node_sequence_id=self.book.last_node_sequence_id,
-            driving=bool(self.robot.is_moving),
-            paused=self.paused,
-            distance_since_last_node=since,
-            node_states=self.book.node_states(),
-            edge_states=self.book.edge_states(),
-            agv_position=position,
-            velocity=velocity,
-            action_states=list(self.actions.values()),
-            battery_state=BatteryState(battery_charge=self.battery, charging=self.effects.charging),
-            errors=list(self.errors),
-            loads=self.effects.loads,
-            new_base_request=self._wants_base(),
-        )
-
-    def visualization(self, now: float) -> Visualization:
-        """Position and velocity only, for the `visualization` topic."""
-        position, velocity = self._motion()
-        header = self.header("visualization", now)
-        return Visualization(**header, agv_position=position, velocity=velocity)
-
-    # -- helpers ----------------------------------------------------------------------------
-
-    def _motion(self) -> tuple[AgvPosition, Velocity]:
+    def motion(self) -> Motion:
+        """The robot's pose and velocity now (the fleet reads these from arrays in bulk)."""
         pose = self.robot.get_pose()
         (vx, vy, _), omega = self.robot.get_velocity()
         x, y = pose.position[:2]
-        where = AgvPosition(x=x, y=y, theta=pose.yaw, map_id=self.map_id,
-                            position_initialized=True)  # fmt: skip
-        return where, Velocity(vx=vx, vy=vy, omega=omega)
+        return Motion(x, y, pose.yaw, vx, vy, omega, bool(self.robot.is_moving))
+
+    def state(self, now: float) -> State:
+        """The `state` message, checked against the standard's model."""
+        return State.model_validate_json(self.state_json(timestamp(now), self.motion()))
+
+    def state_json(self, stamp: str, m: Motion) -> str:
+        """The `state` message as JSON, fast (see `encode`); `stamp` from `timestamp()`."""
+        book = self.book
+        header_id = self.headers["state"]
+        self.headers["state"] += 1
+        since = None
+        if self._base and self._last_xy is not None:  # driving on from the last node
+            since = math.hypot(m.x - self._last_xy[0], m.y - self._last_xy[1])
+        wants = self._wants_base(m.x, m.y, math.hypot(m.vx, m.vy))
+        out = [encode.header(header_id, stamp, self._ids), f',"orderId":'
+               f'{encode.text(book.order_id)},"orderUpdateId":{book.order_update_id}']  # fmt: skip
+        if book.zone_set_id is not None:
+            out.append(f',"zoneSetId":{encode.text(book.zone_set_id)}')
+        out.append(f',"lastNodeId":{encode.text(book.last_node_id)},"lastNodeSequenceId":'
+                   f'{book.last_node_sequence_id},"driving":{encode.flag(m.driving)},"paused":'
+                   f'{encode.flag(self.paused)},"newBaseRequest":{encode.flag(wants)}')  # fmt: skip
+        if since is not None:
+            out.append(f',"distanceSinceLastNode":{encode.number(since)}')
+        out.append(f',"operatingMode":"AUTOMATIC","nodeStates":{encode.models(book.node_states())}'
+                   f',"edgeStates":{encode.models(book.edge_states())},'
+                   f'{encode.position(m, self.map_id)},"loads":{encode.models(self.effects.loads)}'
+                   f',"actionStates":{encode.models(self.actions.values())},"batteryState":'
+                   f'{{"batteryCharge":{encode.number(self.battery)},"charging":'
+                   f'{encode.flag(self.effects.charging)}}},"errors":{encode.models(self.errors)}'
+                   ',"safetyState":{"eStop":"NONE","fieldViolation":false}}')  # fmt: skip
+        return "".join(out)
+
+    def visualization(self, now: float) -> Visualization:
+        """Position and velocity only, for the `visualization` topic."""
+        return Visualization.model_validate_json(
+            self.visualization_json(timestamp(now), self.motion())
+        )
+
+    def visualization_json(self, stamp: str, m: Motion) -> str:
+        header_id = self.headers["visualization"]
+        self.headers["visualization"] += 1
+        return f"{encode.header(header_id, stamp, self._ids)},{encode.position(m, self.map_id)}}}"
+
+    # -- helpers ----------------------------------------------------------------------------
 
     def _cannot(self, order: Order) -> tuple[str, str] | None:
         """(errorType, why) when the vehicle cannot take `order` whatever its state: a node
@@ -292,19 +300,17 @@ class Vehicle:
         align = final is not None and final.theta is not None
         self.robot.set_path(poses, tolerance=0.05, align_orientation=align, speed_limits=limits)
 
-    def _wants_base(self) -> bool:
+    def _wants_base(self, x: float, y: float, speed: float) -> bool:
         """newBaseRequest: a horizon waits and the end of the base is near (within
         `NEW_BASE_S` at the current speed, or `NEW_BASE_MIN_M`)."""
         if not self.book.horizon:
             return False
         base = self.book.base
-        x, y = self.robot.get_pose().position[:2]
         left = 0.0
         for node in base:
             px, py, _ = self.position_of(node) or (x, y, None)
             left += math.hypot(px - x, py - y)
             x, y = px, py
-        speed = math.hypot(*self.robot.get_velocity()[0][:2])
         return left <= max(NEW_BASE_MIN_M, NEW_BASE_S * speed)
 
     def _standing_on(self, node: Node) -> bool:
