@@ -124,7 +124,7 @@ class MosquittoBroker:
             raise FleetSimError("mosquitto is not installed (Debian: apt-get install mosquitto)")
         self._dir = tempfile.TemporaryDirectory(prefix="fleetsim-mosquitto-")
         folder = Path(self._dir.name)
-        lines = [f"listener {self.port} {self.host}", "max_connections -1",
+        lines = [f"listener {self.port} {self.host}", "max_connections -1", "set_tcp_nodelay true",
                  "persistence false", "log_dest stderr", "log_type error"]  # fmt: skip
         user, password = self.credentials
         if user is not None:

@@ -140,6 +140,8 @@ class NetworkLoop:
             self._retry[client] = (time.monotonic() + 2 * backoff + 5.0, backoff)
 
     def _opened(self, client: Any, _userdata: Any, sock: Any) -> None:
+        with contextlib.suppress(OSError):  # small messages go out now, not after an ACK
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._selector.register(sock, selectors.EVENT_READ, client)
 
     def _closed(self, client: Any, _userdata: Any, sock: Any) -> None:
