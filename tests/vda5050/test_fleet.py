@@ -5,14 +5,15 @@ cancels it, gets the standard's errors for bad input, and sees OFFLINE when the 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from typing import Any
 
 import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
-from fleetsim.errors import FleetSimError
-from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
+from fleetsim.vda5050.broker import MosquittoBroker
 from fleetsim.vda5050.fleet import VdaFleet
 
 from ..conftest import make_sim
@@ -165,48 +166,66 @@ def test_factsheet_instant_actions_and_battery_through_the_broker(broker: Any) -
     observer.close()
 
 
+EMBEDDED = (
+    "import sys, time\n"
+    "from fleetsim.vda5050.broker import EmbeddedBroker\n"
+    "EmbeddedBroker(port=int(sys.argv[1])).start()\n"
+    "print('up', flush=True)\n"
+    "time.sleep(600)\n"
+)
+
+
+class BrokerProcess:
+    """A broker in a process of its own, on a fixed port, that can die and come back."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind, self.host = kind, "127.0.0.1"
+        self.port = MosquittoBroker().port  # a free port
+        self.url = f"mqtt://{self.host}:{self.port}"
+        self._proc: Any = None
+
+    def start(self) -> BrokerProcess:
+        if self.kind == "mosquitto":
+            self._proc = MosquittoBroker(port=self.port).start()
+            return self
+        self._proc = subprocess.Popen([sys.executable, "-c", EMBEDDED, str(self.port)],
+                                      stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert self._proc.stdout.readline().strip() == "up"
+        return self
+
+    def kill(self) -> None:
+        if self.kind == "mosquitto":
+            self._proc.stop()
+        else:
+            self._proc.kill()
+            self._proc.wait(10)
+
+
 @pytest.mark.parametrize("kind", BROKERS)
 def test_a_broker_that_goes_away_and_comes_back(kind: str) -> None:
     """The sessions reconnect with backoff, say ONLINE again and take orders again; the
     simulation steps on meanwhile."""
-    make = EmbeddedBroker if kind == "embedded" else MosquittoBroker
-    first = make().start()
-    port = first.port
+    broker = BrokerProcess(kind).start()
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
                                 name="amr_4")  # fmt: skip
-        fleet = VdaFleet(sim, [robot], first.url).start()
+        fleet = VdaFleet(sim, [robot], broker.url).start()
         try:
-            first.stop()
+            broker.kill()
             for _ in range(20):  # the simulation does not wait for the network
                 sim.step_once()
-            again = _restart(make, port)
-            try:
-                observer = Observer(again)
-                topic = f"{PREFIX}/amr_4/connection"
-                online = run_until(sim, observer, lambda: [
-                    p for p in observer.payloads(topic)
-                    if json.loads(p)["connectionState"] == "ONLINE"])  # fmt: skip
-                assert online
-                observer.client.publish(f"{PREFIX}/amr_4/order",
-                                        straight(["n0", "n1"], released=2).to_json())  # fmt: skip
-                run_until(sim, observer, lambda: [s for s in states(observer, "amr_4")
-                                                  if s["lastNodeId"] == "n1"])  # fmt: skip
-                observer.close()
-            finally:
-                fleet.stop()
-                again.stop()
+            broker.start()
+            observer = Observer(broker)
+            topic = f"{PREFIX}/amr_4/connection"
+            online = run_until(sim, observer, lambda: [
+                p for p in observer.payloads(topic)
+                if json.loads(p)["connectionState"] == "ONLINE"])  # fmt: skip
+            assert online
+            observer.client.publish(f"{PREFIX}/amr_4/order",
+                                    straight(["n0", "n1"], released=2).to_json())  # fmt: skip
+            run_until(sim, observer, lambda: [s for s in states(observer, "amr_4")
+                                              if s["lastNodeId"] == "n1"])  # fmt: skip
+            observer.close()
         finally:
             fleet.stop()
-
-
-def _restart(make: Any, port: int, timeout: float = 10.0) -> Any:
-    """A broker on `port` again (the old listener may take a moment to let go of it)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return make(port=port).start()
-        except FleetSimError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+            broker.kill()

@@ -10,6 +10,7 @@ takes a free one):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import pwd
@@ -25,6 +26,7 @@ from typing import Any
 from fleetsim.errors import FleetSimError
 
 START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 5.0
 ANONYMOUS = "amqtt.plugins.authentication.AnonymousAuthPlugin"
 
 
@@ -70,7 +72,14 @@ class EmbeddedBroker:
                 return
             self._ready.set()
             loop.run_forever()
-            loop.run_until_complete(self._broker.shutdown())
+            # Free the port first (amqtt's shutdown waits on its clients and may take long),
+            # then shut down with a time limit.
+            for server in getattr(self._broker, "_servers", {}).values():
+                instance = getattr(server, "instance", None)
+                if instance is not None:
+                    instance.close()
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(asyncio.wait_for(self._broker.shutdown(), STOP_TIMEOUT_S))
             loop.close()
 
         self._thread = threading.Thread(target=serve, name="fleetsim-mqtt-broker", daemon=True)

@@ -8,7 +8,7 @@ costs a tenth of that, which is what lets 10,000 vehicles report every second.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from fleetsim.vda5050.messages import Message
@@ -40,8 +40,10 @@ def number(value: float) -> str:
     return repr(float(value))
 
 
-def models(items: Iterable[Message]) -> str:
+def models(items: Collection[Message]) -> str:
     """A JSON array of pydantic messages (camelCase, None left out)."""
+    if not items:
+        return "[]"
     return "[" + ",".join(m.to_json() for m in items) + "]"
 
 
@@ -60,3 +62,15 @@ def header(header_id: int, stamp: str, ids: str) -> str:
 def ids(version: str, manufacturer: str, serial: str) -> str:
     return (f'"version":{text(version)},"manufacturer":{text(manufacturer)},'
             f'"serialNumber":{text(serial)}')  # fmt: skip
+
+
+def header_template(ids: str) -> str:
+    """`header` with %d (headerId) and %s (timestamp) for a %-template."""
+    return '{"headerId":%d,"timestamp":"%s",' + ids.replace("%", "%%")
+
+
+def position_template(map_id: str) -> str:
+    """`position` with %r for x, y, theta, vx, vy, omega, for a %-template."""
+    where = text(map_id).replace("%", "%%")
+    return (f'"agvPosition":{{"x":%r,"y":%r,"theta":%r,"mapId":{where},'
+            '"positionInitialized":true},"velocity":{"vx":%r,"vy":%r,"omega":%r}')  # fmt: skip

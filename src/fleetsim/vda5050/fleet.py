@@ -100,6 +100,7 @@ class VdaFleet:
         self._callback: int | None = None
 
     def start(self, timeout: float = 10.0) -> VdaFleet:
+        self._due += self.sim.sim_time  # the first states spread over the next interval
         self.link.start(timeout)
         self._greet()
         self._callback = self.sim.register_callback(lambda *_: self.step())
@@ -141,7 +142,9 @@ class VdaFleet:
         asked = dirty | due  # published whatever happened
         dt = self.sim.params.timestep
         publish: list[str] = []
-        for serial in self._active | asked:
+        for serial in due - self._active - dirty:  # idle and untouched: only its state
+            publish.append(serial)
+        for serial in self._active | dirty:
             vehicle = self.vehicles[serial]
             before = (vehicle.book.last_node_sequence_id, serial in self._active and
                       vehicle.robot.is_moving, len(vehicle.errors))  # fmt: skip
