@@ -168,8 +168,7 @@ class MqttLink:
         qos, retain = OUTBOUND[topic]
         client = self._clients.get(serial if self.mode == "per-vehicle" else "")
         if client is not None and self._loop is not None:
-            name = self.topics.topic(serial, topic)
-            self._loop.call(lambda: client.publish(name, payload, qos, retain))
+            self._loop.send(client, self.topics.topic(serial, topic), payload, qos, retain)
             self.counts[topic] += 1
 
     def stop(self, goodbye: Callable[[str], str] | None = None, timeout: float = 5.0) -> None:
