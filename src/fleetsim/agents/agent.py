@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from fleetsim.agents.fleet_control import FleetControl
 from fleetsim.agents.ik import InverseKinematics
@@ -213,6 +214,39 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         yaws = np.array([w.yaw for w in waypoints])
         self._world.motion.set_path(
             self.motion_handle, positions, yaws, align_orientation, tolerance, limits
+        )
+
+    def set_waypoints(
+        self,
+        positions: ArrayLike,
+        yaws: ArrayLike | None = None,
+        tolerance: float = DEFAULT_TOLERANCE_M,
+        align_orientation: bool = False,
+        speed_limits: ArrayLike | None = None,
+    ) -> None:
+        """`set_path` from arrays: `positions` (K, 2) or (K, 3) metres (z 0 when left out),
+        `yaws` (K,) radians (default: the current heading), `speed_limits` (K,) m/s for the leg
+        ending at each waypoint (inf for none). No `Pose` per waypoint: for code that plans
+        in arrays (the VDA 5050 vehicles, fleet managers)."""
+        points = np.asarray(positions, dtype=np.float64)
+        if points.ndim != 2 or points.shape[1] not in (2, 3) or not len(points):
+            raise ConfigError(f"positions must be (K, 2) or (K, 3), got shape {points.shape}")
+        if points.shape[1] == 2:
+            points = np.column_stack([points, np.zeros(len(points))])
+        if yaws is None:
+            yaw = np.full(len(points), self.get_pose().yaw)
+        else:
+            yaw = np.asarray(yaws, dtype=np.float64)
+        limits = None if speed_limits is None else np.asarray(speed_limits, dtype=np.float64)
+        if yaw.shape != (len(points),) or (limits is not None and limits.shape != yaw.shape):
+            raise ConfigError(f"yaws and speed_limits need one value per waypoint ({len(points)})")
+        if not (np.all(np.isfinite(points)) and np.all(np.isfinite(yaw))):
+            raise ConfigError("waypoints and yaws must be finite")
+        if limits is not None and np.any(~(limits > 0)):
+            raise ConfigError("speed_limits must be > 0 m/s (inf for none)")
+        _check_tolerance(tolerance)
+        self._world.motion.set_path(
+            self.motion_handle, points, yaw, align_orientation, tolerance, limits
         )
 
     def is_goal_reached(self) -> bool:

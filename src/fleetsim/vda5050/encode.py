@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from fleetsim.vda5050.messages import Message
 
 
-@dataclass(frozen=True)
-class Motion:
-    """Where a vehicle is and how it moves (world frame)."""
+class Motion(NamedTuple):
+    """Where a vehicle is and how it moves (world frame); a tuple, as thousands are made a
+    step."""
 
     x: float
     y: float

@@ -81,7 +81,12 @@ class VdaFleet:
         self._index = {serial: k for k, serial in enumerate(self._serials)}
         # next periodic state of each, simulated s: spread over the interval, not all at once
         self._due = np.arange(len(self._serials)) * (self.state_interval / max(len(robots), 1))
-        self._active: set[str] = set()  # driving or working at the last step: stepped
+        self._active: set[str] = set()  # driving or working: watched every step
+        n = len(self._serials)
+        self._on = np.zeros(n, dtype=bool)  # the same, as an array
+        self._goal = np.full((n, 2), np.nan)  # the next base node each is driving to
+        self._reach = np.zeros(n)  # how close counts as there
+        self._always = np.zeros(n, dtype=bool)  # stepped every step (actions, paused)
         self.batteries = Batteries(battery or BatteryParams(), len(self._serials))
         fixed = [r.name for r in robots if not r.drives]
         if fixed:
@@ -139,25 +144,22 @@ class VdaFleet:
             dirty.add(message.serial)
         now = self.sim.sim_time
         due = {self._serials[k] for k in np.flatnonzero(self._due <= now).tolist()}
-        asked = dirty | due  # published whatever happened
         dt = self.sim.params.timestep
-        publish: list[str] = []
-        for serial in due - self._active - dirty:  # idle and untouched: only its state
-            publish.append(serial)
-        for serial in self._active | dirty:
+        publish = list(due - self._active - dirty)  # idle and untouched: only its state
+        for serial in self._to_step() | dirty:
             vehicle = self.vehicles[serial]
-            before = (vehicle.book.last_node_sequence_id, serial in self._active and
-                      vehicle.robot.is_moving, len(vehicle.errors))  # fmt: skip
+            k = self._index[serial]
+            before = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
+                      len(vehicle.errors))  # fmt: skip
             changed = vehicle.step(dt)
-            self.batteries.charging[self._index[serial]] = vehicle.effects.charging
-            if vehicle.active:
-                self._active.add(serial)
-            else:
-                self._active.discard(serial)
+            self.batteries.charging[k] = vehicle.effects.charging
+            self._watch(serial)
             after = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
                      len(vehicle.errors))  # fmt: skip
-            if changed or after != before or serial in asked:
+            if changed or after != before or serial in due:
                 publish.append(serial)
+        stepped = set(publish)
+        publish += [s for s in due & self._active if s not in stepped]  # due, driving on
         if publish:
             self._publish_states(publish, now)
         if now >= self._next_battery:
@@ -168,6 +170,37 @@ class VdaFleet:
             for serial, m in zip(self._serials, self._motions(self._serials), strict=True):
                 visual = self.vehicles[serial].visualization_json(stamp, m)
                 self.link.publish(serial, "visualization", visual)
+
+    def _to_step(self) -> set[str]:
+        """The active vehicles that need their step now: those that reached the next node of
+        their base, stopped, or have actions running (or are paused, or wait to drive on).
+        The others drive on untouched: one array comparison for the lot."""
+        ks = np.flatnonzero(self._on)
+        if not len(ks):
+            return set()
+        world = self.sim.world
+        bodies, agents = world.bodies, world.motion.agents
+        xy = bodies["pos"][bodies.rows(self._handles[ks]), :2]
+        moving = agents["state"][agents.rows(self._motion_handles[ks])] != int(DriveState.IDLE)
+        with np.errstate(invalid="ignore"):  # no next node: NaN, never reached
+            reached = np.hypot(*(xy - self._goal[ks]).T) <= self._reach[ks]
+        need = ks[reached | ~moving | self._always[ks]]
+        return {self._serials[k] for k in need.tolist()}
+
+    def _watch(self, serial: str) -> None:
+        """Note what to look at for `serial` until its next step."""
+        k = self._index[serial]
+        vehicle = self.vehicles[serial]
+        on = vehicle.active
+        self._on[k] = on
+        if on:
+            self._active.add(serial)
+        else:
+            self._active.discard(serial)
+        goal = vehicle.next_stop()
+        self._goal[k] = goal[:2] if goal is not None else (np.nan, np.nan)
+        self._reach[k] = goal[2] if goal is not None else 0.0
+        self._always[k] = bool(vehicle.work.busy or vehicle.paused)
 
     def _charge(self, now: float) -> None:
         """Drain and charge every battery over the time since the last update."""

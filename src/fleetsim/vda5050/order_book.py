@@ -53,6 +53,7 @@ class OrderBook:
     last_node_sequence_id: int = 0
     cancelled: str | None = None  # the orderId cancelled last
     decision: tuple[str, int] | None = None  # the last base node: (nodeId, sequenceId)
+    version: int = 0  # counts changes to nodes and edges (for caches of their JSON)
 
     @property
     def base(self) -> list[Node]:
@@ -104,6 +105,7 @@ class OrderBook:
         node = next((n for n in self.nodes if n.sequence_id == sequence_id), None)
         if node is None:
             return
+        self.version += 1
         self.nodes = [n for n in self.nodes if n.sequence_id > sequence_id]
         self.edges = [e for e in self.edges if e.sequence_id > sequence_id]
         self.last_node_id, self.last_node_sequence_id = node.node_id, node.sequence_id
@@ -114,6 +116,7 @@ class OrderBook:
             return False
         self.cancelled = self.order_id
         self.nodes, self.edges, self.decision = [], [], None
+        self.version += 1
         return True
 
     def node_states(self) -> list[NodeState]:
@@ -147,6 +150,7 @@ class OrderBook:
         self._decide(order)
 
     def _decide(self, order: Order) -> None:
+        self.version += 1  # called by every change of order (_replace, _stitch)
         last = [n for n in order.nodes if n.released][-1]
         self.decision = (last.node_id, last.sequence_id)
 

@@ -64,6 +64,7 @@ class Vehicle:
         self._ids = encode.ids(topics.protocol_version, topics.manufacturer, self.serial)
         self._idle_key: tuple[Any, ...] = ()  # what the idle-state template was made for
         self._idle = ""
+        self._route: tuple[int, str] = (-1, "")  # (book version, nodeStates+edgeStates JSON)
 
     @property
     def actions(self) -> dict[str, ActionState]:
@@ -168,6 +169,14 @@ class Vehicle:
         self._advance()
         return changed
 
+    def next_stop(self) -> tuple[float, float, float] | None:
+        """(x, y, how close counts) of the next base node it is driving to, if any."""
+        if not self._base:
+            return None
+        node = self._base[0]
+        place = self.position_of(node)
+        return (place[0], place[1], _reach(node)) if place is not None else None
+
     @property
     def active(self) -> bool:
         """Driving, running actions or with base left to drive: it needs stepping."""
@@ -231,14 +240,22 @@ class Vehicle:
                    f'{encode.flag(self.paused)},"newBaseRequest":{encode.flag(wants)}')  # fmt: skip
         if since is not None:
             out.append(f',"distanceSinceLastNode":{encode.number(since)}')
-        out.append(f',"operatingMode":"AUTOMATIC","nodeStates":{encode.models(book.node_states())}'
-                   f',"edgeStates":{encode.models(book.edge_states())},{position},"loads":'
+        out.append(f',"operatingMode":"AUTOMATIC",{self._route_json()},{position},"loads":'
                    f'{encode.models(self.effects.loads)},"actionStates":'
                    f'{encode.models(self.actions.values())},"batteryState":{{"batteryCharge":'
                    f'{battery},"charging":{encode.flag(self.effects.charging)}}},"errors":'
                    f'{encode.models(self.errors)},"safetyState":{{"eStop":"NONE",'
                    '"fieldViolation":false}}')  # fmt: skip
         return "".join(out)
+
+    def _route_json(self) -> str:
+        """The nodeStates and edgeStates fields, made again only when the book changed."""
+        book = self.book
+        if self._route[0] != book.version:
+            text = (f'"nodeStates":{encode.models(book.node_states())},'
+                    f'"edgeStates":{encode.models(book.edge_states())}')  # fmt: skip
+            self._route = (book.version, text)
+        return self._route[1]
 
     def visualization(self, now: float) -> Visualization:
         """Position and velocity only, for the `visualization` topic."""
@@ -321,15 +338,20 @@ class Vehicle:
             return
         # the edge before a node (sequenceId one less) limits the leg to it
         speeds = {e.sequence_id + 1: e.max_speed for e in self.book.edges if e.released}
-        poses, limits = [], []
+        points, yaws, limits = [], [], []
+        heading: float | None = None
         for node in self._base:
             px, py, theta = self.position_of(node) or (0.0, 0.0, None)
-            yaw = theta if theta is not None else self.robot.get_pose().yaw
-            poses.append(Pose.from_yaw(px, py, 0.0, yaw))
+            if theta is None:
+                heading = self.robot.get_pose().yaw if heading is None else heading
+                theta = heading
+            points.append((px, py))
+            yaws.append(theta)
             limits.append(speeds.get(node.sequence_id) or math.inf)
         final = self._base[-1].node_position
         align = final is not None and final.theta is not None
-        self.robot.set_path(poses, tolerance=0.05, align_orientation=align, speed_limits=limits)
+        self.robot.set_waypoints(points, yaws, tolerance=0.05, align_orientation=align,
+                                 speed_limits=limits)  # fmt: skip
 
     def _wants_base(self, x: float, y: float, speed: float) -> bool:
         """newBaseRequest: a horizon waits and the end of the base is near (within
