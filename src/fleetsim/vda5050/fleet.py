@@ -156,7 +156,7 @@ class VdaFleet:
             self._watch(serial)
             after = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
                      len(vehicle.errors))  # fmt: skip
-            if changed or after != before or serial in due:
+            if changed or after != before or serial in due or serial in dirty:
                 publish.append(serial)
         stepped = set(publish)
         publish += [s for s in due & self._active if s not in stepped]  # due, driving on
