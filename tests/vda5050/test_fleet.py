@@ -229,3 +229,26 @@ def test_a_broker_that_goes_away_and_comes_back(kind: str) -> None:
         finally:
             fleet.stop()
             broker.kill()
+
+
+def test_a_message_is_answered_by_a_state_at_once(broker: Any) -> None:
+    """An order gets its state in the step that applies it, not at the next periodic one."""
+    observer = Observer(broker)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
+                                  name=f"amr_{20 + k}") for k in range(2)]  # fmt: skip
+        fleet = VdaFleet(sim, robots, broker.url, state_interval=1000.0).start()
+        try:
+            order = straight(["n0", "n1"], released=2)
+            for node in order.nodes:
+                assert node.node_position is not None
+                node.node_position.y = 3.0
+            observer.client.publish(f"{PREFIX}/amr_21/order", order.to_json())
+            first = run_until(sim, observer, lambda: [s for s in states(observer, "amr_21")
+                                                      if s["orderId"] == "o1"])  # fmt: skip
+            # the periodic state of amr_21 is 500 s away: this one answered the order
+            assert first[0]["driving"] is True and first[0]["lastNodeId"] == "n0"
+            assert [n["nodeId"] for n in first[0]["nodeStates"]] == ["n1"]  # not yet there
+        finally:
+            fleet.stop()
+    observer.close()
