@@ -1,8 +1,9 @@
 """A master control in 20 lines driving simulated robots over VDA 5050.
 
 Starts the embedded MQTT broker on 127.0.0.1, makes three robots VDA 5050 vehicles, and runs a
-tiny master control (paho-mqtt) that sends each vehicle an order out along a row of nodes and,
-when its state says it arrived, an order back. Needs `pip install "fleetsim[vda5050]"`.
+tiny master control (paho-mqtt) that sends each vehicle an order out along a row of nodes,
+picking a load at the first and dropping it at the last, and, when its state says it arrived
+and its actions finished, an order back. Needs `pip install "fleetsim[vda5050]"`.
     python examples/08_vda5050_master/main.py              # 5 simulated minutes
     python examples/08_vda5050_master/main.py --steps 300
 While it runs: mosquitto_sub -h 127.0.0.1 -p PORT -t 'uagv/v2/fleetsim/#' -v
@@ -33,7 +34,8 @@ class MasterControl:
         self.client.loop_start()
 
     def on_state(self, s: dict) -> None:
-        if s["nodeStates"] or s["driving"]:  # still on its way
+        busy = [a for a in s["actionStates"] if a["actionStatus"] not in ("FINISHED", "FAILED")]
+        if s["nodeStates"] or s["driving"] or busy:  # still on its way, or working
             return
         serial, n = s["serialNumber"], self.trips.get(s["serialNumber"], -1) + 1
         self.trips[serial] = n
@@ -42,6 +44,9 @@ class MasterControl:
         nodes = [{"nodeId": f"p{x:.0f}_{y:.0f}", "sequenceId": 2 * k, "released": True,
                   "actions": [], "nodePosition": {"x": x, "y": y, "mapId": "site"}}
                  for k, x in enumerate(xs)]  # fmt: skip
+        for node, kind in ((nodes[0], "pick"), (nodes[-1], "drop")):  # a load out and back
+            node["actions"] = [{"actionType": kind, "actionId": f"{serial}-{n}-{kind}",
+                                "blockingType": "HARD"}]  # fmt: skip
         edges = [{"edgeId": f"e{k}", "sequenceId": 2 * k + 1, "released": True, "actions": [],
                   "startNodeId": nodes[k]["nodeId"], "endNodeId": nodes[k + 1]["nodeId"]}
                  for k in range(len(nodes) - 1)]  # fmt: skip

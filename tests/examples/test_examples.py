@@ -1,5 +1,6 @@
 """Every example runs headless for a few steps, as a user would run it, in a subprocess."""
 
+import ast
 import re
 import subprocess
 import sys
@@ -21,3 +22,15 @@ def test_example_runs_headless(script: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert re.search(r"simulated \d+\.\d\d s in 50 steps", result.stdout), result.stdout
+
+
+def test_the_vda5050_master_control_example_finishes_trips() -> None:
+    script = Path(__file__).parents[2] / "examples" / "08_vda5050_master" / "main.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--steps", "400"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"trips finished: (\{.*\})", result.stdout)
+    assert found, result.stdout
+    trips = ast.literal_eval(found.group(1))  # serial -> trips, as the example prints it
+    assert sorted(trips) == ["amr_0", "amr_1", "amr_2"] and min(trips.values()) >= 1

@@ -93,3 +93,15 @@ def test_the_command_on_mosquitto_with_a_password_for_a_duration(tmp_path: Path)
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert wrong.returncode != 0 and "refused the MQTT session" in wrong.stderr + wrong.stdout
+
+
+def test_the_scenarios_own_drivers_are_turned_off() -> None:
+    """`fleetsim vda5050 warehouse`: the master control drives, not the reference fleet manager."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "vda5050", "warehouse", "--duration", "2", "--rtf",
+         "20"], capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "vehicles 100" in done.stdout
+    assert "the scenario's fleet_manager turned off" in done.stdout
+    assert "actions completed │ 0" in done.stdout  # no robot was sent anywhere

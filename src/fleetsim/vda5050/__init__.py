@@ -1,9 +1,13 @@
-"""VDA 5050: simulated robots as vehicles a master control drives over MQTT. So far: the
-messages (`messages`), the rules an order keeps (`order_rules`), order acceptance and
-stitching (`order_book`), one robot as a vehicle that drives its orders and reports its state
-(`vehicle`), topics (`topics`), the embedded broker (`broker`) and the MQTT sessions (`link`).
-Still to come: the fleet side joining them to a running simulation, instant and node actions,
-the factsheet, and the `fleetsim vda5050` command."""
+"""VDA 5050: simulated robots as vehicles a master control drives over MQTT.
+
+- `messages`, `factsheet`: the standard's messages as pydantic models (parsing and contract);
+  `encode`: the fast JSON of the frequent ones, checked against the models;
+- `order_rules`, `order_book`: the rules an order keeps, acceptance and stitching;
+- `actions`, `effects`: node, edge and instant actions through their states, and what they do;
+- `vehicle`: one robot as a vehicle; `fleet` (`VdaFleet`): a simulation's robots on a broker;
+- `topics`, `link`, `network`: topic names, MQTT sessions, the one network thread;
+- `broker`: the embedded broker (amqtt) and Mosquitto as a child process.
+"""
 
 from fleetsim.vda5050.messages import (
     Action,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from fleetsim.vda5050 import nurbs
 from fleetsim.vda5050.messages import Order
 
 
@@ -39,6 +40,8 @@ def order_problems(order: Order) -> list[str]:
                 f"{edge.end_node_id}, but the nodes either side are {nodes[k].node_id} and "
                 f"{nodes[k + 1].node_id}"
             )
+        if edge.trajectory is not None and (bad := nurbs.problem(edge.trajectory)):
+            problems.append(f"edges[{k}] ({edge.edge_id}) trajectory: {bad}")
         if (
             edge.released
             and k + 1 < len(nodes)

@@ -18,7 +18,7 @@ from typing import Any
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.site import Site
-from fleetsim.vda5050 import encode
+from fleetsim.vda5050 import encode, nurbs
 from fleetsim.vda5050.actions import ActionQueue
 from fleetsim.vda5050.effects import VehicleEffects, unsupported
 from fleetsim.vda5050.encode import Motion
@@ -338,16 +338,26 @@ class Vehicle:
             return
         # the edge before a node (sequenceId one less) limits the leg to it
         speeds = {e.sequence_id + 1: e.max_speed for e in self.book.edges if e.released}
-        points, yaws, limits = [], [], []
+        curves = {e.sequence_id + 1: e.trajectory for e in self.book.edges
+                  if e.released and e.trajectory is not None}  # fmt: skip
+        points: list[tuple[float, float]] = []
+        yaws, limits = [], []
         heading: float | None = None
         for node in self._base:
             px, py, theta = self.position_of(node) or (0.0, 0.0, None)
             if theta is None:
                 heading = self.robot.get_pose().yaw if heading is None else heading
                 theta = heading
+            limit = speeds.get(node.sequence_id) or math.inf
+            curve = curves.get(node.sequence_id)
+            if curve is not None:  # the edge's trajectory, between its ends
+                inner = [(float(x), float(y)) for x, y in nurbs.sample(curve)[1:-1].tolist()]
+                points += inner
+                yaws += [theta] * len(inner)
+                limits += [limit] * len(inner)
             points.append((px, py))
             yaws.append(theta)
-            limits.append(speeds.get(node.sequence_id) or math.inf)
+            limits.append(limit)
         final = self._base[-1].node_position
         align = final is not None and final.theta is not None
         self.robot.set_waypoints(points, yaws, tolerance=0.05, align_orientation=align,
