@@ -57,7 +57,7 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
     master keeps up with 10,000 states a second on a small machine."""
     import paho.mqtt.client as mqtt
 
-    from fleetsim.vda5050.broker import _sbin
+    from fleetsim.interfaces.vda5050.broker import _sbin
 
     host, port = broker.split("://")[-1].rsplit(":", 1)
     where: dict[str, tuple[float, float]] = {}  # first known position of each vehicle
@@ -153,9 +153,9 @@ def cpu_s(pid: int | None = None) -> float:
 
 def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float, dt: float,
         broker_pid: int | None) -> dict[str, Any]:  # fmt: skip
+    from fleetsim.interfaces.vda5050.fleet import VdaFleet
     from fleetsim.scenario import build, load_scenario
     from fleetsim.scenario.runner import run_scenario
-    from fleetsim.vda5050.fleet import VdaFleet
 
     assert broker_url is not None
     with tempfile.TemporaryDirectory() as folder:
@@ -165,9 +165,7 @@ def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float
     with built.sim:
         before = rss_mb()
         t0 = time.perf_counter()
-        fleet = VdaFleet(built.sim, built.scene.robots, broker_url, mode=mode).start(
-            timeout=120
-        )
+        fleet = VdaFleet(built.sim, built.scene.robots, broker_url, mode=mode).start(timeout=120)
         connect_s = time.perf_counter() - t0
         fleet_mb = rss_mb() - before
         proc = subprocess.Popen([sys.executable, __file__, "--master", broker_url, "--vehicles",
@@ -202,7 +200,7 @@ def main() -> None:
     if args.master:
         master(args.master, args.vehicles[0], args.seconds, args.order_period)
         return
-    from fleetsim.vda5050.broker import MosquittoBroker
+    from fleetsim.interfaces.vda5050.broker import MosquittoBroker
 
     rows = []
     for n in args.vehicles:

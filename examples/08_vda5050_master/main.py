@@ -18,8 +18,8 @@ import time
 import paho.mqtt.client as mqtt
 
 from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimulationParams
-from fleetsim.vda5050.broker import EmbeddedBroker
-from fleetsim.vda5050.fleet import VdaFleet
+from fleetsim.interfaces.vda5050.broker import EmbeddedBroker
+from fleetsim.interfaces.vda5050.fleet import VdaFleet
 
 
 class MasterControl:

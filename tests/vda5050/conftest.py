@@ -11,8 +11,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
-from fleetsim.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.broker import EmbeddedBroker, MosquittoBroker
+from fleetsim.interfaces.vda5050.topics import Topics
 
 TOPICS = Topics("uagv", "2.0", "fleetsim")
 BROKERS = [

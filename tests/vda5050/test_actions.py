@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimObject
+from fleetsim.interfaces.vda5050 import Action, Order
+from fleetsim.interfaces.vda5050.factsheet import Factsheet, factsheet_of
+from fleetsim.interfaces.vda5050.messages import parse
+from fleetsim.interfaces.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.vehicle import Vehicle
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
 from fleetsim.site import Site
-from fleetsim.vda5050 import Action, Order
-from fleetsim.vda5050.factsheet import Factsheet, factsheet_of
-from fleetsim.vda5050.messages import parse
-from fleetsim.vda5050.topics import Topics
-from fleetsim.vda5050.vehicle import Vehicle
 
 from ..conftest import make_sim
 from .test_messages import HEADER

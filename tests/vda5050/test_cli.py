@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fleetsim.vda5050.broker import EmbeddedBroker, MosquittoBroker
+from fleetsim.interfaces.vda5050.broker import EmbeddedBroker, MosquittoBroker
 
 from ..conftest import scenario
 from .conftest import Observer

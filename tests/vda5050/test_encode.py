@@ -8,11 +8,11 @@ import json
 import pytest
 
 from fleetsim import Agent, Pose
-from fleetsim.vda5050 import State
-from fleetsim.vda5050.encode import Motion
-from fleetsim.vda5050.messages import parse
-from fleetsim.vda5050.topics import Topics
-from fleetsim.vda5050.vehicle import Vehicle
+from fleetsim.interfaces.vda5050 import State
+from fleetsim.interfaces.vda5050.encode import Motion
+from fleetsim.interfaces.vda5050.messages import parse
+from fleetsim.interfaces.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.vehicle import Vehicle
 
 from ..conftest import make_sim
 from .test_vehicle import straight
@@ -22,7 +22,7 @@ STAMP = "2026-11-23T10:00:00.125Z"
 
 def general(vehicle: Vehicle, m: Motion, header_id: int) -> str:
     """The state through the general (non-template) path."""
-    from fleetsim.vda5050 import encode
+    from fleetsim.interfaces.vda5050 import encode
 
     head = encode.header(header_id, STAMP, vehicle._ids)
     return vehicle._compose(head, encode.flag(m.driving), encode.position(m, vehicle.map_id),

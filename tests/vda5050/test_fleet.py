@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose
-from fleetsim.vda5050.broker import MosquittoBroker
-from fleetsim.vda5050.fleet import VdaFleet
+from fleetsim.interfaces.vda5050.broker import MosquittoBroker
+from fleetsim.interfaces.vda5050.fleet import VdaFleet
 
 from ..conftest import make_sim
 from .conftest import BROKERS, Observer
@@ -168,7 +168,7 @@ def test_factsheet_instant_actions_and_battery_through_the_broker(broker: Any) -
 
 EMBEDDED = (
     "import sys, time\n"
-    "from fleetsim.vda5050.broker import EmbeddedBroker\n"
+    "from fleetsim.interfaces.vda5050.broker import EmbeddedBroker\n"
     "EmbeddedBroker(port=int(sys.argv[1])).start()\n"
     "print('up', flush=True)\n"
     "time.sleep(600)\n"

@@ -16,9 +16,9 @@ import pytest
 
 from fleetsim import ConfigError
 from fleetsim.errors import FleetSimError
-from fleetsim.vda5050.broker import MosquittoBroker
-from fleetsim.vda5050.link import MqttLink, broker_address
-from fleetsim.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.broker import MosquittoBroker
+from fleetsim.interfaces.vda5050.link import MqttLink, broker_address
+from fleetsim.interfaces.vda5050.topics import Topics
 
 from .conftest import TOPICS, Observer
 
@@ -68,8 +68,8 @@ def test_orders_reach_the_queue_and_states_reach_the_master(broker: Any, mode: s
 
 VEHICLE = textwrap.dedent("""
     import sys, time
-    from fleetsim.vda5050.link import MqttLink
-    from fleetsim.vda5050.topics import Topics
+    from fleetsim.interfaces.vda5050.link import MqttLink
+    from fleetsim.interfaces.vda5050.topics import Topics
     link = MqttLink(Topics(), ["amr_7"], sys.argv[1], will=lambda s: "CONNECTIONBROKEN " + s,
                     keepalive=2)
     link.start()

@@ -9,8 +9,15 @@ from typing import Any
 
 import pytest
 
-from fleetsim.vda5050 import Error, InstantActions, Order, State, order_problems, timestamp
-from fleetsim.vda5050.messages import parse
+from fleetsim.interfaces.vda5050 import (
+    Error,
+    InstantActions,
+    Order,
+    State,
+    order_problems,
+    timestamp,
+)
+from fleetsim.interfaces.vda5050.messages import parse
 
 HEADER = {"headerId": 7, "timestamp": "2026-11-23T10:00:00.00Z", "version": "2.0.0",
           "manufacturer": "fleetsim", "serialNumber": "amr_0"}  # fmt: skip

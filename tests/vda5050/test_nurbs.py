@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from fleetsim import Agent, Pose
-from fleetsim.vda5050 import nurbs
-from fleetsim.vda5050.messages import Trajectory
-from fleetsim.vda5050.order_rules import order_problems
-from fleetsim.vda5050.topics import Topics
-from fleetsim.vda5050.vehicle import Vehicle
+from fleetsim.interfaces.vda5050 import nurbs
+from fleetsim.interfaces.vda5050.messages import Trajectory
+from fleetsim.interfaces.vda5050.order_rules import order_problems
+from fleetsim.interfaces.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.vehicle import Vehicle
 
 from ..conftest import make_sim
 from .test_vehicle import straight

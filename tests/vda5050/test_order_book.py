@@ -7,9 +7,9 @@ import itertools
 import json
 from typing import Any
 
-from fleetsim.vda5050 import Order
-from fleetsim.vda5050.messages import parse
-from fleetsim.vda5050.order_book import OrderBook
+from fleetsim.interfaces.vda5050 import Order
+from fleetsim.interfaces.vda5050.messages import parse
+from fleetsim.interfaces.vda5050.order_book import OrderBook
 
 from .test_messages import HEADER
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from fleetsim import Agent, MultiRobotSimulationCore, Pose
+from fleetsim.interfaces.vda5050 import Order, State
+from fleetsim.interfaces.vda5050.messages import parse
+from fleetsim.interfaces.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.vehicle import Vehicle
 from fleetsim.site import Site
-from fleetsim.vda5050 import Order, State
-from fleetsim.vda5050.messages import parse
-from fleetsim.vda5050.topics import Topics
-from fleetsim.vda5050.vehicle import Vehicle
 
 from ..conftest import make_sim
 from .test_messages import HEADER

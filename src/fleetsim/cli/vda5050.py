@@ -64,9 +64,9 @@ def vda5050(
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots as VDA 5050 vehicles; prints the broker and topic prefix."""
-    from fleetsim.vda5050.broker import EmbeddedBroker
-    from fleetsim.vda5050.fleet import VdaFleet
-    from fleetsim.vda5050.topics import Topics
+    from fleetsim.interfaces.vda5050.broker import EmbeddedBroker
+    from fleetsim.interfaces.vda5050.fleet import VdaFleet
+    from fleetsim.interfaces.vda5050.topics import Topics
 
     handle_stop_signals()
     embedded = None

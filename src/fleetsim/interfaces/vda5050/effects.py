@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from fleetsim.geometry import Pose
+from fleetsim.interfaces.vda5050.actions import ActionError
+from fleetsim.interfaces.vda5050.messages import Action, Load, Node
 from fleetsim.site import Site
-from fleetsim.vda5050.actions import ActionError
-from fleetsim.vda5050.messages import Action, Load, Node
 
 PICK_RADIUS_M = 1.0
 CHARGER_RADIUS_M = 0.5

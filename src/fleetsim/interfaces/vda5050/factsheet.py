@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from fleetsim.vda5050.effects import SCOPES
-from fleetsim.vda5050.messages import Header, Message
+from fleetsim.interfaces.vda5050.effects import SCOPES
+from fleetsim.interfaces.vda5050.messages import Header, Message
 
 
 class AgvKinematic(str, Enum):

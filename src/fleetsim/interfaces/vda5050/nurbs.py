@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fleetsim.vda5050.messages import Trajectory
+from fleetsim.interfaces.vda5050.messages import Trajectory
 
 SPACING_M = 0.25  # about this far apart
 MAX_POINTS = 400

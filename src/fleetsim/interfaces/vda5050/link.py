@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.vda5050.network import NetworkLoop
-from fleetsim.vda5050.topics import INBOUND, OUTBOUND, Topics
+from fleetsim.interfaces.vda5050.network import NetworkLoop
+from fleetsim.interfaces.vda5050.topics import INBOUND, OUTBOUND, Topics
 
 MODES = ("per-vehicle", "shared")
 

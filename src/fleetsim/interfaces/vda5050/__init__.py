@@ -9,7 +9,7 @@
 - `broker`: the embedded broker (amqtt) and Mosquitto as a child process.
 """
 
-from fleetsim.vda5050.messages import (
+from fleetsim.interfaces.vda5050.messages import (
     Action,
     ActionState,
     ActionStatus,
@@ -27,8 +27,8 @@ from fleetsim.vda5050.messages import (
     Visualization,
     timestamp,
 )
-from fleetsim.vda5050.order_book import OrderBook, Verdict
-from fleetsim.vda5050.order_rules import order_problems
+from fleetsim.interfaces.vda5050.order_book import OrderBook, Verdict
+from fleetsim.interfaces.vda5050.order_rules import order_problems
 
 __all__ = [
     "Action",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fleetsim.vda5050 import nurbs
-from fleetsim.vda5050.messages import Order
+from fleetsim.interfaces.vda5050 import nurbs
+from fleetsim.interfaces.vda5050.messages import Order
 
 
 def order_problems(order: Order) -> list[str]:

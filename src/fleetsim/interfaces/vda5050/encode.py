@@ -11,7 +11,7 @@ import json
 from collections.abc import Collection
 from typing import NamedTuple
 
-from fleetsim.vda5050.messages import Message
+from fleetsim.interfaces.vda5050.messages import Message
 
 
 class Motion(NamedTuple):

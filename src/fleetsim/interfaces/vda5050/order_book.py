@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fleetsim.vda5050.messages import (
+from fleetsim.interfaces.vda5050.messages import (
     Edge,
     EdgeState,
     Error,
@@ -30,7 +30,7 @@ from fleetsim.vda5050.messages import (
     order_references,
     warning,
 )
-from fleetsim.vda5050.order_rules import order_problems
+from fleetsim.interfaces.vda5050.order_rules import order_problems
 
 
 @dataclass

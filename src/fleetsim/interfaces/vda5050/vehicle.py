@@ -17,12 +17,11 @@ from typing import Any
 
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
-from fleetsim.site import Site
-from fleetsim.vda5050 import encode, nurbs
-from fleetsim.vda5050.actions import ActionQueue
-from fleetsim.vda5050.effects import VehicleEffects, unsupported
-from fleetsim.vda5050.encode import Motion
-from fleetsim.vda5050.messages import (
+from fleetsim.interfaces.vda5050 import encode, nurbs
+from fleetsim.interfaces.vda5050.actions import ActionQueue
+from fleetsim.interfaces.vda5050.effects import VehicleEffects, unsupported
+from fleetsim.interfaces.vda5050.encode import Motion
+from fleetsim.interfaces.vda5050.messages import (
     Action,
     ActionState,
     BlockingType,
@@ -37,8 +36,9 @@ from fleetsim.vda5050.messages import (
     timestamp,
     warning,
 )
-from fleetsim.vda5050.order_book import OrderBook
-from fleetsim.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.order_book import OrderBook
+from fleetsim.interfaces.vda5050.topics import Topics
+from fleetsim.site import Site
 
 PASS_RADIUS_M = 0.25  # a node counts as passed this close, or within its allowedDeviationXY
 NEW_BASE_S = 3.0  # newBaseRequest this many seconds (at the current speed) before the base ends

@@ -4,7 +4,7 @@ what a vehicle publishes. Field names are the standard's (camelCase on the wire,
 Python); optional fields left as None are left out of the JSON.
 
 Inbound messages (`Order`, `InstantActions`) are checked for types and required fields here; the
-rules between fields (sequence ids, base and horizon) are in `fleetsim.vda5050.order_rules`.
+rules between fields (sequence ids, base and horizon) are in `order_rules`.
 """
 
 from __future__ import annotations

@@ -20,7 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from fleetsim.vda5050.messages import Action, ActionState, ActionStatus, BlockingType, Node
+from fleetsim.interfaces.vda5050.messages import (
+    Action,
+    ActionState,
+    ActionStatus,
+    BlockingType,
+    Node,
+)
 
 OPEN = (ActionStatus.WAITING, ActionStatus.INITIALIZING, ActionStatus.RUNNING, ActionStatus.PAUSED)
 

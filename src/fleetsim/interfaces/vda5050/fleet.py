@@ -28,12 +28,11 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
-from fleetsim.state import DriveState
-from fleetsim.vda5050.effects import unsupported
-from fleetsim.vda5050.encode import Motion
-from fleetsim.vda5050.factsheet import factsheet_of
-from fleetsim.vda5050.link import MqttLink
-from fleetsim.vda5050.messages import (
+from fleetsim.interfaces.vda5050.effects import unsupported
+from fleetsim.interfaces.vda5050.encode import Motion
+from fleetsim.interfaces.vda5050.factsheet import factsheet_of
+from fleetsim.interfaces.vda5050.link import MqttLink
+from fleetsim.interfaces.vda5050.messages import (
     Action,
     ActionState,
     ActionStatus,
@@ -46,8 +45,9 @@ from fleetsim.vda5050.messages import (
     timestamp,
     warning,
 )
-from fleetsim.vda5050.topics import Topics
-from fleetsim.vda5050.vehicle import Vehicle
+from fleetsim.interfaces.vda5050.topics import Topics
+from fleetsim.interfaces.vda5050.vehicle import Vehicle
+from fleetsim.state import DriveState
 
 BATTERY_EVERY_S = 0.1  # the battery model's update period, simulated s
 
@@ -102,28 +102,36 @@ class VdaFleet:
                              password=password, tls_ca=tls_ca)  # fmt: skip
         self._online: queue.SimpleQueue[str] = queue.SimpleQueue()  # sessions (re)connected
         self.link.on_connect = self._online.put
-        self._callback: int | None = None
+        self._dirty: set[str] = set()  # got a message this step
+        self._hooks: list[tuple[str, Any]] = []
 
     def start(self, timeout: float = 10.0) -> VdaFleet:
+        """Connect, say ONLINE, and serve: messages are applied at the start of every step
+        (`pre_step`), states published after it (`post_step`)."""
         self._due += self.sim.sim_time  # the first states spread over the next interval
         self.link.start(timeout)
         self._greet()
-        self._callback = self.sim.register_callback(lambda *_: self.step())
+        inbound = self.sim.on("pre_step", lambda *_: self.apply_inbound())
+        outbound = self.sim.on("post_step", lambda *_: self.report())
+        self._hooks = [("pre_step", inbound), ("post_step", outbound)]
         return self
 
     def stop(self) -> None:
-        if self._callback is not None:
-            self.sim.unregister_callback(self._callback)
-            self._callback = None
+        for event, handler in self._hooks:
+            self.sim.events.off(event, handler)
+        self._hooks = []
         self.link.stop(goodbye=lambda s: self._connection(s, ConnectionState.OFFLINE))
 
     # -- the step ---------------------------------------------------------------------------
 
     def step(self) -> None:
-        """Apply what arrived; publish the state of each vehicle that got a message, passed
-        a node, started or stopped, or is due. Only those vehicles (and the driving ones) do
-        any work: a parked fleet costs one array comparison a step."""
-        dirty = set()
+        """Both halves at once (for a loop that steps the simulation itself)."""
+        self.apply_inbound()
+        self.report()
+
+    def apply_inbound(self) -> None:
+        """Apply the orders and instant actions that arrived since the last step."""
+        dirty = self._dirty
         self._greet()
         for message in self.link.take():
             vehicle = self.vehicles[message.serial]
@@ -142,6 +150,13 @@ class VdaFleet:
                     for action in actions.actions:
                         self._instant(vehicle, action)
             dirty.add(message.serial)
+
+    def report(self) -> None:
+        """After the step: let vehicles pass nodes and run actions, and publish the state of
+        each that got a message, passed a node, started or stopped, or is due. Only those
+        vehicles (and the driving ones) do any work: a parked fleet costs one array comparison
+        a step."""
+        dirty, self._dirty = self._dirty, set()
         now = self.sim.sim_time
         due = {self._serials[k] for k in np.flatnonzero(self._due <= now).tolist()}
         dt = self.sim.params.timestep
