@@ -4,6 +4,7 @@ of the traffic (`Observer`)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -41,9 +42,13 @@ class Observer:
         if tls_ca is not None:
             self.client.tls_set(ca_certs=tls_ca)
         self.client.on_message = lambda _c, _u, m: self.seen.append((m.topic, m.payload, m.retain))
+        subscribed = threading.Event()
+        self.client.on_subscribe = lambda *_: subscribed.set()
         self.client.connect(broker.host, broker.port)
         self.client.subscribe(f"{prefix}/#", qos=1)
         self.client.loop_start()
+        # the broker has the subscription before the test publishes anything
+        assert subscribed.wait(10), "the observer's subscription was not acknowledged"
 
     def wait_for(self, check: Callable[[], Any], timeout: float = 10.0) -> Any:
         deadline = time.monotonic() + timeout

@@ -10,7 +10,7 @@ import pytest
 
 from fleetsim import Agent, Pose
 from fleetsim.interfaces.vda5050 import nurbs
-from fleetsim.interfaces.vda5050.messages import Trajectory
+from fleetsim.interfaces.vda5050.messages import OrientationType, Trajectory
 from fleetsim.interfaces.vda5050.order_rules import order_problems
 from fleetsim.interfaces.vda5050.topics import Topics
 from fleetsim.interfaces.vda5050.vehicle import Vehicle
@@ -67,3 +67,44 @@ def test_the_vehicle_drives_the_curve() -> None:
         xy = np.array(trace)
         radius = np.hypot(xy[:, 0], xy[:, 1] - 3.0)
         assert np.all(np.abs(radius - 3.0) < 0.1)  # on the arc all the way (the chord: 2.12)
+
+
+def test_edge_orientation_is_held_by_an_omnidirectional_vehicle() -> None:
+    """GLOBAL: the vehicle faces +y while driving along +x; TANGENTIAL pi: it drives backwards.
+    A differential vehicle refuses any orientation but forwards."""
+    with make_sim(timestep=0.05, collision_narrowphase="aabb") as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                name="amr_0", motion_mode="omnidirectional",
+                                max_linear_vel=0.5)  # fmt: skip
+        vehicle = Vehicle(robot, Topics())
+        order = straight(["n0", "n1", "n2"], released=3)
+        order.edges[0].orientation = math.pi / 2
+        order.edges[0].orientation_type = OrientationType.GLOBAL
+        order.edges[1].orientation = math.pi  # tangential by default: backwards
+        assert vehicle.take_order(order)
+        yaw_mid_first, yaw_mid_second = None, None
+        for _ in range(1200):
+            sim.step_once()
+            vehicle.step(0.05)
+            x = robot.get_pose().position[0]
+            if 2.0 < x < 2.5:
+                yaw_mid_first = robot.get_pose().yaw
+            if 5.0 < x < 5.5:
+                yaw_mid_second = robot.get_pose().yaw
+            if vehicle.book.idle and not robot.is_moving:
+                break
+        assert vehicle.book.last_node_id == "n2"
+        assert yaw_mid_first == pytest.approx(math.pi / 2, abs=0.05)
+        assert abs(abs(yaw_mid_second or 0.0) - math.pi) < 0.05
+        differential = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 5, 0), sim_core=sim,
+                                       name="amr_1", motion_mode="differential")  # fmt: skip
+        refusing = Vehicle(differential, Topics())
+        order = straight(["n0", "n1"], released=2)
+        for node in order.nodes:
+            assert node.node_position is not None
+            node.node_position.y = 5.0
+        order.edges[0].orientation = math.pi
+        assert not refusing.take_order(order)
+        assert "drives forwards along an edge only" in str(refusing.errors[-1].error_description)
+        order.edges[0].orientation = 0.0
+        assert refusing.take_order(order)

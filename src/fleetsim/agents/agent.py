@@ -223,11 +223,13 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         tolerance: float = DEFAULT_TOLERANCE_M,
         align_orientation: bool = False,
         speed_limits: ArrayLike | None = None,
+        face: ArrayLike | None = None,
     ) -> None:
         """`set_path` from arrays: `positions` (K, 2) or (K, 3) metres (z 0 when left out),
         `yaws` (K,) radians (default: the current heading), `speed_limits` (K,) m/s for the leg
-        ending at each waypoint (inf for none). No `Pose` per waypoint: for code that plans
-        in arrays (the VDA 5050 vehicles, fleet managers)."""
+        ending at each waypoint (inf for none), `face` (K,) bool: turn to the waypoint's yaw
+        on the way to it (omnidirectional robots holding a heading). No `Pose` per waypoint:
+        for code that plans in arrays (the VDA 5050 vehicles, fleet managers)."""
         points = np.asarray(positions, dtype=np.float64)
         if points.ndim != 2 or points.shape[1] not in (2, 3) or not len(points):
             raise ConfigError(f"positions must be (K, 2) or (K, 3), got shape {points.shape}")
@@ -244,9 +246,12 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
             raise ConfigError("waypoints and yaws must be finite")
         if limits is not None and np.any(~(limits > 0)):
             raise ConfigError("speed_limits must be > 0 m/s (inf for none)")
+        facing = None if face is None else np.asarray(face, dtype=bool)
+        if facing is not None and facing.shape != yaw.shape:
+            raise ConfigError(f"face needs one flag per waypoint ({len(points)})")
         _check_tolerance(tolerance)
         self._world.motion.set_path(
-            self.motion_handle, points, yaw, align_orientation, tolerance, limits
+            self.motion_handle, points, yaw, align_orientation, tolerance, limits, facing
         )
 
     def is_goal_reached(self) -> bool:

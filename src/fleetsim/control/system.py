@@ -38,6 +38,7 @@ class _Path:
     tolerance: float
     speed_limits: np.ndarray  # (N,) m/s of the leg that ends at each waypoint (inf: none)
     index: int = 0
+    face: np.ndarray | None = None  # (N,) turn to the waypoint's yaw on the way there too
 
 
 class MotionSystem:
@@ -95,12 +96,14 @@ class MotionSystem:
         align: bool,
         tolerance: float,
         speed_limits: np.ndarray | None = None,
+        face: np.ndarray | None = None,
     ) -> None:
         """Visit every waypoint in order, the last one aligned when `align`. Built-in motion
         modes pass through intermediate waypoints at a speed their limits allow for the turn
         there (omnidirectional: a velocity change of at most max_linear_accel * dt;
         differential: only straight on, else they stop and turn in place). `speed_limits` (N,)
-        caps the leg that ends at each waypoint (m/s)."""
+        caps the leg that ends at each waypoint (m/s). `face` (N,) bool: turn to a waypoint's
+        yaw while driving to it (an omnidirectional robot holding a heading along a lane)."""
         positions = np.asarray(positions, dtype=np.float64)
         n = len(positions)
         limits = np.full(n, np.inf) if speed_limits is None else np.asarray(speed_limits, float)
@@ -112,6 +115,8 @@ class MotionSystem:
             points[0], points[1:] = here, positions
             legs[0], legs[1:] = limits[0], limits
             keep = _corners(points, legs)[1:]
+            if face is not None:  # a heading to hold on the way there: not to be merged away
+                keep |= np.asarray(face, dtype=bool)
         else:
             keep = np.ones(n, dtype=bool)
         path = _Path(
@@ -120,6 +125,7 @@ class MotionSystem:
             align,
             tolerance,
             limits[keep],
+            face=None if face is None else np.asarray(face, dtype=bool)[keep],
         )
         self._paths[handle] = path
         self._load_waypoint(handle, path)
@@ -144,6 +150,8 @@ class MotionSystem:
         path.positions = np.concatenate((path.positions, np.asarray(positions, dtype=np.float64)))
         path.yaws = np.concatenate((path.yaws, np.asarray(yaws, dtype=np.float64)))
         path.speed_limits = np.concatenate((path.speed_limits, np.asarray(speed_limits, float)))
+        if path.face is not None:
+            path.face = np.concatenate((path.face, np.zeros(len(positions), dtype=bool)))
         path.align, path.tolerance = align, tolerance
         if was_last:  # it was heading for the old end: now it drives through it
             self._load_waypoint(handle, path)
@@ -200,7 +208,7 @@ class MotionSystem:
             handle,
             path.positions[k],
             float(path.yaws[k]),
-            path.align and final,
+            (path.align and final) or (path.face is not None and bool(path.face[k])),
             path.tolerance if final else 0.0,
             final,
             (float(path.speed_limits[k]), next_dir, next_v),

@@ -17,7 +17,7 @@ from typing import Any
 
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
-from fleetsim.interfaces.vda5050 import encode, nurbs
+from fleetsim.interfaces.vda5050 import encode, route
 from fleetsim.interfaces.vda5050.actions import ActionQueue
 from fleetsim.interfaces.vda5050.effects import VehicleEffects, unsupported
 from fleetsim.interfaces.vda5050.encode import Motion
@@ -64,6 +64,7 @@ class Vehicle:
         self._ids = encode.ids(topics.protocol_version, topics.manufacturer, self.serial)
         self._idle_key: tuple[Any, ...] = ()  # what the idle-state template was made for
         self._idle = ""
+        self._omni = robot.spawn_params.motion_mode != "differential"
         self._route: tuple[int, str] = (-1, "")  # (book version, nodeStates+edgeStates JSON)
 
     @property
@@ -278,6 +279,10 @@ class Vehicle:
             return "noRouteError", (
                 f"nodes without a nodePosition that are not on the site: {', '.join(unplaced[:5])}"
             )
+        for edge in order.edges:
+            why = route.orientation_problem(edge, self._omni)
+            if why is not None:
+                return "orderError", why
         for scope, actions in (("NODE", [a for n in order.nodes for a in n.actions]),
                                ("EDGE", [a for e in order.edges for a in e.actions])):  # fmt: skip
             for action in actions:
@@ -336,32 +341,12 @@ class Vehicle:
                 break
         if not self._base:
             return
-        # the edge before a node (sequenceId one less) limits the leg to it
-        speeds = {e.sequence_id + 1: e.max_speed for e in self.book.edges if e.released}
-        curves = {e.sequence_id + 1: e.trajectory for e in self.book.edges
-                  if e.released and e.trajectory is not None}  # fmt: skip
-        points: list[tuple[float, float]] = []
-        yaws, limits = [], []
-        heading: float | None = None
-        for node in self._base:
-            px, py, theta = self.position_of(node) or (0.0, 0.0, None)
-            if theta is None:
-                heading = self.robot.get_pose().yaw if heading is None else heading
-                theta = heading
-            limit = speeds.get(node.sequence_id) or math.inf
-            curve = curves.get(node.sequence_id)
-            if curve is not None:  # the edge's trajectory, between its ends
-                inner = [(float(x), float(y)) for x, y in nurbs.sample(curve)[1:-1].tolist()]
-                points += inner
-                yaws += [theta] * len(inner)
-                limits += [limit] * len(inner)
-            points.append((px, py))
-            yaws.append(theta)
-            limits.append(limit)
-        final = self._base[-1].node_position
-        align = final is not None and final.theta is not None
-        self.robot.set_waypoints(points, yaws, tolerance=0.05, align_orientation=align,
-                                 speed_limits=limits)  # fmt: skip
+        pose = self.robot.get_pose()
+        way = route.plan(self._base, self.book.edges, self.position_of,
+                         (pose.position[0], pose.position[1]), pose.yaw)  # fmt: skip
+        face = way.face if self._omni and any(way.face) else None
+        self.robot.set_waypoints(way.points, way.yaws, tolerance=0.05, align_orientation=way.align,
+                                 speed_limits=way.limits, face=face)  # fmt: skip
 
     def _wants_base(self, x: float, y: float, speed: float) -> bool:
         """newBaseRequest: a horizon waits and the end of the base is near (within
