@@ -252,3 +252,43 @@ def test_a_message_is_answered_by_a_state_at_once(broker: Any) -> None:
         finally:
             fleet.stop()
     observer.close()
+
+
+def test_a_flood_of_bad_messages_leaves_the_vehicle_working(broker: Any) -> None:
+    """2,000 malformed or invalid messages: each answered, the errors kept bounded, the
+    simulation stepping on; a good order afterwards is driven; nodes on another map refused."""
+    observer = Observer(broker)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                name="amr_30")  # fmt: skip
+        fleet = VdaFleet(sim, [robot], broker.url).start()
+        try:
+            topic = f"{PREFIX}/amr_30/order"
+            for k in range(1000):
+                observer.client.publish(topic, b"\xff{not json" if k % 2 else b"[1, 2]")
+                observer.client.publish(f"{PREFIX}/amr_30/instantActions", b'{"actions": 5}')
+            vehicle = fleet.vehicles["amr_30"]
+            start = sim.sim_time
+            run_until(sim, observer, lambda: fleet.link.counts["order"] >= 1000 and
+                      fleet.link.counts["instantActions"] >= 1000 and not
+                      fleet.link.inbound.qsize())  # fmt: skip
+            sim.step_once()
+            assert sim.sim_time > start and len(vehicle.errors) == 50  # the newest kept
+            assert {e.error_type for e in vehicle.errors} == {"validationError"}
+            away = straight(["n0", "n1"], released=2)
+            for node in away.nodes:
+                assert node.node_position is not None
+                node.node_position.map_id = "level_2"
+            observer.client.publish(topic, away.to_json())
+            refused = run_until(sim, observer, lambda: [
+                s for s in states(observer, "amr_30")
+                if any("another map" in e.get("errorDescription", "")
+                       for e in s["errors"])])  # fmt: skip
+            assert refused[-1]["errors"][-1]["errorType"] == "noRouteError"
+            observer.client.publish(topic, straight(["n0", "n1"], released=2).to_json())
+            done = run_until(sim, observer, lambda: [s for s in states(observer, "amr_30")
+                                                     if s["lastNodeId"] == "n1"])  # fmt: skip
+            assert done[-1]["errors"] == []  # a new order clears the warnings
+        finally:
+            fleet.stop()
+    observer.close()

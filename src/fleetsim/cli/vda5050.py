@@ -61,6 +61,9 @@ def vda5050(
     tls_ca: str | None = typer.Option(
         None, "--tls-ca", help="A CA certificate file: connect with TLS (as mqtts:// does)."
     ),
+    map_id: str = typer.Option(
+        "site", "--map-id", help="The vehicles' mapId (order nodes on another map are refused)."
+    ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots as VDA 5050 vehicles; prints the broker and topic prefix."""
@@ -92,6 +95,7 @@ def vda5050(
                 username=username,
                 password=password,
                 tls_ca=tls_ca,
+                map_id=map_id,
             )
             fleet.start()
             typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "

@@ -67,9 +67,10 @@ class VdaFleet:
         username: str | None = None,
         password: str | None = None,
         tls_ca: str | None = None,
+        map_id: str = "site",
     ) -> None:
         self.sim, self.topics = sim, topics or Topics()
-        self.vehicles = {r.name: Vehicle(r, self.topics, sim.site) for r in robots}
+        self.vehicles = {r.name: Vehicle(r, self.topics, sim.site, map_id) for r in robots}
         self.state_interval = float(state_interval)
         if not (self.state_interval > 0 and visualization_rate >= 0):
             raise ConfigError("state_interval must be > 0 s and visualization_rate >= 0 Hz")

@@ -279,6 +279,13 @@ class Vehicle:
             return "noRouteError", (
                 f"nodes without a nodePosition that are not on the site: {', '.join(unplaced[:5])}"
             )
+        elsewhere = [n.node_id for n in order.nodes if n.node_position is not None
+                     and n.node_position.map_id != self.map_id]  # fmt: skip
+        if elsewhere:
+            return "noRouteError", (
+                f"nodes on another map than the vehicle's {self.map_id!r} (initPosition sets "
+                f"it): {', '.join(elsewhere[:5])}"
+            )
         for edge in order.edges:
             why = route.orientation_problem(edge, self._omni)
             if why is not None:
