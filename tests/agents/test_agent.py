@@ -139,3 +139,25 @@ def test_same_seed_same_trajectories() -> None:
 
     np.testing.assert_array_equal(trajectory(5), trajectory(5))
     assert not np.array_equal(trajectory(5), trajectory(6))
+
+
+def test_set_waypoints_from_arrays(sim: MultiRobotSimulationCore) -> None:
+    robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                            motion_mode="omnidirectional", max_linear_vel=2.0)  # fmt: skip
+    with pytest.raises(ConfigError, match=r"positions must be \(K, 2\) or \(K, 3\)"):
+        robot.set_waypoints([1.0, 2.0])
+    with pytest.raises(ConfigError, match="one value per waypoint"):
+        robot.set_waypoints([[1, 0], [2, 0]], yaws=[0.0])
+    with pytest.raises(ConfigError, match="speed_limits must be > 0"):
+        robot.set_waypoints([[1, 0]], speed_limits=[0.0])
+    assert not robot.is_moving  # nothing was started by the bad calls
+    robot.set_waypoints([[2, 0], [2, 2]], speed_limits=[0.5, np.inf])
+    fastest_first = 0.0
+    for _ in range(round(10.0 / sim.params.timestep)):
+        sim.step_once()
+        if robot.get_pose().position[1] < 0.01:
+            fastest_first = max(fastest_first, float(np.hypot(*robot.get_velocity()[0][:2])))
+        if robot.is_goal_reached():
+            break
+    assert robot.get_pose().position[:2] == pytest.approx((2.0, 2.0), abs=0.06)
+    assert fastest_first <= 0.5 + 1e-6
