@@ -174,3 +174,20 @@ def test_large_and_retained_messages_arrive_whole(broker: Any) -> None:
         late.close()
     finally:
         link.stop()
+
+
+def test_two_links_with_the_same_names_do_not_take_each_others_sessions(broker: Any) -> None:
+    first = MqttLink(TOPICS, ["amr_40"], broker.url).start()
+    second = MqttLink(TOPICS, ["amr_40"], broker.url).start()
+    try:
+        observer = Observer(broker)
+        first.publish("amr_40", "state", "one")
+        second.publish("amr_40", "state", "two")
+        got = observer.wait_for(lambda: len(observer.payloads(
+            "uagv/v2/fleetsim/amr_40/state")) >= 2 and observer.payloads(
+            "uagv/v2/fleetsim/amr_40/state"))  # fmt: skip
+        assert sorted(got) == [b"one", b"two"]  # both sessions still connected
+        observer.close()
+    finally:
+        first.stop()
+        second.stop()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import secrets
 import threading
 import time
 from collections import Counter
@@ -81,6 +82,7 @@ class MqttLink:
         self._clients: dict[str, Any] = {}  # serial (or "" when shared) -> client
         self._connected: set[str] = set()
         self._loop: NetworkLoop | None = None
+        self._token = secrets.token_hex(3)
         self.counts: Counter[str] = Counter()  # messages received and published, by topic
         self._refused: str | None = None  # the broker's reason, when it said no
         self._lock = threading.Lock()
@@ -112,7 +114,9 @@ class MqttLink:
 
     def _client(self, key: str) -> Any:
         mqtt = self._mqtt
-        name = f"{self.topics.manufacturer}_{key or 'fleet'}"
+        # unique per link: two simulations serving the same names on one broker must not
+        # take each other's sessions over (the broker drops the older of two equal ids)
+        name = f"{self.topics.manufacturer}_{key or 'fleet'}_{self._token}"
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name, clean_session=True)
         if self.credentials[0] is not None:
             client.username_pw_set(*self.credentials)
