@@ -1,0 +1,159 @@
+"""`RmfFleet`: a simulation's robots as the fleet behind RMF's fleet-manager API.
+
+The HTTP side never touches the simulation: it reads `snapshot` (rebuilt after every step, a
+plain dict swapped in whole) and hands commands to `submit`, which queues them for the start of
+the next step. Commands: navigate (drive straight to x, y and end on yaw, at `speed_limit` when
+> 0), stop, teleop on/off. A finished command's id becomes the robot's
+`last_completed_request`; a running one is reported in `destination_arrival` with the seconds
+it still needs at the robot's top speed.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fleetsim.core import MultiRobotSimulationCore
+from fleetsim.errors import ConfigError
+from fleetsim.fleet.battery import Batteries, BatteryParams
+from fleetsim.geometry import quat
+
+ARRIVED_M = 0.05  # a navigate command is done this close (and aligned)
+
+
+@dataclass
+class Command:
+    """A robot's running command."""
+
+    cmd_id: int
+    x: float
+    y: float
+    yaw: float
+
+
+class RmfFleet:
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        robots: Sequence[Any],
+        map_name: str = "L1",
+        battery: BatteryParams | None = None,
+    ) -> None:
+        fixed = [r.name for r in robots if not r.drives]
+        if fixed:
+            raise ConfigError(f"RMF robots drive; these have a fixed base: {', '.join(fixed[:5])}")
+        self.sim, self.robots, self.map_name = sim, list(robots), map_name
+        self.index = {r.name: k for k, r in enumerate(self.robots)}
+        n = len(self.robots)
+        self.running: list[Command | None] = [None] * n
+        self.completed: list[int | None] = [None] * n  # last_completed_request
+        self.teleop = np.zeros(n, dtype=bool)
+        self.batteries = Batteries(battery or BatteryParams(), n)
+        self._handles = np.array([r.handle for r in self.robots])
+        self._top_speed = np.array([r.spawn_params.max_linear_vel for r in self.robots])
+        self._inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._last_xy = self._poses()[0]
+        self.snapshot: dict[str, dict[str, Any]] = {}
+        self._hooks: list[tuple[str, Any]] = []
+        self._publish()
+
+    # -- the HTTP side ----------------------------------------------------------------------
+
+    def submit(self, command: Callable[[], None]) -> None:
+        """Run `command()` at the start of the next step (from any thread)."""
+        self._inbox.put(command)
+
+    def navigate(self, name: str, cmd_id: int, x: float, y: float, yaw: float,
+                 speed_limit: float = 0.0) -> None:  # fmt: skip
+        k = self.index[name]
+
+        def go() -> None:
+            robot = self.robots[k]
+            limits = [speed_limit] if speed_limit > 0 else None
+            robot.set_waypoints([[x, y]], [yaw], tolerance=ARRIVED_M, align_orientation=True,
+                                speed_limits=limits)  # fmt: skip
+            self.running[k] = Command(cmd_id, x, y, yaw)
+
+        self.submit(go)
+
+    def stop(self, name: str, stop_cmd_id: int | None = None) -> None:
+        k = self.index[name]
+
+        def halt() -> None:
+            self.robots[k].stop()
+            self.running[k] = None
+            if stop_cmd_id is not None:
+                self.completed[k] = stop_cmd_id
+
+        self.submit(halt)
+
+    # -- the simulation side ----------------------------------------------------------------
+
+    def start(self) -> RmfFleet:
+        inbound = self.sim.on("pre_step", lambda *_: self.apply_inbound())
+        outbound = self.sim.on("post_step", lambda *_: self.report())
+        self._hooks = [("pre_step", inbound), ("post_step", outbound)]
+        return self
+
+    def stop_serving(self) -> None:
+        for event, handler in self._hooks:
+            self.sim.events.off(event, handler)
+        self._hooks = []
+
+    def apply_inbound(self) -> None:
+        while True:
+            try:
+                command = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            command()
+
+    def report(self) -> None:
+        """Finish the commands whose robots arrived, drain the batteries, and build the
+        status snapshot."""
+        xy, yaw = self._poses()
+        for k, command in enumerate(self.running):
+            if command is None:
+                continue
+            robot = self.robots[k]
+            near = math.hypot(xy[k, 0] - command.x, xy[k, 1] - command.y) <= ARRIVED_M + 1e-6
+            if near and not robot.is_moving:
+                self.completed[k], self.running[k] = command.cmd_id, None
+        driven = np.hypot(*(xy - self._last_xy).T)
+        self._last_xy = xy
+        busy = np.array([c is not None for c in self.running])
+        self.batteries.update(self.sim.params.timestep, driven, busy)
+        self._publish(xy, yaw)
+
+    def _publish(self, xy: np.ndarray | None = None, yaw: np.ndarray | None = None) -> None:
+        if xy is None or yaw is None:
+            xy, yaw = self._poses()
+        battery = self.batteries.percent.tolist()
+        snapshot = {}
+        for k, robot in enumerate(self.robots):
+            command = self.running[k]
+            arrival = None
+            if command is not None:
+                left = math.hypot(xy[k, 0] - command.x, xy[k, 1] - command.y)
+                arrival = {"cmd_id": command.cmd_id, "duration": left / self._top_speed[k]}
+            snapshot[robot.name] = {
+                "robot_name": robot.name,
+                "map_name": self.map_name,
+                "position": {"x": float(xy[k, 0]), "y": float(xy[k, 1]), "yaw": float(yaw[k])},
+                "battery": battery[k],
+                "destination_arrival": arrival,
+                "last_completed_request": self.completed[k],
+                "replan": False,
+            }
+        self.snapshot = snapshot  # swapped in whole: readers see one step or the next
+
+    def _poses(self) -> tuple[np.ndarray, np.ndarray]:
+        bodies = self.sim.world.bodies
+        rows = bodies.rows(self._handles)
+        xy = np.array(bodies["pos"][rows, :2])
+        return xy, quat.yaw_of(bodies["quat"][rows])

@@ -1,0 +1,158 @@
+"""RMF's fleet-manager API over HTTP (FastAPI), for an `RmfFleet`, and `RmfServer`: uvicorn in a
+thread of its own on 127.0.0.1 (port 0: a free one).
+
+Every answer is `{"data": ..., "success": bool, "msg": str}`; an unknown robot or a malformed
+request gets `success: false` and a `msg` that names the problem (HTTP 400), never a 500.
+"""
+
+from __future__ import annotations
+
+import math
+import socket
+import threading
+import time
+from typing import Any
+
+from pydantic import BaseModel
+
+from fleetsim.errors import FleetSimError
+from fleetsim.interfaces.rmf.fleet import RmfFleet
+
+PREFIX = "/open-rmf/rmf_demos_fm"
+START_TIMEOUT_S = 10.0
+NEEDS = 'the RMF fleet manager needs FastAPI and uvicorn: pip install "fleetsim[rmf]"'
+
+
+class Destination(BaseModel):
+    x: float
+    y: float
+    yaw: float = 0.0
+
+
+class NavigateBody(BaseModel):
+    map_name: str = ""
+    destination: Destination
+    speed_limit: float = 0.0
+
+
+def answer(data: Any = None, success: bool = True, msg: str = "") -> dict[str, Any]:
+    return {"data": data if data is not None else {}, "success": success, "msg": msg}
+
+
+def make_app(fleet: RmfFleet) -> Any:
+    """The FastAPI app serving `fleet`."""
+    try:
+        from fastapi import FastAPI, Request
+        from fastapi.exceptions import RequestValidationError
+        from fastapi.responses import JSONResponse
+    except ImportError:
+        raise FleetSimError(
+            'the RMF fleet manager needs FastAPI: pip install "fleetsim[rmf]"'
+        ) from None
+
+    app = FastAPI(title="fleetsim RMF fleet manager")
+
+    def refuse(msg: str) -> JSONResponse:
+        return JSONResponse(answer(success=False, msg=msg), status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "malformed request"}
+        where = ".".join(str(p) for p in first.get("loc", ())) or "request"
+        return refuse(f"{where}: {first.get('msg', 'malformed')}")
+
+    def unknown(name: str | None) -> str | None:
+        if name is None or name in fleet.index:
+            return None
+        names = ", ".join(list(fleet.index)[:5]) + (" ..." if len(fleet.index) > 5 else "")
+        return f"no robot {name!r} (robots: {names})"
+
+    @app.get(f"{PREFIX}/status/")
+    async def status(robot_name: str | None = None) -> Any:
+        why = unknown(robot_name)
+        if why:
+            return refuse(why)
+        snapshot = fleet.snapshot
+        if robot_name is not None:
+            return answer(snapshot[robot_name])
+        robots = list(snapshot.values())
+        return {**answer({"all_robots": robots}), "all_robots": robots}
+
+    @app.post(f"{PREFIX}/navigate/")
+    async def navigate(robot_name: str, cmd_id: int, body: NavigateBody) -> Any:
+        why = unknown(robot_name)
+        if why:
+            return refuse(why)
+        d = body.destination
+        if not all(math.isfinite(v) for v in (d.x, d.y, d.yaw, body.speed_limit)):
+            return refuse("destination and speed_limit must be finite numbers")
+        if body.map_name and body.map_name != fleet.map_name:
+            return refuse(f"map {body.map_name!r}: the robots are on {fleet.map_name!r}")
+        fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
+        return answer()
+
+    @app.get(f"{PREFIX}/stop_robot/")
+    async def stop_robot(robot_name: str, running_cmd_id: int | None = None,
+                         stop_cmd_id: int | None = None) -> Any:  # fmt: skip
+        why = unknown(robot_name)
+        if why:
+            return refuse(why)
+        fleet.stop(robot_name, stop_cmd_id)
+        return answer()
+
+    return app
+
+
+class RmfServer:
+    """uvicorn serving `app` on `host:port` in a thread, until `stop()`."""
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app, self.host = app, host
+        self.port = port or _free_port(host)
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}{PREFIX}"
+
+    def start(self) -> RmfServer:
+        try:
+            import uvicorn
+        except ImportError:
+            raise FleetSimError(
+                'the RMF fleet manager needs uvicorn: pip install "fleetsim[rmf]"'
+            ) from None
+        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
+                                access_log=False, lifespan="off")  # fmt: skip
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="fleetsim-rmf-http",
+                                        daemon=True)  # fmt: skip
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._server.started and time.monotonic() < deadline:
+            if not self._thread.is_alive():
+                break
+            time.sleep(0.01)
+        if not self._server.started:
+            raise FleetSimError(f"the RMF fleet manager could not serve on {self.host}:{self.port}")
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(START_TIMEOUT_S)
+        self._server = self._thread = None
+
+    def __enter__(self) -> RmfServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port

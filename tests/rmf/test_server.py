@@ -1,0 +1,152 @@
+"""RMF's fleet-manager API served for real (uvicorn on 127.0.0.1, a free port), driven over HTTP
+while the simulation steps: status, navigate to completion, stop, the error envelope, and many
+clients at once."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fleetsim import Agent, MultiRobotSimulationCore, Pose
+from fleetsim.interfaces.rmf.fleet import RmfFleet
+from fleetsim.interfaces.rmf.server import RmfServer, make_app
+
+from ..conftest import make_sim
+
+
+class Served:
+    def __init__(self, sim: MultiRobotSimulationCore, fleet: RmfFleet, server: RmfServer) -> None:
+        self.sim, self.fleet, self.server = sim, fleet, server
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
+        data = None if body is None else (body if isinstance(body, bytes) else
+                                           json.dumps(body).encode())  # fmt: skip
+        request = urllib.request.Request(f"{self.server.url}/{path}", data=data, method=method,
+                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    def step_until(self, check: Callable[[], Any], steps: int = 2000) -> Any:
+        for _ in range(steps):
+            self.sim.step_once()
+            found = check()
+            if found:
+                return found
+        raise AssertionError("not reached")
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    with make_sim(timestep=0.05, collision_narrowphase="aabb") as sim:
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
+                                  name=f"tinyRobot{k + 1}", motion_mode="differential",
+                                  max_linear_vel=1.0) for k in range(3)]  # fmt: skip
+        fleet = RmfFleet(sim, robots, map_name="L1").start()
+        with RmfServer(make_app(fleet)) as server:
+            yield Served(sim, fleet, server)
+        fleet.stop_serving()
+
+
+def test_status_of_all_robots_and_of_one(served: Served) -> None:
+    code, reply = served.call("GET", "status/")
+    assert code == 200 and reply["success"] is True and reply["msg"] == ""
+    robots = reply["data"]["all_robots"]
+    assert reply["all_robots"] == robots  # where RMF's own client reads it
+    assert [r["robot_name"] for r in robots] == ["tinyRobot1", "tinyRobot2", "tinyRobot3"]
+    second = robots[1]
+    assert second["map_name"] == "L1" and second["position"]["y"] == pytest.approx(3.0)
+    assert second["battery"] == pytest.approx(100.0) and second["destination_arrival"] is None
+    assert second["last_completed_request"] is None and second["replan"] is False
+    code, one = served.call("GET", "status/?robot_name=tinyRobot3")
+    assert code == 200 and one["data"]["position"]["y"] == pytest.approx(6.0)
+
+
+def test_navigate_to_completion_with_a_speed_limit(served: Served) -> None:
+    body = {"map_name": "L1", "destination": {"x": 4.0, "y": 0.0, "yaw": math.pi / 2},
+            "speed_limit": 0.5}  # fmt: skip
+    code, reply = served.call("POST", "navigate/?robot_name=tinyRobot1&cmd_id=7", body)
+    assert code == 200 and reply["success"] is True
+    served.sim.step_once()
+    arrival = served.fleet.snapshot["tinyRobot1"]["destination_arrival"]
+    assert arrival["cmd_id"] == 7 and arrival["duration"] == pytest.approx(4.0, abs=0.2)
+    robot = served.fleet.robots[0]
+    fastest = 0.0
+
+    def done() -> bool:
+        nonlocal fastest
+        fastest = max(fastest, float(np.hypot(*robot.get_velocity()[0][:2])))
+        return bool(served.fleet.snapshot["tinyRobot1"]["last_completed_request"] == 7)
+
+    served.step_until(done)
+    _, one = served.call("GET", "status/?robot_name=tinyRobot1")
+    state = one["data"]
+    assert state["position"]["x"] == pytest.approx(4.0, abs=0.06)
+    assert state["position"]["yaw"] == pytest.approx(math.pi / 2, abs=0.02)
+    assert state["destination_arrival"] is None and state["battery"] < 100.0
+    assert fastest <= 0.5 + 1e-6
+
+
+def test_stop_robot(served: Served) -> None:
+    body = {"map_name": "L1", "destination": {"x": 40.0, "y": 3.0, "yaw": 0.0}}
+    served.call("POST", "navigate/?robot_name=tinyRobot2&cmd_id=1", body)
+    served.step_until(lambda: served.fleet.robots[1].get_pose().position[0] > 1.0)
+    code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=1"
+                                     "&stop_cmd_id=2")  # fmt: skip
+    assert code == 200 and reply["success"] is True
+    served.step_until(lambda: not served.fleet.robots[1].is_moving)
+    state = served.fleet.snapshot["tinyRobot2"]
+    assert state["last_completed_request"] == 2 and state["destination_arrival"] is None
+    assert state["position"]["x"] < 5.0
+
+
+def test_bad_requests_get_the_envelope_never_a_500(served: Served) -> None:
+    code, reply = served.call("GET", "status/?robot_name=ghost")
+    assert code == 400 and reply["success"] is False and "no robot 'ghost'" in reply["msg"]
+    good = {"destination": {"x": 1.0, "y": 0.0, "yaw": 0.0}}
+    cases = [
+        ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3", {"map_name": "L1"}, "destination"),
+        ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3", b"{not json", "json"),
+        ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=three", good, "cmd_id"),
+        ("POST", "navigate/?robot_name=ghost&cmd_id=3", good, "no robot"),
+        ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3",
+         {**good, "map_name": "B2"}, "the robots are on 'L1'"),
+        ("GET", "stop_robot/?robot_name=ghost", None, "no robot"),
+    ]  # fmt: skip
+    for method, path, body, said in cases:
+        code, reply = served.call(method, path, body)
+        assert code == 400 and reply["success"] is False, (path, reply)
+        assert said in reply["msg"].lower() or said in reply["msg"], (path, reply)
+    served.sim.step_once()
+    assert not any(r.is_moving for r in served.fleet.robots)  # nothing was started
+
+
+def test_many_clients_at_once(served: Served) -> None:
+    failures: list[Any] = []
+    stop = threading.Event()
+
+    def client() -> None:
+        for _ in range(40):
+            code, reply = served.call("GET", "status/")
+            if code != 200 or len(reply["all_robots"]) != 3:
+                failures.append((code, reply))
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):  # the simulation steps meanwhile
+        served.sim.step_once()
+        time.sleep(0.002)
+    stop.set()
+    assert failures == []
