@@ -39,6 +39,7 @@ class Site:
     spawns: list[Spawn] = field(default_factory=list)
     grid: GridMap | None = None
     source: str = "inline"
+    level: str | None = None  # the building level it is (Open-RMF's map_name)
 
     def route(self, start: str | int, goal: str | int) -> Route:
         """The shortest route between two nodes along the lanes (see `NavGraph.route`)."""
@@ -92,7 +93,7 @@ class Site:
         halves = np.column_stack((length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2))
         yaws = np.arctan2(w[:, 3] - w[:, 1], w[:, 2] - w[:, 0])
         return cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
-                   source=str(path))  # fmt: skip
+                   source=str(path), level=building.level)  # fmt: skip
 
     def free_nodes(
         self, count: int, rng: np.random.Generator, flag: str | None = None

@@ -1,0 +1,64 @@
+"""`fleetsim rmf SCENARIO`: a scenario's robots behind Open-RMF's fleet-manager API (the
+`rmf_demos_fm` endpoints), served over HTTP until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+
+import typer
+
+from fleetsim.cli.scenario import exit_for, handle_stop_signals, print_summary
+from fleetsim.cli.vda5050 import without_drivers
+from fleetsim.errors import FleetSimError
+from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.runner import run_scenario
+
+
+def rmf(
+    scenario: str = typer.Argument(..., help="A scenario file, or a bundled name."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to serve on."),
+    port: int = typer.Option(22011, "--port", help="Port (0: a free one)."),
+    rtf: float = typer.Option(1.0, "--rtf", help="Target real-time factor."),
+    map_name: str | None = typer.Option(
+        None, "--map-name", help="The robots' map_name (default: the building level, or L1)."
+    ),
+    duration: float | None = typer.Option(
+        None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
+    ),
+    overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
+) -> None:
+    """Serve the scenario's robots to an RMF fleet adapter; prints the API's address."""
+    from fleetsim.interfaces.rmf.fleet import RmfFleet
+    from fleetsim.interfaces.rmf.server import RmfServer, make_app
+
+    handle_stop_signals()
+    try:
+        loaded = load_scenario(scenario, overrides)
+        turned_off = without_drivers(loaded.scenario)
+        built = build(loaded, target_rtf=rtf)
+        if duration is None:
+            built.sim.params.duration = None  # until stopped
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            typer.echo(f"warning: serving on {host}: anyone who reaches it can drive the robots",
+                       err=True)  # fmt: skip
+        with built.sim:
+            site = built.sim.site
+            level = map_name or (site.level if site is not None else None) or "L1"
+            fleet = RmfFleet(built.sim, built.scene.robots, map_name=level).start()
+            with RmfServer(make_app(fleet), host, port) as server:
+                typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
+                           f"map {level}")  # fmt: skip
+                if turned_off:
+                    typer.echo(f"RMF drives the robots: the scenario's "
+                               f"{', '.join(sorted(set(turned_off)))} turned off")  # fmt: skip
+                try:
+                    summary = run_scenario(built, duration=duration)
+                finally:
+                    fleet.stop_serving()
+    except FleetSimError as exc:
+        raise exit_for(exc) from None
+    except KeyboardInterrupt as exc:  # stopped before the run began
+        raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
+    print_summary(summary)
+    if summary.stopped_by is not None:
+        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
