@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fleetsim import Agent, MultiRobotSimulationCore, Pose
+from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimObject
 from fleetsim.interfaces.rmf.fleet import RmfFleet
 from fleetsim.interfaces.rmf.server import RmfServer, make_app
+from fleetsim.objects import ShapeParams, SimObjectSpawnParams
 
 from ..conftest import make_sim
 
@@ -150,3 +151,48 @@ def test_many_clients_at_once(served: Served) -> None:
         time.sleep(0.002)
     stop.set()
     assert failures == []
+
+
+def test_teleop_and_attach(served: Served) -> None:
+    cart = SimObject.from_params(SimObjectSpawnParams(
+        visual_shape=ShapeParams(half_extents=(0.3, 0.3, 0.2)),
+        initial_pose=Pose.from_xyz(0.6, 6.0, 0.2), pickable=True, name="cart_1",
+    ), sim_core=served.sim)  # fmt: skip
+    code, _ = served.call("POST", "toggle_teleop/?robot_name=tinyRobot3", {"toggle": True})
+    assert code == 200
+    served.sim.step_once()
+    body = {"destination": {"x": 5.0, "y": 6.0, "yaw": 0.0}}
+    code, reply = served.call("POST", "navigate/?robot_name=tinyRobot3&cmd_id=4", body)
+    assert code == 400 and "teleop" in reply["msg"]
+    served.call("POST", "toggle_teleop/?robot_name=tinyRobot3", {"toggle": False})
+    code, _ = served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=5",
+                          {"toggle": True})  # fmt: skip
+    assert code == 200
+    served.sim.step_once()
+    robot = served.fleet.robots[2]
+    assert cart.attached_to is robot and served.fleet.snapshot["tinyRobot3"][
+        "last_completed_request"] == 5  # fmt: skip
+    code, _ = served.call("POST", "navigate/?robot_name=tinyRobot3&cmd_id=6", body)
+    assert code == 200
+    served.step_until(lambda: served.fleet.snapshot["tinyRobot3"]["last_completed_request"] == 6)
+    assert cart.get_pose().position[0] == pytest.approx(5.6, abs=0.1)  # it came along
+    served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=7", {"toggle": False})
+    served.sim.step_once()
+    assert cart.attached_to is None
+    code, reply = served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=8", {})
+    assert code == 400 and "toggle" in reply["msg"]
+
+
+def test_a_bearer_token_when_asked() -> None:
+    with make_sim(timestep=0.05) as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r1")
+        fleet = RmfFleet(sim, [robot]).start()
+        with RmfServer(make_app(fleet, token="s3cret")) as server:
+            served = Served(sim, fleet, server)
+            code, reply = served.call("GET", "status/")
+            assert code == 401 and reply["success"] is False and "bearer token" in reply["msg"]
+            auth = {"Authorization": "Bearer s3cret"}
+            request = urllib.request.Request(f"{server.url}/status/", headers=auth)
+            with urllib.request.urlopen(request, timeout=10) as response:
+                assert json.loads(response.read())["success"] is True
+        fleet.stop_serving()

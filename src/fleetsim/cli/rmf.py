@@ -25,6 +25,12 @@ def rmf(
     duration: float | None = typer.Option(
         None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
     ),
+    token: str | None = typer.Option(
+        None,
+        "--token",
+        envvar="FLEETSIM_RMF_TOKEN",
+        help="Require 'Authorization: Bearer TOKEN' (off by default: RMF's demo sends none).",
+    ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots to an RMF fleet adapter; prints the API's address."""
@@ -45,7 +51,7 @@ def rmf(
             site = built.sim.site
             level = map_name or (site.level if site is not None else None) or "L1"
             fleet = RmfFleet(built.sim, built.scene.robots, map_name=level).start()
-            with RmfServer(make_app(fleet), host, port) as server:
+            with RmfServer(make_app(fleet, token), host, port) as server:
                 typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
                            f"map {level}")  # fmt: skip
                 if turned_off:

@@ -22,8 +22,10 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
+from fleetsim.objects.nearby import nearest_pickable
 
 ARRIVED_M = 0.05  # a navigate command is done this close (and aligned)
+ATTACH_RADIUS_M = 1.0
 
 
 @dataclass
@@ -80,6 +82,36 @@ class RmfFleet:
             self.running[k] = Command(cmd_id, x, y, yaw)
 
         self.submit(go)
+
+    def set_teleop(self, name: str, on: bool) -> None:
+        """Teleop mode: the robot stops and RMF's navigate commands are refused until off."""
+        k = self.index[name]
+
+        def toggle() -> None:
+            self.teleop[k] = on
+            if on:
+                self.robots[k].stop()
+                self.running[k] = None
+
+        self.submit(toggle)
+
+    def set_attached(self, name: str, cmd_id: int, attach: bool) -> None:
+        """Attach the nearest pickable object within `ATTACH_RADIUS_M` (a cart), or let go of
+        what is attached; `last_completed_request` becomes `cmd_id` when done."""
+        k = self.index[name]
+
+        def toggle() -> None:
+            robot = self.robots[k]
+            if attach:
+                cart = nearest_pickable(robot, ATTACH_RADIUS_M)
+                if cart is not None:
+                    robot.attach_object(cart)
+            else:
+                for cart in robot.get_attached_objects():
+                    robot.detach_object(cart)
+            self.completed[k] = cmd_id
+
+        self.submit(toggle)
 
     def stop(self, name: str, stop_cmd_id: int | None = None) -> None:
         k = self.index[name]

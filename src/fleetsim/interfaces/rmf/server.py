@@ -29,6 +29,10 @@ class Destination(BaseModel):
     yaw: float = 0.0
 
 
+class ToggleBody(BaseModel):
+    toggle: bool
+
+
 class NavigateBody(BaseModel):
     map_name: str = ""
     destination: Destination
@@ -39,8 +43,9 @@ def answer(data: Any = None, success: bool = True, msg: str = "") -> dict[str, A
     return {"data": data if data is not None else {}, "success": success, "msg": msg}
 
 
-def make_app(fleet: RmfFleet) -> Any:
-    """The FastAPI app serving `fleet`."""
+def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
+    """The FastAPI app serving `fleet`; with `token`, every request must carry
+    `Authorization: Bearer <token>`."""
     try:
         from fastapi import FastAPI, Request
         from fastapi.exceptions import RequestValidationError
@@ -60,6 +65,15 @@ def make_app(fleet: RmfFleet) -> Any:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "malformed request"}
         where = ".".join(str(p) for p in first.get("loc", ())) or "request"
         return refuse(f"{where}: {first.get('msg', 'malformed')}")
+
+    if token is not None:
+
+        @app.middleware("http")
+        async def bearer(request: Request, call_next: Any) -> Any:
+            if request.headers.get("authorization", "") != f"Bearer {token}":
+                body = answer(success=False, msg="a bearer token is required (--token)")
+                return JSONResponse(body, status_code=401)
+            return await call_next(request)
 
     def unknown(name: str | None) -> str | None:
         if name is None or name in fleet.index:
@@ -88,7 +102,25 @@ def make_app(fleet: RmfFleet) -> Any:
             return refuse("destination and speed_limit must be finite numbers")
         if body.map_name and body.map_name != fleet.map_name:
             return refuse(f"map {body.map_name!r}: the robots are on {fleet.map_name!r}")
+        if fleet.teleop[fleet.index[robot_name]]:
+            return refuse(f"{robot_name} is in teleop mode (toggle_teleop to hand it back)")
         fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
+        return answer()
+
+    @app.post(f"{PREFIX}/toggle_teleop/")
+    async def toggle_teleop(robot_name: str, body: ToggleBody) -> Any:
+        why = unknown(robot_name)
+        if why:
+            return refuse(why)
+        fleet.set_teleop(robot_name, body.toggle)
+        return answer()
+
+    @app.post(f"{PREFIX}/toggle_attach/")
+    async def toggle_attach(robot_name: str, cmd_id: int, body: ToggleBody) -> Any:
+        why = unknown(robot_name)
+        if why:
+            return refuse(why)
+        fleet.set_attached(robot_name, cmd_id, body.toggle)
         return answer()
 
     @app.get(f"{PREFIX}/stop_robot/")

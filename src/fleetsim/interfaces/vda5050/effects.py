@@ -26,6 +26,7 @@ import numpy as np
 from fleetsim.geometry import Pose
 from fleetsim.interfaces.vda5050.actions import ActionError
 from fleetsim.interfaces.vda5050.messages import Action, Load, Node
+from fleetsim.objects.nearby import nearest_pickable
 from fleetsim.site import Site
 
 PICK_RADIUS_M = 1.0
@@ -112,7 +113,7 @@ class VehicleEffects:
     # -- helpers ----------------------------------------------------------------------------
 
     def _pick(self, action: Action) -> None:
-        obj = self._nearest_pickable()
+        obj = nearest_pickable(self.robot, PICK_RADIUS_M)
         name = obj.name if obj is not None else "load"
         load = Load(load_id=str(action.parameter("loadId", name)),
                     load_type=_text(action.parameter("loadType")))  # fmt: skip
@@ -140,23 +141,6 @@ class VehicleEffects:
                 return c
         raise ActionError(f"carries no load {wanted!r} (carries "
                            f"{', '.join(repr(c.load.load_id) for c in self.carried)})")  # fmt: skip
-
-    def _nearest_pickable(self) -> Any:
-        world = self.robot.world
-        b = world.bodies
-        rows = np.flatnonzero(b["pickable"])
-        rows = rows[b.handles[rows] != self.robot.handle]
-        if not len(rows):
-            return None
-        xy = np.asarray(self.robot.get_pose().position[:2])
-        dist = np.hypot(*(b["pos"][rows, :2] - xy).T)
-        for k in np.argsort(dist, kind="stable").tolist():
-            if dist[k] > PICK_RADIUS_M:
-                break
-            obj = world.objects[int(b.handles[rows[k]])]
-            if obj.attached_to is None:
-                return obj
-        return None
 
     def _check_charger(self) -> None:
         graph = self.site.graph if self.site is not None else None
