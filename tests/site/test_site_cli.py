@@ -33,3 +33,30 @@ def test_show_a_grid_map_and_errors(tmp_path: Path) -> None:
     (tmp_path / "bad.map").write_text("type octile\nheight 2\nwidth 2\nmap\n..\n")
     bad = fleetsim("site", "show", str(tmp_path / "bad.map"))
     assert bad.returncode == 2 and "height 2, but there are 1 rows" in bad.stderr
+
+
+def test_export_an_rmf_nav_graph(tmp_path: Path) -> None:
+    import yaml
+
+    from fleetsim.site import Site
+
+    path = tmp_path / "test.building.yaml"
+    path.write_text(BUILDING)
+    out = tmp_path / "nav.yaml"
+    result = fleetsim("site", "export", str(path), "--format", "rmf-nav-graph", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    data = yaml.safe_load(out.read_text())
+    site = Site.from_file(path)
+    g = site.graph
+    (level,) = data["levels"].values()
+    vertices, lanes = level["vertices"], level["lanes"]
+    assert [v[2]["name"] for v in vertices] == list(g.names)
+    assert [v[:2] for v in vertices] == g.xy.tolist()
+    assert [v[2]["is_charger"] for v in vertices] == g.properties["charger"].tolist()
+    directed = {(g.names[a], g.names[b]) for a, b in zip(g.lane_from, g.lane_to, strict=True)}
+    directed |= {(g.names[b], g.names[a]) for a, b, two in
+                 zip(g.lane_from, g.lane_to, g.bidirectional, strict=True) if two}  # fmt: skip
+    assert {(vertices[a][2]["name"], vertices[b][2]["name"]) for a, b, _ in lanes} == directed
+    assert len(lanes) == len(directed)  # one-way lanes once, two-way lanes both ways
+    bad = fleetsim("site", "export", str(path), "--format", "gazebo", "-o", str(out))
+    assert bad.returncode == 2 and "unknown format 'gazebo'" in bad.stderr

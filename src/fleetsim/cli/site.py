@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+import yaml
 
 from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import FleetSimError
@@ -102,3 +103,28 @@ def check(
     typer.echo("ok" if r.ok else "FAILED")
     if not r.ok:
         raise typer.Exit(1)
+
+
+@app.command("export")
+def export(
+    file: Path = FILE,
+    format: str = typer.Option(..., "--format", help="rmf-nav-graph"),
+    output: Path = typer.Option(..., "-o", "--output", help="The file to write."),
+    level: str | None = LEVEL,
+    graph: int = GRAPH,
+    cell_size: float = CELL_SIZE,
+    blocked: str = BLOCKED,
+) -> None:
+    """Write a site in another tool's format: `rmf-nav-graph`, Open-RMF's navigation graph."""
+    formats = ("rmf-nav-graph",)
+    if format not in formats:
+        typer.echo(f"error: unknown format {format!r}; use one of {', '.join(formats)}", err=True)
+        raise typer.Exit(2)
+    site = load(file, level, graph, cell_size, blocked)
+    from fleetsim.interfaces.rmf.nav_graph import nav_graph
+
+    data = nav_graph(site.graph, building_name=file.name.split(".")[0])
+    output.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
+    counts = {name: len(level_data["vertices"]) for name, level_data in data["levels"].items()}
+    shown = ", ".join(f"{name} {n} vertices" for name, n in counts.items())
+    typer.echo(f"wrote {output} ({shown})")
