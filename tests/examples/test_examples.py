@@ -34,3 +34,13 @@ def test_the_vda5050_master_control_example_finishes_trips() -> None:
     assert found, result.stdout
     trips = ast.literal_eval(found.group(1))  # serial -> trips, as the example prints it
     assert sorted(trips) == ["amr_0", "amr_1", "amr_2"] and min(trips.values()) >= 1
+
+
+def test_the_rmf_example_completes_commands() -> None:
+    script = Path(__file__).parents[2] / "examples" / "09_rmf_fleet_manager" / "main.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "--steps", "300"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"commands completed: (\d+)", result.stdout)
+    assert found and int(found.group(1)) >= 6, result.stdout  # two corners each, at least
