@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimObject
+from fleetsim import Agent, ConfigError, MultiRobotSimulationCore, Pose, SimObject
 from fleetsim.interfaces.rmf.fleet import RmfFleet
 from fleetsim.interfaces.rmf.server import RmfServer, make_app
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
@@ -195,4 +195,42 @@ def test_a_bearer_token_when_asked() -> None:
             request = urllib.request.Request(f"{server.url}/status/", headers=auth)
             with urllib.request.urlopen(request, timeout=10) as response:
                 assert json.loads(response.read())["success"] is True
+        fleet.stop_serving()
+
+
+def test_activities_are_paths_a_robot_drives() -> None:
+    clean = {"clean": {"lobby": [[2.0, 0.0, 0.0], [2.0, 2.0, 1.57], [0.0, 2.0, 3.14]]}}
+    with make_sim(timestep=0.05) as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r1",
+                                max_linear_vel=1.0)  # fmt: skip
+        with pytest.raises(
+            ConfigError, match=r"activities.clean.hall\[1\]: expected \[x, y, yaw\]"
+        ):
+            RmfFleet(sim, [robot], activities={"clean": {"hall": [[0, 0, 0], [1, "a", 0]]}})
+        fleet = RmfFleet(sim, [robot], activities=clean).start()
+        with RmfServer(make_app(fleet)) as server:
+            served = Served(sim, fleet, server)
+            code, reply = served.call("GET", "action_paths/?activity=clean&label=lobby")
+            assert code == 200 and reply["data"] == {"map_name": "L1",
+                                                     "path": clean["clean"]["lobby"]}  # fmt: skip
+            code, reply = served.call("GET", "action_paths/?activity=clean&label=roof")
+            assert code == 400 and "has no label 'roof' (labels: lobby)" in reply["msg"]
+            code, reply = served.call("POST", "start_activity/?robot_name=r1&cmd_id=9",
+                                      {"activity": "mop", "label": "lobby"})  # fmt: skip
+            assert code == 400 and "no activity 'mop' (activities: clean)" in reply["msg"]
+            code, reply = served.call("POST", "start_activity/?robot_name=r1&cmd_id=9",
+                                      {"activity": "clean", "label": "lobby"})  # fmt: skip
+            assert code == 200 and reply["data"]["path"] == clean["clean"]["lobby"]
+            passed_corner = []
+
+            def done() -> bool:
+                x, y = robot.get_pose().position[:2]
+                if abs(x - 2.0) < 0.1 and abs(y - 2.0) < 0.1:
+                    passed_corner.append(True)
+                return bool(fleet.snapshot["r1"]["last_completed_request"] == 9)
+
+            served.step_until(done, steps=4000)
+            x, y = robot.get_pose().position[:2]
+            assert (x, y) == pytest.approx((0.0, 2.0), abs=0.06) and passed_corner
+            assert robot.get_pose().yaw == pytest.approx(3.14, abs=0.02)
         fleet.stop_serving()

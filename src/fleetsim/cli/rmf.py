@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import signal
+from pathlib import Path
+from typing import Any
 
 import typer
+import yaml
 
 from fleetsim.cli.scenario import exit_for, handle_stop_signals, print_summary
 from fleetsim.cli.vda5050 import without_drivers
-from fleetsim.errors import FleetSimError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
 
@@ -31,6 +34,9 @@ def rmf(
         envvar="FLEETSIM_RMF_TOKEN",
         help="Require 'Authorization: Bearer TOKEN' (off by default: RMF's demo sends none).",
     ),
+    activities: Path | None = typer.Option(
+        None, "--activities", help="YAML {activity: {label: [[x, y, yaw], ...]}} (e.g. cleaning)."
+    ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots to an RMF fleet adapter; prints the API's address."""
@@ -50,7 +56,9 @@ def rmf(
         with built.sim:
             site = built.sim.site
             level = map_name or (site.level if site is not None else None) or "L1"
-            fleet = RmfFleet(built.sim, built.scene.robots, map_name=level).start()
+            routes = read_activities(activities) if activities is not None else None
+            fleet = RmfFleet(built.sim, built.scene.robots, map_name=level,
+                             activities=routes).start()  # fmt: skip
             with RmfServer(make_app(fleet, token), host, port) as server:
                 typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
                            f"map {level}")  # fmt: skip
@@ -68,3 +76,12 @@ def rmf(
     print_summary(summary)
     if summary.stopped_by is not None:
         raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
+
+
+def read_activities(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"--activities {path}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--activities {path}: not YAML ({exc})") from None

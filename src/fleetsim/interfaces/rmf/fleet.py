@@ -45,11 +45,13 @@ class RmfFleet:
         robots: Sequence[Any],
         map_name: str = "L1",
         battery: BatteryParams | None = None,
+        activities: dict[str, dict[str, list[list[float]]]] | None = None,
     ) -> None:
         fixed = [r.name for r in robots if not r.drives]
         if fixed:
             raise ConfigError(f"RMF robots drive; these have a fixed base: {', '.join(fixed[:5])}")
         self.sim, self.robots, self.map_name = sim, list(robots), map_name
+        self.activities = check_activities(activities or {})
         self.index = {r.name: k for k, r in enumerate(self.robots)}
         n = len(self.robots)
         self.running: list[Command | None] = [None] * n
@@ -79,6 +81,20 @@ class RmfFleet:
             limits = [speed_limit] if speed_limit > 0 else None
             robot.set_waypoints([[x, y]], [yaw], tolerance=ARRIVED_M, align_orientation=True,
                                 speed_limits=limits)  # fmt: skip
+            self.running[k] = Command(cmd_id, x, y, yaw)
+
+        self.submit(go)
+
+    def start_activity(self, name: str, cmd_id: int, path: list[list[float]]) -> None:
+        """Drive `path` ([x, y, yaw] waypoints), ending on the last yaw; done like navigate."""
+        k = self.index[name]
+
+        def go() -> None:
+            points = [p[:2] for p in path]
+            yaws = [p[2] for p in path]
+            self.robots[k].set_waypoints(points, yaws, tolerance=ARRIVED_M,
+                                         align_orientation=True)  # fmt: skip
+            x, y, yaw = path[-1]
             self.running[k] = Command(cmd_id, x, y, yaw)
 
         self.submit(go)
@@ -189,3 +205,33 @@ class RmfFleet:
         rows = bodies.rows(self._handles)
         xy = np.array(bodies["pos"][rows, :2])
         return xy, quat.yaw_of(bodies["quat"][rows])
+
+
+def check_activities(activities: Any) -> dict[str, dict[str, list[list[float]]]]:
+    """`{activity: {label: [[x, y, yaw], ...]}}`, checked (a clear error naming the place)."""
+    if not isinstance(activities, dict):
+        raise ConfigError("activities: expected {activity: {label: [[x, y, yaw], ...]}}")
+    out: dict[str, dict[str, list[list[float]]]] = {}
+    for activity, labels in activities.items():
+        if not isinstance(labels, dict):
+            raise ConfigError(f"activities.{activity}: expected {{label: [[x, y, yaw], ...]}}")
+        out[str(activity)] = {}
+        for label, path in labels.items():
+            where = f"activities.{activity}.{label}"
+            if not isinstance(path, list) or not path:
+                raise ConfigError(f"{where}: expected a non-empty list of [x, y, yaw]")
+            points = []
+            for j, p in enumerate(path):
+                ok = (
+                    isinstance(p, list | tuple)
+                    and len(p) == 3
+                    and all(
+                        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                        for v in p
+                    )
+                )
+                if not ok:
+                    raise ConfigError(f"{where}[{j}]: expected [x, y, yaw] numbers, got {p!r}")
+                points.append([float(v) for v in p])
+            out[str(activity)][str(label)] = points
+    return out

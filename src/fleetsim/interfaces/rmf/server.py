@@ -29,6 +29,11 @@ class Destination(BaseModel):
     yaw: float = 0.0
 
 
+class ActivityBody(BaseModel):
+    activity: str
+    label: str
+
+
 class ToggleBody(BaseModel):
     toggle: bool
 
@@ -106,6 +111,36 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
             return refuse(f"{robot_name} is in teleop mode (toggle_teleop to hand it back)")
         fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
         return answer()
+
+    def activity_path(activity: str, label: str) -> list[list[float]] | str:
+        labels = fleet.activities.get(activity)
+        if labels is None:
+            known = ", ".join(fleet.activities) or "none defined"
+            return f"no activity {activity!r} (activities: {known})"
+        path = labels.get(label)
+        if path is None:
+            return f"activity {activity!r} has no label {label!r} (labels: {', '.join(labels)})"
+        return path
+
+    @app.get(f"{PREFIX}/action_paths/")
+    async def action_paths(activity: str, label: str) -> Any:
+        path = activity_path(activity, label)
+        if isinstance(path, str):
+            return refuse(path)
+        return answer({"map_name": fleet.map_name, "path": path})
+
+    @app.post(f"{PREFIX}/start_activity/")
+    async def start_activity(robot_name: str, cmd_id: int, body: ActivityBody) -> Any:
+        why = unknown(robot_name)
+        if why:
+            return refuse(why)
+        path = activity_path(body.activity, body.label)
+        if isinstance(path, str):
+            return refuse(path)
+        if fleet.teleop[fleet.index[robot_name]]:
+            return refuse(f"{robot_name} is in teleop mode (toggle_teleop to hand it back)")
+        fleet.start_activity(robot_name, cmd_id, path)
+        return answer({"map_name": fleet.map_name, "path": path})
 
     @app.post(f"{PREFIX}/toggle_teleop/")
     async def toggle_teleop(robot_name: str, body: ToggleBody) -> Any:
