@@ -10,7 +10,7 @@ from typing import Any
 import typer
 import yaml
 
-from fleetsim.cli.scenario import exit_for, handle_stop_signals, print_summary
+from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
 from fleetsim.cli.vda5050 import without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
@@ -74,8 +74,7 @@ def rmf(
     except KeyboardInterrupt as exc:  # stopped before the run began
         raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
     print_summary(summary)
-    if summary.stopped_by is not None:
-        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
+    exit_if_stopped(summary)
 
 
 def read_activities(path: Path) -> Any:

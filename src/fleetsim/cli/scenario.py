@@ -118,8 +118,7 @@ def run(
         except (FleetSimError, OSError) as exc:
             raise exit_for(ConfigError(f"--output {output}: {exc}")) from None
         typer.echo(f"results: {', '.join(str(f) for f in files)}")
-    if summary.stopped_by is not None:
-        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
+    exit_if_stopped(summary)
     broken = _broken_conditions(summary, conditions)
     if broken:
         typer.echo(f"error: --fail-on: {'; '.join(broken)}", err=True)
@@ -321,3 +320,9 @@ def copy(
         target = to / bundled[name].name
         shutil.copyfile(bundled[name], target)
         typer.echo(f"copied {name} -> {target}")
+
+
+def exit_if_stopped(summary: RunSummary) -> None:
+    """Exit 128 + the signal's number when a signal stopped the run (after the summary)."""
+    if summary.stopped_by is not None:
+        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)

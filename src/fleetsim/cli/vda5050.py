@@ -7,7 +7,7 @@ import signal
 
 import typer
 
-from fleetsim.cli.scenario import exit_for, handle_stop_signals, print_summary
+from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
 from fleetsim.errors import FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
@@ -119,5 +119,4 @@ def vda5050(
         if embedded is not None:
             embedded.stop()
     print_summary(summary)
-    if summary.stopped_by is not None:
-        raise typer.Exit(128 + signal.Signals[summary.stopped_by].value)
+    exit_if_stopped(summary)

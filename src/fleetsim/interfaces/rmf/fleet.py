@@ -22,6 +22,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
+from fleetsim.interfaces.serving import StepHooks
 from fleetsim.objects.nearby import nearest_pickable
 
 ARRIVED_M = 0.05  # a navigate command is done this close (and aligned)
@@ -63,7 +64,7 @@ class RmfFleet:
         self._inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self._last_xy = self._poses()[0]
         self.snapshot: dict[str, dict[str, Any]] = {}
-        self._hooks: list[tuple[str, Any]] = []
+        self._hooks: StepHooks | None = None
         self._publish()
 
     # -- the HTTP side ----------------------------------------------------------------------
@@ -143,15 +144,13 @@ class RmfFleet:
     # -- the simulation side ----------------------------------------------------------------
 
     def start(self) -> RmfFleet:
-        inbound = self.sim.on("pre_step", lambda *_: self.apply_inbound())
-        outbound = self.sim.on("post_step", lambda *_: self.report())
-        self._hooks = [("pre_step", inbound), ("post_step", outbound)]
+        self._hooks = StepHooks(self.sim, self.apply_inbound, self.report)
         return self
 
     def stop_serving(self) -> None:
-        for event, handler in self._hooks:
-            self.sim.events.off(event, handler)
-        self._hooks = []
+        if self._hooks is not None:
+            self._hooks.remove()
+            self._hooks = None
 
     def apply_inbound(self) -> None:
         while True:

@@ -8,7 +8,6 @@ request gets `success: false` and a `msg` that names the problem (HTTP 400), nev
 from __future__ import annotations
 
 import math
-import socket
 import threading
 import time
 from typing import Any
@@ -17,6 +16,7 @@ from pydantic import BaseModel
 
 from fleetsim.errors import FleetSimError
 from fleetsim.interfaces.rmf.fleet import RmfFleet
+from fleetsim.interfaces.serving import free_port
 
 PREFIX = "/open-rmf/rmf_demos_fm"
 START_TIMEOUT_S = 10.0
@@ -175,7 +175,7 @@ class RmfServer:
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
         self.app, self.host = app, host
-        self.port = port or _free_port(host)
+        self.port = port or free_port(host)
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -216,10 +216,3 @@ class RmfServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        port: int = s.getsockname()[1]
-        return port

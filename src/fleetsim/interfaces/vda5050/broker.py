@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetsim.errors import FleetSimError
+from fleetsim.interfaces.serving import free_port
 
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
@@ -33,7 +34,7 @@ ANONYMOUS = "amqtt.plugins.authentication.AnonymousAuthPlugin"
 class EmbeddedBroker:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.host = host
-        self.port = port or _free_port(host)
+        self.port = port or free_port(host)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._broker: Any = None
         self._thread: threading.Thread | None = None
@@ -113,7 +114,7 @@ class MosquittoBroker:
         password: str | None = None,
         tls: tuple[str, str] | None = None,
     ) -> None:
-        self.host, self.port = host, port or _free_port(host)
+        self.host, self.port = host, port or free_port(host)
         self.credentials = (username, password)
         self.tls = tls  # (certificate file, key file): a TLS listener (mqtts://)
         self._proc: subprocess.Popen[bytes] | None = None
@@ -203,10 +204,3 @@ def _readable_by_mosquitto(folder: Path, secret: Path) -> None:
         return
     folder.chmod(0o755)
     shutil.chown(secret, user="mosquitto")
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as s:
-        s.bind((host, 0))
-        port: int = s.getsockname()[1]
-        return port

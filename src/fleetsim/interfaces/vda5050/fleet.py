@@ -28,6 +28,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
+from fleetsim.interfaces.serving import StepHooks
 from fleetsim.interfaces.vda5050.effects import unsupported
 from fleetsim.interfaces.vda5050.encode import Motion
 from fleetsim.interfaces.vda5050.factsheet import factsheet_of
@@ -104,7 +105,7 @@ class VdaFleet:
         self._online: queue.SimpleQueue[str] = queue.SimpleQueue()  # sessions (re)connected
         self.link.on_connect = self._online.put
         self._dirty: set[str] = set()  # got a message this step
-        self._hooks: list[tuple[str, Any]] = []
+        self._hooks: StepHooks | None = None
 
     def start(self, timeout: float = 10.0) -> VdaFleet:
         """Connect, say ONLINE, and serve: messages are applied at the start of every step
@@ -112,15 +113,13 @@ class VdaFleet:
         self._due += self.sim.sim_time  # the first states spread over the next interval
         self.link.start(timeout)
         self._greet()
-        inbound = self.sim.on("pre_step", lambda *_: self.apply_inbound())
-        outbound = self.sim.on("post_step", lambda *_: self.report())
-        self._hooks = [("pre_step", inbound), ("post_step", outbound)]
+        self._hooks = StepHooks(self.sim, self.apply_inbound, self.report)
         return self
 
     def stop(self) -> None:
-        for event, handler in self._hooks:
-            self.sim.events.off(event, handler)
-        self._hooks = []
+        if self._hooks is not None:
+            self._hooks.remove()
+            self._hooks = None
         self.link.stop(goodbye=lambda s: self._connection(s, ConnectionState.OFFLINE))
 
     # -- the step ---------------------------------------------------------------------------

@@ -90,7 +90,8 @@ class MqttLink:
     # -- sessions ---------------------------------------------------------------------------
 
     def start(self, timeout: float = 10.0) -> MqttLink:
-        """Open the sessions and wait until every one is connected and subscribed."""
+        """Open the sessions and wait until every one is connected and its subscription
+        acknowledged (so a master control that reads ONLINE can send an order at once)."""
         keys = self.serials if self.mode == "per-vehicle" else [""]
         self._loop = NetworkLoop()
         for key in keys:
@@ -126,6 +127,7 @@ class MqttLink:
             qos, retain = OUTBOUND["connection"]
             client.will_set(self.topics.topic(key, "connection"), self.will(key), qos, retain)
         client.on_connect = lambda c, _u, _f, rc, _p: self._connected_cb(c, key, rc)
+        client.on_subscribe = lambda _c, _u, _mid, _codes, _p: self._subscribed(key)
         client.on_disconnect = lambda c, _u, _f, _rc, _p: self._forget(c, key)
         client.on_message = lambda _c, _u, msg: self._received(msg.topic, msg.payload)
         client.connect_async(self.host, self.port, self.keepalive)
@@ -139,6 +141,9 @@ class MqttLink:
         if self._loop is not None:
             self._loop.connected(client)
         client.subscribe(self.topics.inbound_filter(key or "+"))
+
+    def _subscribed(self, key: str) -> None:
+        """The broker acknowledged the subscription: orders sent from now on arrive."""
         with self._lock:
             self._connected.add(key)
         if self.on_connect is not None:
