@@ -60,3 +60,24 @@ def test_export_an_rmf_nav_graph(tmp_path: Path) -> None:
     assert len(lanes) == len(directed)  # one-way lanes once, two-way lanes both ways
     bad = fleetsim("site", "export", str(path), "--format", "gazebo", "-o", str(out))
     assert bad.returncode == 2 and "unknown format 'gazebo'" in bad.stderr
+
+
+def test_export_an_rmf_fleet_config(tmp_path: Path) -> None:
+    import yaml
+
+    path = tmp_path / "test.building.yaml"
+    path.write_text(BUILDING)
+    out = tmp_path / "config.yaml"
+    result = fleetsim("site", "export", str(path), "--format", "rmf-fleet-config", "-o",
+                      str(out), "--fleet-manager", "http://127.0.0.1:22999")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    config = yaml.safe_load(out.read_text())
+    fleet = config["rmf_fleet"]
+    assert fleet["name"] == "TinyRobot" and fleet["robots"] == {"bot1": {"charger": "dock_a"}}
+    assert fleet["limits"]["linear"] == [1.0, 1.0]  # fleetsim's defaults
+    assert 0.1 < fleet["profile"]["footprint"] < 1.0  # measured from the model's box
+    assert config["fleet_manager"]["prefix"] == "http://127.0.0.1:22999"
+    grid = tmp_path / "small.map"
+    grid.write_text(SMALL)
+    bad = fleetsim("site", "export", str(grid), "--format", "rmf-fleet-config", "-o", str(out))
+    assert bad.returncode == 2 and "the site places no robots" in bad.stderr

@@ -108,19 +108,36 @@ def check(
 @app.command("export")
 def export(
     file: Path = FILE,
-    format: str = typer.Option(..., "--format", help="rmf-nav-graph"),
+    format: str = typer.Option(..., "--format", help="rmf-nav-graph or rmf-fleet-config"),
     output: Path = typer.Option(..., "-o", "--output", help="The file to write."),
+    model: str = typer.Option("mobile_robot", "--model", help="rmf-fleet-config: the robots."),
+    fleet_manager: str = typer.Option(
+        "http://127.0.0.1:22011", "--fleet-manager", help="rmf-fleet-config: fleetsim rmf's URL."
+    ),
     level: str | None = LEVEL,
     graph: int = GRAPH,
     cell_size: float = CELL_SIZE,
     blocked: str = BLOCKED,
 ) -> None:
-    """Write a site in another tool's format: `rmf-nav-graph`, Open-RMF's navigation graph."""
-    formats = ("rmf-nav-graph",)
+    """Write a site in another tool's format: `rmf-nav-graph` (Open-RMF's navigation graph) or
+    `rmf-fleet-config` (a starter config for RMF's demo fleet adapter, pointed at
+    `fleetsim rmf`)."""
+    formats = ("rmf-nav-graph", "rmf-fleet-config")
     if format not in formats:
         typer.echo(f"error: unknown format {format!r}; use one of {', '.join(formats)}", err=True)
         raise typer.Exit(2)
     site = load(file, level, graph, cell_size, blocked)
+    if format == "rmf-fleet-config":
+        from fleetsim.interfaces.rmf.fleet_config import fleet_config
+
+        try:
+            config = fleet_config(site, model, fleet_manager=fleet_manager)
+        except FleetSimError as exc:
+            raise exit_for(exc) from None
+        output.write_text(yaml.safe_dump(config, sort_keys=False))
+        robots = config["rmf_fleet"]["robots"]
+        typer.echo(f"wrote {output} (fleet {config['rmf_fleet']['name']}, {len(robots)} robots)")
+        return
     from fleetsim.interfaces.rmf.nav_graph import nav_graph
 
     data = nav_graph(site.graph, building_name=file.name.split(".")[0])
