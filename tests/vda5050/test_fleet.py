@@ -255,7 +255,7 @@ def test_a_message_is_answered_by_a_state_at_once(broker: Any) -> None:
 
 
 def test_a_flood_of_bad_messages_leaves_the_vehicle_working(broker: Any) -> None:
-    """2,000 malformed or invalid messages: each answered, the errors kept bounded, the
+    """600 malformed or invalid messages: each answered, the errors kept bounded, the
     simulation stepping on; a good order afterwards is driven; nodes on another map refused."""
     observer = Observer(broker)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
@@ -264,13 +264,13 @@ def test_a_flood_of_bad_messages_leaves_the_vehicle_working(broker: Any) -> None
         fleet = VdaFleet(sim, [robot], broker.url).start()
         try:
             topic = f"{PREFIX}/amr_30/order"
-            for k in range(1000):
+            for k in range(300):
                 observer.client.publish(topic, b"\xff{not json" if k % 2 else b"[1, 2]")
                 observer.client.publish(f"{PREFIX}/amr_30/instantActions", b'{"actions": 5}')
             vehicle = fleet.vehicles["amr_30"]
             start = sim.sim_time
-            run_until(sim, observer, lambda: fleet.link.counts["order"] >= 1000 and
-                      fleet.link.counts["instantActions"] >= 1000 and not
+            run_until(sim, observer, lambda: fleet.link.counts["order"] >= 300 and
+                      fleet.link.counts["instantActions"] >= 300 and not
                       fleet.link.inbound.qsize())  # fmt: skip
             sim.step_once()
             assert sim.sim_time > start and len(vehicle.errors) == 50  # the newest kept
