@@ -11,7 +11,7 @@ import typer
 import yaml
 
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
-from fleetsim.cli.vda5050 import without_drivers
+from fleetsim.cli.serving import say_turned_off, without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
@@ -62,9 +62,7 @@ def rmf(
             with RmfServer(make_app(fleet, token), host, port) as server:
                 typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
                            f"map {level}")  # fmt: skip
-                if turned_off:
-                    typer.echo(f"RMF drives the robots: the scenario's "
-                               f"{', '.join(sorted(set(turned_off)))} turned off")  # fmt: skip
+                say_turned_off("RMF", turned_off)
                 try:
                     summary = run_scenario(built, duration=duration)
                 finally:

@@ -8,26 +8,10 @@ import signal
 import typer
 
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
+from fleetsim.cli.serving import say_turned_off, without_drivers
 from fleetsim.errors import FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
-from fleetsim.scenario.schema import Scenario
-
-DRIVERS = ("fleet_manager", "patrol", "random_goals", "shuttle")  # plugins that move robots
-
-
-def without_drivers(scenario: Scenario) -> list[str]:
-    """Take out of `scenario` what would drive its robots besides the master control (the
-    fleet manager, motion plugins, start actions); returns what was taken out."""
-    removed = [p.type or "" for p in scenario.plugins if p.type in DRIVERS]
-    scenario.plugins = [p for p in scenario.plugins if p.type not in DRIVERS]
-    for robot in scenario.robots:
-        removed += [p.type or "" for p in robot.plugins if p.type in DRIVERS]
-        robot.plugins = [p for p in robot.plugins if p.type not in DRIVERS]
-        if robot.actions:
-            removed.append("start actions")
-            robot.actions = []
-    return removed
 
 
 def vda5050(
@@ -100,9 +84,7 @@ def vda5050(
             fleet.start()
             typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
                        f"vehicles {len(fleet.vehicles)}")  # fmt: skip
-            if turned_off:
-                typer.echo(f"the master control drives the robots: the scenario's "
-                           f"{', '.join(sorted(set(turned_off)))} turned off")  # fmt: skip
+            say_turned_off("the master control", turned_off)
             try:
                 summary = run_scenario(built, duration=duration)
             finally:

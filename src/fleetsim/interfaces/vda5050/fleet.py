@@ -224,9 +224,7 @@ class VdaFleet:
         xy = self._positions()
         driven = np.hypot(*(xy - self._last_xy).T)
         self._last_xy = xy
-        busy = np.zeros(len(self._serials), dtype=bool)
-        busy[[self._index[s] for s in self._active]] = True
-        self.batteries.update(max(dt, 0.0), driven, busy)
+        self.batteries.update(max(dt, 0.0), driven, self._on)  # busy: driving or working
 
     def _positions(self) -> np.ndarray:
         bodies = self.sim.world.bodies
