@@ -74,13 +74,50 @@ def test_status_of_all_robots_and_of_one(served: Served) -> None:
     assert code == 200 and one["data"]["position"]["y"] == pytest.approx(6.0)
 
 
+def test_status_answers_are_the_boards_json(served: Served) -> None:
+    """The fast answers (bytes written per robot) parse to the same status as the dicts, with
+    a command running or not, and equal what the FastAPI route says in the same step."""
+    body = {"destination": {"x": 5.0, "y": 0.0, "yaw": 1.0}}
+    served.call("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3", body)
+    served.call("GET", "stop_robot/?robot_name=tinyRobot2&stop_cmd_id=4")
+    for _ in range(5):
+        served.sim.step_once()
+    board = served.fleet.board
+    for k in range(3):
+        assert json.loads(board.body(k)) == {"data": board.data(k), "success": True, "msg": ""}
+    assert board.data(0)["destination_arrival"]["cmd_id"] == 3
+    assert board.data(1)["last_completed_request"] == 4
+    everyone = json.loads(board.all_body())
+    assert everyone["data"]["all_robots"] == [board.data(k) for k in range(3)]
+    fast = served.call("GET", "status/?robot_name=tinyRobot1")
+    routed = served.call("GET", "status/?robot_name=tinyRobot1&verbose=1")  # not the fast path
+    assert fast == routed == (200, json.loads(board.body(0)))
+
+
+def test_replan_while_blocked(served: Served) -> None:
+    """A robot that makes no progress on its command for `blocked_after_s` says `replan`; once
+    it drives on, it no longer does."""
+    served.call("POST", "navigate/?robot_name=tinyRobot1&cmd_id=1",
+                {"destination": {"x": 30.0, "y": 0.0, "yaw": 0.0}})  # fmt: skip
+    robot, fleet = served.fleet.robots[0], served.fleet
+    served.step_until(lambda: robot.get_pose().position[0] > 1.0)
+    robot.hold()
+    held_at = served.sim.sim_time
+    served.step_until(lambda: fleet.status("tinyRobot1")["replan"])
+    assert served.sim.sim_time - held_at >= fleet.blocked_after_s
+    assert not fleet.status("tinyRobot2")["replan"]  # idle robots are never blocked
+    robot.release()
+    served.step_until(lambda: not fleet.status("tinyRobot1")["replan"])
+    assert fleet.status("tinyRobot1")["destination_arrival"]["cmd_id"] == 1
+
+
 def test_navigate_to_completion_with_a_speed_limit(served: Served) -> None:
     body = {"map_name": "L1", "destination": {"x": 4.0, "y": 0.0, "yaw": math.pi / 2},
             "speed_limit": 0.5}  # fmt: skip
     code, reply = served.call("POST", "navigate/?robot_name=tinyRobot1&cmd_id=7", body)
     assert code == 200 and reply["success"] is True
     served.sim.step_once()
-    arrival = served.fleet.snapshot["tinyRobot1"]["destination_arrival"]
+    arrival = served.fleet.status("tinyRobot1")["destination_arrival"]
     assert arrival["cmd_id"] == 7 and arrival["duration"] == pytest.approx(4.0, abs=0.2)
     robot = served.fleet.robots[0]
     fastest = 0.0
@@ -88,7 +125,7 @@ def test_navigate_to_completion_with_a_speed_limit(served: Served) -> None:
     def done() -> bool:
         nonlocal fastest
         fastest = max(fastest, float(np.hypot(*robot.get_velocity()[0][:2])))
-        return bool(served.fleet.snapshot["tinyRobot1"]["last_completed_request"] == 7)
+        return bool(served.fleet.status("tinyRobot1")["last_completed_request"] == 7)
 
     served.step_until(done)
     _, one = served.call("GET", "status/?robot_name=tinyRobot1")
@@ -107,7 +144,7 @@ def test_stop_robot(served: Served) -> None:
                                      "&stop_cmd_id=2")  # fmt: skip
     assert code == 200 and reply["success"] is True
     served.step_until(lambda: not served.fleet.robots[1].is_moving)
-    state = served.fleet.snapshot["tinyRobot2"]
+    state = served.fleet.status("tinyRobot2")
     assert state["last_completed_request"] == 2 and state["destination_arrival"] is None
     assert state["position"]["x"] < 5.0
 
@@ -124,6 +161,8 @@ def test_bad_requests_get_the_envelope_never_a_500(served: Served) -> None:
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3",
          {**good, "map_name": "B2"}, "the robots are on 'L1'"),
         ("GET", "stop_robot/?robot_name=ghost", None, "no robot"),
+        ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=-1", good, "cmd_id -1"),
+        ("GET", f"stop_robot/?robot_name=tinyRobot1&stop_cmd_id={2**64}", None, "cmd_id"),
     ]  # fmt: skip
     for method, path, body, said in cases:
         code, reply = served.call(method, path, body)
@@ -170,11 +209,11 @@ def test_teleop_and_attach(served: Served) -> None:
     assert code == 200
     served.sim.step_once()
     robot = served.fleet.robots[2]
-    assert cart.attached_to is robot and served.fleet.snapshot["tinyRobot3"][
+    assert cart.attached_to is robot and served.fleet.status("tinyRobot3")[
         "last_completed_request"] == 5  # fmt: skip
     code, _ = served.call("POST", "navigate/?robot_name=tinyRobot3&cmd_id=6", body)
     assert code == 200
-    served.step_until(lambda: served.fleet.snapshot["tinyRobot3"]["last_completed_request"] == 6)
+    served.step_until(lambda: served.fleet.status("tinyRobot3")["last_completed_request"] == 6)
     assert cart.get_pose().position[0] == pytest.approx(5.6, abs=0.1)  # it came along
     served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=7", {"toggle": False})
     served.sim.step_once()
@@ -227,7 +266,7 @@ def test_activities_are_paths_a_robot_drives() -> None:
                 x, y = robot.get_pose().position[:2]
                 if abs(x - 2.0) < 0.1 and abs(y - 2.0) < 0.1:
                     passed_corner.append(True)
-                return bool(fleet.snapshot["r1"]["last_completed_request"] == 9)
+                return bool(fleet.status("r1")["last_completed_request"] == 9)
 
             served.step_until(done, steps=4000)
             x, y = robot.get_pose().position[:2]

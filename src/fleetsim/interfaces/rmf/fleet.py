@@ -1,19 +1,21 @@
 """`RmfFleet`: a simulation's robots as the fleet behind RMF's fleet-manager API.
 
-The HTTP side never touches the simulation: it reads `snapshot` (rebuilt after every step, a
-plain dict swapped in whole) and hands commands to `submit`, which queues them for the start of
-the next step. Commands: navigate (drive straight to x, y and end on yaw, at `speed_limit` when
-> 0), stop, teleop on/off. A finished command's id becomes the robot's
-`last_completed_request`; a running one is reported in `destination_arrival` with the seconds
-it still needs at the robot's top speed.
+The HTTP side never touches the simulation: it reads `board` (a `StatusBoard` built from arrays
+after every step and swapped in whole) and hands commands to `submit`, which queues them for the
+start of the next step. Commands: navigate (drive straight to x, y and end on yaw, at
+`speed_limit` when > 0), activities (a path), stop, teleop on/off, attach/detach. A finished
+command's id becomes the robot's `last_completed_request`; a running one is reported in
+`destination_arrival` with the seconds it still needs at the robot's top speed. A robot whose
+command has made no progress (moved 5 cm or turned 0.05 rad) for `blocked_after_s` reports
+`replan: true`, RMF's cue to plan it another way.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import queue
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,21 +24,14 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
+from fleetsim.interfaces.rmf.status import NO_COMMAND, StatusBoard
 from fleetsim.interfaces.serving import StepHooks
 from fleetsim.objects.nearby import nearest_pickable
 
 ARRIVED_M = 0.05  # a navigate command is done this close (and aligned)
 ATTACH_RADIUS_M = 1.0
-
-
-@dataclass
-class Command:
-    """A robot's running command."""
-
-    cmd_id: int
-    x: float
-    y: float
-    yaw: float
+BLOCKED_AFTER_S = 5.0  # a robot with a command that has not moved this long reports `replan`
+PROGRESS_M, PROGRESS_RAD = 0.05, 0.05  # less since the last progress is standing still
 
 
 class RmfFleet:
@@ -47,27 +42,39 @@ class RmfFleet:
         map_name: str = "L1",
         battery: BatteryParams | None = None,
         activities: dict[str, dict[str, list[list[float]]]] | None = None,
+        blocked_after_s: float = BLOCKED_AFTER_S,
     ) -> None:
         fixed = [r.name for r in robots if not r.drives]
         if fixed:
             raise ConfigError(f"RMF robots drive; these have a fixed base: {', '.join(fixed[:5])}")
+        if not blocked_after_s > 0:
+            raise ConfigError(f"blocked_after_s: expected seconds > 0, got {blocked_after_s!r}")
         self.sim, self.robots, self.map_name = sim, list(robots), map_name
         self.activities = check_activities(activities or {})
+        self.blocked_after_s = blocked_after_s
         self.index = {r.name: k for k, r in enumerate(self.robots)}
+        self.names = [r.name for r in self.robots]
+        self._quoted = [json.dumps(name) for name in self.names]
         n = len(self.robots)
-        self.running: list[Command | None] = [None] * n
-        self.completed: list[int | None] = [None] * n  # last_completed_request
+        self.cmd_id = np.full(n, NO_COMMAND, dtype=np.int64)  # the running command
+        self.goal = np.zeros((n, 2))  # where it ends
+        self.completed = np.full(n, NO_COMMAND, dtype=np.int64)  # last_completed_request
         self.teleop = np.zeros(n, dtype=bool)
         self.batteries = Batteries(battery or BatteryParams(), n)
         self._handles = np.array([r.handle for r in self.robots])
         self._top_speed = np.array([r.spawn_params.max_linear_vel for r in self.robots])
         self._inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._last_xy = self._poses()[0]
-        self.snapshot: dict[str, dict[str, Any]] = {}
+        self._last_xy, self._last_yaw = self._poses()
+        self._anchor = np.column_stack([self._last_xy, self._last_yaw])  # pose at last progress
+        self._progress_at = np.zeros(n)  # sim time of the last progress (or command)
         self._hooks: StepHooks | None = None
-        self._publish()
+        self.board = self._board(self._last_xy, self._last_yaw)
 
     # -- the HTTP side ----------------------------------------------------------------------
+
+    def status(self, name: str) -> dict[str, Any]:
+        """Robot `name`'s status after the last step, as `status/` reports it."""
+        return self.board.data(self.index[name])
 
     def submit(self, command: Callable[[], None]) -> None:
         """Run `command()` at the start of the next step (from any thread)."""
@@ -78,11 +85,10 @@ class RmfFleet:
         k = self.index[name]
 
         def go() -> None:
-            robot = self.robots[k]
             limits = [speed_limit] if speed_limit > 0 else None
-            robot.set_waypoints([[x, y]], [yaw], tolerance=ARRIVED_M, align_orientation=True,
-                                speed_limits=limits)  # fmt: skip
-            self.running[k] = Command(cmd_id, x, y, yaw)
+            self.robots[k].set_waypoints([[x, y]], [yaw], tolerance=ARRIVED_M,
+                                         align_orientation=True, speed_limits=limits)  # fmt: skip
+            self._run(k, cmd_id, x, y)
 
         self.submit(go)
 
@@ -95,8 +101,7 @@ class RmfFleet:
             yaws = [p[2] for p in path]
             self.robots[k].set_waypoints(points, yaws, tolerance=ARRIVED_M,
                                          align_orientation=True)  # fmt: skip
-            x, y, yaw = path[-1]
-            self.running[k] = Command(cmd_id, x, y, yaw)
+            self._run(k, cmd_id, path[-1][0], path[-1][1])
 
         self.submit(go)
 
@@ -108,7 +113,7 @@ class RmfFleet:
             self.teleop[k] = on
             if on:
                 self.robots[k].stop()
-                self.running[k] = None
+                self.cmd_id[k] = NO_COMMAND
 
         self.submit(toggle)
 
@@ -135,11 +140,16 @@ class RmfFleet:
 
         def halt() -> None:
             self.robots[k].stop()
-            self.running[k] = None
+            self.cmd_id[k] = NO_COMMAND
             if stop_cmd_id is not None:
                 self.completed[k] = stop_cmd_id
 
         self.submit(halt)
+
+    def _run(self, k: int, cmd_id: int, x: float, y: float) -> None:
+        self.cmd_id[k], self.goal[k] = cmd_id, (x, y)
+        self._progress_at[k] = self.sim.sim_time
+        self._anchor[k] = (*self._last_xy[k], self._last_yaw[k])
 
     # -- the simulation side ----------------------------------------------------------------
 
@@ -161,43 +171,32 @@ class RmfFleet:
             command()
 
     def report(self) -> None:
-        """Finish the commands whose robots arrived, drain the batteries, and build the
-        status snapshot."""
+        """Finish the commands whose robots arrived, note which are blocked, drain the
+        batteries, and put up the next status board."""
         xy, yaw = self._poses()
-        for k, command in enumerate(self.running):
-            if command is None:
-                continue
-            robot = self.robots[k]
-            near = math.hypot(xy[k, 0] - command.x, xy[k, 1] - command.y) <= ARRIVED_M + 1e-6
-            if near and not robot.is_moving:
-                self.completed[k], self.running[k] = command.cmd_id, None
+        running = self.cmd_id != NO_COMMAND
+        left = np.hypot(*(xy - self.goal).T)
+        for k in np.flatnonzero(running & (left <= ARRIVED_M + 1e-6)).tolist():
+            if not self.robots[k].is_moving:  # aligned too
+                self.completed[k], self.cmd_id[k] = self.cmd_id[k], NO_COMMAND
+        moved = np.hypot(*(xy - self._anchor[:, :2]).T) > PROGRESS_M
+        moved |= np.abs(quat.wrap_angle(yaw - self._anchor[:, 2])) > PROGRESS_RAD
+        self._progress_at[moved] = self.sim.sim_time
+        self._anchor[moved] = np.column_stack([xy, yaw])[moved]
         driven = np.hypot(*(xy - self._last_xy).T)
-        self._last_xy = xy
-        busy = np.array([c is not None for c in self.running])
-        self.batteries.update(self.sim.params.timestep, driven, busy)
-        self._publish(xy, yaw)
+        self._last_xy, self._last_yaw = xy, yaw
+        self.batteries.update(self.sim.params.timestep, driven, self.cmd_id != NO_COMMAND)
+        self.board = self._board(xy, yaw, left)
 
-    def _publish(self, xy: np.ndarray | None = None, yaw: np.ndarray | None = None) -> None:
-        if xy is None or yaw is None:
-            xy, yaw = self._poses()
-        battery = self.batteries.percent.tolist()
-        snapshot = {}
-        for k, robot in enumerate(self.robots):
-            command = self.running[k]
-            arrival = None
-            if command is not None:
-                left = math.hypot(xy[k, 0] - command.x, xy[k, 1] - command.y)
-                arrival = {"cmd_id": command.cmd_id, "duration": left / self._top_speed[k]}
-            snapshot[robot.name] = {
-                "robot_name": robot.name,
-                "map_name": self.map_name,
-                "position": {"x": float(xy[k, 0]), "y": float(xy[k, 1]), "yaw": float(yaw[k])},
-                "battery": battery[k],
-                "destination_arrival": arrival,
-                "last_completed_request": self.completed[k],
-                "replan": False,
-            }
-        self.snapshot = snapshot  # swapped in whole: readers see one step or the next
+    def _board(self, xy: np.ndarray, yaw: np.ndarray, left: np.ndarray | None = None
+               ) -> StatusBoard:  # fmt: skip
+        if left is None:
+            left = np.hypot(*(xy - self.goal).T)
+        running = self.cmd_id != NO_COMMAND
+        replan = running & (self.sim.sim_time - self._progress_at >= self.blocked_after_s)
+        return StatusBoard.build(self.names, self._quoted, self.map_name, xy, yaw,
+                                 self.batteries.percent, self.cmd_id, left / self._top_speed,
+                                 self.completed, replan)  # fmt: skip
 
     def _poses(self) -> tuple[np.ndarray, np.ndarray]:
         bodies = self.sim.world.bodies

@@ -11,6 +11,7 @@ import math
 import threading
 import time
 from typing import Any
+from urllib.parse import parse_qs
 
 from pydantic import BaseModel
 
@@ -20,6 +21,8 @@ from fleetsim.interfaces.serving import free_port
 
 PREFIX = "/open-rmf/rmf_demos_fm"
 START_TIMEOUT_S = 10.0
+JSON = "application/json"
+MAX_CMD_ID = 2**63 - 1  # command ids are kept as int64
 NEEDS = 'the RMF fleet manager needs FastAPI and uvicorn: pip install "fleetsim[rmf]"'
 
 
@@ -54,7 +57,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
     try:
         from fastapi import FastAPI, Request
         from fastapi.exceptions import RequestValidationError
-        from fastapi.responses import JSONResponse
+        from fastapi.responses import JSONResponse, Response
     except ImportError:
         raise FleetSimError(
             'the RMF fleet manager needs FastAPI: pip install "fleetsim[rmf]"'
@@ -80,7 +83,11 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
                 return JSONResponse(body, status_code=401)
             return await call_next(request)
 
-    def unknown(name: str | None) -> str | None:
+    def unknown(name: str | None, *cmd_ids: int | None) -> str | None:
+        """Why the robot `name` or a command id is not acceptable (None: they are)."""
+        for cmd in cmd_ids:
+            if cmd is not None and not 0 <= cmd <= MAX_CMD_ID:
+                return f"cmd_id {cmd}: expected a whole number from 0 to {MAX_CMD_ID}"
         if name is None or name in fleet.index:
             return None
         names = ", ".join(list(fleet.index)[:5]) + (" ..." if len(fleet.index) > 5 else "")
@@ -91,15 +98,14 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         why = unknown(robot_name)
         if why:
             return refuse(why)
-        snapshot = fleet.snapshot
+        board = fleet.board
         if robot_name is not None:
-            return answer(snapshot[robot_name])
-        robots = list(snapshot.values())
-        return {**answer({"all_robots": robots}), "all_robots": robots}
+            return Response(board.body(fleet.index[robot_name]), media_type=JSON)
+        return Response(board.all_body(), media_type=JSON)
 
     @app.post(f"{PREFIX}/navigate/")
     async def navigate(robot_name: str, cmd_id: int, body: NavigateBody) -> Any:
-        why = unknown(robot_name)
+        why = unknown(robot_name, cmd_id)
         if why:
             return refuse(why)
         d = body.destination
@@ -131,7 +137,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
 
     @app.post(f"{PREFIX}/start_activity/")
     async def start_activity(robot_name: str, cmd_id: int, body: ActivityBody) -> Any:
-        why = unknown(robot_name)
+        why = unknown(robot_name, cmd_id)
         if why:
             return refuse(why)
         path = activity_path(body.activity, body.label)
@@ -152,7 +158,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
 
     @app.post(f"{PREFIX}/toggle_attach/")
     async def toggle_attach(robot_name: str, cmd_id: int, body: ToggleBody) -> Any:
-        why = unknown(robot_name)
+        why = unknown(robot_name, cmd_id)
         if why:
             return refuse(why)
         fleet.set_attached(robot_name, cmd_id, body.toggle)
@@ -161,13 +167,49 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
     @app.get(f"{PREFIX}/stop_robot/")
     async def stop_robot(robot_name: str, running_cmd_id: int | None = None,
                          stop_cmd_id: int | None = None) -> Any:  # fmt: skip
-        why = unknown(robot_name)
+        why = unknown(robot_name, running_cmd_id, stop_cmd_id)
         if why:
             return refuse(why)
         fleet.stop(robot_name, stop_cmd_id)
         return answer()
 
-    return app
+    return StatusFastPath(app, fleet, token)
+
+
+class StatusFastPath:
+    """An ASGI app answering `GET status/` (one robot or all) straight from the fleet's status
+    board, and handing every other request, and every status request it cannot answer
+    (an unknown robot, a missing token), to `app`. RMF's adapters poll status for every robot
+    several times a second; FastAPI's routing and validation would be most of that cost."""
+
+    def __init__(self, app: Any, fleet: RmfFleet, token: str | None = None) -> None:
+        self.app, self.fleet = app, fleet
+        self._path = f"{PREFIX}/status/"
+        self._auth = None if token is None else f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        body = None
+        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"] == self._path:
+            body = self._answer(scope)
+        if body is None:
+            await self.app(scope, receive, send)
+            return
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def _answer(self, scope: Any) -> bytes | None:
+        if self._auth is not None and (b"authorization", self._auth) not in scope["headers"]:
+            return None
+        board, query = self.fleet.board, scope["query_string"]
+        if not query:
+            return board.all_body()
+        fields = parse_qs(query.decode("latin-1"), keep_blank_values=True)
+        names = fields.get("robot_name")
+        if names is None or len(fields) > 1:
+            return None
+        k = self.fleet.index.get(names[-1])
+        return None if k is None else board.body(k)
 
 
 class RmfServer:
