@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import socket
 import threading
 import time
 import urllib.error
@@ -273,3 +274,56 @@ def test_activities_are_paths_a_robot_drives() -> None:
             assert (x, y) == pytest.approx((0.0, 2.0), abs=0.06) and passed_corner
             assert robot.get_pose().yaw == pytest.approx(3.14, abs=0.02)
         fleet.stop_serving()
+
+
+def read_answers(sock: socket.socket, count: int) -> list[tuple[bytes, dict[str, Any]]]:
+    """`count` HTTP answers from `sock`: (status line, JSON body) each."""
+    buf, answers = b"", []
+    while len(answers) < count:
+        end = buf.find(b"\r\n\r\n")
+        if end >= 0:
+            head = buf[:end].lower()
+            length = int(head.split(b"content-length:")[1].split(b"\r\n")[0])
+            if len(buf) >= end + 4 + length:
+                answers.append(
+                    (buf.split(b"\r\n", 1)[0], json.loads(buf[end + 4 : end + 4 + length]))
+                )
+                buf = buf[end + 4 + length :]
+                continue
+        chunk = sock.recv(65536)
+        assert chunk, f"closed after {len(answers)} answers"
+        buf += chunk
+    return answers
+
+
+def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served) -> None:
+    """Status answers written straight by the HTTP protocol share connections with requests
+    that go through FastAPI: kept alive, pipelined (in order), HTTP/1.0, and the path without
+    its slash (as RMF's client asks) answered with no redirect."""
+    host, port = served.server.host, served.server.port
+    assert served.server.fast  # uvicorn with httptools: the protocol answers status itself
+    base = "/open-rmf/rmf_demos_fm"
+    body = json.dumps({"destination": {"x": 2.0, "y": 0.0, "yaw": 0.0}}).encode()
+    navigate = (f"POST {base}/navigate/?robot_name=tinyRobot1&cmd_id=5 HTTP/1.1\r\nHost: x\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                ).encode() + body  # fmt: skip
+    status = f"GET {base}/status?robot_name=tinyRobot2 HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    unknown = f"GET {base}/status/?robot_name=ghost HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(status)
+        (line, first), = read_answers(sock, 1)  # fmt: skip
+        assert line == b"HTTP/1.1 200 OK" and first["data"]["robot_name"] == "tinyRobot2"
+        sock.sendall(navigate + status + unknown + status)  # pipelined, in one write
+        answers = read_answers(sock, 4)
+        assert [a[0].split(b" ")[1] for a in answers] == [b"200", b"200", b"400", b"200"]
+        assert answers[0][1] == {"data": {}, "success": True, "msg": ""}
+        assert answers[1][1]["data"]["robot_name"] == "tinyRobot2"
+        assert "no robot 'ghost'" in answers[2][1]["msg"]
+        assert answers[3][1] == answers[1][1]
+    served.sim.step_once()
+    assert served.fleet.status("tinyRobot1")["destination_arrival"]["cmd_id"] == 5
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(f"GET {base}/status/ HTTP/1.0\r\n\r\n".encode())
+        (line, everyone), = read_answers(sock, 1)  # fmt: skip
+        assert len(everyone["all_robots"]) == 3
+        assert sock.recv(10) == b""  # HTTP/1.0: closed after the answer

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs
 from pydantic import BaseModel
 
 from fleetsim.errors import FleetSimError
+from fleetsim.interfaces.rmf.fast_http import fast_protocol
 from fleetsim.interfaces.rmf.fleet import RmfFleet
 from fleetsim.interfaces.serving import free_port
 
@@ -94,6 +95,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return f"no robot {name!r} (robots: {names})"
 
     @app.get(f"{PREFIX}/status/")
+    @app.get(f"{PREFIX}/status", include_in_schema=False)  # as RMF's client asks
     async def status(robot_name: str | None = None) -> Any:
         why = unknown(robot_name)
         if why:
@@ -104,6 +106,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return Response(board.all_body(), media_type=JSON)
 
     @app.post(f"{PREFIX}/navigate/")
+    @app.post(f"{PREFIX}/navigate", include_in_schema=False)  # as RMF's client asks
     async def navigate(robot_name: str, cmd_id: int, body: NavigateBody) -> Any:
         why = unknown(robot_name, cmd_id)
         if why:
@@ -129,6 +132,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return path
 
     @app.get(f"{PREFIX}/action_paths/")
+    @app.get(f"{PREFIX}/action_paths", include_in_schema=False)  # as RMF's client asks
     async def action_paths(activity: str, label: str) -> Any:
         path = activity_path(activity, label)
         if isinstance(path, str):
@@ -136,6 +140,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer({"map_name": fleet.map_name, "path": path})
 
     @app.post(f"{PREFIX}/start_activity/")
+    @app.post(f"{PREFIX}/start_activity", include_in_schema=False)  # as RMF's client asks
     async def start_activity(robot_name: str, cmd_id: int, body: ActivityBody) -> Any:
         why = unknown(robot_name, cmd_id)
         if why:
@@ -149,6 +154,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer({"map_name": fleet.map_name, "path": path})
 
     @app.post(f"{PREFIX}/toggle_teleop/")
+    @app.post(f"{PREFIX}/toggle_teleop", include_in_schema=False)  # as RMF's client asks
     async def toggle_teleop(robot_name: str, body: ToggleBody) -> Any:
         why = unknown(robot_name)
         if why:
@@ -157,6 +163,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer()
 
     @app.post(f"{PREFIX}/toggle_attach/")
+    @app.post(f"{PREFIX}/toggle_attach", include_in_schema=False)  # as RMF's client asks
     async def toggle_attach(robot_name: str, cmd_id: int, body: ToggleBody) -> Any:
         why = unknown(robot_name, cmd_id)
         if why:
@@ -165,6 +172,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer()
 
     @app.get(f"{PREFIX}/stop_robot/")
+    @app.get(f"{PREFIX}/stop_robot", include_in_schema=False)  # as RMF's client asks
     async def stop_robot(robot_name: str, running_cmd_id: int | None = None,
                          stop_cmd_id: int | None = None) -> Any:  # fmt: skip
         why = unknown(robot_name, running_cmd_id, stop_cmd_id)
@@ -184,13 +192,13 @@ class StatusFastPath:
 
     def __init__(self, app: Any, fleet: RmfFleet, token: str | None = None) -> None:
         self.app, self.fleet = app, fleet
-        self._path = f"{PREFIX}/status/"
+        self._paths = (f"{PREFIX}/status/".encode(), f"{PREFIX}/status".encode())
         self._auth = None if token is None else f"Bearer {token}".encode()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         body = None
-        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"] == self._path:
-            body = self._answer(scope)
+        if scope["type"] == "http" and scope["method"] == "GET":
+            body = self.answer(scope["path"].encode(), scope["query_string"], scope["headers"])
         if body is None:
             await self.app(scope, receive, send)
             return
@@ -198,10 +206,18 @@ class StatusFastPath:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    def _answer(self, scope: Any) -> bytes | None:
-        if self._auth is not None and (b"authorization", self._auth) not in scope["headers"]:
+    def answer_url(self, url: bytes, headers: list[tuple[bytes, bytes]]) -> bytes | None:
+        """The answer to `GET url` (a raw request target), or None to leave it to the app."""
+        path, _, query = url.partition(b"?")
+        return self.answer(path, query.partition(b"#")[0], headers)
+
+    def answer(self, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
+               ) -> bytes | None:  # fmt: skip
+        if path not in self._paths:
             return None
-        board, query = self.fleet.board, scope["query_string"]
+        if self._auth is not None and (b"authorization", self._auth) not in headers:
+            return None
+        board = self.fleet.board
         if not query:
             return board.all_body()
         fields = parse_qs(query.decode("latin-1"), keep_blank_values=True)
@@ -218,6 +234,7 @@ class RmfServer:
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
         self.app, self.host = app, host
         self.port = port or free_port(host)
+        self.fast = False
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -232,8 +249,13 @@ class RmfServer:
             raise FleetSimError(
                 'the RMF fleet manager needs uvicorn: pip install "fleetsim[rmf]"'
             ) from None
+        http: Any = "auto"
+        if isinstance(self.app, StatusFastPath):
+            http = fast_protocol(self.app.answer_url) or "auto"
+        self.fast = http != "auto"  # status answered by the HTTP protocol itself
         config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                access_log=False, lifespan="off")  # fmt: skip
+                                access_log=False, lifespan="off", proxy_headers=False,
+                                server_header=False, http=http)  # fmt: skip
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="fleetsim-rmf-http",
                                         daemon=True)  # fmt: skip
