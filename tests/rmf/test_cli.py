@@ -12,7 +12,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+import yaml
+
 from ..conftest import scenario
+from ..site.test_rmf_building import BUILDING
 
 SCENARIO = """
 simulation: {timestep: 0.05}
@@ -63,3 +67,76 @@ def test_the_command_serves_until_sigterm(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def serve(path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0", "--rtf", "4", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    found = re.search(r"fleet manager (http://127\.0\.0\.1:\d+/open-rmf/rmf_demos_fm)/", line)
+    assert found, line + (proc.stderr.read() if proc.poll() is not None else "")  # type: ignore[union-attr]
+    return proc, found.group(1)
+
+
+def post(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_a_building_s_robots_in_rmf_coordinates_with_the_scenario_s_activities(
+    tmp_path: Path,
+) -> None:
+    """Robots spawn where the building says, under the names it gives, at the coordinates of
+    the nav graph exported for RMF; an activity written in the scenario runs to completion."""
+    (tmp_path / "test.building.yaml").write_text(BUILDING)
+    path = scenario(tmp_path, """
+simulation: {timestep: 0.05}
+site: {file: test.building.yaml}
+robots: [{model: mobile_robot, start: spawn}]
+rmf:
+  activities:
+    clean: {zone_a: [[5.0, -5.0, 0.0], [7.0, -5.0, 0.0], [7.0, -6.0, -1.5708]]}
+""")  # fmt: skip
+    nav = tmp_path / "nav.yaml"
+    subprocess.run([sys.executable, "-m", "fleetsim", "site", "export",
+                    str(tmp_path / "test.building.yaml"), "--format", "rmf-nav-graph",
+                    "-o", str(nav)], check=True, capture_output=True)  # fmt: skip
+    vertices = yaml.safe_load(nav.read_text())["levels"]["L1"]["vertices"]
+    dock = next(v for v in vertices if v[2]["name"] == "dock_a")
+    proc, base = serve(path)
+    try:
+        (robot,) = get(f"{base}/status/")["all_robots"]
+        assert robot["robot_name"] == "bot1" and robot["map_name"] == "L1"
+        assert (robot["position"]["x"], robot["position"]["y"]) == (
+            pytest.approx(dock[0], abs=1e-6), pytest.approx(dock[1], abs=1e-6))  # fmt: skip
+        assert get(f"{base}/action_paths/?activity=clean&label=zone_a")["data"]["path"][-1] == [
+            7.0, -6.0, -1.5708]  # fmt: skip
+        reply = post(f"{base}/start_activity?robot_name=bot1&cmd_id=3",
+                     {"activity": "clean", "label": "zone_a"})  # fmt: skip
+        assert reply["success"] is True
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            state = get(f"{base}/status?robot_name=bot1")["data"]
+            if state["last_completed_request"] == 3:
+                break
+            time.sleep(0.05)
+        assert state["last_completed_request"] == 3
+        assert state["position"]["x"] == pytest.approx(7.0, abs=0.06)
+        assert state["position"]["y"] == pytest.approx(-6.0, abs=0.06)
+        assert state["position"]["yaw"] == pytest.approx(-1.5708, abs=0.02)
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_a_bad_rmf_section_is_refused_before_serving(tmp_path: Path) -> None:
+    path = scenario(tmp_path, SCENARIO + "rmf: {activities: {clean: {zone_a: [[1.0, 2.0]]}}}\n")
+    done = subprocess.run([sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0"],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode != 0 and "fleet manager" not in done.stdout
+    assert "rmf.activities.clean.zone_a" in done.stderr, done.stderr

@@ -35,17 +35,26 @@ def rmf(
         help="Require 'Authorization: Bearer TOKEN' (off by default: RMF's demo sends none).",
     ),
     activities: Path | None = typer.Option(
-        None, "--activities", help="YAML {activity: {label: [[x, y, yaw], ...]}} (e.g. cleaning)."
+        None,
+        "--activities",
+        help="YAML {activity: {label: [[x, y, yaw], ...]}}, added to the "
+        "scenario's rmf.activities.",
     ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots to an RMF fleet adapter; prints the API's address."""
-    from fleetsim.interfaces.rmf.fleet import RmfFleet
+    from fleetsim.interfaces.rmf.fleet import RmfFleet, check_activities
     from fleetsim.interfaces.rmf.server import RmfServer, make_app
+    from fleetsim.scenario.schema import RmfSpec
 
     handle_stop_signals()
     try:
         loaded = load_scenario(scenario, overrides)
+        spec = loaded.scenario.rmf or RmfSpec()
+        routes: Any = {k: {a: [list(p) for p in path] for a, path in labels.items()}
+                       for k, labels in spec.activities.items()}  # fmt: skip
+        if activities is not None:
+            routes = {**routes, **check_activities(read_activities(activities))}
         turned_off = without_drivers(loaded.scenario)
         built = build(loaded, target_rtf=rtf)
         if duration is None:
@@ -55,13 +64,13 @@ def rmf(
                        err=True)  # fmt: skip
         with built.sim:
             site = built.sim.site
-            level = map_name or (site.level if site is not None else None) or "L1"
-            routes = read_activities(activities) if activities is not None else None
-            fleet = RmfFleet(built.sim, built.scene.robots, map_name=level,
-                             activities=routes).start()  # fmt: skip
+            level = map_name or spec.map_name or (site.level if site is not None else None)
+            fleet = RmfFleet(built.sim, built.scene.robots, map_name=level or "L1",
+                             activities=routes, blocked_after_s=spec.blocked_after_s)  # fmt: skip
+            fleet.start()
             with RmfServer(make_app(fleet, token), host, port) as server:
                 typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
-                           f"map {level}")  # fmt: skip
+                           f"map {fleet.map_name}")  # fmt: skip
                 say_turned_off("RMF", turned_off)
                 try:
                     summary = run_scenario(built, duration=duration)

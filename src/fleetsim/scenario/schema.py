@@ -455,6 +455,22 @@ def _attribute_notes(doc: str) -> dict[str, str]:
 SimulationSpec = _simulation_section()
 
 
+Waypoint = Annotated[tuple[Finite, Finite, Finite], Field(description="[x, y, yaw]")]
+
+
+class RmfSpec(Spec):
+    """How `fleetsim rmf` serves the robots to Open-RMF (the fleet-manager API)."""
+
+    map_name: str | None = None
+    """The robots' `map_name` (default: the RMF building's level, else L1)."""
+    activities: dict[str, dict[str, Annotated[list[Waypoint], Field(min_length=1)]]] = Field(
+        default_factory=dict
+    )
+    """Paths RMF can start by name: {activity: {label: [[x, y, yaw], ...]}} (e.g. cleaning)."""
+    blocked_after_s: Positive = 5.0
+    """A robot whose command makes no progress this long reports `replan: true`."""
+
+
 class Scenario(Spec):
     """A whole scenario file."""
 
@@ -474,6 +490,8 @@ class Scenario(Spec):
     """Objects: loads, racks, walls, one or a grid per entry."""
     plugins: list[PluginSpec] = Field(default_factory=list)
     """World plugins (not attached to a robot)."""
+    rmf: RmfSpec | None = None
+    """Open-RMF: map name, activities and blocking for `fleetsim rmf`."""
 
 
 def json_schema() -> dict[str, Any]:
