@@ -166,8 +166,8 @@ def cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_period: float
-        ) -> dict[str, Any]:  # fmt: skip
+def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_period: float,
+        pin: bool = False) -> dict[str, Any]:  # fmt: skip
     from fleetsim.interfaces.rmf.fleet import RmfFleet
     from fleetsim.interfaces.rmf.server import RmfServer, make_app
     from fleetsim.scenario import build, load_scenario
@@ -185,6 +185,9 @@ def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_perio
                                      "--navigate-period", str(navigate_period)]
                                     + (["--connections", "keep"] if keep else []),
                                     stdout=subprocess.PIPE, text=True)  # fmt: skip
+            if pin:  # the simulator on the first core, the adapter on the second
+                os.sched_setaffinity(0, {0})
+                os.sched_setaffinity(proc.pid, {1})
             assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
             cpu0, wall0 = cpu_s(), time.perf_counter()
             summary = run_scenario(built)
@@ -208,6 +211,7 @@ def main() -> None:
     parser.add_argument("--hz", type=float, default=10.0, help="status polls per robot per s")
     parser.add_argument("--connections", choices=["new", "keep"], default="new")
     parser.add_argument("--navigate-period", type=float, default=10.0)
+    parser.add_argument("--pin", action="store_true", help="simulator on CPU 0, adapter on 1")
     parser.add_argument("--adapter", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     keep = args.connections == "keep"
@@ -215,8 +219,10 @@ def main() -> None:
         run_adapter(args.adapter, args.seconds, args.hz, keep, args.navigate_period)
         return
     for n in args.robots:
-        r = run(n, args.seconds, args.timestep, args.hz, keep, args.navigate_period)
-        print(f"{r['robots']:>5} robots  {r['connections']} connections  rtf {r['rtf']:.3f}  "
+        r = run(n, args.seconds, args.timestep, args.hz, keep, args.navigate_period, args.pin)
+        pinned = " pinned" if args.pin else ""
+        print(f"{r['robots']:>5} robots  {r['connections']} connections{pinned}  "
+              f"rtf {r['rtf']:.3f}  "
               f"step {r['ms_per_step']:.1f} ms  status {r['polls_per_s']:.0f}/s  p50 "
               f"{r['p50_ms']:.1f} p95 {r['p95_ms']:.1f} p99 {r['p99_ms']:.1f} max "
               f"{r['max_ms']:.0f} ms  late {r['late']}  bad {r['bad']}  navigate "
