@@ -301,7 +301,7 @@ def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served)
     that go through FastAPI: kept alive, pipelined (in order), HTTP/1.0, and the path without
     its slash (as RMF's client asks) answered with no redirect."""
     host, port = served.server.host, served.server.port
-    assert served.server.fast  # uvicorn with httptools: the protocol answers status itself
+    assert served.server.fast  # status answered before uvicorn parses anything
     base = "/open-rmf/rmf_demos_fm"
     body = json.dumps({"destination": {"x": 2.0, "y": 0.0, "yaw": 0.0}}).encode()
     navigate = (f"POST {base}/navigate/?robot_name=tinyRobot1&cmd_id=5 HTTP/1.1\r\nHost: x\r\n"
@@ -313,13 +313,16 @@ def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served)
         sock.sendall(status)
         (line, first), = read_answers(sock, 1)  # fmt: skip
         assert line == b"HTTP/1.1 200 OK" and first["data"]["robot_name"] == "tinyRobot2"
-        sock.sendall(navigate + status + unknown + status)  # pipelined, in one write
-        answers = read_answers(sock, 4)
-        assert [a[0].split(b" ")[1] for a in answers] == [b"200", b"200", b"400", b"200"]
-        assert answers[0][1] == {"data": {}, "success": True, "msg": ""}
-        assert answers[1][1]["data"]["robot_name"] == "tinyRobot2"
-        assert "no robot 'ghost'" in answers[2][1]["msg"]
-        assert answers[3][1] == answers[1][1]
+        sock.sendall(status[:20])  # a head in two pieces
+        time.sleep(0.05)
+        sock.sendall(status[20:])
+        assert read_answers(sock, 1)[0][1] == first
+        sock.sendall(status + navigate + status + unknown + status)  # pipelined, in one write
+        answers = read_answers(sock, 5)
+        assert [a[0].split(b" ")[1] for a in answers] == [b"200", b"200", b"200", b"400", b"200"]
+        assert answers[0][1] == first and answers[2][1] == first and answers[4][1] == first
+        assert answers[1][1] == {"data": {}, "success": True, "msg": ""}
+        assert "no robot 'ghost'" in answers[3][1]["msg"]
     served.sim.step_once()
     assert served.fleet.status("tinyRobot1")["destination_arrival"]["cmd_id"] == 5
     with socket.create_connection((host, port), timeout=10) as sock:
@@ -327,3 +330,39 @@ def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served)
         (line, everyone), = read_answers(sock, 1)  # fmt: skip
         assert len(everyone["all_robots"]) == 3
         assert sock.recv(10) == b""  # HTTP/1.0: closed after the answer
+
+
+def test_a_client_that_does_not_read_gets_every_answer_in_order(served: Served) -> None:
+    """Thousands of pipelined status requests (megabytes of answers, more than the sockets
+    hold) sent before reading any answer: the server stops reading while its answers wait,
+    then answers all, in order."""
+    host, port = served.server.host, served.server.port
+    wanted = [f"tinyRobot{k % 3 + 1}" if k % 4 == 0 else "" for k in range(8000)]
+    requests = b"".join(
+        f"GET /open-rmf/rmf_demos_fm/status/{'?robot_name=' + name if name else ''} HTTP/1.1\r\n"
+        f"Host: x\r\n\r\n".encode() for name in wanted)  # fmt: skip
+    with socket.create_connection((host, port), timeout=20) as sock:
+        sender = threading.Thread(target=sock.sendall, args=(requests,))
+        sender.start()
+        time.sleep(0.5)  # answers pile up unread
+        answers = read_answers(sock, len(wanted))
+        sender.join(10)
+    said = [a[1]["data"].get("robot_name", "") for a in answers]
+    assert said == wanted
+    assert sum(len(json.dumps(a[1])) for a in answers) > 5_000_000
+
+
+def test_the_server_stops_with_kept_alive_connections_open() -> None:
+    with make_sim(timestep=0.05) as sim:
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r1")
+        fleet = RmfFleet(sim, [robot]).start()
+        server = RmfServer(make_app(fleet)).start()
+        base = "/open-rmf/rmf_demos_fm"
+        with socket.create_connection((server.host, server.port), timeout=10) as sock:
+            sock.sendall(f"GET {base}/status/ HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert read_answers(sock, 1)[0][1]["all_robots"][0]["robot_name"] == "r1"
+            t0 = time.monotonic()
+            server.stop()
+            assert time.monotonic() - t0 < 5.0
+            assert sock.recv(10) == b""  # closed by the server on its way out
+        fleet.stop_serving()
