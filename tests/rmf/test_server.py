@@ -141,6 +141,11 @@ def test_stop_robot(served: Served) -> None:
     body = {"map_name": "L1", "destination": {"x": 40.0, "y": 3.0, "yaw": 0.0}}
     served.call("POST", "navigate/?robot_name=tinyRobot2&cmd_id=1", body)
     served.step_until(lambda: served.fleet.robots[1].get_pose().position[0] > 1.0)
+    code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=9"
+                                     "&stop_cmd_id=2")  # fmt: skip
+    assert code == 400 and "running command 1, not 9" in reply["msg"]
+    served.sim.step_once()
+    assert served.fleet.robots[1].is_moving  # not stopped: another command
     code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=1"
                                      "&stop_cmd_id=2")  # fmt: skip
     assert code == 200 and reply["success"] is True

@@ -65,22 +65,24 @@ def fast_protocol(answer: Answer) -> type[asyncio.Protocol] | None:
 
         def _serve(self) -> None:
             """Answer the complete heads in the buffer, in order, until one is not ours."""
-            while self.buffer and not self.transport.is_closing():
+            buffer, at = self.buffer, 0
+            while at < len(buffer) and not self.transport.is_closing():
                 if self.full:  # go on when the answers so far have drained
                     self.transport.pause_reading()
-                    return
-                end = self.buffer.find(b"\r\n\r\n")
+                    break
+                end = buffer.find(b"\r\n\r\n", at)
                 if end < 0:
-                    if len(self.buffer) > MAX_HEAD:
-                        self._hand_over()
-                    return
-                reply = self._reply(self.buffer[:end])
+                    if len(buffer) - at <= MAX_HEAD:
+                        break  # the rest of the head is on its way
+                    self.buffer = buffer[at:]
+                    return self._hand_over()
+                reply = self._reply(buffer[at:end])
                 if reply is None:
-                    self._hand_over()
-                    return
-                body, keep = reply
-                self.buffer = self.buffer[end + 4 :]
-                self._write(body, keep)
+                    self.buffer = buffer[at:]
+                    return self._hand_over()
+                at = end + 4
+                self._write(*reply)
+            self.buffer = buffer[at:]
             if not self.transport.is_closing():
                 self._arm()
 

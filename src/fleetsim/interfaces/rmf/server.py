@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from fleetsim.errors import FleetSimError
 from fleetsim.interfaces.rmf.fast_http import fast_protocol
 from fleetsim.interfaces.rmf.fleet import RmfFleet
+from fleetsim.interfaces.rmf.status import NO_COMMAND
 from fleetsim.interfaces.serving import free_port
 
 PREFIX = "/open-rmf/rmf_demos_fm"
@@ -178,6 +179,9 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         why = unknown(robot_name, running_cmd_id, stop_cmd_id)
         if why:
             return refuse(why)
+        running = int(fleet.cmd_id[fleet.index[robot_name]])
+        if running_cmd_id is not None and running not in (NO_COMMAND, running_cmd_id):
+            return refuse(f"{robot_name} is running command {running}, not {running_cmd_id}")
         fleet.stop(robot_name, stop_cmd_id)
         return answer()
 
