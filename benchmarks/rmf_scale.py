@@ -87,7 +87,9 @@ class Http(asyncio.Protocol):
 
 
 async def adapter(url: str, names: list[str], homes: list[tuple[float, float]], seconds: float,
-                  hz: float, keep: bool, navigate_period: float) -> dict[str, Any]:  # fmt: skip
+                  hz: float, keep: bool, navigate_period: float, part: tuple[int, int] = (0, 1)
+                  ) -> dict[str, Any]:  # fmt: skip
+    """Poll (and command) the robots of `part` (i, n): every n-th from the i-th."""
     host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
     latencies: list[float] = []
     late, bad, sent_cmds = [0], [0], [0]
@@ -127,20 +129,33 @@ async def adapter(url: str, names: list[str], homes: list[tuple[float, float]], 
                 lap += 1
                 next_cmd += navigate_period
 
-    await asyncio.gather(*(robot(k, name) for k, name in enumerate(names)))
-    lat = sorted(latencies)
+    mine = range(part[0], len(names), part[1])
+    await asyncio.gather(*(robot(k, names[k]) for k in mine))
+    return {
+        "latencies_ms": [round(1e3 * t, 3) for t in latencies],
+        "late": late[0],
+        "bad": bad[0],
+        "commands": sent_cmds[0],
+        "robots_completing": sum(1 for k in mine if names[k] in completed),
+        "cpu_s": cpu_s(),
+    }
+
+
+def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The adapters' results as one: counts summed, latency percentiles over all polls."""
+    lat = sorted(t for r in results for t in r["latencies_ms"])
 
     def pct(q: float) -> float:
-        return 1e3 * lat[min(int(q * len(lat)), len(lat) - 1)] if lat else float("nan")
+        return lat[min(int(q * len(lat)), len(lat) - 1)] if lat else float("nan")
 
-    finished = sum(1 for name in names if name in completed)
-    return {"polls": len(lat), "late": late[0], "bad": bad[0], "commands": sent_cmds[0],
-            "robots_completing": finished, "p50_ms": pct(0.5), "p95_ms": pct(0.95),
-            "p99_ms": pct(0.99), "max_ms": 1e3 * lat[-1] if lat else float("nan"),
-            "cpu_s": cpu_s()}  # fmt: skip
+    total = {key: sum(r[key] for r in results)
+             for key in ("late", "bad", "commands", "robots_completing", "cpu_s")}  # fmt: skip
+    return {"polls": len(lat), **total, "p50_ms": pct(0.5), "p95_ms": pct(0.95),
+            "p99_ms": pct(0.99), "max_ms": lat[-1] if lat else float("nan")}  # fmt: skip
 
 
-def run_adapter(url: str, seconds: float, hz: float, keep: bool, navigate_period: float) -> None:
+def run_adapter(url: str, seconds: float, hz: float, keep: bool, navigate_period: float,
+                part: tuple[int, int]) -> None:  # fmt: skip
     import urllib.request
 
     with urllib.request.urlopen(f"{url}/status/", timeout=30) as response:
@@ -154,7 +169,7 @@ def run_adapter(url: str, seconds: float, hz: float, keep: bool, navigate_period
     except ImportError:
         pass
     print("ready", flush=True)
-    result = asyncio.run(adapter(url, names, homes, seconds, hz, keep, navigate_period))
+    result = asyncio.run(adapter(url, names, homes, seconds, hz, keep, navigate_period, part))
     print(json.dumps(result), flush=True)
 
 
@@ -167,7 +182,7 @@ def cpu_s() -> float:
 
 
 def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_period: float,
-        pin: bool = False) -> dict[str, Any]:  # fmt: skip
+        pin: bool = False, adapters: int = 1) -> dict[str, Any]:  # fmt: skip
     from fleetsim.interfaces.rmf.fleet import RmfFleet
     from fleetsim.interfaces.rmf.server import RmfServer, make_app
     from fleetsim.scenario import build, load_scenario
@@ -180,22 +195,26 @@ def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_perio
     with built.sim:
         fleet = RmfFleet(built.sim, built.scene.robots).start()
         with RmfServer(make_app(fleet)) as server:
-            proc = subprocess.Popen([sys.executable, __file__, "--adapter", server.url,
-                                     "--seconds", str(seconds), "--hz", str(hz),
-                                     "--navigate-period", str(navigate_period)]
-                                    + (["--connections", "keep"] if keep else []),
-                                    stdout=subprocess.PIPE, text=True)  # fmt: skip
-            if pin:  # the simulator on the first core, the adapter on the second
+            procs = [subprocess.Popen([sys.executable, __file__, "--adapter", server.url,
+                                       "--seconds", str(seconds), "--hz", str(hz),
+                                       "--navigate-period", str(navigate_period),
+                                       "--part", f"{i}/{adapters}"]
+                                      + (["--connections", "keep"] if keep else []),
+                                      stdout=subprocess.PIPE, text=True)
+                     for i in range(adapters)]  # fmt: skip
+            if pin:  # the simulator on the first core, the adapters on the second
                 os.sched_setaffinity(0, {0})
-                os.sched_setaffinity(proc.pid, {1})
-            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+                for proc in procs:
+                    os.sched_setaffinity(proc.pid, {1})
+            for proc in procs:
+                assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
             cpu0, wall0 = cpu_s(), time.perf_counter()
             summary = run_scenario(built)
             wall = time.perf_counter() - wall0
             cpu = cpu_s() - cpu0
-            out = proc.communicate(timeout=120)[0]
+            outs = [proc.communicate(timeout=120)[0] for proc in procs]
         fleet.stop_serving()
-    result = json.loads(out.strip().splitlines()[-1])
+    result = merge([json.loads(out.strip().splitlines()[-1]) for out in outs])
     steps = max(round(summary.sim_time / dt), 1)
     return {"robots": n, "connections": "keep" if keep else "new", "rtf": summary.sim_time / wall,
             "ms_per_step": 1e3 * wall / steps, "sim_cpu": cpu / wall,
@@ -212,14 +231,31 @@ def main() -> None:
     parser.add_argument("--connections", choices=["new", "keep"], default="new")
     parser.add_argument("--navigate-period", type=float, default=10.0)
     parser.add_argument("--pin", action="store_true", help="simulator on CPU 0, adapter on 1")
+    parser.add_argument(
+        "--adapters",
+        type=int,
+        default=2,
+        help="processes polling (one Python process lags behind 5,000 new connections a second)",
+    )
     parser.add_argument("--adapter", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--part", default="0/1", help=argparse.SUPPRESS)
     args = parser.parse_args()
     keep = args.connections == "keep"
     if args.adapter:
-        run_adapter(args.adapter, args.seconds, args.hz, keep, args.navigate_period)
+        i, n = (int(v) for v in args.part.split("/"))
+        run_adapter(args.adapter, args.seconds, args.hz, keep, args.navigate_period, (i, n))
         return
     for n in args.robots:
-        r = run(n, args.seconds, args.timestep, args.hz, keep, args.navigate_period, args.pin)
+        r = run(
+            n,
+            args.seconds,
+            args.timestep,
+            args.hz,
+            keep,
+            args.navigate_period,
+            args.pin,
+            args.adapters,
+        )
         pinned = " pinned" if args.pin else ""
         print(f"{r['robots']:>5} robots  {r['connections']} connections{pinned}  "
               f"rtf {r['rtf']:.3f}  "
