@@ -30,45 +30,6 @@ def get(url: str) -> dict:
         return json.loads(response.read())
 
 
-def test_the_command_serves_until_sigterm(tmp_path: Path) -> None:
-    path = scenario(tmp_path, SCENARIO)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0", "--rtf", "4"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"fleet manager (http://127\.0\.0\.1:\d+/open-rmf/rmf_demos_fm)/", line)
-        assert found, line + (proc.stderr.read() if proc.poll() is not None else "")
-        base = found.group(1)
-        robots = get(f"{base}/status/")["all_robots"]
-        assert [r["robot_name"] for r in robots] == ["tinyRobot_0", "tinyRobot_1"]
-        assert robots[0]["map_name"] == "L1"
-        body = json.dumps({"map_name": "L1", "destination": {"x": 2.0, "y": 0.0, "yaw": 0.0},
-                           "speed_limit": 0.0}).encode()  # fmt: skip
-        request = urllib.request.Request(f"{base}/navigate/?robot_name=tinyRobot_0&cmd_id=5",
-                                         data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})  # fmt: skip
-        with urllib.request.urlopen(request, timeout=10) as response:
-            assert json.loads(response.read())["success"] is True
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            state = get(f"{base}/status/?robot_name=tinyRobot_0")["data"]
-            if state["last_completed_request"] == 5:
-                break
-            time.sleep(0.05)
-        assert state["last_completed_request"] == 5
-        assert abs(state["position"]["x"] - 2.0) < 0.06
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-        assert proc.returncode == 128 + signal.SIGTERM, err
-        assert "stopped           │ by SIGTERM" in out
-    finally:
-        proc.kill()
-        proc.wait(10)
-
-
 def serve(path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0", "--rtf", "4", *extra],
@@ -86,6 +47,37 @@ def post(url: str, body: dict) -> dict:
                                      headers={"Content-Type": "application/json"})  # fmt: skip
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
+
+
+def completed(base: str, name: str, cmd_id: int) -> dict:
+    """The robot's status once it reports `cmd_id` completed (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        state = get(f"{base}/status?robot_name={name}")["data"]
+        if state["last_completed_request"] == cmd_id:
+            return state
+        time.sleep(0.05)
+    raise AssertionError(f"{name} never completed {cmd_id}: {state}")
+
+
+def test_the_command_serves_until_sigterm(tmp_path: Path) -> None:
+    proc, base = serve(scenario(tmp_path, SCENARIO))
+    try:
+        robots = get(f"{base}/status/")["all_robots"]
+        assert [r["robot_name"] for r in robots] == ["tinyRobot_0", "tinyRobot_1"]
+        assert robots[0]["map_name"] == "L1"
+        reply = post(f"{base}/navigate/?robot_name=tinyRobot_0&cmd_id=5",
+                     {"map_name": "L1", "destination": {"x": 2.0, "y": 0.0, "yaw": 0.0},
+                      "speed_limit": 0.0})  # fmt: skip
+        assert reply["success"] is True
+        assert abs(completed(base, "tinyRobot_0", 5)["position"]["x"] - 2.0) < 0.06
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert "stopped           │ by SIGTERM" in out
+    finally:
+        proc.kill()
+        proc.wait(10)
 
 
 def test_a_building_s_robots_in_rmf_coordinates_with_the_scenario_s_activities(
@@ -119,13 +111,7 @@ rmf:
         reply = post(f"{base}/start_activity?robot_name=bot1&cmd_id=3",
                      {"activity": "clean", "label": "zone_a"})  # fmt: skip
         assert reply["success"] is True
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            state = get(f"{base}/status?robot_name=bot1")["data"]
-            if state["last_completed_request"] == 3:
-                break
-            time.sleep(0.05)
-        assert state["last_completed_request"] == 3
+        state = completed(base, "bot1", 3)
         assert state["position"]["x"] == pytest.approx(7.0, abs=0.06)
         assert state["position"]["y"] == pytest.approx(-6.0, abs=0.06)
         assert state["position"]["yaw"] == pytest.approx(-1.5708, abs=0.02)
