@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shutil
 import signal
 import time
@@ -98,6 +99,12 @@ def run(
         help="Write the run's results: metadata, KPIs, per-robot and per-task tables "
         "(.json, .csv or .parquet).",
     ),
+    record: Path | None = typer.Option(
+        None, "--record", help="Record the run to an MCAP file for Foxglove (run.mcap)."
+    ),
+    record_rate: float = typer.Option(
+        10.0, "--record-rate", help="Recorded frames per simulated second."
+    ),
 ) -> None:
     """Run a scenario with a progress bar, then print a summary.
 
@@ -107,11 +114,18 @@ def run(
     conditions = _parse_fail_on(fail_on)
     if output is not None and output.suffix.lower() not in FORMATS:
         raise exit_for(ConfigError(f"--output {output}: use a .json, .csv or .parquet file name"))
+    if record is not None and record.suffix.lower() != ".mcap":
+        raise exit_for(ConfigError(f"--record {record}: use a .mcap file name"))
+    if not (math.isfinite(record_rate) and record_rate > 0):
+        raise exit_for(ConfigError(f"--record-rate {record_rate}: expected frames per second > 0"))
     handle_stop_signals()
     # PyBullet's window threads print to the C stdout at any time: park it for a GUI run.
     with native_stdout_parked() if gui else contextlib.nullcontext():
-        summary, meta = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies)
+        summary, meta = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies,
+                                       (record, record_rate))  # fmt: skip
     print_summary(summary)
+    if record is not None:
+        typer.echo(f"recording: {record} (open it in Foxglove)")
     if output is not None:
         try:
             files = write_results(output, summary, meta)
@@ -133,6 +147,7 @@ def _build_and_run(
     duration: float | None,
     seed: int | None,
     max_bodies: int,
+    recording: tuple[Path | None, float] = (None, 10.0),
 ) -> tuple[RunSummary, dict[str, Any]]:
     console = Console(stderr=True)
     started = time.perf_counter()
@@ -158,6 +173,12 @@ def _build_and_run(
     )
     with built.sim, Progress(*columns, console=console) as bar:
         task = bar.add_task(loaded.path.stem, total=built.sim.params.duration, status="starting")
+        record_to, rate = recording
+        if record_to is not None:
+            try:
+                start_recording(built, loaded, overrides, record_to, rate)
+            except FleetSimError as exc:
+                raise exit_for(exc) from None
 
         def progress(sim_time: float, factor: float) -> None:
             bar.update(task, completed=sim_time, status=f"t={sim_time:.1f} s  RTF {factor:.1f}x")
@@ -177,6 +198,19 @@ def _build_and_run(
         "overrides": list(overrides),
     }
     return summary, meta
+
+
+def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, rate: float
+                    ) -> None:  # fmt: skip
+    """Record the built run to `path` (closed with the simulation), with the scenario, its
+    overrides and the fleet manager's KPI series."""
+    facts = {"scenario": loaded.scenario.name or loaded.path.stem,
+             "scenario_file": str(loaded.path),
+             "overrides": json.dumps(list(overrides))}  # fmt: skip
+    recorder = built.sim.record(path, rate, facts)
+    for plugin in built.plugins:
+        if isinstance(getattr(plugin, "series", None), list):
+            recorder.watch_kpis(plugin.series)
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:

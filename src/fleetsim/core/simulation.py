@@ -89,6 +89,7 @@ class MultiRobotSimulationCore:
         self._next_collision_check = 0.0
         self.gui: GuiControls | None = GuiControls(self) if p.gui else None
         self.monitor: DataMonitor | None = None
+        self._recorders: list[Any] = []  # fleetsim.recording.Recorder, closed with the sim
         self._paused = False
         self._resume_event = threading.Event()
         self._resume_event.set()
@@ -516,9 +517,26 @@ class MultiRobotSimulationCore:
         self._set_up_world()
         self.events.emit("reset", self)
 
+    def record(self, path: str | FsPath, rate: float = 10.0,
+               metadata: dict[str, str] | None = None) -> Any:  # fmt: skip
+        """Record from now on to an MCAP file that opens in Foxglove (`rate` frames per
+        simulated second), until the returned recorder's `close()` or this simulation's.
+        Needs `pip install "fleetsim[record]"`."""
+        from fleetsim import __version__
+        from fleetsim.recording import Recorder
+
+        facts = {"fleetsim": __version__, "seed": str(self.params.seed),
+                 "timestep": str(self.params.timestep), **(metadata or {})}  # fmt: skip
+        recorder = Recorder(self, path, rate, facts)
+        self._recorders.append(recorder)
+        return recorder
+
     def close(self) -> None:
-        """Disconnect from PyBullet (and close the monitor). Safe to call twice."""
+        """Disconnect from PyBullet (and close the monitor and recorders). Safe to call twice."""
         self.stop()
+        for recorder in self._recorders:
+            recorder.close()
+        self._recorders = []
         if self.monitor is not None:
             self.monitor.stop()
             self.monitor = None

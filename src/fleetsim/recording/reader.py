@@ -1,0 +1,95 @@
+"""`Recording`: an MCAP file written by `Recorder`, read back as arrays.
+
+with fleetsim.recording.open("run.mcap") as rec:
+    for frame in rec.frames():
+        frame.time, frame.names, frame.xyz, frame.yaw      # (N,), (N, 3), (N,)
+    rec.metadata["scenario"], rec.events()
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.recording import schemas
+from fleetsim.recording.writer import NS, POINT
+
+
+@dataclass
+class Frame:
+    """The fleet at one recorded instant: `names[i]` is at `xyz[i]` facing `yaw[i]`."""
+
+    time: float
+    names: list[str]
+    xyz: np.ndarray
+    yaw: np.ndarray
+
+    def pose_of(self, name: str) -> tuple[np.ndarray, float]:
+        k = self.names.index(name)
+        return self.xyz[k], float(self.yaw[k])
+
+
+class Recording:
+    def __init__(self, path: str | Path) -> None:
+        try:
+            from mcap.reader import make_reader
+        except ImportError:
+            raise FleetSimError(schemas.NEEDS) from None
+        self.path = Path(path)
+        try:
+            self._file = self.path.open("rb")
+        except OSError as exc:
+            raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+        try:
+            self._reader = make_reader(self._file)
+            header = self._reader.get_header()
+        except Exception as exc:  # the mcap package raises its own kinds for a bad file
+            self._file.close()
+            raise ConfigError(f"{path}: not an MCAP recording ({exc})") from None
+        if header.profile != "fleetsim":
+            self._file.close()
+            raise ConfigError(f"{path}: an MCAP file, but not a fleetsim recording "
+                              f"(profile {header.profile!r})")  # fmt: skip
+        self.metadata: dict[str, str] = {}
+        for record in self._reader.iter_metadata():
+            if record.name == "fleetsim":
+                self.metadata = dict(record.metadata)
+
+    def messages(self, *topics: str) -> Iterator[tuple[str, float, bytes]]:
+        """(topic, simulated time, raw bytes) of `topics`' messages, in time order."""
+        for _schema, channel, message in self._reader.iter_messages(topics=list(topics)):
+            yield channel.topic, message.log_time / NS, message.data
+
+    def frames(self) -> Iterator[Frame]:
+        """Every recorded frame of the fleet, in time order."""
+        cloud_class = schemas.foxglove("PointCloud")
+        names: list[str] = []
+        for topic, time, data in self.messages("/fleet", "/fleet/robots"):
+            if topic == "/fleet/robots":
+                names = json.loads(data)["names"]
+                continue
+            cloud = cloud_class()
+            cloud.ParseFromString(data)
+            points = np.frombuffer(cloud.data, dtype=POINT)
+            xyz = np.column_stack([points["x"], points["y"], points["z"]])
+            yaw = points["yaw"].astype(np.float64)
+            yield Frame(time, [names[i] for i in points["id"].tolist()], xyz, yaw)
+
+    def events(self) -> list[dict[str, Any]]:
+        """Everything on `/events`, in time order."""
+        return [json.loads(data) for _t, _time, data in self.messages("/events")]
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> Recording:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,132 @@
+"""`SceneWriter`: the world around the robots as `foxglove.SceneUpdate`s.
+
+The first update carries the static world: a floor, every static body as a box (its collision
+box, posed), and the site's lanes and named places. Later updates carry only the other bodies
+(loads, carts, shelves that move) that appeared or moved since the last one, and deletions for
+bodies that were removed. Robots are not here: they are `/fleet`, one message for all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fleetsim.geometry import quat
+from fleetsim.recording.schemas import foxglove
+from fleetsim.state.bodies import CollisionMode
+
+MAX_LABELS = 2000  # named places written as text (more would swamp the 3D view)
+FLOOR_MARGIN_M = 2.0
+GREY, SAND, BLUE, WHITE = (0.6, 0.6, 0.62, 1.0), (0.85, 0.7, 0.45, 1.0), (0.3, 0.5, 0.9, 0.8), (
+    1.0, 1.0, 1.0, 1.0)  # fmt: skip
+
+
+def _set_pose(pose: Any, position: np.ndarray, orientation: np.ndarray) -> None:
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
+    o = pose.orientation
+    o.x, o.y, o.z, o.w = (float(v) for v in orientation)
+
+
+def _set_color(color: Any, rgba: tuple[float, float, float, float]) -> None:
+    color.r, color.g, color.b, color.a = rgba
+
+
+class SceneWriter:
+    def __init__(self, sim: Any) -> None:
+        self.sim = sim
+        self._sent: dict[int, np.ndarray] = {}  # handle -> pose (pos + quat) last written
+        self._gone: list[int] = []
+
+    def removed(self, obj: Any) -> None:
+        if self._sent.pop(obj.handle, None) is not None:
+            self._gone.append(obj.handle)
+
+    def update(self, first: bool) -> Any | None:
+        """The SceneUpdate for this frame, or None when nothing changed."""
+        update = foxglove("SceneUpdate")()
+        stamp = round(self.sim.sim_time * 1e9)
+        if first:
+            self._static(update, stamp)
+        for handle in self._gone:
+            deletion = update.deletions.add(id=f"body/{handle}", type=0)  # 0: matching id
+            deletion.timestamp.FromNanoseconds(stamp)
+        self._gone = []
+        self._moving(update, stamp)
+        return update if update.entities or update.deletions else None
+
+    # -- the static world -------------------------------------------------------------------
+
+    def _static(self, update: Any, stamp: int) -> None:
+        bodies = self.sim.world.bodies
+        static = np.flatnonzero(bodies["collision_mode"] == int(CollisionMode.STATIC))
+        entity = update.entities.add(id="static", frame_id="world")
+        entity.timestamp.FromNanoseconds(stamp)
+        lo, hi = self._extent()
+        floor = entity.cubes.add()
+        _set_pose(floor.pose, np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -0.01]),
+                  np.array([0.0, 0.0, 0.0, 1.0]))  # fmt: skip
+        floor.size.x, floor.size.y, floor.size.z = float(hi[0] - lo[0]), float(hi[1] - lo[1]), 0.02
+        _set_color(floor.color, (0.25, 0.25, 0.27, 1.0))
+        for row in static.tolist():
+            self._box(entity, row, GREY)
+        site = self.sim.site
+        if site is not None:
+            self._site(update, stamp, site.graph)
+
+    def _extent(self) -> tuple[np.ndarray, np.ndarray]:
+        bodies = self.sim.world.bodies
+        points = [bodies["aabb_min"][:, :2], bodies["aabb_max"][:, :2]]
+        if self.sim.site is not None:
+            points.append(self.sim.site.graph.xy)
+        stacked = np.concatenate([p for p in points if len(p)] or [np.zeros((1, 2))])
+        return stacked.min(axis=0) - FLOOR_MARGIN_M, stacked.max(axis=0) + FLOOR_MARGIN_M
+
+    def _box(self, entity: Any, row: int, rgba: tuple[float, float, float, float]) -> None:
+        bodies = self.sim.world.bodies
+        lo, hi = bodies["aabb_local_min"][row], bodies["aabb_local_max"][row]
+        q = bodies["quat"][row]
+        centre = bodies["pos"][row] + quat.rotate(q, (lo + hi) / 2)
+        cube = entity.cubes.add()
+        _set_pose(cube.pose, centre, q)
+        size = np.maximum(hi - lo, 1e-3)
+        cube.size.x, cube.size.y, cube.size.z = (float(v) for v in size)
+        _set_color(cube.color, rgba)
+
+    def _site(self, update: Any, stamp: int, graph: Any) -> None:
+        entity = update.entities.add(id="site", frame_id="world")
+        entity.timestamp.FromNanoseconds(stamp)
+        lanes = entity.lines.add(type=2, thickness=0.05)  # 2: LINE_LIST, a segment per pair
+        _set_color(lanes.color, BLUE)
+        lanes.pose.orientation.w = 1.0
+        for a, b in zip(graph.lane_from.tolist(), graph.lane_to.tolist(), strict=True):
+            for k in (a, b):
+                x, y = graph.xy[k].tolist()
+                lanes.points.add(x=x, y=y, z=0.01)
+        if len(graph.names) > MAX_LABELS:
+            return
+        for name, (x, y) in zip(graph.names, graph.xy.tolist(), strict=True):
+            text = entity.texts.add(text=name, billboard=True, font_size=12.0,
+                                    scale_invariant=True)  # fmt: skip
+            _set_pose(text.pose, np.array([x, y, 0.3]), np.array([0.0, 0.0, 0.0, 1.0]))
+            _set_color(text.color, WHITE)
+
+    # -- bodies that move -------------------------------------------------------------------
+
+    def _moving(self, update: Any, stamp: int) -> None:
+        bodies = self.sim.world.bodies
+        rows = np.flatnonzero(
+            ~bodies["robot"] & (bodies["collision_mode"] != int(CollisionMode.STATIC))
+        )
+        if not len(rows):
+            return
+        handles = bodies.handles[rows].tolist()
+        poses = np.concatenate([bodies["pos"][rows], bodies["quat"][rows]], axis=1)
+        for row, handle, pose in zip(rows.tolist(), handles, poses, strict=True):
+            last = self._sent.get(handle)
+            if last is not None and np.allclose(last, pose, atol=1e-6):
+                continue
+            entity = update.entities.add(id=f"body/{handle}", frame_id="world")
+            entity.timestamp.FromNanoseconds(stamp)
+            self._box(entity, row, SAND)
+            self._sent[handle] = pose

@@ -1,0 +1,142 @@
+"""Recordings written by `fleetsim run --record` and `sim.record`, read back with the mcap
+reader and the Foxglove schemas: pose for pose against a live run of the same scenario and
+seed, the scene, events, metadata, and the errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from mcap.reader import make_reader
+
+import fleetsim.recording
+from fleetsim import Agent, ConfigError, Pose, SimObject
+from fleetsim.objects import ShapeParams, SimObjectSpawnParams
+from fleetsim.scenario import build, load_scenario
+
+from ..conftest import make_sim
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fleetsim", "run", *args], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+def test_a_recording_matches_a_live_run_pose_for_pose(tmp_path: Path) -> None:
+    out = tmp_path / "run.mcap"
+    done = run_cli("crate_shuttle", "--seed", "7", "--duration", "20", "--record", str(out),
+                   "--record-rate", "5")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"recording: {out}" in done.stdout
+    live: dict[int, dict[str, np.ndarray]] = {}
+    built = build(load_scenario("crate_shuttle"), seed=7, duration=20)
+    with built.sim as sim:
+
+        def snap(*_: object) -> None:
+            live[sim.step_count] = {r.name: np.array(r.get_pose().position)
+                                    for r in built.scene.robots}  # fmt: skip
+
+        snap()
+        sim.on("post_step", snap)
+        sim.run_simulation(20)
+    with fleetsim.recording.open(out) as recording:
+        assert recording.metadata["scenario"] == "crate_shuttle"
+        assert recording.metadata["seed"] == "7"
+        frames = list(recording.frames())
+    assert [round(f.time, 6) for f in frames] == [round(0.2 * k, 6) for k in range(101)]
+    moved = 0.0
+    for frame in frames:
+        step = round(frame.time / built.sim.params.timestep)
+        for name, xyz in zip(frame.names, frame.xyz, strict=True):
+            assert np.abs(xyz - live[step][name]).max() < 1e-3, (frame.time, name)
+        moved = max(moved, float(np.abs(frame.xyz - frames[0].xyz).max()))
+    assert moved > 1.0  # the robots drove: the comparison is not of standing robots
+
+
+def test_the_file_is_self_describing_for_foxglove(tmp_path: Path) -> None:
+    """Every channel names its schema; the protobuf ones decode with only the descriptor set
+    stored in the file (what Foxglove does), and /fleet is one message per frame."""
+    out = tmp_path / "run.mcap"
+    with make_sim(timestep=0.1) as sim:
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 2.0 * k, 0), sim_core=sim,
+                                  name=f"amr{k}") for k in range(4)]  # fmt: skip
+        for r in robots:
+            r.set_waypoints([[3.0, r.get_pose().position[1]]], [0.0])
+        sim.record(out, rate=10)
+        for _ in range(20):
+            sim.step_once()
+    with out.open("rb") as f:
+        reader = make_reader(f)
+        summary = reader.get_summary()
+        assert summary is not None
+        topics = {c.topic: c for c in summary.channels.values()}
+        assert set(topics) >= {"/fleet", "/fleet/robots", "/scene", "/events"}
+        kinds = {c.topic: summary.schemas[c.schema_id].name for c in summary.channels.values()}
+        assert (
+            kinds["/fleet"] == "foxglove.PointCloud" and kinds["/scene"] == "foxglove.SceneUpdate"
+        )
+        counts = summary.statistics.channel_message_counts  # type: ignore[union-attr]
+        assert counts[topics["/fleet"].id] == 21  # frames at 0, 0.1, ... 2.0 s: one each
+        schema = summary.schemas[topics["/fleet"].schema_id]
+        assert schema.encoding == "protobuf" and topics["/fleet"].message_encoding == "protobuf"
+        files = descriptor_pb2.FileDescriptorSet.FromString(schema.data)
+        pool = descriptor_pool.DescriptorPool()
+        for file in files.file:
+            pool.Add(file)
+        cloud_class = message_factory.GetMessageClass(pool.FindMessageTypeByName(schema.name))
+        _s, _c, last = list(reader.iter_messages(topics=["/fleet"]))[-1]
+        cloud = cloud_class.FromString(last.data)
+        assert [f.name for f in cloud.fields] == ["x", "y", "z", "yaw", "id"]
+        assert len(cloud.data) == 4 * cloud.point_stride and cloud.frame_id == "world"
+        assert last.log_time == 2_000_000_000  # simulated time
+        assert json.loads(summary.schemas[topics["/events"].schema_id].data)["title"]
+
+
+def test_scene_static_world_site_and_bodies_that_come_and_go(tmp_path: Path) -> None:
+    out = tmp_path / "site.mcap"
+    built = build(load_scenario("site_warehouse"), duration=2)
+    with built.sim as sim:
+        sim.record(out, rate=10)
+        crate = SimObject.from_params(SimObjectSpawnParams(
+            visual_shape=ShapeParams(half_extents=(0.2, 0.2, 0.2)),
+            initial_pose=Pose.from_xyz(1.0, 1.0, 0.2), name="crate"), sim_core=sim)  # fmt: skip
+        sim.step_once()
+        crate.remove()
+        sim.step_once()
+        sim.step_once()
+        graph = sim.site.graph  # type: ignore[union-attr]
+        static_count = int(np.sum(sim.world.bodies["collision_mode"] == 2))
+    scene_class = fleetsim.recording.schemas.foxglove("SceneUpdate")
+    with fleetsim.recording.open(out) as recording:
+        updates = [scene_class.FromString(d) for _t, _time, d in recording.messages("/scene")]
+    first = {e.id: e for e in updates[0].entities}
+    assert len(first["static"].cubes) == 1 + static_count  # the floor and every static body
+    assert len(first["site"].lines[0].points) == 2 * len(graph.lane_from)
+    assert {t.text for t in first["site"].texts} == set(graph.names)
+    ids = [e.id for u in updates for e in u.entities if e.id.startswith("body/")]
+    gone = [d.id for u in updates for d in u.deletions]
+    assert ids and gone == ids[:1]  # the crate appeared, then was deleted
+
+
+def test_events_and_bad_input(tmp_path: Path) -> None:
+    out = tmp_path / "arm.mcap"
+    done = run_cli("crate_shuttle", "--duration", "30", "--record", str(out))
+    assert done.returncode == 0, done.stderr
+    with fleetsim.recording.open(out) as recording:
+        kinds = {e["kind"] for e in recording.events()}
+    assert {"recording_started", "action_completed"} <= kinds
+    bad = run_cli("crate_shuttle", "--record", str(tmp_path / "run.txt"))
+    assert bad.returncode == 2 and "use a .mcap file name" in bad.stderr
+    bad = run_cli("crate_shuttle", "--record", str(out), "--record-rate", "0")
+    assert bad.returncode == 2 and "--record-rate" in bad.stderr
+    not_mcap = tmp_path / "x.mcap"
+    not_mcap.write_text("hello")
+    with pytest.raises(ConfigError, match="not an MCAP recording"):
+        fleetsim.recording.open(not_mcap)
+    with make_sim() as sim, pytest.raises(ConfigError, match="record rate"):
+        sim.record(tmp_path / "y.mcap", rate=-1)
