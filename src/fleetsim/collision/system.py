@@ -96,6 +96,8 @@ class CollisionSystem:
         self.ignore_static = ignore_static
         self.cells = CellSizePolicy(cell_size_mode, cell_size)
         self.active = np.empty(0, dtype=np.int64)  # sorted pair keys
+        self.started = np.empty(0, dtype=np.int64)  # keys of the pairs the last check began
+        self.checks = 0  # checks run since the start (recorders read `started` once per check)
         self.intended = IntendedContacts()  # a gripper on what it picks is not a collision
         self.static_index = StaticIndex()
         self.started_count = 0
@@ -119,7 +121,7 @@ class CollisionSystem:
 
     def reset(self) -> None:
         self._seen = None
-        self.active = np.empty(0, dtype=np.int64)
+        self.active = self.started = np.empty(0, dtype=np.int64)
         self.intended.clear()
         self.started_count = 0
         self._started_by_kind[:] = 0
@@ -129,6 +131,8 @@ class CollisionSystem:
     def check(self) -> CheckResult:
         """Run a full check and update the active pairs."""
         t0 = time.perf_counter()
+        self.checks += 1
+        self.started = self.active[:0]
         refresh_moved_aabbs(self.bodies)
         if self._unchanged():  # an idle fleet: the same pairs as last time, for free
             self.timings = dict.fromkeys(self.timings, 0.0)
@@ -153,7 +157,7 @@ class CollisionSystem:
         result = CheckResult(
             now, key_pairs(new), key_pairs(np.setdiff1d(self.active, now, assume_unique=True))
         )
-        self.active = now
+        self.active, self.started = now, new
         self.started_count += len(new)
         if new.size:
             rows_a, rows_b = (self.bodies.rows(h) for h in key_handles(new))

@@ -21,14 +21,35 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.geometry import quat
+from fleetsim.collision.pairs import key_pairs
+from fleetsim.errors import ConfigError
 from fleetsim.recording import schemas
+from fleetsim.recording.mcap_out import Data, McapOut
 from fleetsim.recording.scene import SceneWriter
 
 NS = 1_000_000_000
-POINT = np.dtype([("x", "<f8"), ("y", "<f8"), ("z", "<f8"), ("yaw", "<f4"), ("id", "<u4")])
-PROFILE = "fleetsim"
+POINT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("yaw", "<f4"), ("id", "<u4")])
+# (A frame is written as an (N, 5) float32 array whose last column holds the uint32 ids.)
+
+
+def varint(n: int) -> bytes:
+    """`n` as a protobuf varint."""
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def points_of(pos: np.ndarray, q: np.ndarray) -> bytes:
+    """The `/fleet` point data: x, y, z, yaw as float32 and the row index as uint32."""
+    points = np.empty((len(pos), 5), dtype=np.float32)
+    points[:, :3] = pos
+    x, y, z, w = q.astype(np.float32).T
+    points[:, 3] = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    points[:, 4].view(np.uint32)[:] = np.arange(len(pos), dtype=np.uint32)
+    return points.tobytes()
 
 
 class Recorder:
@@ -38,33 +59,24 @@ class Recorder:
                  metadata: dict[str, str] | None = None) -> None:  # fmt: skip
         if not (isinstance(rate, int | float) and math.isfinite(rate) and rate > 0):
             raise ConfigError(f"record rate: expected frames per second > 0, got {rate!r}")
-        try:
-            from mcap.writer import CompressionType, Writer
-        except ImportError:
-            raise FleetSimError(schemas.NEEDS) from None
         self.sim, self.path, self.rate = sim, Path(path), float(rate)
-        try:
-            self._file = self.path.open("wb")
-        except OSError as exc:
-            raise ConfigError(f"--record {path}: {exc.strerror or exc}") from None
-        self._mcap: Any = Writer(self._file, compression=CompressionType.ZSTD)
-        self._mcap.start(profile=PROFILE, library="fleetsim")
-        self._mcap.add_metadata("fleetsim", {k: str(v) for k, v in (metadata or {}).items()})
-        self._channels: dict[str, int] = {}
-        self._sequence = 0
+        self._cloud = self._cloud_template()  # (checks that the schemas are installed)
+        facts = {k: str(v) for k, v in (metadata or {}).items()}
+        self._out = McapOut(self.path, facts)
+        self._schemas: dict[str, tuple[str, str, bytes]] = {}  # topic -> name, encoding, schema
         self.frames = 0
         self._next_frame = 0
         self._robots: np.ndarray | None = None  # handles, in /fleet id order
-        self._cloud = self._cloud_template()
         self.scene = SceneWriter(sim)
         self._hooks = [
             ("post_step", sim.on("post_step", lambda *_: self._after_step())),
-            ("object_spawned", sim.on("object_spawned", lambda *_: self._robots_changed())),
+            ("object_spawned", sim.on("object_spawned", self._spawned)),
             ("object_removed", sim.on("object_removed", self._removed)),
             ("action_completed", sim.on("action_completed", self._action("action_completed"))),
             ("action_failed", sim.on("action_failed", self._action("action_failed"))),
-            ("collision_started", sim.on("collision_started", self._collision)),
         ]
+        self._checks_seen = sim.collisions.checks
+        self._names = {h: obj.name for h, obj in sim.world.objects.items()}  # kept when removed
         self._closed = False
         self._kpis: list[dict[str, Any]] | None = None
         self._kpis_sent = 0
@@ -74,30 +86,23 @@ class Recorder:
 
     # -- channels ---------------------------------------------------------------------------
 
-    def _channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> int:
-        channel = self._channels.get(topic)
-        if channel is None:
-            schema_id = self._mcap.register_schema(schema_name, encoding, schema)
-            message_encoding = "protobuf" if encoding == "protobuf" else "json"
-            channel = self._mcap.register_channel(topic, message_encoding, schema_id)
-            self._channels[topic] = channel
-        return channel
-
-    def _write(self, channel: int, data: bytes, time_s: float | None = None) -> None:
+    def _write(self, topic: str, data: Data, time_s: float | None = None) -> None:
+        name, encoding, schema = self._schemas[topic]
         t = round((self.sim.sim_time if time_s is None else time_s) * NS)
-        self._mcap.add_message(channel, log_time=t, data=data, publish_time=t,
-                               sequence=self._sequence)  # fmt: skip
-        self._sequence += 1
+        self._out.message(topic, name, encoding, schema, t, data)
 
-    def _write_proto(self, topic: str, message: Any) -> None:
-        name = message.DESCRIPTOR.full_name
-        channel = self._channel(topic, name, "protobuf", schemas.descriptor_set(type(message)))
-        self._write(channel, message.SerializeToString())
+    def _write_proto(self, topic: str, message: Any, data: Data | None = None) -> None:
+        if topic not in self._schemas:
+            self._schemas[topic] = (message.DESCRIPTOR.full_name, "protobuf",
+                                    schemas.descriptor_set(type(message)))  # fmt: skip
+        self._write(topic, message.SerializeToString() if data is None else data)
 
-    def _write_json(self, topic: str, schema: bytes, record: dict[str, Any]) -> None:
-        title = json.loads(schema)["title"]
-        channel = self._channel(topic, title, "jsonschema", schema)
-        self._write(channel, json.dumps(record, separators=(",", ":")).encode())
+    def _write_json(self, topic: str, schema: bytes, record: dict[str, Any],
+                    time_s: float | None = None) -> None:  # fmt: skip
+        if topic not in self._schemas:
+            self._schemas[topic] = (json.loads(schema)["title"], "jsonschema", schema)
+        self._write(topic, json.dumps(record, separators=(",", ":"), default=float).encode(),
+                    time_s)  # fmt: skip
 
     # -- frames -----------------------------------------------------------------------------
 
@@ -110,9 +115,11 @@ class Recorder:
         for name, (kind, offset, *_) in (POINT.fields or {}).items():
             cloud.fields.add(name=name, offset=offset, type=kinds[kind.str])
         cloud.pose.orientation.w = 1.0
+        self._data_tag = varint(cloud.DESCRIPTOR.fields_by_name["data"].number << 3 | 2)
         return cloud
 
     def _after_step(self) -> None:
+        self._collisions()
         if self.sim.step_count >= self._next_frame:
             self._frame()
 
@@ -126,15 +133,13 @@ class Recorder:
             self._write_json("/fleet/robots", schemas.ROBOTS,
                              {"names": names, "handles": self._robots.tolist()})  # fmt: skip
         rows = bodies.rows(self._robots)
-        points = np.empty(len(rows), dtype=POINT)
-        pos = bodies["pos"][rows]
-        points["x"], points["y"], points["z"] = pos[:, 0], pos[:, 1], pos[:, 2]
-        points["yaw"] = quat.yaw_of(bodies["quat"][rows])
-        points["id"] = np.arange(len(rows))
-        cloud = self._cloud
+        if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and np.all(np.diff(rows) == 1):
+            rows = slice(int(rows[0]), int(rows[-1]) + 1)  # the usual layout: copy, not gather
+        pos, q = np.array(bodies["pos"][rows]), np.array(bodies["quat"][rows])
+        cloud = self._cloud  # no data: the points are framed on after it (protobuf allows it)
         cloud.timestamp.FromNanoseconds(round(self.sim.sim_time * NS))
-        cloud.data = points.tobytes()
-        self._write_proto("/fleet", cloud)
+        head = cloud.SerializeToString() + self._data_tag + varint(len(pos) * POINT.itemsize)
+        self._write_proto("/fleet", cloud, lambda: head + points_of(pos, q))
         update = self.scene.update(self.frames == 0)
         if update is not None:
             self._write_proto("/scene", update)
@@ -145,8 +150,9 @@ class Recorder:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _robots_changed(self) -> None:
+    def _spawned(self, obj: Any) -> None:
         self._robots = None  # listed again at the next frame
+        self._names[obj.handle] = obj.name
 
     def _removed(self, obj: Any) -> None:
         self._robots = None
@@ -163,10 +169,22 @@ class Recorder:
 
         return record
 
-    def _collision(self, a: Any, b: Any) -> None:
-        event = {"kind": "collision", "time": self.sim.sim_time,
-                 "a": getattr(a, "name", str(a)), "b": getattr(b, "name", str(b))}  # fmt: skip
-        self._write_json("/events", schemas.EVENT, event)
+    def _collisions(self) -> None:
+        """One `collisions` event per step in which contacts started: the pairs, by name."""
+        collisions = self.sim.collisions
+        if collisions.checks == self._checks_seen or not collisions.started.size:
+            self._checks_seen = collisions.checks
+            return
+        self._checks_seen = collisions.checks
+        started = collisions.started
+        names, time_s = self._names, self.sim.sim_time
+
+        def event() -> bytes:  # names looked up on the writer's thread
+            pairs = [[names.get(a, a), names.get(b, b)] for a, b in key_pairs(started)]
+            return json.dumps({"kind": "collisions", "time": time_s, "pairs": pairs}).encode()
+
+        self._schemas.setdefault("/events", ("fleetsim.Event", "jsonschema", schemas.EVENT))
+        self._write("/events", event)
 
     def watch_kpis(self, series: list[dict[str, Any]]) -> None:
         """Record the points appended to `series` (a fleet manager's KPI time series, each
@@ -177,9 +195,9 @@ class Recorder:
         series = self._kpis
         while series is not None and self._kpis_sent < len(series):
             point = series[self._kpis_sent]
-            channel = self._channel("/kpi", "fleetsim.Kpi", "jsonschema", schemas.KPI)
-            self._write(channel, json.dumps(point, separators=(",", ":"), default=float).encode(),
-                        float(point.get("time", self.sim.sim_time)))  # fmt: skip
+            self._write_json(
+                "/kpi", schemas.KPI, point, float(point.get("time", self.sim.sim_time))
+            )
             self._kpis_sent += 1
 
     # -- the end ----------------------------------------------------------------------------
@@ -192,8 +210,7 @@ class Recorder:
         self._write_kpis()
         for event, handler in self._hooks:
             self.sim.events.off(event, handler)
-        self._mcap.finish()
-        self._file.close()
+        self._out.close()
 
     def __enter__(self) -> Recorder:
         return self

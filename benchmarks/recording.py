@@ -1,0 +1,71 @@
+"""What recording costs: step time with and without `sim.record(...)` on the same run, side by
+side (blocks of steps alternate between the two, so drift on a shared machine hits both), and the
+file's size per frame.
+
+    python benchmarks/recording.py --robots 1000 10000 --rate 10
+
+The workload is the bundled `fleet_10k` scenario (cube robots driving to random goals, a
+collision check every step, 0.1 s step) at the given fleet size; at `--rate 10` every step is a
+recorded frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fleetsim.scenario import build, load_scenario
+
+
+def blocks(n: int, rate: float, block: int, rounds: int) -> dict[str, Any]:
+    built = build(load_scenario("fleet_10k", [f"robots[0].grid.count={n}"]))
+    sim = built.sim
+    plain: list[float] = []
+    recorded: list[float] = []
+    frames, size = 0, 0
+    with sim, tempfile.TemporaryDirectory() as folder:
+        for _ in range(20):  # warm up: robots under way
+            sim.step_once()
+        for r in range(rounds):
+            for _ in range(block):
+                t = time.perf_counter()
+                sim.step_once()
+                plain.append(time.perf_counter() - t)
+            path = Path(folder) / f"run{r}.mcap"
+            recorder = sim.record(path, rate=rate)
+            for _ in range(block):
+                t = time.perf_counter()
+                sim.step_once()
+                recorded.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            recorder.close()
+            recorded[-1] += time.perf_counter() - t  # the last chunk's compression counts too
+            frames += recorder.frames
+            size += path.stat().st_size
+    base, with_rec = statistics.mean(plain), statistics.mean(recorded)
+    return {"robots": n, "rate": rate, "step_ms": 1e3 * base, "recorded_step_ms": 1e3 * with_rec,
+            "overhead": with_rec / base - 1, "kb_per_frame": size / frames / 1024,
+            "mb_per_minute": size / frames * rate * 60 / 2**20}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--robots", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--rate", type=float, default=10.0)
+    parser.add_argument("--block", type=int, default=50, help="steps per block")
+    parser.add_argument("--rounds", type=int, default=4)
+    args = parser.parse_args()
+    for n in args.robots:
+        r = blocks(n, args.rate, args.block, args.rounds)
+        print(f"{r['robots']:>6} robots at {r['rate']:g} Hz: step {r['step_ms']:.2f} ms, "
+              f"recording {r['recorded_step_ms']:.2f} ms ({100 * r['overhead']:+.1f}%), "
+              f"{r['kb_per_frame']:.1f} kB a frame ({r['mb_per_minute']:.1f} MB a minute)",
+              flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
