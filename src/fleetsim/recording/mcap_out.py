@@ -1,94 +1,111 @@
-"""`McapOut`: an MCAP file written by a thread of its own.
+"""`McapOut`: an MCAP file written by a process of its own.
 
-The simulation thread hands over message bytes (or a function that makes them from a snapshot
-it took) and goes on; the writer thread owns the
-`mcap` writer: it registers channels as topics first appear, adds messages, compresses chunks
-with zstd and writes them (compression and writing release the GIL, so on two cores they cost
-the simulation little). At most `MAX_PENDING` messages wait: a writer that falls behind slows
-the simulation down instead of filling memory. An error on the writer's side (a full disk) is
-raised on the simulation's side at the next message or at `close()`.
+The simulation hands over finished message bytes (and, for collisions, the pairs' handles)
+through a pipe and goes on. A child process (`mcap_process.py`, which imports nothing of
+fleetsim, so it starts in a tenth of a second) owns the `mcap` writer: it registers channels
+as topics first appear, adds messages, compresses chunks with zstd and writes them, on the
+other core and under its own GIL. A full pipe makes the simulation wait instead of filling
+memory. If the child fails (a full disk), the next message or `close()` raises a
+`FleetSimError` with its reason.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Callable
+import pickle
+import subprocess
+import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.recording import schemas
 
-MAX_PENDING = 256
-PROFILE = "fleetsim"
+CLOSE_TIMEOUT_S = 120.0
+PIPE_BYTES = 1 << 20
+CHILD = Path(__file__).with_name("mcap_process.py")
 
-# (topic, schema name, schema encoding, schema bytes, log time ns, data); None ends the file.
-# `data` may be a function that makes the bytes: it is called on the writer's thread.
-Data = bytes | Callable[[], bytes]
-Job = tuple[str, str, str, bytes, int, Data] | None
+
+def widen(pipe: IO[bytes]) -> None:
+    """A 1 MB pipe (Linux; 64 kB by default), so a frame goes in without waiting for the
+    child to read."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except (ImportError, OSError):
+        pass
 
 
 class McapOut:
     def __init__(self, path: Path, metadata: dict[str, str]) -> None:
         try:
-            from mcap.writer import CompressionType, Writer
+            import mcap.writer  # noqa: F401 - fail here, not in the child, when it is missing
         except ImportError:
-            raise FleetSimError(schemas.NEEDS) from None
+            from fleetsim.recording.schemas import NEEDS
+
+            raise FleetSimError(NEEDS) from None
         try:
-            self._file = path.open("wb")
+            path.open("wb").close()  # a bad path is the caller's error, said at once
         except OSError as exc:
             raise ConfigError(f"--record {path}: {exc.strerror or exc}") from None
         self.path = path
-        self._writer: Any = Writer(self._file, compression=CompressionType.ZSTD)
-        self._writer.start(profile=PROFILE, library="fleetsim")
-        self._writer.add_metadata("fleetsim", metadata)
-        self._jobs: queue.Queue[Job] = queue.Queue(MAX_PENDING)
-        self._error: BaseException | None = None
-        self._channels: dict[str, int] = {}
-        self._sequence = 0
-        self._thread = threading.Thread(target=self._run, name="fleetsim-recorder", daemon=True)
-        self._thread.start()
+        self._proc = subprocess.Popen([sys.executable, str(CHILD), str(path)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE)  # fmt: skip
+        self._pipe: IO[bytes] = self._proc.stdin  # type: ignore[assignment]
+        widen(self._pipe)
+        ready = self._proc.stdout.readline() if self._proc.stdout else b""  # imports done
+        if ready.strip() != b"ready":
+            raise FleetSimError(f"recording {path}: {self._why()}")
+        self._known: set[str] = set()  # topics announced to the child
+        self._send(("metadata", metadata))
 
-    def message(self, topic: str, schema_name: str, encoding: str, schema: bytes, time_ns: int,
-                data: Data) -> None:  # fmt: skip
-        self._raise()
-        self._jobs.put((topic, schema_name, encoding, schema, time_ns, data))
+    def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
+        """Announce `topic` (once) with its schema."""
+        if topic not in self._known:
+            self._known.add(topic)
+            self._send(("channel", topic, schema_name, encoding, schema))
+
+    def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        self._send(("message", topic, time_ns, data))
+
+    def fleet(self, topic: str, time_ns: int, head: bytes, pos: bytes, quat: bytes) -> None:
+        """A `/fleet` PointCloud: `head` (the message without its data), and the robots'
+        float32 positions (N, 3) and quaternions (N, 4), made into points by the child."""
+        self._send(("fleet", topic, time_ns, head, pos, quat))
+
+    def names(self, names: dict[int, str]) -> None:
+        """Body names by handle, for the collision events (sent once, then as bodies come)."""
+        self._send(("names", names))
+
+    def collisions(self, topic: str, time_ns: int, a: list[int], b: list[int]) -> None:
+        """A `collisions` event for the pairs of bodies (handles) `a[i]`, `b[i]`."""
+        self._send(("collisions", topic, time_ns, a, b))
+
+    def _send(self, job: tuple[Any, ...]) -> None:
+        try:
+            pickle.dump(job, self._pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            self._pipe.flush()
+        except (BrokenPipeError, OSError):
+            raise FleetSimError(f"recording {self.path}: {self._why()}") from None
 
     def close(self) -> None:
-        """Write what is pending, finish the file (its summary and index) and close it."""
-        if self._thread.is_alive():
-            self._jobs.put(None)
-            self._thread.join()
-        self._raise()
-
-    def _raise(self) -> None:
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise FleetSimError(f"recording {self.path}: {error}") from error
-
-    def _add(self, job: Any) -> None:
-        topic, schema_name, encoding, schema, time_ns, data = job
-        channel = self._channels.get(topic)
-        if channel is None:
-            schema_id = self._writer.register_schema(schema_name, encoding, schema)
-            message_encoding = "protobuf" if encoding == "protobuf" else "json"
-            channel = self._writer.register_channel(topic, message_encoding, schema_id)
-            self._channels[topic] = channel
-        if callable(data):
-            data = data()
-        self._writer.add_message(channel, log_time=time_ns, data=data,
-                                 publish_time=time_ns, sequence=self._sequence)  # fmt: skip
-        self._sequence += 1
-
-    def _run(self) -> None:
+        """Send what is pending, let the child finish the file (summary, index) and wait."""
+        if self._pipe.closed:
+            return
         try:
-            while (job := self._jobs.get()) is not None:
-                self._add(job)
-            self._writer.finish()
-        except BaseException as exc:  # handed to the simulation's thread
-            self._error = exc
-            while self._jobs.get() is not None:  # let the simulation side finish
-                pass
-        finally:
-            self._file.close()
+            pickle.dump(None, self._pipe)
+            self._pipe.close()
+        except (BrokenPipeError, OSError):
+            pass
+        try:
+            self._proc.wait(CLOSE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+        if self._proc.returncode != 0:
+            raise FleetSimError(f"recording {self.path}: {self._why()}")
+
+    def _why(self) -> str:
+        self._proc.wait(CLOSE_TIMEOUT_S)
+        err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
+        lines = [line for line in err.strip().splitlines() if line.strip()]
+        return lines[-1] if lines else f"the writer exited with {self._proc.returncode}"

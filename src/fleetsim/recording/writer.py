@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.collision.pairs import key_pairs
+from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError
 from fleetsim.recording import schemas
-from fleetsim.recording.mcap_out import Data, McapOut
+from fleetsim.recording.mcap_out import McapOut
 from fleetsim.recording.scene import SceneWriter
 
 NS = 1_000_000_000
@@ -42,16 +42,6 @@ def varint(n: int) -> bytes:
             return bytes(out)
 
 
-def points_of(pos: np.ndarray, q: np.ndarray) -> bytes:
-    """The `/fleet` point data: x, y, z, yaw as float32 and the row index as uint32."""
-    points = np.empty((len(pos), 5), dtype=np.float32)
-    points[:, :3] = pos
-    x, y, z, w = q.astype(np.float32).T
-    points[:, 3] = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-    points[:, 4].view(np.uint32)[:] = np.arange(len(pos), dtype=np.uint32)
-    return points.tobytes()
-
-
 class Recorder:
     """Writes `sim` to `path` at `rate` frames per simulated second until `close()`."""
 
@@ -63,7 +53,7 @@ class Recorder:
         self._cloud = self._cloud_template()  # (checks that the schemas are installed)
         facts = {k: str(v) for k, v in (metadata or {}).items()}
         self._out = McapOut(self.path, facts)
-        self._schemas: dict[str, tuple[str, str, bytes]] = {}  # topic -> name, encoding, schema
+        self._announced: set[str] = set()  # topics whose channel the writer has
         self.frames = 0
         self._next_frame = 0
         self._robots: np.ndarray | None = None  # handles, in /fleet id order
@@ -76,7 +66,7 @@ class Recorder:
             ("action_failed", sim.on("action_failed", self._action("action_failed"))),
         ]
         self._checks_seen = sim.collisions.checks
-        self._names = {h: obj.name for h, obj in sim.world.objects.items()}  # kept when removed
+        self._out.names({h: obj.name for h, obj in sim.world.objects.items()})
         self._closed = False
         self._kpis: list[dict[str, Any]] | None = None
         self._kpis_sent = 0
@@ -86,23 +76,26 @@ class Recorder:
 
     # -- channels ---------------------------------------------------------------------------
 
-    def _write(self, topic: str, data: Data, time_s: float | None = None) -> None:
-        name, encoding, schema = self._schemas[topic]
-        t = round((self.sim.sim_time if time_s is None else time_s) * NS)
-        self._out.message(topic, name, encoding, schema, t, data)
+    def _ns(self, time_s: float | None = None) -> int:
+        return round((self.sim.sim_time if time_s is None else time_s) * NS)
 
-    def _write_proto(self, topic: str, message: Any, data: Data | None = None) -> None:
-        if topic not in self._schemas:
-            self._schemas[topic] = (message.DESCRIPTOR.full_name, "protobuf",
-                                    schemas.descriptor_set(type(message)))  # fmt: skip
-        self._write(topic, message.SerializeToString() if data is None else data)
+    def _write_proto(self, topic: str, message: Any, data: bytes | None = None) -> None:
+        if topic not in self._announced:
+            self._announced.add(topic)
+            self._out.channel(topic, message.DESCRIPTOR.full_name, "protobuf",
+                              schemas.descriptor_set(type(message)))  # fmt: skip
+        self._out.message(topic, self._ns(), message.SerializeToString() if data is None else data)
+
+    def _json_channel(self, topic: str, schema: bytes) -> None:
+        if topic not in self._announced:
+            self._announced.add(topic)
+            self._out.channel(topic, json.loads(schema)["title"], "jsonschema", schema)
 
     def _write_json(self, topic: str, schema: bytes, record: dict[str, Any],
                     time_s: float | None = None) -> None:  # fmt: skip
-        if topic not in self._schemas:
-            self._schemas[topic] = (json.loads(schema)["title"], "jsonschema", schema)
-        self._write(topic, json.dumps(record, separators=(",", ":"), default=float).encode(),
-                    time_s)  # fmt: skip
+        self._json_channel(topic, schema)
+        data = json.dumps(record, separators=(",", ":"), default=float).encode()
+        self._out.message(topic, self._ns(time_s), data)
 
     # -- frames -----------------------------------------------------------------------------
 
@@ -135,11 +128,16 @@ class Recorder:
         rows = bodies.rows(self._robots)
         if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and np.all(np.diff(rows) == 1):
             rows = slice(int(rows[0]), int(rows[-1]) + 1)  # the usual layout: copy, not gather
-        pos, q = np.array(bodies["pos"][rows]), np.array(bodies["quat"][rows])
+        pos = bodies["pos"][rows].astype(np.float32)
+        q = bodies["quat"][rows].astype(np.float32)
         cloud = self._cloud  # no data: the points are framed on after it (protobuf allows it)
-        cloud.timestamp.FromNanoseconds(round(self.sim.sim_time * NS))
+        cloud.timestamp.FromNanoseconds(self._ns())
         head = cloud.SerializeToString() + self._data_tag + varint(len(pos) * POINT.itemsize)
-        self._write_proto("/fleet", cloud, lambda: head + points_of(pos, q))
+        if "/fleet" not in self._announced:
+            self._announced.add("/fleet")
+            self._out.channel("/fleet", "foxglove.PointCloud", "protobuf",
+                              schemas.descriptor_set(type(cloud)))  # fmt: skip
+        self._out.fleet("/fleet", self._ns(), head, pos.tobytes(), q.tobytes())
         update = self.scene.update(self.frames == 0)
         if update is not None:
             self._write_proto("/scene", update)
@@ -152,7 +150,7 @@ class Recorder:
 
     def _spawned(self, obj: Any) -> None:
         self._robots = None  # listed again at the next frame
-        self._names[obj.handle] = obj.name
+        self._out.names({obj.handle: obj.name})
 
     def _removed(self, obj: Any) -> None:
         self._robots = None
@@ -177,14 +175,9 @@ class Recorder:
             return
         self._checks_seen = collisions.checks
         started = collisions.started
-        names, time_s = self._names, self.sim.sim_time
-
-        def event() -> bytes:  # names looked up on the writer's thread
-            pairs = [[names.get(a, a), names.get(b, b)] for a, b in key_pairs(started)]
-            return json.dumps({"kind": "collisions", "time": time_s, "pairs": pairs}).encode()
-
-        self._schemas.setdefault("/events", ("fleetsim.Event", "jsonschema", schemas.EVENT))
-        self._write("/events", event)
+        self._json_channel("/events", schemas.EVENT)
+        a, b = key_handles(started)
+        self._out.collisions("/events", self._ns(), a.tolist(), b.tolist())
 
     def watch_kpis(self, series: list[dict[str, Any]]) -> None:
         """Record the points appended to `series` (a fleet manager's KPI time series, each
