@@ -15,7 +15,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from mcap.reader import make_reader
 
 import fleetsim.recording
-from fleetsim import Agent, ConfigError, Pose, SimObject
+from fleetsim import Agent, ConfigError, FleetSimError, Pose, SimObject
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
 from fleetsim.scenario import build, load_scenario
 
@@ -140,3 +140,19 @@ def test_events_and_bad_input(tmp_path: Path) -> None:
         fleetsim.recording.open(not_mcap)
     with make_sim() as sim, pytest.raises(ConfigError, match="record rate"):
         sim.record(tmp_path / "y.mcap", rate=-1)
+    with make_sim() as sim, pytest.raises(ConfigError, match="nowhere"):
+        sim.record(tmp_path / "nowhere" / "z.mcap")
+
+
+def test_a_writer_that_dies_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    with make_sim(timestep=0.1) as sim:
+        Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r")
+        recorder = sim.record(tmp_path / "run.mcap")
+        recorder._out._proc.kill()
+        recorder._out._proc.wait(10)
+        with pytest.raises(FleetSimError, match="recording"):
+            for _ in range(100):
+                sim.step_once()
+        sim.step_once()  # the simulation goes on, no longer recording
+        with pytest.raises(FleetSimError, match="recording"):
+            recorder.close()

@@ -535,7 +535,10 @@ class MultiRobotSimulationCore:
         """Disconnect from PyBullet (and close the monitor and recorders). Safe to call twice."""
         self.stop()
         for recorder in self._recorders:
-            recorder.close()
+            try:
+                recorder.close()
+            except Exception as exc:  # the simulation still closes; the recording is lost
+                log.error("%s", exc)
         self._recorders = []
         if self.monitor is not None:
             self.monitor.stop()

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.collision.pairs import key_handles
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
 from fleetsim.recording.scene import SceneWriter
@@ -112,9 +112,13 @@ class Recorder:
         return cloud
 
     def _after_step(self) -> None:
-        self._collisions()
-        if self.sim.step_count >= self._next_frame:
-            self._frame()
+        try:
+            self._collisions()
+            if self.sim.step_count >= self._next_frame:
+                self._frame()
+        except FleetSimError:  # the writer is gone: stop recording, say so once
+            self._unhook()
+            raise
 
     def _frame(self) -> None:
         """One recorded frame: the fleet's poses, and whatever changed in the scene."""
@@ -196,14 +200,20 @@ class Recorder:
     # -- the end ----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Write the last frame (if the clock moved since) and finish the file."""
+        """Write what is left (KPI points) and finish the file."""
         if self._closed:
             return
         self._closed = True
-        self._write_kpis()
+        try:
+            self._write_kpis()
+        finally:
+            self._unhook()
+            self._out.close()
+
+    def _unhook(self) -> None:
         for event, handler in self._hooks:
             self.sim.events.off(event, handler)
-        self._out.close()
+        self._hooks = []
 
     def __enter__(self) -> Recorder:
         return self
