@@ -16,7 +16,9 @@ from mcap.reader import make_reader
 
 import fleetsim.recording
 from fleetsim import Agent, ConfigError, FleetSimError, Pose, SimObject
+from fleetsim.geometry import quat
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
+from fleetsim.recording.replay import Replay
 from fleetsim.scenario import build, load_scenario
 
 from ..conftest import make_sim
@@ -156,3 +158,60 @@ def test_a_writer_that_dies_is_an_error_not_a_hang(tmp_path: Path) -> None:
         sim.step_once()  # the simulation goes on, no longer recording
         with pytest.raises(FleetSimError, match="recording"):
             recorder.close()
+
+
+def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:
+    """Every frame replayed puts each robot's box where the recording (and so the live run)
+    had it; the static world comes back as boxes; seeking starts at the asked time."""
+    out = tmp_path / "run.mcap"
+    live: dict[int, np.ndarray] = {}
+    with make_sim(timestep=0.1) as sim:
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 2.0 * k, 0), sim_core=sim,
+                                  name=f"amr{k}") for k in range(3)]  # fmt: skip
+        SimObject.static_boxes([[5.0, 5.0, 0.5]], [[1.0, 0.2, 0.5]], [0.3], sim_core=sim)
+        for k, r in enumerate(robots):
+            r.set_waypoints([[4.0, 2.0 * k + 1.0]], [1.0])
+        sim.record(out, rate=10)
+        for _ in range(60):
+            sim.step_once()
+            live[sim.step_count] = np.array([r.get_pose().position for r in robots])
+    with fleetsim.recording.open(out) as recording, make_sim() as viewer:
+        replay = Replay(recording, viewer)
+        assert len(viewer.sim_objects) == 2  # the floor and the wall
+        checked = 0
+        for frame in recording.frames():
+            replay.show(frame)
+            boxes = [replay.robots[name] for name in frame.names]
+            pos, orn = viewer.get_poses(boxes)
+            assert np.allclose(pos, frame.xyz) and np.allclose(quat.yaw_of(orn), frame.yaw,
+                                                                 atol=1e-6)  # fmt: skip
+            step = round(frame.time / 0.1)
+            if step in live:
+                assert np.abs(pos - live[step]).max() < 1e-3
+                checked += 1
+        assert checked == 60 and np.abs(pos[:, 0] - 4.0).max() < 0.06  # they arrived
+        later = next(recording.frames(start=3.0))
+        assert later.time == pytest.approx(3.0) and later.names == ["amr0", "amr1", "amr2"]
+        played = replay.play(speed=0, start=2.0, until=4.0)
+        assert (played.frames, played.start, played.end) == (21, pytest.approx(2.0),
+                                                             pytest.approx(4.0))  # fmt: skip
+
+
+def test_the_replay_command(tmp_path: Path) -> None:
+    out = tmp_path / "run.mcap"
+    assert run_cli("crate_shuttle", "--duration", "4", "--record", str(out)).returncode == 0
+
+    def replay(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "fleetsim", "replay", *args],
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+
+    done = replay(str(out), "--headless", "--speed", "0")
+    assert done.returncode == 0 and "replayed 41 frames, 0.0 to 4.0 s" in done.stdout, done.stderr
+    done = replay(str(out), "--headless", "--speed", "4", "--start", "1")
+    assert done.returncode == 0 and "replayed 31 frames, 1.0 to 4.0 s" in done.stdout
+    bad = replay(str(out), "--headless", "--speed", "-1")
+    assert bad.returncode == 2 and "--speed" in bad.stderr
+    bad = replay(str(out), "--headless", "--start", "9")
+    assert bad.returncode == 2 and "ends at 4.0 s" in bad.stderr
+    bad = replay(str(tmp_path / "missing.mcap"), "--headless")
+    assert bad.returncode == 2 and "missing.mcap" in bad.stderr

@@ -61,16 +61,32 @@ class Recording:
             if record.name == "fleetsim":
                 self.metadata = dict(record.metadata)
 
-    def messages(self, *topics: str) -> Iterator[tuple[str, float, bytes]]:
-        """(topic, simulated time, raw bytes) of `topics`' messages, in time order."""
-        for _schema, channel, message in self._reader.iter_messages(topics=list(topics)):
+    def messages(self, *topics: str, start: float | None = None, end: float | None = None
+                 ) -> Iterator[tuple[str, float, bytes]]:  # fmt: skip
+        """(topic, simulated time, raw bytes) of `topics`' messages from `start` to before
+        `end` (simulated seconds), in time order."""
+        first = None if start is None else max(round(start * NS), 0)
+        last = None if end is None else max(round(end * NS), 0)
+        for _schema, channel, message in self._reader.iter_messages(
+            topics=list(topics), starting_at=first, ending_before=last
+        ):
             yield channel.topic, message.log_time / NS, message.data
 
-    def frames(self) -> Iterator[Frame]:
-        """Every recorded frame of the fleet, in time order."""
+    @property
+    def end_time(self) -> float:
+        """Simulated time of the last message."""
+        summary = self._reader.get_summary()
+        if summary is None or summary.statistics is None:
+            return max((t for _topic, t, _d in self.messages("/fleet")), default=0.0)
+        return float(summary.statistics.message_end_time) / NS
+
+    def frames(self, start: float = 0.0) -> Iterator[Frame]:
+        """The recorded frames of the fleet from `start` (simulated seconds), in time order."""
         cloud_class = schemas.foxglove("PointCloud")
         names: list[str] = []
-        for topic, time, data in self.messages("/fleet", "/fleet/robots"):
+        for _topic, _time, data in self.messages("/fleet/robots", end=start):
+            names = json.loads(data)["names"]  # who was there when `start` came
+        for topic, time, data in self.messages("/fleet", "/fleet/robots", start=start):
             if topic == "/fleet/robots":
                 names = json.loads(data)["names"]
                 continue
