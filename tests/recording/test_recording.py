@@ -215,3 +215,22 @@ def test_the_replay_command(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "ends at 4.0 s" in bad.stderr
     bad = replay(str(tmp_path / "missing.mcap"), "--headless")
     assert bad.returncode == 2 and "missing.mcap" in bad.stderr
+
+
+def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
+    out = tmp_path / "warehouse.mcap"
+    done = run_cli("warehouse", "--duration", "65", "--record", str(out))
+    assert done.returncode == 0, done.stderr
+    with fleetsim.recording.open(out) as recording:
+        tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
+        kpis = [json.loads(d) for _t, _time, d in recording.messages("/kpi")]
+        names = next(recording.frames()).names
+    assert [t["time"] for t in tables] == [pytest.approx(float(k)) for k in range(66)]
+    last = tables[-1]
+    assert last["states"][:3] == ["idle", "moving", "waiting"]
+    assert len(last["state"]) == len(last["task"]) == len(last["speed"]) == len(names) == 100
+    busy = [k for k, t in enumerate(last["task"]) if t is not None]
+    assert busy and all(last["state"][k] != 0 for k in busy)  # a robot with a task is not idle
+    assert max(max(t["speed"]) for t in tables) > 0.5
+    assert len(kpis) == 1 and kpis[0]["time"] == pytest.approx(60.0)
+    assert kpis[0]["tasks_released"] >= kpis[0]["tasks_completed"]

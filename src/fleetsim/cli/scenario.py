@@ -209,8 +209,9 @@ def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, r
              "overrides": json.dumps(list(overrides))}  # fmt: skip
     recorder = built.sim.record(path, rate, facts)
     for plugin in built.plugins:
-        if isinstance(getattr(plugin, "series", None), list):
-            recorder.watch_kpis(plugin.series)
+        manager = getattr(plugin, "manager", None)
+        if isinstance(getattr(manager, "series", None), list):
+            recorder.watch_fleet(manager)
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:

@@ -73,6 +73,11 @@ class McapOut:
         float32 positions (N, 3) and quaternions (N, 4), made into points by the child."""
         self._send(("fleet", topic, time_ns, head, pos, quat))
 
+    def state(self, topic: str, time_ns: int, table: dict[str, Any]) -> None:
+        """A `/fleet/state` table: `state` (uint8 bytes), `task` (list), `battery` (float32
+        bytes or None), `speed` (float32 bytes), made JSON by the child."""
+        self._send(("state", topic, time_ns, table))
+
     def names(self, names: dict[int, str]) -> None:
         """Body names by handle, for the collision events (sent once, then as bodies come)."""
         self._send(("names", names))

@@ -33,6 +33,22 @@ def fleet_points(pos: bytes, quat: bytes) -> bytes:
     return points.tobytes()
 
 
+def state_table(table: dict[str, Any]) -> dict[str, Any]:
+    """The `/fleet/state` JSON from the arrays the simulation sent."""
+    import numpy as np
+
+    battery = table["battery"]
+    return {
+        "time": table["time"],
+        "states": table["states"],
+        "state": np.frombuffer(table["state"], dtype=np.uint8).tolist(),
+        "task": table["task"],
+        "battery": None if battery is None else
+        np.round(np.frombuffer(battery, dtype=np.float32), 2).tolist(),
+        "speed": np.round(np.frombuffer(table["speed"], dtype=np.float32), 3).tolist(),
+    }  # fmt: skip
+
+
 def write(path: str, source: IO[bytes]) -> None:
     """Read jobs from `source` until None and write them to the MCAP file at `path`."""
     from mcap.writer import CompressionType, Writer
@@ -75,6 +91,9 @@ def write(path: str, source: IO[bytes]) -> None:
                 continue
             if kind == "message":
                 _, topic, time_ns, data = job
+            elif kind == "state":
+                _, topic, time_ns, table = job
+                data = json.dumps(state_table(table), separators=(",", ":")).encode()
             elif kind == "fleet":
                 _, topic, time_ns, head, pos, quat = job
                 data = head + fleet_points(pos, quat)

@@ -52,12 +52,16 @@ ROBOTS = json_schema("fleetsim.Robots", {
 """`/fleet/robots`: which robot each `id` in `/fleet` is (sent at the start and on change)."""
 
 FLEET_STATE = json_schema("fleetsim.FleetState", {
-    "state": {"type": "array", "items": {"type": "string"}},
+    "time": {"type": "number"},
+    "states": {"type": "array", "items": {"type": "string"}},
+    "state": {"type": "array", "items": {"type": "integer"}},
     "task": {"type": "array", "items": {"type": ["string", "null"]}},
-    "battery": {"type": "array", "items": {"type": ["number", "null"]}},
+    "battery": {"type": ["array", "null"], "items": {"type": "number"}},
     "speed": {"type": "array", "items": {"type": "number"}},
 })  # fmt: skip
-"""`/fleet/state`: per robot, in `/fleet/robots` order (columns, one message per frame)."""
+"""`/fleet/state`: per robot, in `/fleet/robots` order, once a simulated second: `state[i]`
+indexes `states` (idle, moving, waiting, working, charging, failed), `task` is the task id or
+null, `battery` percent (null without a battery model), `speed` m/s."""
 
 EVENT = json_schema("fleetsim.Event", {
     "kind": {"type": "string"},

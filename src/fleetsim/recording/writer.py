@@ -23,11 +23,14 @@ import numpy as np
 
 from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.fleet.states import STATES
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
 from fleetsim.recording.scene import SceneWriter
 
 NS = 1_000_000_000
+STATE_EVERY_S = 1.0  # /fleet/state: a table a simulated second (10,000 robots are 200 kB of JSON)
+MOVING_MPS = 0.01
 POINT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("yaw", "<f4"), ("id", "<u4")])
 # (A frame is written as an (N, 5) float32 array whose last column holds the uint32 ids.)
 
@@ -69,6 +72,8 @@ class Recorder:
         self._out.names({h: obj.name for h, obj in sim.world.objects.items()})
         self._closed = False
         self._kpis: list[dict[str, Any]] | None = None
+        self._manager: Any = None
+        self._next_state = 0.0
         self._kpis_sent = 0
         self._write_json("/events", schemas.EVENT, {"kind": "recording_started",
                                                     "time": sim.sim_time})  # fmt: skip
@@ -142,6 +147,9 @@ class Recorder:
             self._out.channel("/fleet", "foxglove.PointCloud", "protobuf",
                               schemas.descriptor_set(type(cloud)))  # fmt: skip
         self._out.fleet("/fleet", self._ns(), head, pos.tobytes(), q.tobytes())
+        if self.sim.sim_time >= self._next_state - 1e-9:
+            self._state()
+            self._next_state = self.sim.sim_time + STATE_EVERY_S
         update = self.scene.update(self.frames == 0)
         if update is not None:
             self._write_proto("/scene", update)
@@ -187,6 +195,56 @@ class Recorder:
         """Record the points appended to `series` (a fleet manager's KPI time series, each
         with its simulated `time`) as they come, at the next frame."""
         self._kpis, self._kpis_sent = series, 0
+
+    def watch_fleet(self, manager: Any) -> None:
+        """Take `/fleet/state` (robot states, tasks, batteries) and `/kpi` from a
+        `FleetManager`."""
+        self._manager = manager
+        self.watch_kpis(manager.series)
+
+    def _state(self) -> None:
+        """`/fleet/state`, in `/fleet` id order: from the fleet manager when there is one,
+        else moving or idle by speed."""
+        assert self._robots is not None
+        rows = self._agent_rows()
+        vel = self.sim.world.motion.agents["vel"][np.maximum(rows, 0)]
+        speed = np.where(rows >= 0, np.hypot(vel[:, 0], vel[:, 1]), 0.0)
+        n = len(self._robots)
+        state = (speed > MOVING_MPS).astype(np.uint8)  # 0 idle, 1 moving
+        task: list[str | None] = [None] * n
+        battery = None
+        manager = self._manager
+        if manager is not None:
+            ids = self._ids_of([r.handle for r in manager.robots])
+            mine = ids >= 0
+            state[ids[mine]] = manager.state[mine]
+            for k, job in zip(ids.tolist(), manager.job, strict=True):
+                if k >= 0 and job is not None:
+                    task[k] = job.id
+            if manager.batteries is not None:
+                battery = np.full(n, np.nan, dtype=np.float32)
+                battery[ids[mine]] = manager.batteries.percent[mine]
+        table = {"time": self.sim.sim_time, "states": STATES, "state": state.tobytes(),
+                 "task": task, "battery": None if battery is None else battery.tobytes(),
+                 "speed": speed.astype(np.float32).tobytes()}  # fmt: skip
+        self._json_channel("/fleet/state", schemas.FLEET_STATE)
+        self._out.state("/fleet/state", self._ns(), table)
+
+    def _ids_of(self, handles: list[int]) -> np.ndarray:
+        """The `/fleet` id of each body handle (-1: not a recorded robot)."""
+        assert self._robots is not None
+        where = {h: k for k, h in enumerate(self._robots.tolist())}
+        return np.array([where.get(h, -1) for h in handles], dtype=np.int64)
+
+    def _agent_rows(self) -> np.ndarray:
+        """Each recorded robot's row in the motion table (-1: none)."""
+        assert self._robots is not None
+        body = np.asarray(self.sim.world.motion.agents["body"])
+        if not len(body):
+            return np.full(len(self._robots), -1, dtype=np.int64)
+        order = np.argsort(body)
+        at = np.minimum(np.searchsorted(body[order], self._robots), len(body) - 1)
+        return np.where(body[order[at]] == self._robots, order[at], -1)
 
     def _write_kpis(self) -> None:
         series = self._kpis
