@@ -4,7 +4,9 @@ seed, the scene, events, metadata, and the errors."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -219,18 +221,60 @@ def test_the_replay_command(tmp_path: Path) -> None:
 
 def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
     out = tmp_path / "warehouse.mcap"
-    done = run_cli("warehouse", "--duration", "65", "--record", str(out))
+    done = run_cli("warehouse", "--duration", "130", "--record", str(out))
     assert done.returncode == 0, done.stderr
     with fleetsim.recording.open(out) as recording:
         tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
         kpis = [json.loads(d) for _t, _time, d in recording.messages("/kpi")]
         names = next(recording.frames()).names
-    assert [t["time"] for t in tables] == [pytest.approx(float(k)) for k in range(66)]
+    assert [t["time"] for t in tables] == [pytest.approx(float(k)) for k in range(131)]
     last = tables[-1]
     assert last["states"][:3] == ["idle", "moving", "waiting"]
     assert len(last["state"]) == len(last["task"]) == len(last["speed"]) == len(names) == 100
     busy = [k for k, t in enumerate(last["task"]) if t is not None]
     assert busy and all(last["state"][k] != 0 for k in busy)  # a robot with a task is not idle
     assert max(max(t["speed"]) for t in tables) > 0.5
-    assert len(kpis) == 1 and kpis[0]["time"] == pytest.approx(60.0)
-    assert kpis[0]["tasks_released"] >= kpis[0]["tasks_completed"]
+    assert [k["time"] for k in kpis] == [pytest.approx(60.0), pytest.approx(120.0)]
+    assert kpis[1]["tasks_released"] >= kpis[1]["tasks_completed"] > 0
+    done = report_cli(str(out))
+    assert done.returncode == 0, done.stderr
+    page = out.with_suffix(".html").read_text()
+    for title in ("Tasks and throughput", "Robot states", "Task durations"):
+        assert f"<h2>{title}</h2>" in page
+    assert all(png.startswith(b"\x89PNG") for png in pngs(page)) and len(pngs(page)) >= 3
+    assert "<h1>warehouse</h1>" in page and "<td>100</td>" in page  # the robots
+    bad = report_cli(str(out), "-o", str(tmp_path / "r.txt"))
+    assert bad.returncode == 2 and "use a .html file name" in bad.stderr
+
+
+def report_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fleetsim", "report", *args],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def pngs(page: str) -> list[bytes]:
+    return [base64.b64decode(b) for b in re.findall(r"base64,([^\"]+)\"", page)]
+
+
+def test_collisions_are_events_and_the_report_places_them(tmp_path: Path) -> None:
+    out = tmp_path / "crash.mcap"
+    with make_sim(timestep=0.1) as sim:
+        a = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="east")
+        b = Agent.from_urdf("mobile_robot", Pose.from_xyz(6, 0, 0), sim_core=sim, name="west")
+        a.set_waypoints([[6.0, 0.0]], [0.0])
+        b.set_waypoints([[0.0, 0.0]], [3.14])
+        sim.record(out, rate=10)
+        for _ in range(120):
+            sim.step_once()
+        began = sim.collision_count
+    with fleetsim.recording.open(out) as recording:
+        events = [e for e in recording.events() if e["kind"] == "collisions"]
+    assert began >= 1 and sum(len(e["pairs"]) for e in events) == began
+    assert sorted(events[0]["pairs"][0]) == ["east", "west"] and 2.0 < events[0]["time"] < 4.0
+    done = report_cli(str(out), "-o", str(tmp_path / "crash.html"))
+    assert done.returncode == 0, done.stderr
+    assert "Where collisions began" in done.stdout
+    page = (tmp_path / "crash.html").read_text()
+    assert "<h2>Robot states</h2>" in page  # idle or moving, without a fleet manager
+    assert len(pngs(page)) == 2 and all(png.startswith(b"\x89PNG") for png in pngs(page))
+    assert "collisions began</th><td>" + str(began) in page

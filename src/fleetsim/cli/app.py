@@ -7,7 +7,7 @@ import logging
 import typer
 
 from fleetsim import __version__
-from fleetsim.cli import bench, convert, models, replay, rmf, scenario, site, vda5050
+from fleetsim.cli import bench, convert, models, replay, report, rmf, scenario, site, vda5050
 from fleetsim.logs import LogLevelManager
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app.add_typer(site.app, name="site")
 app.command(name="vda5050")(vda5050.vda5050)
 app.command(name="rmf")(rmf.rmf)
 app.command(name="replay")(replay.replay)
+app.command(name="report")(report.report)
 
 
 def _version(value: bool) -> None:
