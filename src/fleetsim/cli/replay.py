@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -18,6 +19,9 @@ def replay(
     start: float = typer.Option(0.0, "--start", help="Simulated second to start from."),
     until: float | None = typer.Option(None, "--until", help="Simulated second to stop at."),
     headless: bool = typer.Option(False, "--headless", help="No window (checks a recording)."),
+    serve: bool = typer.Option(False, "--serve", help="Stream it to Foxglove instead (WebSocket)."),
+    port: int = typer.Option(8765, "--port", help="The WebSocket port for --serve."),
+    host: str = typer.Option("127.0.0.1", "--host", help="The address for --serve."),
 ) -> None:
     """Play a recording back: SPACE pauses, + and - change the speed, the arrows seek 10 s."""
     from fleetsim import MultiRobotSimulationCore, SimulationParams
@@ -31,6 +35,10 @@ def replay(
             end = rec.end_time
             if start > end:
                 raise ConfigError(f"--start {start}: the recording ends at {end:.1f} s")
+            if serve:
+                sent = serve_recording(rec, host, port, speed, start, until)
+                typer.echo(f"streamed {sent} messages of {recording}")
+                return
             gui = not headless
             with native_stdout_parked() if gui else contextlib.nullcontext(), \
                     MultiRobotSimulationCore(SimulationParams(gui=gui)) as sim:  # fmt: skip
@@ -41,3 +49,20 @@ def replay(
         raise typer.Exit(130) from None
     typer.echo(f"replayed {played.frames} frames, {played.start:.1f} to {played.end:.1f} s "
                f"of {recording}")  # fmt: skip
+
+
+WAIT_S = 600.0  # --serve: how long to wait for a client before streaming anyway
+
+
+def serve_recording(rec: Any, host: str, port: int, speed: float, start: float,
+                    until: float | None) -> int:  # fmt: skip
+    from fleetsim.recording.live import FoxgloveServer, stream_recording
+
+    server = FoxgloveServer(host, port)
+    try:
+        typer.echo(f"live view: {server.url} (Foxglove: Open connection; streams once a "
+                   f"client subscribes)", err=True)  # fmt: skip
+        return stream_recording(rec, server, speed=speed, start=start, until=until,
+                                wait_s=WAIT_S)  # fmt: skip
+    finally:
+        server.stop()

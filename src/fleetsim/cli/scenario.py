@@ -105,6 +105,11 @@ def run(
     record_rate: float = typer.Option(
         10.0, "--record-rate", help="Recorded frames per simulated second."
     ),
+    serve: bool = typer.Option(
+        False, "--serve", help="Stream the run live to Foxglove (WebSocket on --serve-port)."
+    ),
+    serve_port: int = typer.Option(8765, "--serve-port", help="The live view's port."),
+    serve_host: str = typer.Option("127.0.0.1", "--serve-host", help="The live view's address."),
 ) -> None:
     """Run a scenario with a progress bar, then print a summary.
 
@@ -122,7 +127,8 @@ def run(
     # PyBullet's window threads print to the C stdout at any time: park it for a GUI run.
     with native_stdout_parked() if gui else contextlib.nullcontext():
         summary, meta = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies,
-                                       (record, record_rate))  # fmt: skip
+                                       (record, record_rate),
+                                       (serve_host, serve_port) if serve else None)  # fmt: skip
     print_summary(summary)
     if record is not None:
         typer.echo(f"recording: {record} (open it in Foxglove)")
@@ -148,6 +154,7 @@ def _build_and_run(
     seed: int | None,
     max_bodies: int,
     recording: tuple[Path | None, float] = (None, 10.0),
+    live: tuple[str, int] | None = None,
 ) -> tuple[RunSummary, dict[str, Any]]:
     console = Console(stderr=True)
     started = time.perf_counter()
@@ -174,11 +181,15 @@ def _build_and_run(
     with built.sim, Progress(*columns, console=console) as bar:
         task = bar.add_task(loaded.path.stem, total=built.sim.params.duration, status="starting")
         record_to, rate = recording
-        if record_to is not None:
-            try:
+        server = None
+        try:
+            if record_to is not None:
                 start_recording(built, loaded, overrides, record_to, rate)
-            except FleetSimError as exc:
-                raise exit_for(exc) from None
+            if live is not None:
+                server = start_live_view(built, *live, rate)
+                console.print(f"live view: {server.url} (Foxglove: Open connection)")
+        except FleetSimError as exc:
+            raise exit_for(exc) from None
 
         def progress(sim_time: float, factor: float) -> None:
             bar.update(task, completed=sim_time, status=f"t={sim_time:.1f} s  RTF {factor:.1f}x")
@@ -187,6 +198,9 @@ def _build_and_run(
             summary = run_scenario(built, progress=progress, build_time=build_time)
         except FleetSimError as exc:
             raise exit_for(exc) from None
+        finally:
+            if server is not None:
+                server.stop()
         status = (
             f"stopped by {_signal_label(summary.stopped_by)}" if summary.interrupted else "done"
         )
@@ -212,6 +226,22 @@ def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, r
         manager = getattr(plugin, "manager", None)
         if isinstance(getattr(manager, "series", None), list):
             recorder.watch_fleet(manager)
+
+
+def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
+    """A Foxglove WebSocket server streaming the run (the recording's topics) until it ends."""
+    from fleetsim.recording.live import FoxgloveServer, LiveOut
+
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        typer.echo(f"warning: the live view on {host}: anyone who reaches it can watch",
+                   err=True)  # fmt: skip
+    server = FoxgloveServer(host, port)
+    recorder = built.sim.record(None, rate, out=LiveOut(server))  # closed with the simulation
+    for plugin in built.plugins:
+        manager = getattr(plugin, "manager", None)
+        if isinstance(getattr(manager, "series", None), list):
+            recorder.watch_fleet(manager)
+    return server
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:

@@ -517,17 +517,18 @@ class MultiRobotSimulationCore:
         self._set_up_world()
         self.events.emit("reset", self)
 
-    def record(self, path: str | FsPath, rate: float = 10.0,
-               metadata: dict[str, str] | None = None) -> Any:  # fmt: skip
+    def record(self, path: str | FsPath | None, rate: float = 10.0,
+               metadata: dict[str, str] | None = None, out: Any = None) -> Any:  # fmt: skip
         """Record from now on to an MCAP file that opens in Foxglove (`rate` frames per
         simulated second), until the returned recorder's `close()` or this simulation's.
-        Needs `pip install "fleetsim[record]"`."""
+        `out` sends the same messages elsewhere instead (a live view's
+        `fleetsim.recording.live.LiveOut`). Needs `pip install "fleetsim[record]"`."""
         from fleetsim import __version__
         from fleetsim.recording import Recorder
 
         facts = {"fleetsim": __version__, "seed": str(self.params.seed),
                  "timestep": str(self.params.timestep), **(metadata or {})}  # fmt: skip
-        recorder = Recorder(self, path, rate, facts)
+        recorder = Recorder(self, path, rate, facts, out=out)
         self._recorders.append(recorder)
         return recorder
 

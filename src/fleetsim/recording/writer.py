@@ -48,14 +48,18 @@ def varint(n: int) -> bytes:
 class Recorder:
     """Writes `sim` to `path` at `rate` frames per simulated second until `close()`."""
 
-    def __init__(self, sim: Any, path: str | Path, rate: float = 10.0,
-                 metadata: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(self, sim: Any, path: str | Path | None, rate: float = 10.0,
+                 metadata: dict[str, str] | None = None, out: Any = None) -> None:  # fmt: skip
+        """`out`: where the messages go instead of the MCAP file at `path` (a `LiveOut`)."""
         if not (isinstance(rate, int | float) and math.isfinite(rate) and rate > 0):
             raise ConfigError(f"record rate: expected frames per second > 0, got {rate!r}")
-        self.sim, self.path, self.rate = sim, Path(path), float(rate)
+        self.sim, self.rate = sim, float(rate)
+        self.path = Path(path) if path is not None else None
         self._cloud = self._cloud_template()  # (checks that the schemas are installed)
         facts = {k: str(v) for k, v in (metadata or {}).items()}
-        self._out = McapOut(self.path, facts)
+        if out is None and self.path is None:
+            raise ConfigError("a recorder needs a file (path) or an output (out)")
+        self._out = out if out is not None else McapOut(self.path, facts)  # type: ignore[arg-type]
         self._announced: set[str] = set()  # topics whose channel the writer has
         self.frames = 0
         self._next_frame = 0

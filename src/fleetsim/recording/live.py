@@ -1,0 +1,131 @@
+"""Live views for Foxglove over its WebSocket protocol (foxglove-sdk): a running simulation
+(`LiveOut`, what `fleetsim run --serve` uses) or a recording played back (`stream_recording`).
+
+Open Foxglove, "Open connection", `ws://127.0.0.1:8765`: the same topics as a recording.
+The server binds 127.0.0.1 unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.recording.mcap_process import fleet_points, state_table
+from fleetsim.recording.reader import Recording
+
+NEEDS = 'the live view needs foxglove-sdk: pip install "fleetsim[record]"'
+NS = 1_000_000_000
+
+
+class FoxgloveServer:
+    """Foxglove's WebSocket server on `host:port` (0: a free port), channels made as topics
+    first appear."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 8765, name: str = "fleetsim") -> None:
+        try:
+            import foxglove
+        except ImportError:
+            raise FleetSimError(NEEDS) from None
+        self._foxglove = foxglove
+        self._context = foxglove.Context()
+        self.subscribed = threading.Event()  # a client subscribed to a channel
+
+        class Listener(foxglove.ServerListener):  # type: ignore[misc,name-defined]
+            def on_subscribe(listener, client: Any, channel: Any) -> None:  # noqa: N805
+                self.subscribed.set()
+
+        try:
+            self.server = foxglove.start_server(name=name, host=host, port=port,
+                                                context=self._context,
+                                                server_listener=Listener())  # fmt: skip
+        except Exception as exc:  # the SDK raises its own kinds for a port in use
+            raise ConfigError(f"--serve on {host}:{port}: {exc}") from None
+        self.host, self.port = host, int(self.server.port)
+        self._channels: dict[str, Any] = {}
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
+        if topic in self._channels:
+            return
+        message_encoding = "protobuf" if encoding == "protobuf" else "json"
+        described = self._foxglove.Schema(name=schema_name, encoding=encoding, data=schema)
+        self._channels[topic] = self._foxglove.Channel(topic, schema=described,
+                                                       message_encoding=message_encoding,
+                                                       context=self._context)  # fmt: skip
+
+    def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        self._channels[topic].log(data, log_time=time_ns)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+class LiveOut:
+    """A recorder's output sent to a `FoxgloveServer` instead of a file (same messages)."""
+
+    def __init__(self, server: FoxgloveServer) -> None:
+        self.server = server
+        self._names: dict[int, str] = {}
+
+    def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
+        self.server.channel(topic, schema_name, encoding, schema)
+
+    def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        self.server.message(topic, time_ns, data)
+
+    def fleet(self, topic: str, time_ns: int, head: bytes, pos: bytes, quat: bytes) -> None:
+        self.server.message(topic, time_ns, head + fleet_points(pos, quat))
+
+    def state(self, topic: str, time_ns: int, table: dict[str, Any]) -> None:
+        self.server.message(topic, time_ns, json.dumps(state_table(table)).encode())
+
+    def names(self, names: dict[int, str]) -> None:
+        self._names.update(names)
+
+    def collisions(self, topic: str, time_ns: int, a: list[int], b: list[int]) -> None:
+        pairs = [[self._names.get(i, i), self._names.get(j, j)] for i, j in zip(a, b, strict=True)]
+        event = {"kind": "collisions", "time": time_ns / NS, "pairs": pairs}
+        self.server.message(topic, time_ns, json.dumps(event).encode())
+
+    def close(self) -> None:
+        return None  # the server outlives one recorder; its owner stops it
+
+
+def stream_recording(recording: Recording, server: FoxgloveServer, speed: float = 1.0,
+                     start: float = 0.0, until: float | None = None,
+                     wait_s: float | None = None) -> int:  # fmt: skip
+    """Send a recording's messages to `server` at `speed` x their recorded pace (0: at once),
+    from `start` to `until` (simulated seconds); returns how many were sent. With `wait_s`,
+    the channels are offered first and the stream waits (at most that long) for a client to
+    subscribe."""
+    reader = recording._reader
+    summary = reader.get_summary()
+    if summary is not None:
+        for channel in summary.channels.values():
+            schema = summary.schemas.get(channel.schema_id)
+            if schema is not None:
+                server.channel(channel.topic, schema.name, schema.encoding, schema.data)
+    if wait_s is not None:
+        server.subscribed.wait(wait_s)
+    sent, wall0, sim0 = 0, time.monotonic(), None
+    first = max(round(start * NS), 0)
+    last = None if until is None else round(until * NS) + 1
+    for schema, channel, message in reader.iter_messages(starting_at=first, ending_before=last):
+        if schema is None:
+            continue
+        t = message.log_time / NS
+        sim0 = t if sim0 is None else sim0
+        if speed > 0:
+            wait = wall0 + (t - sim0) / speed - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+        server.channel(channel.topic, schema.name, schema.encoding, schema.data)
+        server.message(channel.topic, message.log_time, message.data)
+        sent += 1
+    return sent

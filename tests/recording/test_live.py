@@ -1,0 +1,99 @@
+"""Live views over Foxglove's WebSocket protocol, checked with a real WebSocket client: a
+recording streamed by `fleetsim replay --serve` and a running `fleetsim run --serve`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import websockets
+
+import fleetsim.recording
+from fleetsim.interfaces.serving import free_port
+from fleetsim.recording.schemas import foxglove
+from fleetsim.recording.writer import POINT
+
+SUBPROTOCOL = "foxglove.sdk.v1"
+
+
+async def watch(url: str, topic: str, count: int, timeout: float = 60.0
+                ) -> tuple[dict[str, Any], list[tuple[int, bytes]]]:  # fmt: skip
+    """Connect (retrying while the server starts), subscribe to `topic`, and return the
+    channels advertised and `count` (log time, payload) messages."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ws = await websockets.connect(url, subprotocols=[SUBPROTOCOL])  # type: ignore[list-item]
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+    async with ws:
+        channels: dict[str, Any] = {}
+        while topic not in channels:
+            message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+            if message["op"] == "advertise":
+                channels.update({c["topic"]: c for c in message["channels"]})
+        await ws.send(json.dumps({"op": "subscribe", "subscriptions": [
+            {"id": 1, "channelId": channels[topic]["id"]}]}))  # fmt: skip
+        got = []
+        while len(got) < count:
+            data = await asyncio.wait_for(ws.recv(), timeout)
+            if isinstance(data, bytes) and data[0] == 1:  # a message: op, subscription, time
+                _op, _sub, log_time = struct.unpack_from("<BIQ", data)
+                got.append((log_time, data[13:]))
+        return channels, got
+
+
+def points(payload: bytes) -> np.ndarray:
+    cloud = foxglove("PointCloud").FromString(payload)
+    return np.frombuffer(cloud.data, dtype=POINT)
+
+
+def run(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "fleetsim", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def test_replay_serve_streams_a_recording(tmp_path: Path) -> None:
+    out = tmp_path / "run.mcap"
+    recorded = subprocess.run([sys.executable, "-m", "fleetsim", "run", "crate_shuttle",
+                               "--duration", "5", "--record", str(out)], capture_output=True,
+                              timeout=120)  # fmt: skip
+    assert recorded.returncode == 0
+    port = free_port()
+    proc = run("replay", str(out), "--serve", "--port", str(port), "--speed", "4")
+    try:
+        channels, got = asyncio.run(watch(f"ws://127.0.0.1:{port}", "/fleet", 5))
+        assert {"/fleet", "/scene", "/fleet/robots", "/events"} <= set(channels)
+        assert channels["/fleet"]["schemaName"] == "foxglove.PointCloud"
+        assert [t for t, _ in got] == sorted(t for t, _ in got)  # in recorded order
+        with fleetsim.recording.open(out) as recording:
+            first = next(recording.frames())
+        assert np.allclose(points(got[0][1])["x"], first.xyz[:, 0])  # frame 0, as recorded
+        out_text, _err = proc.communicate(timeout=60)
+        assert proc.returncode == 0 and "streamed" in out_text
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_run_serve_streams_a_live_run(tmp_path: Path) -> None:
+    port = free_port()
+    proc = run("run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "2",
+               "--duration", "30")  # fmt: skip
+    try:
+        channels, got = asyncio.run(watch(f"ws://127.0.0.1:{port}", "/fleet", 10))
+        assert channels["/fleet"]["encoding"] == "protobuf"
+        assert len(points(got[-1][1])) == 100 and got[-1][0] > got[0][0]  # time moves on
+    finally:
+        proc.kill()
+        proc.wait(10)
