@@ -227,6 +227,7 @@ def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
         tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
         kpis = [json.loads(d) for _t, _time, d in recording.messages("/kpi")]
         names = next(recording.frames()).names
+        events = recording.events()
     assert [t["time"] for t in tables] == [pytest.approx(float(k)) for k in range(131)]
     last = tables[-1]
     assert last["states"][:3] == ["idle", "moving", "waiting"]
@@ -235,6 +236,9 @@ def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
     assert busy and all(last["state"][k] != 0 for k in busy)  # a robot with a task is not idle
     assert max(max(t["speed"]) for t in tables) > 0.5
     assert [k["time"] for k in kpis] == [pytest.approx(60.0), pytest.approx(120.0)]
+    done_events = [e for e in events if e["kind"] == "task_done"]
+    assert sum(e["time"] <= 120.0 for e in done_events) == kpis[1]["tasks_completed"]
+    assert all(e["cycle_time_s"] > 0 and e["robot"] in names for e in done_events)
     assert kpis[1]["tasks_released"] >= kpis[1]["tasks_completed"] > 0
     done = report_cli(str(out))
     assert done.returncode == 0, done.stderr
@@ -273,7 +277,7 @@ def test_collisions_are_events_and_the_report_places_them(tmp_path: Path) -> Non
     assert sorted(events[0]["pairs"][0]) == ["east", "west"] and 2.0 < events[0]["time"] < 4.0
     done = report_cli(str(out), "-o", str(tmp_path / "crash.html"))
     assert done.returncode == 0, done.stderr
-    assert "Where collisions began" in done.stdout
+    assert "Collisions and near misses" in done.stdout
     page = (tmp_path / "crash.html").read_text()
     assert "<h2>Robot states</h2>" in page  # idle or moving, without a fleet manager
     assert len(pngs(page)) == 2 and all(png.startswith(b"\x89PNG") for png in pngs(page))

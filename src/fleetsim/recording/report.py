@@ -1,10 +1,10 @@
 """`write_report`: a recording summed up as one HTML page with PNG plots (matplotlib).
 
 Plots, each drawn when the recording has what it needs: tasks and throughput over time (`/kpi`),
-robot states over time, stacked (`/fleet/state`), how long tasks took from assignment to done
-(`/fleet/state`, to the second), where robots waited (robots in the `waiting` state, on the site
-map), and where collisions began (`/events`, placed at the colliding robot's recorded position).
-The PNGs are embedded, so the page is one file to share.
+robot states over time, stacked (`/fleet/state`), task cycle times (`task_done` events), where
+robots waited (robots in the `waiting` state, on the site map), and where collisions began
+(`/events`, at the colliding robot's recorded position) and near misses came closest. The PNGs
+are embedded, so the page is one file to share.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def write_report(recording: Recording, out: Path) -> list[str]:
     sections: list[tuple[str, str]] = []  # (title, PNG base64)
     for title, draw in [("Tasks and throughput", _kpis), ("Robot states", _states),
                         ("Task durations", _durations), ("Where robots waited", _waits),
-                        ("Where collisions began", _collisions)]:  # fmt: skip
+                        ("Collisions and near misses", _collisions)]:  # fmt: skip
         fig = draw(plt, data)
         if fig is None:
             continue
@@ -128,19 +128,26 @@ def _states(plt: Any, data: dict[str, Any]) -> Any:
 
 
 def _durations(plt: Any, data: dict[str, Any]) -> Any:
-    seen: dict[str, list[float]] = {}
-    for table in data["tables"]:
-        for task in table["task"]:
-            if task is not None:
-                seen.setdefault(task, [table["time"], table["time"]])[1] = table["time"]
-    last = data["tables"][-1]["time"] if data["tables"] else 0.0
-    done = [b - a for a, b in seen.values() if b < last]  # still running at the end: left out
+    """Cycle times from the `task_done` events; without them, how long each task id stayed
+    on a robot in `/fleet/state` (to the second)."""
+    done = [e["cycle_time_s"] for e in data["events"]
+            if e.get("kind") == "task_done" and e.get("cycle_time_s") is not None]  # fmt: skip
+    label = "cycle time: release to done (s)"
+    if not done:
+        seen: dict[str, list[float]] = {}
+        for table in data["tables"]:
+            for task in table["task"]:
+                if task is not None:
+                    seen.setdefault(task, [table["time"], table["time"]])[1] = table["time"]
+        last = data["tables"][-1]["time"] if data["tables"] else 0.0
+        done = [b - a for a, b in seen.values() if b < last]  # still running at the end: out
+        label = "seconds from assignment to done (to the second)"
     if not done:
         return None
     fig, ax = plt.subplots(figsize=(8, 3.5))
     ax.hist(done, bins=min(30, max(5, len(done) // 3)), color="tab:green")
     ax.axvline(float(np.median(done)), color="k", linestyle="--", label="median")
-    ax.set_xlabel("seconds from assignment to done (to the second)")
+    ax.set_xlabel(label)
     ax.set_ylabel("tasks")
     ax.legend(fontsize=8)
     return fig
@@ -176,12 +183,17 @@ def _collisions(plt: Any, data: dict[str, Any]) -> Any:
             k = where.get(a, where.get(b))
             if k is not None:
                 xy.append(frame.xyz[k, :2])
-    if not xy:
+    near = np.array([[e["x"], e["y"]] for e in data["events"]
+                     if e.get("kind") == "near_miss" and "x" in e]).reshape(-1, 2)  # fmt: skip
+    if not xy and not len(near):
         return None
-    points = np.array(xy)
+    points = np.array(xy).reshape(-1, 2)
     fig, ax = _map(plt, data)
-    ax.scatter(points[:, 0], points[:, 1], s=14, color="tab:red", zorder=2)
-    ax.set_title(f"{len(points)} collisions began", fontsize=9)
+    ax.scatter(near[:, 0], near[:, 1], s=10, color="tab:orange", zorder=2,
+               label=f"near misses ({len(near)})")  # fmt: skip
+    ax.scatter(points[:, 0], points[:, 1], s=14, color="tab:red", zorder=3,
+               label=f"collisions ({len(points)})")  # fmt: skip
+    ax.legend(fontsize=8)
     return fig
 
 

@@ -77,6 +77,8 @@ class Recorder:
         self._closed = False
         self._kpis: list[dict[str, Any]] | None = None
         self._manager: Any = None
+        self._tasks_told: set[str] = set()
+        self._near_told = 0
         self._next_state = 0.0
         self._kpis_sent = 0
         self._write_json("/events", schemas.EVENT, {"kind": "recording_started",
@@ -153,6 +155,7 @@ class Recorder:
         self._out.fleet("/fleet", self._ns(), head, pos.tobytes(), q.tobytes())
         if self.sim.sim_time >= self._next_state - 1e-9:
             self._state()
+            self._fleet_events()
             self._next_state = self.sim.sim_time + STATE_EVERY_S
         update = self.scene.update(self.frames == 0)
         if update is not None:
@@ -205,6 +208,32 @@ class Recorder:
         `FleetManager`."""
         self._manager = manager
         self.watch_kpis(manager.series)
+
+    def _fleet_events(self) -> None:
+        """The fleet manager's finished tasks and new near misses since the last look, as
+        `/events` (`task_done`, `task_failed`, `near_miss`)."""
+        manager = self._manager
+        if manager is None:
+            return
+        for task in manager.tasks:
+            if task.id in self._tasks_told or task.status.value not in ("done", "failed"):
+                continue
+            self._tasks_told.add(task.id)
+            event = {"kind": f"task_{task.status.value}", "task": task.id, "robot": task.robot,
+                     "time": task.times.get(task.status.value, self.sim.sim_time),
+                     "places": list(task.places)}  # fmt: skip
+            if task.status.value == "done":
+                event["cycle_time_s"] = task.cycle_time
+            else:
+                event["reason"] = task.reason
+            self._write_json("/events", schemas.EVENT, event, event["time"])
+        records = manager.near_misses.records
+        for record in records[self._near_told :]:
+            event = {"kind": "near_miss", **{k: record[k] for k in
+                     ("time", "kind", "a", "b", "gap_m", "x", "y") if k in record}}  # fmt: skip
+            event["kind"], event["pair"] = "near_miss", record.get("kind")
+            self._write_json("/events", schemas.EVENT, event, record["time"])
+        self._near_told = len(records)
 
     def _state(self) -> None:
         """`/fleet/state`, in `/fleet` id order: from the fleet manager when there is one,
