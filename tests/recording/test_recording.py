@@ -221,7 +221,9 @@ def test_the_replay_command(tmp_path: Path) -> None:
 
 def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
     out = tmp_path / "warehouse.mcap"
-    done = run_cli("warehouse", "--duration", "130", "--record", str(out))
+    results = tmp_path / "results.json"
+    done = run_cli("warehouse", "--duration", "130", "--record", str(out), "--output",
+                   str(results))  # fmt: skip
     assert done.returncode == 0, done.stderr
     with fleetsim.recording.open(out) as recording:
         tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
@@ -243,12 +245,21 @@ def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
     done = report_cli(str(out))
     assert done.returncode == 0, done.stderr
     page = out.with_suffix(".html").read_text()
-    for title in ("Tasks and throughput", "Robot states", "Task durations"):
+    for title in ("Tasks and throughput", "Robot states", "Task cycle times"):
         assert f"<h2>{title}</h2>" in page
     assert all(png.startswith(b"\x89PNG") for png in pngs(page)) and len(pngs(page)) >= 3
     assert "<h1>warehouse</h1>" in page and "<td>100</td>" in page  # the robots
     bad = report_cli(str(out), "-o", str(tmp_path / "r.txt"))
     assert bad.returncode == 2 and "use a .html file name" in bad.stderr
+    # the same plots from the run's results file (no recording needed)
+    done = report_cli(str(results), "-o", str(tmp_path / "from_results.html"))
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "from_results.html").read_text()
+    for title in ("Tasks and throughput", "Robot states", "Task cycle times"):
+        assert f"<h2>{title}</h2>" in page
+    (tmp_path / "other.json").write_text('{"hello": 1}')
+    bad = report_cli(str(tmp_path / "other.json"))
+    assert bad.returncode == 2 and "not a fleetsim results file" in bad.stderr
 
 
 def report_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -11,19 +11,19 @@ from fleetsim.errors import ConfigError, FleetSimError
 
 
 def report(
-    recording: Path = typer.Argument(..., help="A recording (fleetsim run ... --record)."),
+    source: Path = typer.Argument(
+        ..., help="A recording (run --record run.mcap) or results (run --output results.json)."
+    ),
     output: Path | None = typer.Option(None, "-o", "--output", help="The page (RUN.html)."),
 ) -> None:
-    """Write an HTML page: tasks, robot states, task durations, waits and collisions."""
-    from fleetsim.recording import open as open_recording
+    """Write an HTML page: tasks, robot states, cycle times, waits, collisions, near misses."""
     from fleetsim.recording.report import write_report
 
-    out = output or recording.with_suffix(".html")
+    out = output or source.with_suffix(".html")
     try:
         if out.suffix.lower() not in (".html", ".htm"):
             raise ConfigError(f"--output {out}: use a .html file name")
-        with open_recording(recording) as rec:
-            drawn = write_report(rec, out)
+        drawn = write_report(source, out)
     except OSError as exc:
         raise exit_for(ConfigError(f"--output {out}: {exc.strerror or exc}")) from None
     except FleetSimError as exc:

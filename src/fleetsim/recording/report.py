@@ -19,16 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.errors import FleetSimError
-from fleetsim.recording.reader import Recording
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.recording.reader import Frame, Recording
 from fleetsim.recording.schemas import foxglove
 
 NEEDS = 'the report needs matplotlib: pip install "fleetsim[viz]"'
 WAITING = "waiting"
 
 
-def write_report(recording: Recording, out: Path) -> list[str]:
-    """Write the page to `out`; returns the titles of the plots drawn."""
+def write_report(source: Path, out: Path) -> list[str]:
+    """Write the page for a recording (.mcap) or a results file (.json, `fleetsim run
+    --output`) to `out`; returns the titles of the plots drawn."""
     try:
         import matplotlib
 
@@ -36,10 +37,16 @@ def write_report(recording: Recording, out: Path) -> list[str]:
         import matplotlib.pyplot as plt
     except ImportError:
         raise FleetSimError(NEEDS) from None
-    data = _gather(recording)
+    if source.suffix.lower() == ".json":
+        data = from_results(source)
+    elif source.suffix.lower() == ".mcap":
+        with Recording(source) as recording:
+            data = from_recording(recording)
+    else:
+        raise ConfigError(f"{source}: a recording (.mcap) or a results file (.json)")
     sections: list[tuple[str, str]] = []  # (title, PNG base64)
     for title, draw in [("Tasks and throughput", _kpis), ("Robot states", _states),
-                        ("Task durations", _durations), ("Where robots waited", _waits),
+                        ("Task cycle times", _cycles), ("Where robots waited", _waits),
                         ("Collisions and near misses", _collisions)]:  # fmt: skip
         fig = draw(plt, data)
         if fig is None:
@@ -48,25 +55,100 @@ def write_report(recording: Recording, out: Path) -> list[str]:
         fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
         plt.close(fig)
         sections.append((title, base64.b64encode(buffer.getvalue()).decode()))
-    out.write_text(_page(recording, data, sections))
+    out.write_text(_page(data, sections))
     return [title for title, _png in sections]
 
 
-# -- reading ------------------------------------------------------------------------------------
+# -- reading: what every plot needs, from a recording or from a results file --------------------
 
 
-def _gather(recording: Recording) -> dict[str, Any]:
+def from_recording(recording: Recording) -> dict[str, Any]:
     tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
     kpis = [json.loads(d) for _t, _time, d in recording.messages("/kpi")]
     events = recording.events()
     collisions = [e for e in events if e.get("kind") == "collisions"]
     wanted = {round(t["time"], 6) for t in tables} | {round(e["time"], 6) for e in collisions}
-    frames = {}
-    for frame in recording.frames():
-        if round(frame.time, 6) in wanted:
-            frames[round(frame.time, 6)] = frame
-    return {"tables": tables, "kpis": kpis, "collisions": collisions, "frames": frames,
-            "lanes": _lanes(recording), "events": events}  # fmt: skip
+    frames: dict[float, Frame] = {}
+    for shown in recording.frames():
+        if round(shown.time, 6) in wanted:
+            frames[round(shown.time, 6)] = shown
+    states = None
+    if tables:
+        names = tables[-1]["states"]
+        counts = np.array([np.bincount(t["state"], minlength=len(names)) for t in tables])
+        states = (names, [t["time"] for t in tables], counts)
+    cycles = [e["cycle_time_s"] for e in events
+              if e.get("kind") == "task_done" and e.get("cycle_time_s") is not None]  # fmt: skip
+    waits: list[list[float]] = []
+    for table in tables:
+        at = frames.get(round(table["time"], 6))
+        if WAITING in table["states"] and at is not None:
+            code = table["states"].index(WAITING)
+            rows = [k for k, state in enumerate(table["state"]) if state == code]
+            waits.extend(at.xyz[rows, :2].tolist())
+    hits: list[list[float]] = []
+    for event in collisions:
+        at = frames.get(round(event["time"], 6))
+        if at is None:
+            continue
+        where = {name: k for k, name in enumerate(at.names)}
+        for a, b in event["pairs"]:
+            k = where.get(a, where.get(b))
+            if k is not None:
+                hits.append(at.xyz[k, :2].tolist())
+    near = [[e["x"], e["y"]] for e in events if e.get("kind") == "near_miss" and "x" in e]
+    meta = recording.metadata
+    kinds = Counter(e.get("kind") for e in events)
+    facts = [("scenario", meta.get("scenario_file", "")), ("seed", meta.get("seed", "")),
+             ("fleetsim", meta.get("fleetsim", "")),
+             ("simulated time", f"{recording.end_time:.1f} s"),
+             ("robots", str(len(tables[-1]["state"])) if tables else "-"),
+             ("collisions began", str(len(hits) or sum(len(e["pairs"]) for e in collisions))),
+             ("actions completed / failed",
+              f"{kinds.get('action_completed', 0)} / {kinds.get('action_failed', 0)}")]  # fmt: skip
+    if kpis:
+        facts.append(("tasks completed", str(kpis[-1].get("tasks_completed", ""))))
+    return {"title": meta.get("scenario", recording.path.stem), "facts": facts, "kpis": kpis,
+            "states": states, "cycles": cycles, "waits": _xy(waits), "collisions": _xy(hits),
+            "near": _xy(near), "lanes": _lanes(recording)}  # fmt: skip
+
+
+def from_results(path: Path) -> dict[str, Any]:
+    """A results file (`fleetsim run --output results.json`): KPI series (tasks, robot
+    states), per-task cycle times, and collisions and near misses with their places."""
+    try:
+        results = json.loads(path.read_text())
+        summary, series = results["summary"], results.get("series", [])
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError(f"{path}: not a fleetsim results file (fleetsim run --output "
+                          f"results.json)") from None  # fmt: skip
+    states = None
+    names = [c.removeprefix("robots_") for c in (series[0] if series else {})
+             if c.startswith("robots_")]  # fmt: skip
+    if names:
+        counts = np.array([[row[f"robots_{n}"] for n in names] for row in series])
+        states = (names, [row["time"] for row in series], counts)
+    cycles = [t["cycle_time_s"] for t in results.get("tasks", [])
+              if t.get("cycle_time_s") is not None]  # fmt: skip
+    places = [[c["x"], c["y"]] for c in results.get("collisions", []) if "x" in c]
+    near = [[n["x"], n["y"]] for n in results.get("near_misses", []) if "x" in n]
+    facts = [("scenario", summary.get("scenario_file", "")), ("seed", summary.get("seed", "")),
+             ("fleetsim", summary.get("fleetsim_version", "")),
+             ("simulated time", f"{summary.get('sim_time_s', 0.0):.1f} s"),
+             ("robots", str(summary.get("robots", ""))),
+             ("collisions", str(len(results.get("collisions", []))))]  # fmt: skip
+    kpis = results.get("kpis", {})
+    if "tasks_completed" in kpis:
+        facts.append(("tasks completed", str(kpis["tasks_completed"])))
+    return {"title": summary.get("scenario") or path.stem, "facts": facts, "kpis": series,
+            "states": states, "cycles": cycles, "waits": _xy([]), "collisions": _xy(places),
+            "near": _xy(near), "lanes": np.zeros((0, 2, 2))}  # fmt: skip
+
+
+def _xy(points: list[list[float]]) -> np.ndarray:
+    return np.array(points, dtype=float).reshape(-1, 2)
 
 
 def _lanes(recording: Recording) -> np.ndarray:
@@ -113,59 +195,34 @@ def _kpis(plt: Any, data: dict[str, Any]) -> Any:
 
 
 def _states(plt: Any, data: dict[str, Any]) -> Any:
-    tables = data["tables"]
-    if not tables:
+    if data["states"] is None:
         return None
-    states = tables[-1]["states"]
-    t = [table["time"] for table in tables]
-    counts = np.array([np.bincount(table["state"], minlength=len(states)) for table in tables])
+    names, t, counts = data["states"]
     fig, ax = plt.subplots(figsize=(8, 3.5))
-    ax.stackplot(t, counts.T, labels=states)
+    ax.stackplot(t, np.asarray(counts).T, labels=names)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("robots")
     ax.legend(loc="upper left", fontsize=8, ncol=3)
     return fig
 
 
-def _durations(plt: Any, data: dict[str, Any]) -> Any:
-    """Cycle times from the `task_done` events; without them, how long each task id stayed
-    on a robot in `/fleet/state` (to the second)."""
-    done = [e["cycle_time_s"] for e in data["events"]
-            if e.get("kind") == "task_done" and e.get("cycle_time_s") is not None]  # fmt: skip
-    label = "cycle time: release to done (s)"
-    if not done:
-        seen: dict[str, list[float]] = {}
-        for table in data["tables"]:
-            for task in table["task"]:
-                if task is not None:
-                    seen.setdefault(task, [table["time"], table["time"]])[1] = table["time"]
-        last = data["tables"][-1]["time"] if data["tables"] else 0.0
-        done = [b - a for a, b in seen.values() if b < last]  # still running at the end: out
-        label = "seconds from assignment to done (to the second)"
+def _cycles(plt: Any, data: dict[str, Any]) -> Any:
+    done = data["cycles"]
     if not done:
         return None
     fig, ax = plt.subplots(figsize=(8, 3.5))
     ax.hist(done, bins=min(30, max(5, len(done) // 3)), color="tab:green")
     ax.axvline(float(np.median(done)), color="k", linestyle="--", label="median")
-    ax.set_xlabel(label)
+    ax.set_xlabel("cycle time: release to done (s)")
     ax.set_ylabel("tasks")
     ax.legend(fontsize=8)
     return fig
 
 
 def _waits(plt: Any, data: dict[str, Any]) -> Any:
-    points = []
-    for table in data["tables"]:
-        if WAITING not in table["states"]:
-            continue
-        code = table["states"].index(WAITING)
-        frame = data["frames"].get(round(table["time"], 6))
-        rows = [k for k, s in enumerate(table["state"]) if s == code]
-        if frame is not None and rows:
-            points.append(frame.xyz[rows, :2])
-    if not points:
+    xy = data["waits"]
+    if not len(xy):
         return None
-    xy = np.concatenate(points)
     fig, ax = _map(plt, data)
     heat = ax.hexbin(xy[:, 0], xy[:, 1], gridsize=30, cmap="inferno_r", mincnt=1, zorder=2)
     fig.colorbar(heat, ax=ax, label="robot-seconds waiting")
@@ -173,26 +230,14 @@ def _waits(plt: Any, data: dict[str, Any]) -> Any:
 
 
 def _collisions(plt: Any, data: dict[str, Any]) -> Any:
-    xy = []
-    for event in data["collisions"]:
-        frame = data["frames"].get(round(event["time"], 6))
-        if frame is None:
-            continue
-        where = {name: k for k, name in enumerate(frame.names)}
-        for a, b in event["pairs"]:
-            k = where.get(a, where.get(b))
-            if k is not None:
-                xy.append(frame.xyz[k, :2])
-    near = np.array([[e["x"], e["y"]] for e in data["events"]
-                     if e.get("kind") == "near_miss" and "x" in e]).reshape(-1, 2)  # fmt: skip
-    if not xy and not len(near):
+    hits, near = data["collisions"], data["near"]
+    if not len(hits) and not len(near):
         return None
-    points = np.array(xy).reshape(-1, 2)
     fig, ax = _map(plt, data)
     ax.scatter(near[:, 0], near[:, 1], s=10, color="tab:orange", zorder=2,
                label=f"near misses ({len(near)})")  # fmt: skip
-    ax.scatter(points[:, 0], points[:, 1], s=14, color="tab:red", zorder=3,
-               label=f"collisions ({len(points)})")  # fmt: skip
+    ax.scatter(hits[:, 0], hits[:, 1], s=14, color="tab:red", zorder=3,
+               label=f"collisions ({len(hits)})")  # fmt: skip
     ax.legend(fontsize=8)
     return fig
 
@@ -200,28 +245,15 @@ def _collisions(plt: Any, data: dict[str, Any]) -> Any:
 # -- the page -----------------------------------------------------------------------------------
 
 
-def _page(recording: Recording, data: dict[str, Any], sections: list[tuple[str, str]]) -> str:
-    meta = recording.metadata
-    name = html.escape(meta.get("scenario", recording.path.stem))
-    tables, events = data["tables"], data["events"]
-    kinds = Counter(e.get("kind") for e in events)
-    facts = [("scenario", meta.get("scenario_file", name)), ("seed", meta.get("seed", "")),
-             ("fleetsim", meta.get("fleetsim", "")),
-             ("simulated time", f"{recording.end_time:.1f} s"),
-             ("robots", str(len(tables[-1]["state"])) if tables else "-"),
-             ("collisions began", str(sum(len(e["pairs"]) for e in data["collisions"]))),
-             ("actions completed / failed",
-              f"{kinds.get('action_completed', 0)} / {kinds.get('action_failed', 0)}")]  # fmt: skip
-    if data["kpis"]:
-        last = data["kpis"][-1]
-        facts.append(("tasks completed", str(last.get("tasks_completed", ""))))
+def _page(data: dict[str, Any], sections: list[tuple[str, str]]) -> str:
+    name = html.escape(str(data["title"]))
     rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
-                   for k, v in facts)  # fmt: skip
+                   for k, v in data["facts"])  # fmt: skip
     figures = "".join(f'<h2>{html.escape(t)}</h2><img alt="{html.escape(t)}" '
                       f'src="data:image/png;base64,{png}">' for t, png in sections)  # fmt: skip
     missing = "" if len(sections) == 5 else (
-        "<p>Plots without data in this recording are left out (tasks and states need a fleet "
-        "manager; collisions need some).</p>")  # fmt: skip
+        "<p>Plots without data here are left out (tasks and states need a fleet manager, "
+        "waits need a recording, collisions need some).</p>")  # fmt: skip
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{name}: fleetsim run"
             f"</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
             f"th{{text-align:left;padding-right:2em}}img{{max-width:100%}}</style></head><body>"
