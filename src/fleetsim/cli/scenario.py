@@ -222,10 +222,9 @@ def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, r
              "scenario_file": str(loaded.path),
              "overrides": json.dumps(list(overrides))}  # fmt: skip
     recorder = built.sim.record(path, rate, facts)
-    for plugin in built.plugins:
-        manager = getattr(plugin, "manager", None)
-        if isinstance(getattr(manager, "series", None), list):
-            recorder.watch_fleet(manager)
+    manager = fleet_manager_of(built)
+    if manager is not None:
+        recorder.watch_fleet(manager)
 
 
 def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
@@ -237,11 +236,19 @@ def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
                    err=True)  # fmt: skip
     server = FoxgloveServer(host, port)
     recorder = built.sim.record(None, rate, out=LiveOut(server))  # closed with the simulation
+    manager = fleet_manager_of(built)
+    if manager is not None:
+        recorder.watch_fleet(manager)
+    return server
+
+
+def fleet_manager_of(built: Any) -> Any:
+    """The scenario's fleet manager (the `fleet_manager` plugin's), or None."""
     for plugin in built.plugins:
         manager = getattr(plugin, "manager", None)
         if isinstance(getattr(manager, "series", None), list):
-            recorder.watch_fleet(manager)
-    return server
+            return manager
+    return None
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
