@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -293,3 +294,16 @@ def test_collisions_are_events_and_the_report_places_them(tmp_path: Path) -> Non
     assert "<h2>Robot states</h2>" in page  # idle or moving, without a fleet manager
     assert len(pngs(page)) == 2 and all(png.startswith(b"\x89PNG") for png in pngs(page))
     assert "collisions began</th><td>" + str(began) in page
+
+
+def test_replay_in_the_window(tmp_path: Path) -> None:
+    """The PyBullet window's path (keys polled every frame) on a virtual screen."""
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("no xvfb-run for the window")
+    out = tmp_path / "run.mcap"
+    assert run_cli("crate_shuttle", "--duration", "3", "--record", str(out)).returncode == 0
+    done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", sys.executable, "-m",
+                           "fleetsim", "replay", str(out), "--speed", "4", "--until", "2"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "replayed 21 frames, 0.0 to 2.0 s" in done.stdout
