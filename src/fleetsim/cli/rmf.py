@@ -11,7 +11,7 @@ import typer
 import yaml
 
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
-from fleetsim.cli.serving import say_turned_off, without_drivers
+from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
@@ -25,9 +25,7 @@ def rmf(
     map_name: str | None = typer.Option(
         None, "--map-name", help="The robots' map_name (default: the building level, or L1)."
     ),
-    duration: float | None = typer.Option(
-        None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
-    ),
+    duration: float | None = DURATION,
     token: str | None = typer.Option(
         None,
         "--token",

@@ -1,5 +1,6 @@
-"""What the serving commands (`fleetsim vda5050`, `fleetsim rmf`) share: taking out of a
-scenario what would drive its robots besides the outside fleet manager, and saying so."""
+"""What the serving commands (`fleetsim vda5050`, `fleetsim rmf`) share: the `--duration`
+option (until stopped by default), taking out of a scenario what would drive its robots besides
+the outside fleet manager, and saying so."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import typer
 from fleetsim.scenario.schema import Scenario
 
 DRIVERS = ("fleet_manager", "patrol", "random_goals", "shuttle")  # plugins that move robots
+DURATION = typer.Option(
+    None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
+)
 
 
 def without_drivers(scenario: Scenario) -> list[str]:

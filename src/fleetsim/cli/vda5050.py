@@ -8,7 +8,7 @@ import signal
 import typer
 
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
-from fleetsim.cli.serving import say_turned_off, without_drivers
+from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
 from fleetsim.errors import FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
@@ -32,9 +32,7 @@ def vda5050(
     visualization_rate: float = typer.Option(
         0.0, "--visualization-rate", help="Hz of visualization messages (0 = none)."
     ),
-    duration: float | None = typer.Option(
-        None, "--duration", help="Simulated seconds (default: until Ctrl-C or SIGTERM)."
-    ),
+    duration: float | None = DURATION,
     username: str | None = typer.Option(None, "--username", help="The broker's user name."),
     password: str | None = typer.Option(
         None,

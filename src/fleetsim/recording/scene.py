@@ -35,11 +35,16 @@ def _set_color(color: Any, rgba: tuple[float, float, float, float]) -> None:
 class SceneWriter:
     def __init__(self, sim: Any) -> None:
         self.sim = sim
-        self._sent: dict[int, np.ndarray] = {}  # handle -> pose (pos + quat) last written
+        # Bodies written so far: handles (sorted) and the pose (pos + quat) last written.
+        self._sent_handles = np.empty(0, dtype=np.int64)
+        self._sent_poses = np.empty((0, 7))
         self._gone: list[int] = []
 
     def removed(self, obj: Any) -> None:
-        if self._sent.pop(obj.handle, None) is not None:
+        at = np.searchsorted(self._sent_handles, obj.handle)
+        if at < len(self._sent_handles) and self._sent_handles[at] == obj.handle:
+            self._sent_handles = np.delete(self._sent_handles, at)
+            self._sent_poses = np.delete(self._sent_poses, at, axis=0)
             self._gone.append(obj.handle)
 
     def update(self, first: bool) -> Any | None:
@@ -120,13 +125,22 @@ class SceneWriter:
         )
         if not len(rows):
             return
-        handles = bodies.handles[rows].tolist()
+        handles = np.asarray(bodies.handles[rows], dtype=np.int64)
         poses = np.concatenate([bodies["pos"][rows], bodies["quat"][rows]], axis=1)
-        for row, handle, pose in zip(rows.tolist(), handles, poses, strict=True):
-            last = self._sent.get(handle)
-            if last is not None and np.allclose(last, pose, atol=1e-6):
-                continue
-            entity = update.entities.add(id=f"body/{handle}", frame_id="world")
+        # Only bodies that are new or moved since they were last written become entities.
+        at = np.minimum(np.searchsorted(self._sent_handles, handles),
+                        max(len(self._sent_handles) - 1, 0))  # fmt: skip
+        known = (self._sent_handles[at] == handles) if len(self._sent_handles) else (
+            np.zeros(len(handles), dtype=bool))  # fmt: skip
+        moved = ~known
+        if known.any():
+            moved[known] = ~np.all(np.abs(self._sent_poses[at[known]] - poses[known]) <= 1e-6,
+                                   axis=1)  # fmt: skip
+        changed = np.flatnonzero(moved)
+        for k in changed.tolist():
+            entity = update.entities.add(id=f"body/{handles[k]}", frame_id="world")
             entity.timestamp.FromNanoseconds(stamp)
-            self._box(entity, row, SAND)
-            self._sent[handle] = pose
+            self._box(entity, int(rows[k]), SAND)
+        if changed.size:
+            order = np.argsort(handles)
+            self._sent_handles, self._sent_poses = handles[order], poses[order]

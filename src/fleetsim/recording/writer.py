@@ -77,7 +77,9 @@ class Recorder:
         self._closed = False
         self._kpis: list[dict[str, Any]] | None = None
         self._manager: Any = None
-        self._tasks_told: set[str] = set()
+        self._manager_ids: np.ndarray | None = None  # each manager robot's /fleet id
+        self._open_tasks: list[Any] = []  # the fleet manager's tasks not finished yet
+        self._tasks_seen = 0
         self._near_told = 0
         self._next_state = 0.0
         self._kpis_sent = 0
@@ -136,6 +138,7 @@ class Recorder:
         bodies = self.sim.world.bodies
         if self._robots is None:
             self._robots = np.array(bodies.handles[bodies["robot"]], dtype=np.int64)
+            self._manager_ids = None
             objects = self.sim.world.objects
             names = [objects[h].name for h in self._robots.tolist()]
             self._write_json("/fleet/robots", schemas.ROBOTS,
@@ -215,10 +218,11 @@ class Recorder:
         manager = self._manager
         if manager is None:
             return
-        for task in manager.tasks:
-            if task.id in self._tasks_told or task.status.value not in ("done", "failed"):
-                continue
-            self._tasks_told.add(task.id)
+        self._open_tasks += manager.tasks[self._tasks_seen :]  # released since the last look
+        self._tasks_seen = len(manager.tasks)
+        finished = [t for t in self._open_tasks if t.status.value in ("done", "failed")]
+        self._open_tasks = [t for t in self._open_tasks if t.status.value not in ("done", "failed")]
+        for task in finished:
             event = {"kind": f"task_{task.status.value}", "task": task.id, "robot": task.robot,
                      "time": task.times.get(task.status.value, self.sim.sim_time),
                      "places": list(task.places)}  # fmt: skip
@@ -248,7 +252,9 @@ class Recorder:
         battery = None
         manager = self._manager
         if manager is not None:
-            ids = self._ids_of([r.handle for r in manager.robots])
+            if self._manager_ids is None:  # again only when the robots change
+                self._manager_ids = self._ids_of([r.handle for r in manager.robots])
+            ids = self._manager_ids
             mine = ids >= 0
             state[ids[mine]] = manager.state[mine]
             for k, job in zip(ids.tolist(), manager.job, strict=True):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -49,6 +50,13 @@ class NavigateBody(BaseModel):
     speed_limit: float = 0.0
 
 
+Handler = Callable[..., Awaitable[Any]]
+
+
+class RefusedError(Exception):
+    """A request the fleet manager turns down: answered `success: false` with this message."""
+
+
 def answer(data: Any = None, success: bool = True, msg: str = "") -> dict[str, Any]:
     return {"data": data if data is not None else {}, "success": success, "msg": msg}
 
@@ -85,103 +93,97 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
                 return JSONResponse(body, status_code=401)
             return await call_next(request)
 
-    def unknown(name: str | None, *cmd_ids: int | None) -> str | None:
-        """Why the robot `name` or a command id is not acceptable (None: they are)."""
+    @app.exception_handler(RefusedError)
+    async def refused(_request: Request, exc: RefusedError) -> JSONResponse:
+        return refuse(str(exc))
+
+    def route(method: str, name: str) -> Callable[[Handler], Handler]:
+        """Register a handler at `name/` and at `name` (RMF's client asks without the slash;
+        FastAPI would answer that with a redirect)."""
+
+        def register(handler: Handler) -> Handler:
+            add = getattr(app, method)
+            add(f"{PREFIX}/{name}/")(handler)
+            add(f"{PREFIX}/{name}", include_in_schema=False)(handler)
+            return handler
+
+        return register
+
+    def robot(name: str, *cmd_ids: int | None) -> int:
+        """The robot's row; `RefusedError` for an unknown robot or a command id out of range."""
         for cmd in cmd_ids:
             if cmd is not None and not 0 <= cmd <= MAX_CMD_ID:
-                return f"cmd_id {cmd}: expected a whole number from 0 to {MAX_CMD_ID}"
-        if name is None or name in fleet.index:
-            return None
-        names = ", ".join(list(fleet.index)[:5]) + (" ..." if len(fleet.index) > 5 else "")
-        return f"no robot {name!r} (robots: {names})"
+                raise RefusedError(f"cmd_id {cmd}: expected a whole number from 0 to {MAX_CMD_ID}")
+        k = fleet.index.get(name)
+        if k is None:
+            names = ", ".join(list(fleet.index)[:5]) + (" ..." if len(fleet.index) > 5 else "")
+            raise RefusedError(f"no robot {name!r} (robots: {names})")
+        return k
 
-    @app.get(f"{PREFIX}/status/")
-    @app.get(f"{PREFIX}/status", include_in_schema=False)  # as RMF's client asks
-    async def status(robot_name: str | None = None) -> Any:
-        why = unknown(robot_name)
-        if why:
-            return refuse(why)
-        board = fleet.board
-        if robot_name is not None:
-            return Response(board.body(fleet.index[robot_name]), media_type=JSON)
-        return Response(board.all_body(), media_type=JSON)
+    def drivable(name: str, cmd_id: int) -> None:
+        if fleet.teleop[robot(name, cmd_id)]:
+            raise RefusedError(f"{name} is in teleop mode (toggle_teleop to hand it back)")
 
-    @app.post(f"{PREFIX}/navigate/")
-    @app.post(f"{PREFIX}/navigate", include_in_schema=False)  # as RMF's client asks
-    async def navigate(robot_name: str, cmd_id: int, body: NavigateBody) -> Any:
-        why = unknown(robot_name, cmd_id)
-        if why:
-            return refuse(why)
-        d = body.destination
-        if not all(math.isfinite(v) for v in (d.x, d.y, d.yaw, body.speed_limit)):
-            return refuse("destination and speed_limit must be finite numbers")
-        if body.map_name and body.map_name != fleet.map_name:
-            return refuse(f"map {body.map_name!r}: the robots are on {fleet.map_name!r}")
-        if fleet.teleop[fleet.index[robot_name]]:
-            return refuse(f"{robot_name} is in teleop mode (toggle_teleop to hand it back)")
-        fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
-        return answer()
-
-    def activity_path(activity: str, label: str) -> list[list[float]] | str:
+    def activity_path(activity: str, label: str) -> list[list[float]]:
         labels = fleet.activities.get(activity)
         if labels is None:
             known = ", ".join(fleet.activities) or "none defined"
-            return f"no activity {activity!r} (activities: {known})"
+            raise RefusedError(f"no activity {activity!r} (activities: {known})")
         path = labels.get(label)
         if path is None:
-            return f"activity {activity!r} has no label {label!r} (labels: {', '.join(labels)})"
+            raise RefusedError(f"activity {activity!r} has no label {label!r} "
+                          f"(labels: {', '.join(labels)})")  # fmt: skip
         return path
 
-    @app.get(f"{PREFIX}/action_paths/")
-    @app.get(f"{PREFIX}/action_paths", include_in_schema=False)  # as RMF's client asks
-    async def action_paths(activity: str, label: str) -> Any:
-        path = activity_path(activity, label)
-        if isinstance(path, str):
-            return refuse(path)
-        return answer({"map_name": fleet.map_name, "path": path})
+    @route("get", "status")
+    async def status(robot_name: str | None = None) -> Any:
+        board = fleet.board
+        if robot_name is not None:
+            return Response(board.body(robot(robot_name)), media_type=JSON)
+        return Response(board.all_body(), media_type=JSON)
 
-    @app.post(f"{PREFIX}/start_activity/")
-    @app.post(f"{PREFIX}/start_activity", include_in_schema=False)  # as RMF's client asks
+    @route("post", "navigate")
+    async def navigate(robot_name: str, cmd_id: int, body: NavigateBody) -> Any:
+        robot(robot_name, cmd_id)
+        d = body.destination
+        if not all(math.isfinite(v) for v in (d.x, d.y, d.yaw, body.speed_limit)):
+            raise RefusedError("destination and speed_limit must be finite numbers")
+        if body.map_name and body.map_name != fleet.map_name:
+            raise RefusedError(f"map {body.map_name!r}: the robots are on {fleet.map_name!r}")
+        drivable(robot_name, cmd_id)
+        fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
+        return answer()
+
+    @route("get", "action_paths")
+    async def action_paths(activity: str, label: str) -> Any:
+        return answer({"map_name": fleet.map_name, "path": activity_path(activity, label)})
+
+    @route("post", "start_activity")
     async def start_activity(robot_name: str, cmd_id: int, body: ActivityBody) -> Any:
-        why = unknown(robot_name, cmd_id)
-        if why:
-            return refuse(why)
+        robot(robot_name, cmd_id)
         path = activity_path(body.activity, body.label)
-        if isinstance(path, str):
-            return refuse(path)
-        if fleet.teleop[fleet.index[robot_name]]:
-            return refuse(f"{robot_name} is in teleop mode (toggle_teleop to hand it back)")
+        drivable(robot_name, cmd_id)
         fleet.start_activity(robot_name, cmd_id, path)
         return answer({"map_name": fleet.map_name, "path": path})
 
-    @app.post(f"{PREFIX}/toggle_teleop/")
-    @app.post(f"{PREFIX}/toggle_teleop", include_in_schema=False)  # as RMF's client asks
+    @route("post", "toggle_teleop")
     async def toggle_teleop(robot_name: str, body: ToggleBody) -> Any:
-        why = unknown(robot_name)
-        if why:
-            return refuse(why)
+        robot(robot_name)
         fleet.set_teleop(robot_name, body.toggle)
         return answer()
 
-    @app.post(f"{PREFIX}/toggle_attach/")
-    @app.post(f"{PREFIX}/toggle_attach", include_in_schema=False)  # as RMF's client asks
+    @route("post", "toggle_attach")
     async def toggle_attach(robot_name: str, cmd_id: int, body: ToggleBody) -> Any:
-        why = unknown(robot_name, cmd_id)
-        if why:
-            return refuse(why)
+        robot(robot_name, cmd_id)
         fleet.set_attached(robot_name, cmd_id, body.toggle)
         return answer()
 
-    @app.get(f"{PREFIX}/stop_robot/")
-    @app.get(f"{PREFIX}/stop_robot", include_in_schema=False)  # as RMF's client asks
+    @route("get", "stop_robot")
     async def stop_robot(robot_name: str, running_cmd_id: int | None = None,
                          stop_cmd_id: int | None = None) -> Any:  # fmt: skip
-        why = unknown(robot_name, running_cmd_id, stop_cmd_id)
-        if why:
-            return refuse(why)
-        running = int(fleet.cmd_id[fleet.index[robot_name]])
+        running = int(fleet.cmd_id[robot(robot_name, running_cmd_id, stop_cmd_id)])
         if running_cmd_id is not None and running not in (NO_COMMAND, running_cmd_id):
-            return refuse(f"{robot_name} is running command {running}, not {running_cmd_id}")
+            raise RefusedError(f"{robot_name} is running command {running}, not {running_cmd_id}")
         fleet.stop(robot_name, stop_cmd_id)
         return answer()
 
