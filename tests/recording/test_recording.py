@@ -18,9 +18,19 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from mcap.reader import make_reader
 
 import fleetsim.recording
-from fleetsim import Agent, ConfigError, FleetSimError, Pose, SimObject
+from fleetsim import (
+    Agent,
+    AgentManager,
+    AgentSpawnParams,
+    ConfigError,
+    FleetSimError,
+    GridSpawnParams,
+    Pose,
+    SimObject,
+)
 from fleetsim.geometry import quat
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
+from fleetsim.recording import slots
 from fleetsim.recording.replay import Replay
 from fleetsim.scenario import build, load_scenario
 
@@ -149,6 +159,39 @@ def test_events_and_bad_input(tmp_path: Path) -> None:
         sim.record(tmp_path / "nowhere" / "z.mcap")
 
 
+def test_warnings_and_errors_are_events(tmp_path: Path) -> None:
+    """fleetsim's logged warnings and errors, from the simulation's thread or another, are
+    `/events` at the simulated time they were written."""
+    import logging
+    import threading
+
+    def fails(*_: object) -> None:
+        if sim.step_count == 3:
+            raise ValueError("handler broke")
+
+    with make_sim(timestep=0.1) as sim:
+        sim.record(tmp_path / "run.mcap")
+        sim.on("post_step", fails)
+        sim.on("post_step", fails)  # the second error in a step is logged, the first raised
+        for _ in range(2):
+            sim.step_once()
+        with pytest.raises(ValueError, match="handler broke"):
+            sim.step_once()
+        server = threading.Thread(
+            target=logging.getLogger("fleetsim.interfaces.x").warning, args=("client went away",)
+        )
+        server.start()
+        server.join()
+        logging.getLogger("elsewhere").error("not ours")
+        sim.step_once()
+    with fleetsim.recording.open(tmp_path / "run.mcap") as recording:
+        events = [e for e in recording.events() if e["kind"] in ("warning", "error")]
+    assert [(e["kind"], e["logger"]) for e in events] == [
+        ("error", "fleetsim.events"), ("warning", "fleetsim.interfaces.x")]  # fmt: skip
+    assert "handler broke" in events[0]["message"] and events[0]["time"] == pytest.approx(0.3)
+    assert events[1]["message"] == "client went away" and events[1]["time"] == pytest.approx(0.3)
+
+
 def test_a_writer_that_dies_is_an_error_not_a_hang(tmp_path: Path) -> None:
     with make_sim(timestep=0.1) as sim:
         Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r")
@@ -161,6 +204,36 @@ def test_a_writer_that_dies_is_an_error_not_a_hang(tmp_path: Path) -> None:
         sim.step_once()  # the simulation goes on, no longer recording
         with pytest.raises(FleetSimError, match="recording"):
             recorder.close()
+
+
+def test_a_fleet_that_grows_and_a_reset(tmp_path: Path) -> None:
+    """Robots spawned mid-recording (past the shared-memory slots' first size) are in the
+    following frames at their live poses; `reset()` ends the recording; nothing is left in
+    shared memory."""
+    before = set(Path(slots.SHM_DIR).glob("fleetsim-poses-*"))
+    cube = AgentSpawnParams(urdf_path="simple_cube")
+    with make_sim(timestep=0.1) as sim:
+        manager = AgentManager(sim)
+        manager.spawn_objects_grid(3, GridSpawnParams(x_max=3, y_max=3), cube)
+        recorder = sim.record(tmp_path / "grow.mcap", rate=10)
+        sim.step_once()
+        grid = GridSpawnParams(x_min=5, x_max=20, y_min=5, y_max=20, spacing=(1.5, 1.5))
+        more = manager.spawn_objects_grid(100, grid, cube)
+        more[7].set_goal_pose(Pose.from_xyz(0.0, 30.0, 0.0))
+        for _ in range(5):
+            sim.step_once()
+        live = sim.world.bodies["pos"][sim.world.bodies["robot"]].copy()
+        frames_before_reset = recorder.frames
+        sim.reset()
+        assert recorder._closed and sim.step_count == 0
+        sim.step_once()  # no longer recorded
+    with fleetsim.recording.open(tmp_path / "grow.mcap") as recording:
+        frames = list(recording.frames())
+    assert len(frames) == frames_before_reset
+    assert [len(f.xyz) for f in frames][:2] == [3, 3] and len(frames[-1].xyz) == 103
+    assert np.allclose(frames[-1].xyz, live, atol=1e-3)
+    assert frames[-1].xyz[3 + 7][1] > frames[2].xyz[3 + 7][1] + 0.1  # the one sent off moved
+    assert set(Path(slots.SHM_DIR).glob("fleetsim-poses-*")) <= before
 
 
 def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:

@@ -7,13 +7,12 @@ The server binds 127.0.0.1 unless told otherwise.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from typing import Any
 
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.recording.mcap_process import fleet_points, state_table
+from fleetsim.recording.mcap_process import Names, fleet_points, state_json
 from fleetsim.recording.reader import Recording
 
 NEEDS = 'the live view needs foxglove-sdk: pip install "fleetsim[record]"'
@@ -71,7 +70,7 @@ class LiveOut:
 
     def __init__(self, server: FoxgloveServer) -> None:
         self.server = server
-        self._names: dict[int, str] = {}
+        self._names = Names()
 
     def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
         self.server.channel(topic, schema_name, encoding, schema)
@@ -79,19 +78,20 @@ class LiveOut:
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
         self.server.message(topic, time_ns, data)
 
-    def fleet(self, topic: str, time_ns: int, head: bytes, pos: bytes, quat: bytes) -> None:
-        self.server.message(topic, time_ns, head + fleet_points(pos, quat))
+    def fleet(self, topic: str, time_ns: int, head: bytes, pos: Any, quat: Any) -> None:
+        self.server.message(topic, time_ns, bytes(fleet_points(pos, quat, head)))
 
     def state(self, topic: str, time_ns: int, table: dict[str, Any]) -> None:
-        self.server.message(topic, time_ns, json.dumps(state_table(table)).encode())
+        self.server.message(topic, time_ns, state_json(table))
 
     def names(self, names: dict[int, str]) -> None:
         self._names.update(names)
 
-    def collisions(self, topic: str, time_ns: int, a: list[int], b: list[int]) -> None:
-        pairs = [[self._names.get(i, i), self._names.get(j, j)] for i, j in zip(a, b, strict=True)]
-        event = {"kind": "collisions", "time": time_ns / NS, "pairs": pairs}
-        self.server.message(topic, time_ns, json.dumps(event).encode())
+    def collisions(self, topic: str, time_ns: int, a: Any, b: Any) -> None:
+        self.server.message(topic, time_ns, self._names.collisions(time_ns, a, b))
+
+    def flush(self) -> None:
+        return None  # messages go out as they are logged
 
     def close(self) -> None:
         return None  # the server outlives one recorder; its owner stops it

@@ -1,12 +1,12 @@
 """`McapOut`: an MCAP file written by a process of its own.
 
 The simulation hands over finished message bytes (and, for collisions, the pairs' handles)
-through a pipe and goes on. A child process (`mcap_process.py`, which imports nothing of
-fleetsim, so it starts in a tenth of a second) owns the `mcap` writer: it registers channels
-as topics first appear, adds messages, compresses chunks with zstd and writes them, on the
-other core and under its own GIL. A full pipe makes the simulation wait instead of filling
-memory. If the child fails (a full disk), the next message or `close()` raises a
-`FleetSimError` with its reason.
+through a pipe, and the fleet's poses through shared memory (`PoseSlots`), and goes on. A
+child process (`mcap_process.py`, which imports nothing of fleetsim, so it starts in a tenth of
+a second) owns the `mcap` writer: it registers channels as topics first appear, adds messages,
+compresses chunks with zstd and writes them, on the other core and under its own GIL. A full
+pipe (or no free slot) makes the simulation wait instead of filling memory. If the child fails
+(a full disk), the next message or `close()` raises a `FleetSimError` with its reason.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.recording.slots import PoseSlots
 
 CLOSE_TIMEOUT_S = 120.0
 PIPE_BYTES = 1 << 20
@@ -57,6 +60,8 @@ class McapOut:
         if ready.strip() != b"ready":
             raise FleetSimError(f"recording {path}: {self._why()}")
         self._known: set[str] = set()  # topics announced to the child
+        acks = self._proc.stdout.fileno()  # type: ignore[union-attr]
+        self._slots = PoseSlots(acks, lambda: FleetSimError(f"recording {path}: {self._why()}"))
         self._send(("metadata", metadata))
 
     def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
@@ -68,10 +73,17 @@ class McapOut:
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
         self._send(("message", topic, time_ns, data))
 
-    def fleet(self, topic: str, time_ns: int, head: bytes, pos: bytes, quat: bytes) -> None:
+    def fleet(self, topic: str, time_ns: int, head: bytes, pos: np.ndarray,
+              quat: np.ndarray) -> None:  # fmt: skip
         """A `/fleet` PointCloud: `head` (the message without its data), and the robots'
-        float32 positions (N, 3) and quaternions (N, 4), made into points by the child."""
-        self._send(("fleet", topic, time_ns, head, pos, quat))
+        positions (N, 3) and quaternions (N, 4), handed over in shared memory (`PoseSlots`)
+        and made into points by the child."""
+        if not self._slots.fits(len(pos)):
+            self._send(("slots", *self._slots.remap(len(pos))))
+        if self._slots.full:
+            self.flush()  # the child must have the jobs it is to free slots from
+        slot = self._slots.put(pos, quat)
+        self._send(("fleet", topic, time_ns, head, len(pos), slot))
 
     def state(self, topic: str, time_ns: int, table: dict[str, Any]) -> None:
         """A `/fleet/state` table: `state` (uint8 bytes), `task` (list), `battery` (float32
@@ -82,13 +94,19 @@ class McapOut:
         """Body names by handle, for the collision events (sent once, then as bodies come)."""
         self._send(("names", names))
 
-    def collisions(self, topic: str, time_ns: int, a: list[int], b: list[int]) -> None:
-        """A `collisions` event for the pairs of bodies (handles) `a[i]`, `b[i]`."""
-        self._send(("collisions", topic, time_ns, a, b))
+    def collisions(self, topic: str, time_ns: int, a: np.ndarray, b: np.ndarray) -> None:
+        """A `collisions` event for the pairs of bodies (int64 handles) `a[i]`, `b[i]`."""
+        self._send(("collisions", topic, time_ns, a.tobytes(), b.tobytes()))
 
     def _send(self, job: tuple[Any, ...]) -> None:
         try:
             pickle.dump(job, self._pipe, protocol=pickle.HIGHEST_PROTOCOL)
+        except (BrokenPipeError, OSError):
+            raise FleetSimError(f"recording {self.path}: {self._why()}") from None
+
+    def flush(self) -> None:
+        """Hand what was sent since the last flush to the child (once a step: one wake-up)."""
+        try:
             self._pipe.flush()
         except (BrokenPipeError, OSError):
             raise FleetSimError(f"recording {self.path}: {self._why()}") from None
@@ -106,6 +124,7 @@ class McapOut:
             self._proc.wait(CLOSE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             self._proc.kill()
+        self._slots.close()
         if self._proc.returncode != 0:
             raise FleetSimError(f"recording {self.path}: {self._why()}")
 

@@ -39,8 +39,14 @@ class SceneWriter:
         self._sent_handles = np.empty(0, dtype=np.int64)
         self._sent_poses = np.empty((0, 7))
         self._gone: list[int] = []
+        self._others: np.ndarray | None = None  # rows of the bodies that are neither
+        self._others_size = 0  # (the body count they were found at)
+
+    def spawned(self) -> None:
+        self._others = None
 
     def removed(self, obj: Any) -> None:
+        self._others = None
         at = np.searchsorted(self._sent_handles, obj.handle)
         if at < len(self._sent_handles) and self._sent_handles[at] == obj.handle:
             self._sent_handles = np.delete(self._sent_handles, at)
@@ -49,6 +55,14 @@ class SceneWriter:
 
     def update(self, first: bool) -> Any | None:
         """The SceneUpdate for this frame, or None when nothing changed."""
+        bodies = self.sim.world.bodies
+        if self._others is None or self._others_size != len(bodies):
+            self._others = np.flatnonzero(
+                ~bodies["robot"] & (bodies["collision_mode"] != int(CollisionMode.STATIC))
+            )
+            self._others_size = len(bodies)
+        if not (first or self._gone or len(self._others)):
+            return None
         update = foxglove("SceneUpdate")()
         stamp = round(self.sim.sim_time * 1e9)
         if first:
@@ -120,10 +134,8 @@ class SceneWriter:
 
     def _moving(self, update: Any, stamp: int) -> None:
         bodies = self.sim.world.bodies
-        rows = np.flatnonzero(
-            ~bodies["robot"] & (bodies["collision_mode"] != int(CollisionMode.STATIC))
-        )
-        if not len(rows):
+        rows = self._others
+        if rows is None or not len(rows):
             return
         handles = np.asarray(bodies.handles[rows], dtype=np.int64)
         poses = np.concatenate([bodies["pos"][rows], bodies["quat"][rows]], axis=1)

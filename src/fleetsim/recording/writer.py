@@ -6,7 +6,8 @@ Channels (log times are simulated time):
 - `/fleet` (`foxglove.PointCloud`): every robot's x, y, z (float64), yaw (float32) and `id` (its
   row in `/fleet/robots`), ONE message per recorded frame for the whole fleet;
 - `/fleet/robots` (JSON): the robots' names and handles, at the start and when robots change;
-- `/events` (JSON): collisions and action events, with their time;
+- `/events` (JSON): collisions, action and task events, near misses, and fleetsim's logged
+  warnings and errors, with their simulated time;
 - `/kpi` (JSON): the fleet manager's KPI series, when there is one.
 
 The recorder only reads: it runs after each step and never changes the simulation.
@@ -14,7 +15,9 @@ The recorder only reads: it runs after each step and never changes the simulatio
 
 from __future__ import annotations
 
+import collections
 import json
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ import numpy as np
 from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.states import STATES
+from fleetsim.logs import LOGGER_NAME
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
 from fleetsim.recording.scene import SceneWriter
@@ -45,6 +49,21 @@ def varint(n: int) -> bytes:
             return bytes(out)
 
 
+class _Problems(logging.Handler):
+    """Keeps fleetsim's warnings and errors until the recorder writes them on the simulation's
+    thread (a server thread must not write to the recording itself)."""
+
+    def __init__(self, sim: Any) -> None:
+        super().__init__(logging.WARNING)
+        self.sim = sim
+        self.records: collections.deque[tuple[float, logging.LogRecord]] = collections.deque(
+            maxlen=10_000
+        )
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((self.sim.sim_time, record))  # (a float read: safe from a thread)
+
+
 class Recorder:
     """Writes `sim` to `path` at `rate` frames per simulated second until `close()`."""
 
@@ -64,6 +83,9 @@ class Recorder:
         self.frames = 0
         self._next_frame = 0
         self._robots: np.ndarray | None = None  # handles, in /fleet id order
+        self._rows: np.ndarray | slice | None = None  # their rows in the body table
+        self._rows_size = 0
+        self._agent_rows_cache: np.ndarray | None = None  # their rows in the motion table
         self.scene = SceneWriter(sim)
         self._hooks = [
             ("post_step", sim.on("post_step", lambda *_: self._after_step())),
@@ -71,7 +93,10 @@ class Recorder:
             ("object_removed", sim.on("object_removed", self._removed)),
             ("action_completed", sim.on("action_completed", self._action("action_completed"))),
             ("action_failed", sim.on("action_failed", self._action("action_failed"))),
+            ("reset", sim.on("reset", lambda *_: self.close())),  # a recording is one run
         ]
+        self._problems = _Problems(sim)  # fleetsim's warnings and errors, for /events
+        logging.getLogger(LOGGER_NAME).addHandler(self._problems)
         self._checks_seen = sim.collisions.checks
         self._out.names({h: obj.name for h, obj in sim.world.objects.items()})
         self._closed = False
@@ -127,8 +152,10 @@ class Recorder:
     def _after_step(self) -> None:
         try:
             self._collisions()
+            self._write_problems()
             if self.sim.step_count >= self._next_frame:
                 self._frame()
+            self._out.flush()
         except FleetSimError:  # the writer is gone: stop recording, say so once
             self._unhook()
             raise
@@ -138,16 +165,19 @@ class Recorder:
         bodies = self.sim.world.bodies
         if self._robots is None:
             self._robots = np.array(bodies.handles[bodies["robot"]], dtype=np.int64)
+            self._rows = self._agent_rows_cache = None
             self._manager_ids = None
             objects = self.sim.world.objects
             names = [objects[h].name for h in self._robots.tolist()]
             self._write_json("/fleet/robots", schemas.ROBOTS,
                              {"names": names, "handles": self._robots.tolist()})  # fmt: skip
-        rows = bodies.rows(self._robots)
-        if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and np.all(np.diff(rows) == 1):
-            rows = slice(int(rows[0]), int(rows[-1]) + 1)  # the usual layout: copy, not gather
-        pos = bodies["pos"][rows].astype(np.float32)
-        q = bodies["quat"][rows].astype(np.float32)
+        rows = self._rows
+        if rows is None or self._rows_size != len(bodies):  # rows move only when bodies go
+            rows = bodies.rows(self._robots)
+            if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and np.all(np.diff(rows) == 1):
+                rows = slice(int(rows[0]), int(rows[-1]) + 1)  # the usual layout: copy, not gather
+            self._rows, self._rows_size = rows, len(bodies)
+        pos, q = bodies["pos"][rows], bodies["quat"][rows]  # (views, usually: no copies)
         cloud = self._cloud  # no data: the points are framed on after it (protobuf allows it)
         cloud.timestamp.FromNanoseconds(self._ns())
         head = cloud.SerializeToString() + self._data_tag + varint(len(pos) * POINT.itemsize)
@@ -155,7 +185,7 @@ class Recorder:
             self._announced.add("/fleet")
             self._out.channel("/fleet", "foxglove.PointCloud", "protobuf",
                               schemas.descriptor_set(type(cloud)))  # fmt: skip
-        self._out.fleet("/fleet", self._ns(), head, pos.tobytes(), q.tobytes())
+        self._out.fleet("/fleet", self._ns(), head, pos, q)
         if self.sim.sim_time >= self._next_state - 1e-9:
             self._state()
             self._fleet_events()
@@ -172,6 +202,7 @@ class Recorder:
 
     def _spawned(self, obj: Any) -> None:
         self._robots = None  # listed again at the next frame
+        self.scene.spawned()
         self._out.names({obj.handle: obj.name})
 
     def _removed(self, obj: Any) -> None:
@@ -199,7 +230,17 @@ class Recorder:
         started = collisions.started
         self._json_channel("/events", schemas.EVENT)
         a, b = key_handles(started)
-        self._out.collisions("/events", self._ns(), a.tolist(), b.tolist())
+        self._out.collisions("/events", self._ns(), a.astype(np.int64), b.astype(np.int64))
+
+    def _write_problems(self) -> None:
+        """fleetsim's warnings and errors logged since the last step (from any thread), as
+        `/events` (`warning`, `error`) at the simulated time they were logged."""
+        while self._problems.records:
+            time_s, record = self._problems.records.popleft()
+            event = {"kind": "error" if record.levelno >= logging.ERROR else "warning",
+                     "time": time_s, "logger": record.name,
+                     "message": record.getMessage()}  # fmt: skip
+            self._write_json("/events", schemas.EVENT, event, time_s)
 
     def watch_kpis(self, series: list[dict[str, Any]]) -> None:
         """Record the points appended to `series` (a fleet manager's KPI time series, each
@@ -243,7 +284,9 @@ class Recorder:
         """`/fleet/state`, in `/fleet` id order: from the fleet manager when there is one,
         else moving or idle by speed."""
         assert self._robots is not None
-        rows = self._agent_rows()
+        if self._agent_rows_cache is None:
+            self._agent_rows_cache = self._agent_rows()
+        rows = self._agent_rows_cache
         vel = self.sim.world.motion.agents["vel"][np.maximum(rows, 0)]
         speed = np.where(rows >= 0, np.hypot(vel[:, 0], vel[:, 1]), 0.0)
         n = len(self._robots)
@@ -303,11 +346,13 @@ class Recorder:
         self._closed = True
         try:
             self._write_kpis()
+            self._write_problems()
         finally:
             self._unhook()
             self._out.close()
 
     def _unhook(self) -> None:
+        logging.getLogger(LOGGER_NAME).removeHandler(self._problems)
         for event, handler in self._hooks:
             self.sim.events.off(event, handler)
         self._hooks = []
