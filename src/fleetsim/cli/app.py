@@ -7,7 +7,18 @@ import logging
 import typer
 
 from fleetsim import __version__
-from fleetsim.cli import bench, convert, models, replay, report, rmf, scenario, site, vda5050
+from fleetsim.cli import (
+    bench,
+    convert,
+    models,
+    replay,
+    report,
+    rmf,
+    scenario,
+    site,
+    sweep,
+    vda5050,
+)
 from fleetsim.logs import LogLevelManager
 
 app = typer.Typer(
@@ -28,6 +39,7 @@ app.command(name="vda5050")(vda5050.vda5050)
 app.command(name="rmf")(rmf.rmf)
 app.command(name="replay")(replay.replay)
 app.command(name="report")(report.report)
+app.command(name="sweep")(sweep.sweep)
 
 
 def _version(value: bool) -> None:

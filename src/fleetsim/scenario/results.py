@@ -61,7 +61,7 @@ def write_results(path: str | Path, summary: RunSummary, meta: dict[str, Any]) -
     suffix = out.suffix.lower()
     if suffix == ".json":
         doc = {"metadata": meta, "summary": row, "kpis": summary.kpis, **tables}
-        out.write_text(json.dumps(_clean(doc), indent=1))
+        out.write_text(json.dumps(clean(doc), indent=1))
         return [out]
     written = [out]
     if suffix == ".csv":
@@ -80,7 +80,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns)
         writer.writeheader()
-        writer.writerows(_clean(rows))
+        writer.writerows(clean(rows))
     return path
 
 
@@ -93,9 +93,9 @@ def _write_parquet(path: Path, rows: list[dict[str, Any]], meta: dict[str, Any])
             'Parquet output needs pyarrow: pip install "fleetsim[results]" (or use .json/.csv)'
         ) from None
     columns = list(dict.fromkeys(k for row in rows for k in row))
-    data = {c: [row.get(c) for row in _clean(rows)] for c in columns}
+    data = {c: [row.get(c) for row in clean(rows)] for c in columns}
     table = pa.table(data) if columns else pa.table({"empty": pa.array([], pa.null())})
-    table = table.replace_schema_metadata({"fleetsim": json.dumps(_clean(meta))})
+    table = table.replace_schema_metadata({"fleetsim": json.dumps(clean(meta))})
     pq.write_table(table, path)
     return path
 
@@ -111,12 +111,12 @@ def _flat(prefix: str, values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _clean(value: Any) -> Any:
+def clean(value: Any) -> Any:
     """JSON- and CSV-safe: NaN and infinities become None, NumPy scalars plain numbers."""
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
+        return {k: clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
+        return [clean(v) for v in value]
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

@@ -1,0 +1,52 @@
+"""One run of a sweep, in a worker process (a pool's or a Ray task's): build, run, one row.
+
+The PyBullet client is created here, inside the worker. Whatever goes wrong in the run becomes
+the row's `status` ("failed") and `error`: a sweep never loses its other runs to one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from fleetsim.sweep.plan import RunSpec
+
+
+def quiet() -> None:
+    """A worker's stdout (PyBullet prints there from C) goes nowhere; the driver draws the
+    progress bar."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    logging.getLogger("fleetsim").setLevel(logging.ERROR)
+
+
+def run_one(spec: RunSpec) -> dict[str, Any]:
+    """Run `spec` to the end; the results row (never raises for a failed run)."""
+    from fleetsim.scenario import build, load_scenario
+    from fleetsim.scenario.results import run_row, write_results
+    from fleetsim.scenario.runner import run_scenario
+
+    started = time.perf_counter()
+    row: dict[str, Any] = {"run_id": spec.run_id, **spec.values, "seed": spec.seed,
+                           "status": "ok", "error": None}  # fmt: skip
+    try:
+        loaded = load_scenario(spec.scenario, spec.overrides)
+        built = build(loaded, target_rtf=0.0, gui=None, duration=spec.duration, seed=spec.seed)
+        build_time = time.perf_counter() - started
+        with built.sim:
+            summary = run_scenario(built, build_time=build_time)
+            row["seed"] = built.sim.params.seed
+        row.update(run_row(summary, {}))
+        if spec.details:
+            meta = {"scenario": loaded.scenario.name, "scenario_file": spec.scenario,
+                    "seed": row["seed"], "overrides": list(spec.overrides)}  # fmt: skip
+            write_results(Path(spec.details) / f"{spec.run_id}.json", summary, meta)
+    except Exception as exc:  # the run failed: its row says why
+        row.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000])
+    row["overrides"] = list(spec.overrides)
+    row["wall_time_s"] = time.perf_counter() - started
+    return row
