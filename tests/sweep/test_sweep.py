@@ -147,7 +147,7 @@ def test_ray_gives_the_same_kpis_as_local(tmp_path: Path) -> None:
 
 def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> None:
     """60 small runs: killed after some are done, then resumed; every run once in the file
-    (the file is rewritten from the journal every 50 runs)."""
+    (the journal keeps them until the file is written)."""
     scenario = tmp_path / "tiny.yaml"
     scenario.write_text(TINY)
     out = tmp_path / "many.parquet"

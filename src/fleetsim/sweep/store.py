@@ -1,16 +1,18 @@
 """A sweep's results file: one Parquet row per run, written as runs finish.
 
 Rows go first to a journal beside the file (`sweep.parquet.journal`, JSON lines, flushed per
-run), and the Parquet file is rewritten with them every `CONSOLIDATE_EVERY` runs and at the
-end (to a temporary file, then renamed: it is always whole); the journal then goes. The driver
-holds no rows while the sweep runs, and a sweep killed half-way leaves every finished run on
-disk: `--resume` reads the file and the journal and skips those runs.
+run), and the Parquet file is rewritten with them at the end and every
+`CONSOLIDATE_EVERY_S` of a long sweep (to a temporary file, then renamed: it is always whole);
+the journal then goes. The driver holds no rows while the sweep runs, and a sweep killed
+half-way leaves every finished run on disk: `--resume` reads the file and the journal and skips
+those runs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
@@ -18,7 +20,7 @@ from typing import IO, Any
 from fleetsim.errors import ConfigError
 from fleetsim.scenario.results import clean
 
-CONSOLIDATE_EVERY = 50
+CONSOLIDATE_EVERY_S = 600.0  # wall seconds: a long sweep's file can be queried as it goes
 NEEDS = 'sweep results are Parquet files and need pyarrow: pip install "fleetsim[sweep]"'
 
 
@@ -44,7 +46,7 @@ class ResultStore:
         if not path.parent.is_dir():
             raise ConfigError(f"--out {path}: no folder {path.parent}")
         self._file: IO[str] | None = None  # the journal, opened at the first row
-        self._since = 0
+        self._since = time.monotonic()
 
     def done(self) -> dict[str, str]:
         """The runs already in the file or the journal: run id -> status."""
@@ -75,8 +77,7 @@ class ResultStore:
                 raise ConfigError(f"--out {self.path}: {exc.strerror or exc}") from None
         self._file.write(json.dumps(clean(row)) + "\n")
         self._file.flush()
-        self._since += 1
-        if self._since >= CONSOLIDATE_EVERY:
+        if time.monotonic() - self._since >= CONSOLIDATE_EVERY_S:
             self.consolidate()
 
     def consolidate(self) -> None:
@@ -95,7 +96,7 @@ class ResultStore:
             self._file.close()
         self._file = None
         self.journal.unlink(missing_ok=True)
-        self._since = 0
+        self._since = time.monotonic()
 
     def close(self) -> None:
         self.consolidate()
