@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import struct
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from stat import S_ISREG
 
 import numpy as np
 
@@ -33,11 +35,20 @@ def check_mesh(path: str | Path) -> None:
 
 def check_urdf(path: str | Path) -> None:
     """Raise unless `path` is a readable URDF whose mesh files all exist and are valid."""
-    file = Path(path)
-    if not file.is_file():
+    try:
+        stat = os.stat(path)
+    except OSError:
+        stat = None
+    if stat is None or not S_ISREG(stat.st_mode):
         raise AssetNotFoundError(f"URDF file not found: {path}")
-    stat = file.stat()
-    _check_urdf_version(str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    _check_urdf_at(str(path), os.getcwd(), stat.st_dev, stat.st_ino, stat.st_mtime_ns,
+                   stat.st_size)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _check_urdf_at(path: str, cwd: str, dev: int, ino: int, mtime_ns: int, size: int) -> None:
+    """One check per file version and the name it was given (one stat a load, no realpath)."""
+    _check_urdf_version(str(Path(cwd, path).resolve()), mtime_ns, size)
 
 
 @functools.lru_cache(maxsize=256)

@@ -119,6 +119,40 @@ def test_large_bodies_and_many_cells_match_brute_force() -> None:
         )
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "numpy"])
+def test_the_compiled_broadphase_equals_brute_force(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both broadphases (the Numba kernel for large fleets, NumPy otherwise) give exactly the
+    brute-force pairs, sorted: crowds, sparse fleets, a few wide bodies, 2-D bodies, touching
+    boxes."""
+    from fleetsim.collision import kernels
+
+    if compiled:
+        pytest.importorskip("numba")
+        monkeypatch.setattr(kernels, "MIN_BODIES", 2)  # the kernel for every size
+    else:
+        monkeypatch.setattr(kernels, "MIN_BODIES", 10**9)
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(2, 400))
+        side = float(rng.choice([3.0, 30.0, 300.0]))
+        centre = rng.uniform(-side, side, (n, 3))
+        centre[:, 2] = rng.uniform(0, 2, n)
+        half = np.where(rng.random((n, 1)) < 0.03, rng.uniform(3, 20, (n, 3)),
+                        rng.uniform(0.1, 1.0, (n, 3)))  # fmt: skip
+        if trial % 5 == 0:  # boxes on a lattice, touching exactly
+            centre = np.round(centre)
+            half = np.full((n, 3), 0.5)
+        lo, hi = centre - half, centre + half
+        flat = rng.random(n) < 0.2
+        i, j = candidate_pairs(lo, hi, float(rng.choice([0.5, 1.0, 4.0])), flat)
+        bi, bj = np.triu_indices(n, 1)
+        overlap = (lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi])
+        keep = overlap[:, 0] & overlap[:, 1] & (overlap[:, 2] | flat[bi] | flat[bj])
+        assert np.array_equal(i, bi[keep]) and np.array_equal(j, bj[keep]), trial
+
+
 def test_2d_mode_ignores_height(sim: MultiRobotSimulationCore) -> None:
     low = spawn(sim, ShapeParams(half_extents=(0.5, 0.5, 0.2)), Pose.from_xyz(0, 0, 0.2))
     high = spawn(sim, ShapeParams(half_extents=(0.5, 0.5, 0.2)), Pose.from_xyz(0.3, 0, 3.0))

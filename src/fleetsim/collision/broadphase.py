@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fleetsim.collision import kernels
+
 IntArray = np.ndarray
 
 _CELL_LIMIT = 2**20  # cell coordinates are folded into one int64 key below this range
@@ -37,6 +39,17 @@ def candidate_pairs(
     # the smallest cell that still holds every narrow body: fewer neighbours to test
     small_cell = max(float(narrow.max()), cell_size / 4) if narrow.size else cell_size
     if wide.size * n <= _BRUTE_FORCE_PAIRS and _cells_fit(lo, wide, small_cell):
+        use = np.ones(n, dtype=bool)
+        use[wide] = False
+        if kernels.usable(n):  # a large fleet: the compiled kernel
+            flat = ignore_z if ignore_z is not None else np.zeros(n, dtype=bool)
+            i, j = kernels.grid_pairs(lo, hi, use, kernels.dense_cell(lo, use, small_cell), flat)
+            if not wide.size:
+                return i, j  # overlapping and sorted already
+            wi, wj = overlapping(lo, hi, *_wide_pairs(lo, hi, wide), ignore_z)
+            i, j = np.concatenate((i, wi)), np.concatenate((j, wj))
+            order = np.argsort(i * n + j)
+            return i[order], j[order]
         i, j = _single_cell_pairs(lo, small_cell, wide)
         if wide.size:  # disjoint from the grid's pairs, which have no wide body
             wi, wj = _wide_pairs(lo, hi, wide)

@@ -1,0 +1,160 @@
+"""Compiled broadphase kernel (Numba, optional: `pip install "fleetsim[fast]"`).
+
+`grid_pairs` does in one pass what the NumPy broadphase does in twenty array operations: a
+counting sort of the bodies by the cell of their lower corner (their boxes copied in that
+order, so that neighbours are near in memory), then, cell by cell, the pairs within the cell
+and with four of its eight neighbours (the other four see the same pairs from their side), kept
+when the boxes overlap, sorted by (i, j) at the end. It is used for large fleets only
+(`MIN_BODIES`): Numba takes a moment to import, and below that size NumPy is as fast. The
+compiled code is cached on disk (`cache=True`), so only the first run on a machine compiles.
+Set `FLEETSIM_NO_NUMBA=1` to use NumPy throughout.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+MIN_BODIES = 2000  # fleets below this use the NumPy broadphase
+
+
+@functools.cache
+def kernel() -> Callable[..., Any] | None:
+    """The compiled `grid_pairs`, or None without Numba (or with FLEETSIM_NO_NUMBA set)."""
+    if os.environ.get("FLEETSIM_NO_NUMBA"):
+        return None
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(cache=True, nogil=True)(_grid_pairs)
+
+
+def usable(n: int) -> bool:
+    """Whether the kernel should take a broadphase of `n` bodies."""
+    return n >= MIN_BODIES and kernel() is not None
+
+
+def dense_cell(lo: np.ndarray, use: np.ndarray, cell: float) -> float:
+    """A cell at least `cell` wide and large enough for about one body a cell over the bodies'
+    extent (a sparse fleet on a fine grid would spend its time on empty cells)."""
+    x, y = np.ascontiguousarray(lo[use, 0]), np.ascontiguousarray(lo[use, 1])
+    if not len(x):
+        return cell
+    area = float((x.max() - x.min()) * (y.max() - y.min()))
+    return max(cell, (area / len(x)) ** 0.5 if np.isfinite(area) else cell)
+
+
+class _Workspace:
+    """The kernel's arrays, kept between calls and grown as needed: fresh arrays of this size
+    would cost more in page faults than the kernel's own work."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, size: int, dtype: Any, width: int = 0) -> np.ndarray:
+        have = self.arrays.get(name)
+        if have is None or len(have) < size:
+            shape = (int(size * 1.5) + 16, width) if width else int(size * 1.5) + 16
+            have = self.arrays[name] = np.empty(shape, dtype=dtype)
+        return have
+
+
+_workspace = _Workspace()
+
+
+def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
+               ignore_z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
+    boxes overlap (touching counts; z skipped where `ignore_z` marks either)."""
+    compiled = kernel()
+    assert compiled is not None
+    n = len(lo)
+    lo, hi = np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
+    use = np.ascontiguousarray(use, dtype=np.bool_)
+    flat = np.ascontiguousarray(ignore_z, dtype=np.bool_)
+    x, y = np.floor(lo[use, 0] / cell), np.floor(lo[use, 1] / cell)
+    cells = int((x.max() - x.min() + 1) * (y.max() - y.min() + 1)) if len(x) else 1
+    w = _workspace
+    work = (w.get("cx", n, np.int64), w.get("cy", n, np.int64), w.get("cell_of", n, np.int64),
+            w.get("start", cells + 1, np.int64), w.get("body", n, np.int64),
+            w.get("box", n, np.float64, 6), w.get("flat", n, np.bool_))  # fmt: skip
+    capacity = 4 * n + 16
+    while True:
+        out_i, out_j = w.get("out_i", capacity, np.int64), w.get("out_j", capacity, np.int64)
+        count = compiled(lo, hi, use, float(cell), flat, *work, out_i, out_j)
+        if count <= len(out_i):
+            break
+        capacity = count  # more pairs than room: once more with room for them all
+    order = np.argsort(out_i[:count] * n + out_j[:count])
+    return out_i[:count][order], out_j[:count][order]
+
+
+def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any, cy: Any,
+                cell_of: Any, start: Any, body: Any, box: Any, flat: Any, out_i: Any,
+                out_j: Any) -> int:  # fmt: skip
+    """Writes the pairs to out_i/out_j and returns how many there are (when more than fit,
+    only the count is right: the caller calls again with room)."""
+    n = lo.shape[0]
+    min_x = min_y = np.int64(2**62)
+    max_x = max_y = -np.int64(2**62)
+    for a in range(n):
+        if use[a]:
+            cx[a] = np.int64(np.floor(lo[a, 0] / cell))
+            cy[a] = np.int64(np.floor(lo[a, 1] / cell))
+            min_x, max_x = min(min_x, cx[a]), max(max_x, cx[a])
+            min_y, max_y = min(min_y, cy[a]), max(max_y, cy[a])
+    width, height = max_x - min_x + 1, max_y - min_y + 1
+    cells = width * height
+    start[: cells + 1] = 0  # counting sort by cell
+    for a in range(n):
+        if use[a]:
+            c = (cx[a] - min_x) * height + (cy[a] - min_y)
+            cell_of[a] = c
+            start[c + 1] += 1
+    for c in range(cells):
+        start[c + 1] += start[c]
+    for a in range(n):  # bodies in cell order, their boxes beside them (start[c] moves on)
+        if use[a]:
+            k = start[cell_of[a]]
+            start[cell_of[a]] += 1
+            body[k] = a
+            for axis in range(3):
+                box[k, axis] = lo[a, axis]
+                box[k, 3 + axis] = hi[a, axis]
+            flat[k] = ignore_z[a]
+    for c in range(cells, 0, -1):  # start[c] is the end of cell c now: shift back
+        start[c] = start[c - 1]
+    start[0] = 0
+    room = len(out_i)
+    count = 0
+    # Each pair once: within a cell, and with the cells at +x-y, +x, +x+y and +y.
+    for x in range(width):
+        for y in range(height):
+            c = x * height + y
+            for ka in range(start[c], start[c + 1]):
+                for t in range(5):
+                    x2 = x + (0 if t == 0 or t == 4 else 1)
+                    y2 = y + (t - 2 if 1 <= t <= 3 else (1 if t == 4 else 0))
+                    if x2 >= width or y2 < 0 or y2 >= height:
+                        continue
+                    c2 = x2 * height + y2
+                    first = ka + 1 if t == 0 else start[c2]
+                    for kb in range(first, start[c2 + 1]):
+                        if box[ka, 0] > box[kb, 3] or box[kb, 0] > box[ka, 3]:
+                            continue
+                        if box[ka, 1] > box[kb, 4] or box[kb, 1] > box[ka, 4]:
+                            continue
+                        if not (flat[ka] or flat[kb]) and (
+                            box[ka, 2] > box[kb, 5] or box[kb, 2] > box[ka, 5]
+                        ):
+                            continue
+                        if count < room:
+                            a, b = body[ka], body[kb]
+                            out_i[count], out_j[count] = min(a, b), max(a, b)
+                        count += 1
+    return count
