@@ -79,6 +79,7 @@ def sweep(
         raise exit_for(ConfigError(f"unexpected arguments {' '.join(query_args)}: give one "
                                    "scenario; values to sweep go in --set KEY=V1,V2"))  # fmt: skip
     from fleetsim.sweep import make_plan, run_sweep
+    from fleetsim.sweep.driver import prepare
     from fleetsim.sweep.stats import headline, summarise
     from fleetsim.sweep.store import kpi_columns
 
@@ -86,6 +87,7 @@ def sweep(
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     try:
         plan = make_plan(scenario, sets, seeds, duration)
+        prepare(out, n_workers, backend, ray_address, resume or retry_failed)  # errors first
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[status]}"), TimeElapsedColumn(), TextColumn("ETA"),
                    TimeRemainingColumn())  # fmt: skip

@@ -32,15 +32,7 @@ def run_sweep(plan: Plan, out: Path, *, workers: int = 1, backend: str = "local"
               ) -> SweepResult:  # fmt: skip
     """Run `plan`, rows to the Parquet file `out`. `progress(done, total, row)` after each run
     (and once with row None before the first)."""
-    if backend not in BACKENDS:
-        raise ConfigError(f"--backend {backend}: choose local or ray")
-    if not 1 <= workers <= MAX_WORKERS:
-        raise ConfigError(f"--workers {workers}: expected 1 to {MAX_WORKERS}")
-    if backend == "local" and ray_address is not None:
-        raise ConfigError("--ray-address is for --backend ray")
-    store = ResultStore(out, resume=resume or retry_failed)
-    if backend == "ray":
-        connect_ray(ray_address, workers)  # an unreachable cluster: said before any run
+    store = prepare(out, workers, backend, ray_address, resume or retry_failed)
     done = store.done()
     folder = out.with_name(out.stem + ".runs") if details else None
     if folder is not None:
@@ -59,6 +51,21 @@ def run_sweep(plan: Plan, out: Path, *, workers: int = 1, backend: str = "local"
     finally:
         store.close()
     return SweepResult(store.rows(), len(todo), len(specs) - len(todo), failed)
+
+
+def prepare(out: Path, workers: int, backend: str, ray_address: str | None,
+            resume: bool) -> ResultStore:  # fmt: skip
+    """Check the options and the results file, connect to Ray: every error before any run."""
+    if backend not in BACKENDS:
+        raise ConfigError(f"--backend {backend}: choose local or ray")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers {workers}: expected 1 to {MAX_WORKERS}")
+    if backend == "local" and ray_address is not None:
+        raise ConfigError("--ray-address is for --backend ray")
+    store = ResultStore(out, resume=resume)
+    if backend == "ray":
+        connect_ray(ray_address, workers)  # an unreachable cluster: said before any run
+    return store
 
 
 def _rows(todo: list[RunSpec], backend: str, workers: int, address: str | None
