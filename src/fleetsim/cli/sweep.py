@@ -108,7 +108,7 @@ def sweep(
         order = {run.run_id: k for k, run in enumerate(plan.runs())}  # the plan's order
         result.rows.sort(key=lambda r: order.get(r["run_id"], len(order)))
         kpis = kpi_columns(result.rows, swept)
-        _print_summary(summarise(result.rows, swept, headline(kpis)), swept, console)
+        _print_summary(summarise(result.rows, swept, headline(kpis)), swept)
         plots = None
         if plot:
             from fleetsim.sweep.plot import write_plots
@@ -132,7 +132,7 @@ def sweep(
         raise typer.Exit(EXIT_FAILURE)
 
 
-def _print_summary(lines: list[dict[str, Any]], swept: list[str], console: Console) -> None:
+def _print_summary(lines: list[dict[str, Any]], swept: list[str]) -> None:
     if not lines:
         return
     table = Table(title="per combination: mean ± 95% interval over seeds")
