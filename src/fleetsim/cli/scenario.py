@@ -221,10 +221,7 @@ def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, r
     facts = {"scenario": loaded.scenario.name or loaded.path.stem,
              "scenario_file": str(loaded.path),
              "overrides": json.dumps(list(overrides))}  # fmt: skip
-    recorder = built.sim.record(path, rate, facts)
-    manager = fleet_manager_of(built)
-    if manager is not None:
-        recorder.watch_fleet(manager)
+    watch_fleet_of(built, built.sim.record(path, rate, facts))
 
 
 def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
@@ -235,20 +232,18 @@ def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
         typer.echo(f"warning: the live view on {host}: anyone who reaches it can watch",
                    err=True)  # fmt: skip
     server = FoxgloveServer(host, port)
-    recorder = built.sim.record(None, rate, out=LiveOut(server))  # closed with the simulation
-    manager = fleet_manager_of(built)
-    if manager is not None:
-        recorder.watch_fleet(manager)
+    watch_fleet_of(built, built.sim.record(None, rate, out=LiveOut(server)))  # closed with sim
     return server
 
 
-def fleet_manager_of(built: Any) -> Any:
-    """The scenario's fleet manager (the `fleet_manager` plugin's), or None."""
+def watch_fleet_of(built: Any, recorder: Any) -> None:
+    """Let `recorder` take states, tasks and KPIs from the scenario's fleet manager (the
+    `fleet_manager` plugin's), if it has one."""
     for plugin in built.plugins:
         manager = getattr(plugin, "manager", None)
         if isinstance(getattr(manager, "series", None), list):
-            return manager
-    return None
+            recorder.watch_fleet(manager)
+            return
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:

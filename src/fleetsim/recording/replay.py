@@ -87,7 +87,7 @@ class Replay:
                     return PlayResult(shown, first or start, last)
                 sim0 = frame.time if sim0 is None else sim0
                 if self.speed > 0:
-                    self._wait(wall0 + (frame.time - sim0) / self.speed, window)
+                    self._wait(wall0 + (frame.time - sim0) / self.speed)
                 self.show(frame)
                 shown, last = shown + 1, frame.time
                 first = frame.time if first is None else first
@@ -103,7 +103,7 @@ class Replay:
                 return PlayResult(shown, first or start, last)
             at = max(seek, 0.0)
 
-    def _wait(self, until: float, window: Any) -> None:
+    def _wait(self, until: float) -> None:
         while (left := until - time.monotonic()) > 0:
             time.sleep(min(left, 0.02))
 

@@ -56,12 +56,13 @@ FLEET_STATE = json_schema("fleetsim.FleetState", {
     "states": {"type": "array", "items": {"type": "string"}},
     "state": {"type": "array", "items": {"type": "integer"}},
     "task": {"type": "array", "items": {"type": ["string", "null"]}},
-    "battery": {"type": ["array", "null"], "items": {"type": "number"}},
+    "battery": {"type": ["array", "null"], "items": {"type": ["number", "null"]}},
     "speed": {"type": "array", "items": {"type": "number"}},
 })  # fmt: skip
 """`/fleet/state`: per robot, in `/fleet/robots` order, once a simulated second: `state[i]`
 indexes `states` (idle, moving, waiting, working, charging, failed), `task` is the task id or
-null, `battery` percent (null without a battery model), `speed` m/s."""
+null, `battery` percent (null without a battery model; a null item for a robot the fleet
+manager does not run), `speed` m/s."""
 
 EVENT = json_schema("fleetsim.Event", {
     "kind": {"type": "string"},

@@ -3,8 +3,9 @@
 Channels (log times are simulated time):
 - `/scene` (`foxglove.SceneUpdate`): the static world once (floor, static bodies as boxes, the
   site's lanes and named places), then other bodies (loads, carts) when they appear, move or go;
-- `/fleet` (`foxglove.PointCloud`): every robot's x, y, z (float64), yaw (float32) and `id` (its
-  row in `/fleet/robots`), ONE message per recorded frame for the whole fleet;
+- `/fleet` (`foxglove.PointCloud`): every robot's x, y, z, yaw (float32) and `id` (its row in
+  `/fleet/robots`), ONE message per recorded frame for the whole fleet;
+- `/fleet/state` (JSON): each robot's state, task, battery and speed, once a simulated second;
 - `/fleet/robots` (JSON): the robots' names and handles, at the start and when robots change;
 - `/events` (JSON): collisions, action and task events, near misses, and fleetsim's logged
   warnings and errors, with their simulated time;
@@ -117,12 +118,12 @@ class Recorder:
     def _ns(self, time_s: float | None = None) -> int:
         return round((self.sim.sim_time if time_s is None else time_s) * NS)
 
-    def _write_proto(self, topic: str, message: Any, data: bytes | None = None) -> None:
+    def _write_proto(self, topic: str, message: Any) -> None:
         if topic not in self._announced:
             self._announced.add(topic)
             self._out.channel(topic, message.DESCRIPTOR.full_name, "protobuf",
                               schemas.descriptor_set(type(message)))  # fmt: skip
-        self._out.message(topic, self._ns(), message.SerializeToString() if data is None else data)
+        self._out.message(topic, self._ns(), message.SerializeToString())
 
     def _json_channel(self, topic: str, schema: bytes) -> None:
         if topic not in self._announced:
