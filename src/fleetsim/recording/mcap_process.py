@@ -1,7 +1,8 @@
 """The process that writes a recording's MCAP file: `python mcap_process.py PATH`.
 
-Reads pickled jobs from stdin until None (see `McapOut`; a `fleet` job names a shared-memory
-slot with the poses, `PoseSlots`, acknowledged with a byte on stdout), prints "ready" once its
+Reads pickled jobs from stdin until None, one at a time (a frame is a few kB: the 1 MB pipe
+holds many while a chunk is compressed; see `McapOut`; a `fleet` job names a shared-memory slot
+with the poses, `PoseSlots`, acknowledged with a byte on stdout), prints "ready" once its
 imports are done, and exits 0 with the file finished, or non-zero with the reason on stderr. It
 imports nothing of fleetsim, so that it starts fast. The encoders here are shared with the live
 view (`LiveOut`).
@@ -14,9 +15,7 @@ import json
 import mmap
 import os
 import pickle
-import queue
 import sys
-import threading
 import traceback
 from typing import IO, Any
 
@@ -152,21 +151,15 @@ def zstd_writer(file: IO[bytes]) -> Any:
     return Writer(file, compression=CompressionType.ZSTD)
 
 
+def _next(source: IO[bytes]) -> Any:
+    try:
+        return pickle.load(source)
+    except EOFError:
+        raise SystemExit("the simulation went away before closing the recording") from None
+
+
 def write(path: str, source: IO[bytes]) -> None:
     """Read jobs from `source` until None and write them to the MCAP file at `path`."""
-    jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-    def read() -> None:  # drains the pipe while the writer compresses
-        try:
-            while True:
-                job = pickle.load(source)
-                jobs.put(job)
-                if job is None:
-                    return
-        except EOFError:
-            jobs.put(EOFError)
-
-    threading.Thread(target=read, daemon=True).start()
     with open(path, "wb") as file:
         writer = zstd_writer(file)
         print("ready", flush=True)  # imports done: what follows is the recording's own work
@@ -176,9 +169,7 @@ def write(path: str, source: IO[bytes]) -> None:
         poses = Slots()
         acks = sys.stdout.buffer
         sequence = 0
-        while (job := jobs.get()) is not None:
-            if job is EOFError:
-                raise SystemExit("the simulation went away before closing the recording")
+        while (job := _next(source)) is not None:
             kind = job[0]
             if kind == "metadata":
                 writer.add_metadata("fleetsim", job[1])
