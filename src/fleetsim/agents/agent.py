@@ -138,6 +138,7 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
             body,
             lambda h: cls(world, h, spawn_params, path),
             facts_key=path,
+            mobile=not spawn_params.use_fixed_base,
             mass=mass,
             pickable=spawn_params.pickable,
             collision_mode=int(spawn_params.collision_mode),

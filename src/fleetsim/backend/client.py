@@ -152,6 +152,26 @@ class Backend:
             and np.allclose(shapes[0][6], (0, 0, 0, 1))
         )
 
+    def is_rigid_primitives(self, body_id: int) -> bool:
+        """Whether a body is built of boxes, spheres, cylinders and capsules only, on fixed or
+        continuous joints (wheels turn on them): its shape does not change as it drives, unlike
+        an arm's, a lift's or a mesh's."""
+        c = self.client
+        joints = pb.getNumJoints(body_id, physicsClientId=c)
+        for j in range(joints):
+            info = pb.getJointInfo(body_id, j, physicsClientId=c)
+            continuous = info[2] == pb.JOINT_REVOLUTE and info[8] > info[9]  # no limits
+            if info[2] != pb.JOINT_FIXED and not continuous:
+                return False
+        shapes = [s for link in range(-1, joints)
+                  for s in pb.getCollisionShapeData(body_id, link, physicsClientId=c)]  # fmt: skip
+        primitives = (pb.GEOM_BOX, pb.GEOM_SPHERE, pb.GEOM_CYLINDER, pb.GEOM_CAPSULE)
+        # PyBullet loads a URDF cylinder as a convex hull it makes itself, a mesh with no file.
+        return bool(shapes) and all(
+            s[2] in primitives or (s[2] == pb.GEOM_MESH and s[4] == b"unknown_file")
+            for s in shapes
+        )
+
     def inertial_offset(self, body_id: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """(position, orientation) of the base's inertial frame in its link frame.
 

@@ -72,7 +72,7 @@ class CheckResult:
 
 
 # What a check reads: the body table's version, the settings, collision modes and carriers.
-_Inputs = tuple[int, tuple[str, float, bool, int], np.ndarray, np.ndarray]
+_Inputs = tuple[int, tuple[str, float, bool, bool, int], np.ndarray, np.ndarray]
 
 
 class CollisionSystem:
@@ -84,6 +84,7 @@ class CollisionSystem:
         *,
         narrow_phase: str = "closest_points",
         margin: float = 0.0,
+        footprints: bool = True,
         ignore_static: bool = False,
         cell_size_mode: str = "auto_adaptive",
         cell_size: float | None = None,
@@ -93,6 +94,7 @@ class CollisionSystem:
         self._sync_rows = sync_rows
         self.narrow_phase = narrow_phase
         self.margin = margin
+        self.footprints = footprints
         self.ignore_static = ignore_static
         self.cells = CellSizePolicy(cell_size_mode, cell_size)
         self.active = np.empty(0, dtype=np.int64)  # sorted pair keys
@@ -167,8 +169,11 @@ class CollisionSystem:
 
     def _inputs(self) -> _Inputs:
         b = self.bodies
-        config = (self.narrow_phase, self.margin, self.ignore_static, self.intended.version)
-        return (b.version, config, b["collision_mode"].copy(), b["parent"].copy())
+        return (b.version, self._config(), b["collision_mode"].copy(), b["parent"].copy())
+
+    def _config(self) -> tuple[str, float, bool, bool, int]:
+        return (self.narrow_phase, self.margin, self.footprints, self.ignore_static,
+                self.intended.version)  # fmt: skip
 
     def _unchanged(self) -> bool:
         """Nothing a check reads changed since the last one: no body moved, came or went,
@@ -179,8 +184,7 @@ class CollisionSystem:
         version, config, mode, parent = self._seen
         return (
             version == b.version
-            and config
-            == (self.narrow_phase, self.margin, self.ignore_static, self.intended.version)
+            and config == self._config()
             and np.array_equal(mode, b["collision_mode"])
             and np.array_equal(parent, b["parent"])
         )
@@ -214,9 +218,10 @@ class CollisionSystem:
         return i[keep], j[keep]
 
     def _confirm(self, i: IntArray, j: IntArray) -> tuple[IntArray, IntArray]:
-        """Narrow phase. Pairs of single-box bodies are tested exactly with box geometry (no
-        PyBullet call); pairs with a NORMAL_2D body keep their xy box test (PyBullet's queries
-        are 3-D and would see the height the mode ignores); the rest ask PyBullet."""
+        """Narrow phase. Pairs of single-box bodies, or of a box and a mobile robot's footprint
+        (with `footprints`), are tested exactly with box geometry (no PyBullet call); pairs with
+        a NORMAL_2D body keep their xy box test (PyBullet's queries are 3-D and would see the
+        height the mode ignores); the rest ask PyBullet."""
         if self.narrow_phase == "aabb" or i.size == 0:
             return i, j
         b = self.bodies
@@ -224,12 +229,8 @@ class CollisionSystem:
         planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
             mode[j] == int(CollisionMode.NORMAL_2D)
         )
-        boxes = (
-            ~planar
-            & b["exact_box"][i]
-            & b["exact_box"][j]
-            & (self.narrow_phase == "closest_points")
-        )
+        box = b["exact_box"] | b["footprint"] if self.footprints else b["exact_box"]
+        boxes = ~planar & box[i] & box[j] & (self.narrow_phase == "closest_points")
         keep = planar.copy()
         if boxes.any():
             keep[boxes] = self._boxes_touch(i[boxes], j[boxes])
@@ -246,7 +247,8 @@ class CollisionSystem:
         return np.concatenate((i[keep], qi[touching])), np.concatenate((j[keep], qj[touching]))
 
     def _boxes_touch(self, i: IntArray, j: IntArray) -> np.ndarray:
-        """Exact test of pairs of single-box bodies, each box grown by half the margin."""
+        """Exact test of pairs of local boxes (single-box bodies, footprints), each grown by
+        half the margin."""
         b = self.bodies
         grow = self.margin / 2
 

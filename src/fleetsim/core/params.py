@@ -71,6 +71,11 @@ class SimulationParams:
         collision_narrowphase: "aabb" (boxes only), "closest_points" (PyBullet distance query on
             the broadphase pairs) or "contact_points" (physics contacts; needs physics).
         collision_margin: metres; with closest_points, bodies this close count as colliding.
+        collision_footprints: with closest_points, a robot that drives and is built of boxes,
+            cylinders, spheres and capsules on fixed or continuous (wheel) joints collides by
+            its footprint: the box around its shapes in its own frame, turning with it, tested
+            exactly in arrays. False asks PyBullet about its exact shapes (slower). Arms, lifts
+            and meshes always go to PyBullet.
         ignore_static_collision: skip every pair with a STATIC body.
         enable_collision_color_change: tint colliding bodies red while they touch (GUI).
         pose_sync: "eager" pushes moved poses to PyBullet every step; "lazy" only when something
@@ -108,6 +113,7 @@ class SimulationParams:
     collision_check_frequency: NonNegativeFloat | None = None
     collision_narrowphase: Literal["aabb", "closest_points", "contact_points"] = "closest_points"
     collision_margin: NonNegativeFloat = 0.0
+    collision_footprints: bool = True
     ignore_static_collision: bool = False
     enable_collision_color_change: bool = False
     pose_sync: PoseSync = "auto"

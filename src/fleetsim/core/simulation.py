@@ -80,6 +80,7 @@ class MultiRobotSimulationCore:
             self._world.sync_rows,
             narrow_phase=p.collision_narrowphase,
             margin=p.collision_margin,
+            footprints=p.collision_footprints,
             ignore_static=p.ignore_static_collision,
             cell_size_mode=p.spatial_hash_cell_size_mode,
             cell_size=p.spatial_hash_cell_size,

@@ -67,7 +67,7 @@ class World:
         self.in_step = False
         self.time = 0.0  # simulated seconds, kept by the simulation core
         self._body_facts: dict[
-            str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+            str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, bool]
         ] = {}
 
     # -- step state ---------------------------------------------------------------------------
@@ -124,22 +124,30 @@ class World:
         return objs
 
     def adopt_body(
-        self, body_id: int, owner_factory: Any, facts_key: str | None = None, **columns: Any
+        self,
+        body_id: int,
+        owner_factory: Any,
+        facts_key: str | None = None,
+        mobile: bool = False,
+        **columns: Any,
     ) -> Any:
         """Register a body PyBullet already holds (a loaded URDF, a user's body).
 
-        Reads its link-frame pose, inertial offset and local box. Bodies loaded from the same
-        file share the last two, so pass `facts_key` (e.g. the file path) to measure them once.
+        Reads its link-frame pose, inertial offset, local box and what its shapes are. Bodies
+        loaded from the same file share all but the pose, so pass `facts_key` (e.g. the file
+        path) to measure them once. A `mobile` robot (one that drives) built of primitives on
+        fixed or continuous joints may collide by its footprint (`collision_footprints`).
         """
         facts = self._body_facts.get(facts_key) if facts_key else None
         if facts is None:
             offset_pos, offset_quat = self.backend.inertial_offset(body_id)
             lo, hi = self.backend.local_aabb(body_id)
             box = self.backend.is_single_box(body_id)
-            facts = (np.array(offset_pos), np.array(offset_quat), lo, hi, box)
+            rigid = self.backend.is_rigid_primitives(body_id)
+            facts = (np.array(offset_pos), np.array(offset_quat), lo, hi, box, rigid)
             if facts_key:
                 self._body_facts[facts_key] = facts
-        com_pos, com_quat, lo, hi, box = facts
+        com_pos, com_quat, lo, hi, box, rigid = facts
         link_p, link_q = self.backend.read_link_pose(body_id, com_pos.tolist(), com_quat.tolist())
         has_offset = bool(np.any(com_pos != 0) or np.any(com_quat[:3] != 0))
         return self.add_body(
@@ -153,6 +161,7 @@ class World:
             com_quat=com_quat,
             has_com_offset=has_offset,
             exact_box=box,
+            footprint=mobile and rigid and not box,
             **columns,
         )
 

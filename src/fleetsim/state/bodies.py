@@ -35,6 +35,9 @@ BODY_COLUMNS: dict[str, Column] = {
     # The collision geometry is exactly the local box (a single unrotated box): the narrow phase
     # can test it with box-box geometry instead of asking PyBullet.
     "exact_box": Column(np.bool_, (), False),
+    # A mobile robot built of primitives on fixed or continuous joints (`is_rigid_primitives`):
+    # with `collision_footprints` the narrow phase tests its local box, its footprint.
+    "footprint": Column(np.bool_, (), False),
     "mass": Column(np.float64),
     "pickable": Column(np.bool_, (), False),
     # A robot (an `Agent`), as opposed to an object; collision counts are kept by role.
