@@ -119,20 +119,21 @@ def test_large_bodies_and_many_cells_match_brute_force() -> None:
         )
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "numpy"])
-def test_the_compiled_broadphase_equals_brute_force(
-    compiled: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Both broadphases (the Numba kernel for large fleets, NumPy otherwise) give exactly the
-    brute-force pairs, sorted: crowds, sparse fleets, a few wide bodies, 2-D bodies, touching
-    boxes."""
-    from fleetsim.collision import kernels
+@pytest.mark.parametrize("path", ["numba", "numpy", "sweep"])
+def test_every_broadphase_equals_brute_force(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every broadphase (the Numba kernel for large fleets, the NumPy hash, the sweep for small
+    fleets) gives exactly the brute-force pairs, sorted: crowds, sparse fleets, a few wide
+    bodies, 2-D bodies, touching boxes."""
+    from fleetsim.collision import broadphase, kernels
 
-    if compiled:
+    if path == "numba":
         pytest.importorskip("numba")
         monkeypatch.setattr(kernels, "MIN_BODIES", 2)  # the kernel for every size
     else:
         monkeypatch.setattr(kernels, "MIN_BODIES", 10**9)
+    monkeypatch.setattr(broadphase, "SWEEP_MAX_BODIES", 10**9 if path == "sweep" else 0)
+    if path == "sweep":  # and never the hash behind it
+        monkeypatch.setattr(broadphase, "_SWEEP_PAIRS_PER_BODY", 10**9)
     rng = np.random.default_rng(7)
     for trial in range(40):
         n = int(rng.integers(2, 400))

@@ -8,6 +8,12 @@ other side), with no duplicates to remove. The few wider bodies are tested again
 When many bodies are wider than a cell (a small constant cell size), every box is hashed into
 each xy cell it covers; sorting the (cell, body) entries groups each cell's bodies, all pairs
 within each group are generated with array arithmetic and de-duplicated.
+
+Small fleets (up to `SWEEP_MAX_BODIES`) sweep instead: sorted along the longer side of the
+site, each box is paired with the boxes that start within its span there, in a few array calls
+(the hash costs more in fixed call overhead than it saves below about a thousand bodies). A
+sweep that would pair far more boxes than there are (a site crowded along both sides) hands
+over to the hash.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ IntArray = np.ndarray
 _CELL_LIMIT = 2**20  # cell coordinates are folded into one int64 key below this range
 MAX_CELLS_PER_BODY = 64  # bigger bodies skip the hash and are tested against everyone
 _BRUTE_FORCE_PAIRS = 400_000  # wide bodies x all bodies tested directly up to this many pairs
+SWEEP_MAX_BODIES = 1024  # fleets up to this size sweep (see above)
+_SWEEP_PAIRS_PER_BODY = 16  # ... unless the sweep would test more candidate pairs than this
 
 
 def candidate_pairs(
@@ -33,6 +41,10 @@ def candidate_pairs(
     n = len(lo)
     if n < 2:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    if n <= SWEEP_MAX_BODIES:
+        swept = _sweep_pairs(lo, hi, ignore_z)
+        if swept is not None:
+            return swept
     extent = np.maximum(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
     wide = np.flatnonzero(~(extent <= cell_size))  # NaN and inf count as wide
     narrow = np.delete(extent, wide)
@@ -59,6 +71,30 @@ def candidate_pairs(
     i, j = overlapping(lo, hi, i, j, ignore_z)
     order = np.argsort(i * n + j)
     return i[order], j[order]
+
+
+def _sweep_pairs(
+    lo: np.ndarray, hi: np.ndarray, ignore_z: np.ndarray | None
+) -> tuple[IntArray, IntArray] | None:
+    """Sweep and prune along x or y (the longer spread); None when a box is not finite (the
+    hash treats those as wide) or the sweep would test too many candidate pairs."""
+    n = len(lo)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return None
+    spread = np.ptp(lo[:, :2], axis=0)
+    axis = int(spread[1] > spread[0])
+    low = lo[:, axis]
+    order = np.argsort(low, kind="stable")
+    # sorted box k with the boxes after it that start before it ends on the axis
+    later = np.searchsorted(low[order], hi[order, axis], side="right") - np.arange(1, n + 1)
+    np.maximum(later, 0, out=later)
+    if later.sum() > _SWEEP_PAIRS_PER_BODY * n:
+        return None
+    left = np.repeat(np.arange(n), later)
+    a, b = order[left], order[left + 1 + _ramp(later)]
+    i, j = overlapping(lo, hi, np.minimum(a, b), np.maximum(a, b), ignore_z)
+    by_pair = np.argsort(i * n + j)
+    return i[by_pair], j[by_pair]
 
 
 def _cells_fit(lo: np.ndarray, wide: IntArray, cell_size: float) -> bool:
