@@ -422,3 +422,17 @@ def test_boxes_square_to_the_axes_skip_sat_with_the_same_answer() -> None:
     ids = [o.object_id for o in objs]
     truth = {tuple(sorted((ids[a], ids[b]))) for a, b in zip(bi[touch], bj[touch], strict=True)}
     assert found == truth and len(truth) > 20
+
+
+def test_sorted_pair_sets_differ_and_dedupe_like_numpy() -> None:
+    from fleetsim.collision.pairs import sorted_difference, unique_sorted
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        a = np.unique(rng.integers(0, 60, int(rng.integers(0, 40))))
+        b = np.unique(rng.integers(0, 60, int(rng.integers(0, 40))))
+        assert np.array_equal(sorted_difference(a, b), np.setdiff1d(a, b))
+        keys = rng.integers(0, 60, int(rng.integers(0, 30)))
+        if rng.random() < 0.5:
+            keys = np.unique(keys)  # already sorted and unique: returned as is
+        assert np.array_equal(unique_sorted(keys), np.unique(keys))

@@ -168,8 +168,7 @@ class Backend:
         primitives = (pb.GEOM_BOX, pb.GEOM_SPHERE, pb.GEOM_CYLINDER, pb.GEOM_CAPSULE)
         # PyBullet loads a URDF cylinder as a convex hull it makes itself, a mesh with no file.
         return bool(shapes) and all(
-            s[2] in primitives or (s[2] == pb.GEOM_MESH and s[4] == b"unknown_file")
-            for s in shapes
+            s[2] in primitives or (s[2] == pb.GEOM_MESH and s[4] == b"unknown_file") for s in shapes
         )
 
     def inertial_offset(self, body_id: int) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -22,3 +22,22 @@ def key_pairs(keys: np.ndarray) -> list[Pair]:
 def key_handles(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The two handle arrays of keys (smaller first)."""
     return keys // KEY_SHIFT, keys % KEY_SHIFT
+
+
+def sorted_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The keys of sorted unique `a` not in sorted unique `b` (np.setdiff1d for sorted sets, in
+    a few calls: a binary search of each key of `a` in `b`)."""
+    if not b.size or not a.size:
+        return a
+    at = np.searchsorted(b, a)
+    np.minimum(at, len(b) - 1, out=at)
+    out: np.ndarray = a[b[at] != a]
+    return out
+
+
+def unique_sorted(keys: np.ndarray) -> np.ndarray:
+    """`keys` sorted without repeats: as they are when they already are (the usual case: pairs
+    come sorted by row, and handles grow with rows until bodies are removed)."""
+    if keys.size < 2 or bool(np.all(keys[1:] > keys[:-1])):
+        return keys
+    return np.unique(keys)

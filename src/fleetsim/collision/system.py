@@ -22,7 +22,14 @@ from fleetsim.collision.broadphase import candidate_pairs, overlapping, suggeste
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.obb import boxes_touch
-from fleetsim.collision.pairs import Pair, key_handles, key_pairs, pair_key
+from fleetsim.collision.pairs import (
+    Pair,
+    key_handles,
+    key_pairs,
+    pair_key,
+    sorted_difference,
+    unique_sorted,
+)
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry import quat
 from fleetsim.state import BodyTable, CollisionMode, rows_of
@@ -150,15 +157,13 @@ class CollisionSystem:
             "collision_narrowphase": (t3 - t2) * 1e3,
         }
         handles = self.bodies.handles
-        now = np.unique(pair_key(handles[rows_i], handles[rows_j]))
+        now = unique_sorted(pair_key(handles[rows_i], handles[rows_j]))
         if np.array_equal(now, self.active):  # the usual step: no contact started or ended
             self._seen = self._inputs()
             return CheckResult(now)
         # Only pairs that changed become Python objects; pairs of removed bodies end here too.
-        new = np.setdiff1d(now, self.active, assume_unique=True)
-        result = CheckResult(
-            now, key_pairs(new), key_pairs(np.setdiff1d(self.active, now, assume_unique=True))
-        )
+        new = sorted_difference(now, self.active)
+        result = CheckResult(now, key_pairs(new), key_pairs(sorted_difference(self.active, now)))
         self.active, self.started = now, new
         self.started_count += len(new)
         if new.size:
@@ -204,9 +209,14 @@ class CollisionSystem:
         if self.margin > 0 and self.narrow_phase == "closest_points":
             lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
         ignore_z = mode == int(CollisionMode.NORMAL_2D)
-        cell = self.cells.size(lo[moving], hi[moving])
-        i, j = candidate_pairs(lo[moving], hi[moving], cell, ignore_z[moving])
-        i, j = moving[i], moving[j]
+        if moving.size == len(mode):  # every body moves (no floor, no structure): no gathers
+            cell = self.cells.size(lo, hi)
+            i, j = candidate_pairs(lo, hi, cell, ignore_z)
+        else:
+            lo_m, hi_m = lo[moving], hi[moving]
+            cell = self.cells.size(lo_m, hi_m)
+            i, j = candidate_pairs(lo_m, hi_m, cell, ignore_z[moving])
+            i, j = moving[i], moving[j]
         if fixed.size:
             si, sj = self.static_index.pairs(lo, hi, moving, fixed, cell)
             si, sj = overlapping(lo, hi, si, sj, ignore_z)
@@ -258,10 +268,13 @@ class CollisionSystem:
             centre = rows_of(b["pos"], rows) + np.einsum("nij,nj->ni", rot, (lo + hi) / 2)
             return centre, rot, (hi - lo) / 2 + grow
 
-        box_i, box_j = boxes(i), boxes(j)
+        n = len(i)
+        both = boxes(np.concatenate((i, j)))  # one pass over the rows of both sides
+        box_i, box_j = tuple(x[:n] for x in both), tuple(x[n:] for x in both)
         # A box turned by a multiple of 90 degrees fills its world AABB, and the broadphase has
         # already found the two AABBs (grown alike) overlapping: only tilted pairs need SAT.
-        tilted = ~(_square(box_i[1]) & _square(box_j[1]))
+        square = _square(both[1])
+        tilted = ~(square[:n] & square[n:])
         touch = np.ones(len(i), dtype=bool)
         if tilted.any():
             touch[tilted] = boxes_touch(*(x[tilted] for x in box_i), *(x[tilted] for x in box_j))
