@@ -4,8 +4,9 @@
 counting sort of the bodies by the cell of their lower corner (their boxes copied in that
 order, so that neighbours are near in memory), then, cell by cell, the pairs within the cell
 and with four of its eight neighbours (the other four see the same pairs from their side), kept
-when the boxes overlap, sorted by (i, j) at the end. It is used for large fleets only
-(`MIN_BODIES`): Numba takes a moment to import, and below that size NumPy is as fast. The
+when the boxes overlap, sorted by (i, j) at the end. It is used from `MIN_BODIES` up: it is
+faster at every size (0.10 against 0.22 ms for 200 bodies), but Numba takes half a second to
+import, which a short run of a small fleet would notice. The
 compiled code is cached on disk (`cache=True`), so only the first run on a machine compiles.
 Set `FLEETSIM_NO_NUMBA=1` to use NumPy throughout.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-MIN_BODIES = 2000  # fleets below this use the NumPy broadphase
+MIN_BODIES = 500  # fleets below this use the NumPy broadphase
 
 
 @functools.cache
