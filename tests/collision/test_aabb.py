@@ -1,5 +1,6 @@
 import numpy as np
 import pybullet as pb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,3 +49,40 @@ def test_step_refreshes_only_moved_rows() -> None:
         np.testing.assert_allclose(
             table["aabb_max"][table.row(boxes[0].handle)], (0.25, 0.25, 0.75)
         )
+
+
+def test_the_compiled_box_refresh_equals_numpy_to_the_last_bit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Large fleets refresh their world boxes with a Numba kernel: in a simulation where part
+    of the fleet moves, the boxes equal NumPy's `world_aabbs` exactly, and rows that did not
+    move keep theirs."""
+    pytest.importorskip("numba")
+    from fleetsim.collision import kernels
+
+    monkeypatch.setattr(kernels, "MIN_BODIES", 2)
+    ran: list[bool] = []
+    compiled = kernels.refresh_boxes
+    monkeypatch.setattr(kernels, "refresh_boxes", lambda *a: ran.append(compiled(*a)) or ran[-1])
+    rng = np.random.default_rng(4)
+    with make_sim() as sim:
+        boxes = [spawn_box(sim, (float(x), 0.0, 0.5), half=0.2) for x in range(40)]
+        bodies = sim._world.bodies
+        movers = boxes[::3]
+        positions = rng.uniform(-5, 5, (len(movers), 3))
+        orientations = quat.normalize(rng.normal(size=(len(movers), 4)))
+        still = [b for b in boxes if b not in movers]
+        sim.check_collisions()  # every box computed once
+        ran.clear()
+        before = bodies["aabb_min"][bodies.rows(np.array([b.handle for b in still]))].copy()
+        sim.set_poses(movers, positions, orientations)
+        sim.check_collisions()  # refreshes the moved rows' boxes
+        assert ran and all(ran)  # with the kernel
+        rows = bodies.rows(np.array([b.handle for b in movers]))
+        columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")
+        lo, hi = world_aabbs(*(bodies[name][rows] for name in columns))
+        assert np.array_equal(bodies["aabb_min"][rows], lo)
+        assert np.array_equal(bodies["aabb_max"][rows], hi)
+        assert not np.array_equal(lo, before[: len(lo)])  # they did move
+        after = bodies["aabb_min"][bodies.rows(np.array([b.handle for b in still]))]
+        assert np.array_equal(after, before)

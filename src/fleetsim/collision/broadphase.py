@@ -9,9 +9,10 @@ When many bodies are wider than a cell (a small constant cell size), every box i
 each xy cell it covers; sorting the (cell, body) entries groups each cell's bodies, all pairs
 within each group are generated with array arithmetic and de-duplicated.
 
-Small fleets (up to `SWEEP_MAX_BODIES`, unless the compiled kernel takes them) sweep instead: sorted along the longer side of the
-site, each box is paired with the boxes that start within its span there, in a few array calls
-(the hash costs more in fixed call overhead than it saves below about a thousand bodies). A
+Small fleets (up to `SWEEP_MAX_BODIES`, unless the compiled kernel takes them) sweep instead:
+sorted along the longer side of the site, each box is paired with the boxes that start within
+its span there, in a few array calls (the hash costs more in fixed call overhead than it saves
+below about a thousand bodies). A
 sweep that would pair far more boxes than there are (a site crowded along both sides) hands
 over to the hash.
 """

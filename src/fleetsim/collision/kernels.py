@@ -20,19 +20,25 @@ from typing import Any
 
 import numpy as np
 
-MIN_BODIES = 500  # fleets below this use the NumPy broadphase
+MIN_BODIES = 500  # fleets (or moved rows, for the box refresh) below this use NumPy
 
 
 @functools.cache
-def kernel() -> Callable[..., Any] | None:
-    """The compiled `grid_pairs`, or None without Numba (or with FLEETSIM_NO_NUMBA set)."""
+def _compiled(name: str) -> Callable[..., Any] | None:
+    """The compiled kernel `name` of this module, or None without Numba (or with
+    FLEETSIM_NO_NUMBA set)."""
     if os.environ.get("FLEETSIM_NO_NUMBA"):
         return None
     try:
         import numba
     except ImportError:
         return None
-    return numba.njit(cache=True, nogil=True)(_grid_pairs)
+    return numba.njit(cache=True, nogil=True)(globals()[name])
+
+
+def kernel() -> Callable[..., Any] | None:
+    """The compiled `grid_pairs`, or None without Numba."""
+    return _compiled("_grid_pairs")
 
 
 def usable(n: int) -> bool:
@@ -159,3 +165,45 @@ def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any,
                             out_i[count], out_j[count] = min(a, b), max(a, b)
                         count += 1
     return count
+
+
+def refresh_boxes(rows: np.ndarray, pos: np.ndarray, quat: np.ndarray, local_min: np.ndarray,
+                  local_max: np.ndarray, out_min: np.ndarray,
+                  out_max: np.ndarray) -> bool:  # fmt: skip
+    """World boxes of `rows` written in place into out_min/out_max (N, 3), as
+    `fleetsim.collision.aabb.world_aabbs` computes them, the same arithmetic in the same order
+    (equal to the last bit), in one pass with no gathered copies. False (nothing done) without
+    Numba or when an array is not a contiguous float64 (N, 3) / (N, 4) one."""
+    compiled = _compiled("_refresh_boxes")
+    arrays = (pos, quat, local_min, local_max, out_min, out_max)
+    if compiled is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
+        return False
+    compiled(np.ascontiguousarray(rows, dtype=np.int64), *arrays)
+    return True
+
+
+def _refresh_boxes(rows: Any, pos: Any, quat: Any, local_min: Any, local_max: Any,
+                   out_min: Any, out_max: Any) -> None:  # fmt: skip
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        x, y, z, w = quat[r, 0], quat[r, 1], quat[r, 2], quat[r, 3]
+        x2, y2, z2 = 2 * x, 2 * y, 2 * z
+        xx, yy, zz = x * x2, y * y2, z * z2
+        xy, xz, yz = x * y2, x * z2, y * z2
+        wx, wy, wz = w * x2, w * y2, w * z2
+        m = (
+            (1 - yy - zz, xy - wz, xz + wy),
+            (xy + wz, 1 - xx - zz, yz - wx),
+            (xz - wy, yz + wx, 1 - xx - yy),
+        )
+        c0 = (local_min[r, 0] + local_max[r, 0]) * 0.5
+        c1 = (local_min[r, 1] + local_max[r, 1]) * 0.5
+        c2 = (local_min[r, 2] + local_max[r, 2]) * 0.5
+        h0 = (local_max[r, 0] - local_min[r, 0]) * 0.5
+        h1 = (local_max[r, 1] - local_min[r, 1]) * 0.5
+        h2 = (local_max[r, 2] - local_min[r, 2]) * 0.5
+        for i in range(3):
+            centre = pos[r, i] + (m[i][0] * c0 + m[i][1] * c1 + m[i][2] * c2)
+            half = abs(m[i][0]) * h0 + abs(m[i][1]) * h1 + abs(m[i][2]) * h2
+            out_min[r, i] = centre - half
+            out_max[r, i] = centre + half
