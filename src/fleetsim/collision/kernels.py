@@ -6,7 +6,8 @@ order, so that neighbours are near in memory), then, cell by cell, the pairs wit
 and with four of its eight neighbours (the other four see the same pairs from their side), kept
 when the boxes overlap, sorted by (i, j) at the end. It is used from `MIN_BODIES` up: it is
 faster at every size (0.10 against 0.22 ms for 200 bodies), but Numba takes half a second to
-import, which a short run of a small fleet would notice. The
+import, which a short run of a small fleet (a step well under a millisecond) would notice.
+`refresh_boxes` computes the world boxes of the moved rows in the same way, from as many rows. The
 compiled code is cached on disk (`cache=True`), so only the first run on a machine compiles.
 Set `FLEETSIM_NO_NUMBA=1` to use NumPy throughout.
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-MIN_BODIES = 500  # fleets (or moved rows, for the box refresh) below this use NumPy
+MIN_BODIES = 128  # fleets (or moved rows, for the box refresh) below this use NumPy
 
 
 @functools.cache
