@@ -56,7 +56,7 @@ def candidate_pairs(
         use[wide] = False
         if kernels.usable(n):  # a large fleet: the compiled kernel
             flat = ignore_z if ignore_z is not None else np.zeros(n, dtype=bool)
-            i, j = kernels.grid_pairs(lo, hi, use, kernels.dense_cell(lo, use, small_cell), flat)
+            i, j = kernels.grid_pairs(lo, hi, use, small_cell, flat)
             if not wide.size:
                 return i, j  # overlapping and sorted already
             wi, wj = overlapping(lo, hi, *_wide_pairs(lo, hi, wide), ignore_z)

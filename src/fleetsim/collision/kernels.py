@@ -15,6 +15,7 @@ Set `FLEETSIM_NO_NUMBA=1` to use NumPy throughout.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -47,14 +48,11 @@ def usable(n: int) -> bool:
     return n >= MIN_BODIES and kernel() is not None
 
 
-def dense_cell(lo: np.ndarray, use: np.ndarray, cell: float) -> float:
+def dense_cell(x_span: float, y_span: float, count: int, cell: float) -> float:
     """A cell at least `cell` wide and large enough for about one body a cell over the bodies'
     extent (a sparse fleet on a fine grid would spend its time on empty cells)."""
-    x, y = np.ascontiguousarray(lo[use, 0]), np.ascontiguousarray(lo[use, 1])
-    if not len(x):
-        return cell
-    area = float((x.max() - x.min()) * (y.max() - y.min()))
-    return max(cell, (area / len(x)) ** 0.5 if np.isfinite(area) else cell)
+    area = x_span * y_span
+    return max(cell, (area / count) ** 0.5 if np.isfinite(area) else cell)
 
 
 class _Workspace:
@@ -78,15 +76,21 @@ _workspace = _Workspace()
 def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
                ignore_z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
-    boxes overlap (touching counts; z skipped where `ignore_z` marks either)."""
+    boxes overlap (touching counts; z skipped where `ignore_z` marks either). The grid's cell
+    is `cell` or larger (`dense_cell`)."""
     compiled = kernel()
     assert compiled is not None
     n = len(lo)
     lo, hi = np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
     use = np.ascontiguousarray(use, dtype=np.bool_)
     flat = np.ascontiguousarray(ignore_z, dtype=np.bool_)
-    x, y = np.floor(lo[use, 0] / cell), np.floor(lo[use, 1] / cell)
-    cells = int((x.max() - x.min() + 1) * (y.max() - y.min() + 1)) if len(x) else 1
+    x, y = (lo[:, 0], lo[:, 1]) if use.all() else (lo[use, 0], lo[use, 1])  # views, usually
+    if not len(x):
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    x0, x1, y0, y1 = float(x.min()), float(x.max()), float(y.min()), float(y.max())
+    cell = dense_cell(x1 - x0, y1 - y0, len(x), cell)
+    floor = math.floor
+    cells = (floor(x1 / cell) - floor(x0 / cell) + 1) * (floor(y1 / cell) - floor(y0 / cell) + 1)
     w = _workspace
     work = (w.get("cx", n, np.int64), w.get("cy", n, np.int64), w.get("cell_of", n, np.int64),
             w.get("start", cells + 1, np.int64), w.get("body", n, np.int64),
