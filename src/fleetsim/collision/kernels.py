@@ -1,46 +1,31 @@
-"""Compiled broadphase kernel (Numba, optional: `pip install "fleetsim[fast]"`).
+"""Compiled collision kernels (Numba, optional: `pip install "fleetsim[fast]"`; see
+`fleetsim.jit`).
 
 `grid_pairs` does in one pass what the NumPy broadphase does in twenty array operations: a
 counting sort of the bodies by the cell of their lower corner (their boxes copied in that
 order, so that neighbours are near in memory), then, cell by cell, the pairs within the cell
 and with four of its eight neighbours (the other four see the same pairs from their side), kept
-when the boxes overlap, sorted by (i, j) at the end. It is used from `MIN_BODIES` up: it is
-faster at every size (0.10 against 0.22 ms for 200 bodies), but Numba takes half a second to
-import, which a short run of a small fleet (a step well under a millisecond) would notice.
-`refresh_boxes` computes the world boxes of the moved rows in the same way, from as many rows. The
-compiled code is cached on disk (`cache=True`), so only the first run on a machine compiles.
-Set `FLEETSIM_NO_NUMBA=1` to use NumPy throughout.
+when the boxes overlap, sorted by (i, j) at the end (0.10 against 0.22 ms for 200 bodies).
+`refresh_boxes` computes the world boxes of the moved rows in place. Both are used from
+`MIN_BODIES` bodies or rows up.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-MIN_BODIES = 128  # fleets (or moved rows, for the box refresh) below this use NumPy
+from fleetsim.jit import MIN_ROWS, compiled
 
-
-@functools.cache
-def _compiled(name: str) -> Callable[..., Any] | None:
-    """The compiled kernel `name` of this module, or None without Numba (or with
-    FLEETSIM_NO_NUMBA set)."""
-    if os.environ.get("FLEETSIM_NO_NUMBA"):
-        return None
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(cache=True, nogil=True)(globals()[name])
+MIN_BODIES = MIN_ROWS  # fleets (or moved rows, for the box refresh) below this use NumPy
 
 
 def kernel() -> Callable[..., Any] | None:
     """The compiled `grid_pairs`, or None without Numba."""
-    return _compiled("_grid_pairs")
+    return compiled(_grid_pairs)
 
 
 def usable(n: int) -> bool:
@@ -78,8 +63,8 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
     boxes overlap (touching counts; z skipped where `ignore_z` marks either). The grid's cell
     is `cell` or larger (`dense_cell`)."""
-    compiled = kernel()
-    assert compiled is not None
+    pairs = kernel()
+    assert pairs is not None
     n = len(lo)
     lo, hi = np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
     use = np.ascontiguousarray(use, dtype=np.bool_)
@@ -98,7 +83,7 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     capacity = 4 * n + 16
     while True:
         out_i, out_j = w.get("out_i", capacity, np.int64), w.get("out_j", capacity, np.int64)
-        count = compiled(lo, hi, use, float(cell), flat, *work, out_i, out_j)
+        count = pairs(lo, hi, use, float(cell), flat, *work, out_i, out_j)
         if count <= len(out_i):
             break
         capacity = count  # more pairs than room: once more with room for them all
@@ -179,11 +164,11 @@ def refresh_boxes(rows: np.ndarray, pos: np.ndarray, quat: np.ndarray, local_min
     `fleetsim.collision.aabb.world_aabbs` computes them, the same arithmetic in the same order
     (equal to the last bit), in one pass with no gathered copies. False (nothing done) without
     Numba or when an array is not a contiguous float64 (N, 3) / (N, 4) one."""
-    compiled = _compiled("_refresh_boxes")
+    refresh = compiled(_refresh_boxes)
     arrays = (pos, quat, local_min, local_max, out_min, out_max)
-    if compiled is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
+    if refresh is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
         return False
-    compiled(np.ascontiguousarray(rows, dtype=np.int64), *arrays)
+    refresh(np.ascontiguousarray(rows, dtype=np.int64), *arrays)
     return True
 
 

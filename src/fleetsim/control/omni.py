@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fleetsim.control.kernels import omni_translate
 from fleetsim.control.trapezoid import (
     LAND_EPS,
     braking_speed,
@@ -44,6 +45,12 @@ def step_omni(
     drives through; 0 = stop there).
     """
     max_v, max_a, max_w, max_alpha = limits
+    fast = None if passing is not None else omni_translate(m.pos, m.vel, goal, max_v, max_a, dt)
+    if fast is not None:  # a large fleet: the same numbers, compiled
+        pos, vel, dist_left, lands = fast
+        if not align.any() and not m.yaw_rate.any():
+            return Motion(pos, m.yaw, vel, m.yaw_rate), dist_left, np.zeros(len(pos))
+        return _turn(m, pos, vel, lands, goal, goal_yaw, align, max_w, max_alpha, dt)
     delta = goal - m.pos
     dist = row_norm(delta)
     direction = delta / np.maximum(dist, 1e-300)[:, None]
@@ -70,6 +77,22 @@ def step_omni(
     if not align.any() and not m.yaw_rate.any():  # driving without turning (a common fleet)
         dist_left = np.where(lands, 0.0, row_norm(goal - pos))
         return Motion(pos, m.yaw, vel, m.yaw_rate), dist_left, np.zeros(len(pos))
+    return _turn(m, pos, vel, lands, goal, goal_yaw, align, max_w, max_alpha, dt)
+
+
+def _turn(
+    m: Motion,
+    pos: FloatArray,
+    vel: FloatArray,
+    lands: FloatArray,
+    goal: FloatArray,
+    goal_yaw: FloatArray,
+    align: FloatArray,
+    max_w: FloatArray,
+    max_alpha: FloatArray,
+    dt: float,
+) -> tuple[Motion, FloatArray, FloatArray]:
+    """The yaw part of `step_omni`, after the translation (pos, vel, lands)."""
     yaw_err = np.where(align, quat.wrap_angle(goal_yaw - m.yaw), 0.0)
     rate = next_rate(m.yaw_rate, yaw_err, max_w, max_alpha, dt)
     turn_lands = align & turn_lands_on(rate, yaw_err, max_alpha, dt)

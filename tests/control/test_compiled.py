@@ -1,0 +1,74 @@
+"""The compiled kernels of large fleets give the NumPy path's numbers, to the last bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams, Pose
+from fleetsim.control import kernels as control_kernels
+from fleetsim.control.omni import Motion, step_omni
+from tests.conftest import make_sim
+
+pytest.importorskip("numba")
+
+
+def _rows(n: int, seed: int) -> tuple[Motion, np.ndarray, tuple[np.ndarray, ...]]:
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(-20, 20, (n, 3))
+    goal = pos + rng.normal(size=(n, 3)) * rng.choice([0.0, 0.01, 0.3, 5.0, 50.0], (n, 1))
+    vel = rng.normal(size=(n, 3)) * rng.choice([0.0, 0.5, 3.0], (n, 1))
+    motion = Motion(pos, rng.uniform(-3, 3, n), vel, np.zeros(n))
+    limits = (rng.uniform(0.2, 3, n), rng.uniform(0.1, 4, n), np.full(n, 1.0), np.full(n, 2.0))
+    return motion, goal, limits
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_compiled_omni_step_equals_numpy(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    motion, goal, limits = _rows(600, seed)
+    n = len(goal)
+    no_align = np.zeros(n, dtype=bool)
+    align = np.random.default_rng(seed).random(n) < 0.5
+    for aligned in (no_align, align):
+        fast = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1)
+        monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
+        slow = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1)
+        monkeypatch.undo()
+        for a, b in ((fast[0].pos, slow[0].pos), (fast[0].vel, slow[0].vel), (fast[1], slow[1]),
+                     (fast[2], slow[2]), (fast[0].yaw, slow[0].yaw)):  # fmt: skip
+            assert np.array_equal(a, b)
+        assert (fast[1] == 0).sum() > 20  # some rows landed on their goal this step
+
+
+def test_a_large_fleet_drives_the_same_with_and_without_numba(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """300 robots to random goals (some turning to a goal yaw) for 80 steps: identical poses
+    with the compiled kernels (from 128 rows) and with NumPy only."""
+    from fleetsim.collision import kernels as collision_kernels
+
+    def run() -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+        with make_sim(timestep=0.1) as sim:
+            robots = AgentManager(sim).spawn_agents_grid(
+                300, GridSpawnParams(x_max=40, y_max=40, spacing=2.0),
+                AgentSpawnParams(urdf_path="simple_cube"),
+            )  # fmt: skip
+            rng = np.random.default_rng(9)
+            for k, robot in enumerate(robots):
+                x, y = rng.uniform(0, 40, 2)
+                robot.set_goal(Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
+                               align_orientation=k % 2 == 0)  # fmt: skip
+            collisions = set()
+            for _ in range(80):
+                sim.step_once()
+                collisions |= set(sim.get_active_collision_pairs())
+            bodies = sim._world.bodies
+            return bodies["pos"].copy(), bodies["quat"].copy(), sorted(collisions)
+
+    compiled = run()
+    for module in (control_kernels, collision_kernels):
+        monkeypatch.setattr(module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES",
+                            10**9)  # fmt: skip
+    plain = run()
+    assert np.array_equal(compiled[0], plain[0]) and np.array_equal(compiled[1], plain[1])
+    assert compiled[2] == plain[2] and len(compiled[2]) > 0
