@@ -68,14 +68,26 @@ class CellSizePolicy:
         return self.cell_size or 1.0
 
 
+_NO_KEYS = np.empty(0, dtype=np.int64)
+
+
 @dataclass
 class CheckResult:
-    """Pairs touching now (sorted int64 keys, see `pair_key`), and the (handle, handle) pairs that
-    started and ended since the last check."""
+    """Pairs touching now, and the pairs that started and ended since the last check, as sorted
+    int64 keys (see `pair_key`); `started` and `ended` give them as (handle, handle) tuples,
+    made only when asked for (a big fleet's thousands of contacts a step, often unread)."""
 
-    keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-    started: list[Pair] = field(default_factory=list)
-    ended: list[Pair] = field(default_factory=list)
+    keys: np.ndarray = field(default_factory=lambda: _NO_KEYS)
+    started_keys: np.ndarray = field(default_factory=lambda: _NO_KEYS)
+    ended_keys: np.ndarray = field(default_factory=lambda: _NO_KEYS)
+
+    @property
+    def started(self) -> list[Pair]:
+        return key_pairs(self.started_keys)
+
+    @property
+    def ended(self) -> list[Pair]:
+        return key_pairs(self.ended_keys)
 
 
 # What a check reads: the body table's version, the settings, collision modes and carriers.
@@ -161,9 +173,9 @@ class CollisionSystem:
         if np.array_equal(now, self.active):  # the usual step: no contact started or ended
             self._seen = self._inputs()
             return CheckResult(now)
-        # Only pairs that changed become Python objects; pairs of removed bodies end here too.
+        # Pairs of removed bodies end here too.
         new = sorted_difference(now, self.active)
-        result = CheckResult(now, key_pairs(new), key_pairs(sorted_difference(self.active, now)))
+        result = CheckResult(now, new, sorted_difference(self.active, now))
         self.active, self.started = now, new
         self.started_count += len(new)
         if new.size:

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fleetsim.actions import ActionSystem
 from fleetsim.backend import Backend
-from fleetsim.collision import CollisionSystem
+from fleetsim.collision import CheckResult, CollisionSystem
 from fleetsim.collision.pairs import key_pairs
 from fleetsim.core import phases
 from fleetsim.core.gui import GuiControls, frame_fleet
@@ -203,12 +203,12 @@ class MultiRobotSimulationCore:
         self._next_collision_check = (math.floor(self.sim_time * frequency + 1e-6) + 1) / frequency
         return True
 
-    def _run_collision_check(self) -> list[tuple[int, int]]:
+    def _run_collision_check(self) -> CheckResult:
         phases.refresh_arm_boxes(self._world)
         result = self.collisions.check()
         self._profiler.current.update(self.collisions.timings)
-        self._world.contacts.publish(result.started, result.ended)
-        return key_pairs(result.keys)
+        self._world.contacts.publish(result)
+        return result
 
     def check_collisions(self) -> list[tuple[int, int]]:
         """Check now; returns the colliding pairs as sorted (object_id, object_id) tuples.
@@ -216,7 +216,7 @@ class MultiRobotSimulationCore:
         Emits `collision_started` / `collision_ended` for pairs that changed since the last check.
         """
         self._backend.ensure_open()
-        return self._as_object_ids(self._run_collision_check())
+        return self._as_object_ids(key_pairs(self._run_collision_check().keys))
 
     def get_active_collision_pairs(self) -> list[tuple[int, int]]:
         """The pairs found by the last check, as sorted (object_id, object_id) tuples."""

@@ -8,7 +8,7 @@ are tinted red while they touch.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from fleetsim.backend import Backend
@@ -47,13 +47,14 @@ class ContactEvents:
         self._touching.clear()
         self._colors.clear()
 
-    def publish(self, started: Iterable[tuple[int, int]], ended: Iterable[tuple[int, int]]) -> None:
-        """Tell every pair that started or ended. A handler that raises (or removes a body)
-        does not stop the other pairs' events; the first error is raised at the end."""
+    def publish(self, result: Any) -> None:
+        """Tell every pair that started or ended (`result`: a collision `CheckResult`). A
+        handler that raises (or removes a body) does not stop the other pairs' events; the
+        first error is raised at the end."""
         if self._nobody_listens():  # a big fleet's hundreds of contacts a step cost nothing
             return
         errors = FirstError()
-        for a, b in started:
+        for a, b in result.started:
             oa, ob = (
                 self._known.get(a, self._objects.get(a)),
                 self._known.get(b, self._objects.get(b)),
@@ -63,7 +64,7 @@ class ContactEvents:
             self._tint(b, +1)
             with errors:
                 self._emit("collision_started", a, b, oa, ob)
-        for a, b in ended:  # (a pair that started while nobody listened is not in _known)
+        for a, b in result.ended:  # (a pair that started while nobody listened is not in _known)
             oa = self._known.get(a, self._objects.get(a))
             ob = self._known.get(b, self._objects.get(b))
             self._tint(a, -1)
