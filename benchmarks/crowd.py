@@ -3,8 +3,8 @@ every step, with the default settings against the exact PyBullet query and boxes
 
 200 robots start in four lanes of a 4 m x 60 m aisle, 1.2 m apart, and drive (0.1 s step) to
 random points of the aisle, through each other, so that many touch at once; a robot that
-arrives gets a new goal. Variants, side by side in one process (blocks of steps alternate),
-the same seeded goals:
+arrives gets a new goal (`fleetsim.bench.crowd`). Variants, side by side in one process
+(blocks of steps alternate), the same seeded goals:
 
 - "default": mobile robots collide by their footprint (`collision_footprints=True`);
 - "exact": PyBullet's distance query on every candidate pair (`collision_footprints=False`);
@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from common import write_json
 
-from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimulationParams
+from fleetsim.bench.crowd import TIMESTEP, Crowd
 
-TIMESTEP = 0.1
 VARIANTS = {
     "default": {},
     "exact": {"collision_footprints": False},
@@ -38,43 +35,8 @@ VARIANTS = {
 }
 
 
-class Crowd:
-    """One variant's simulation: the robots, and the goals they are sent to (the same seeded
-    sequence in every variant), a new one as soon as a robot arrives."""
-
-    def __init__(self, n: int, variant: str, seed: int) -> None:
-        params = SimulationParams(timestep=TIMESTEP, target_rtf=0, seed=seed, **VARIANTS[variant])
-        self.sim = MultiRobotSimulationCore(params)
-        lanes = 4
-        self.robots = [
-            Agent.from_urdf(
-                "mobile_robot", Pose.from_xyz(1.2 * (k // lanes), 0.5 + k % lanes, 0.0),
-                sim_core=self.sim,
-            )
-            for k in range(n)
-        ]  # fmt: skip
-        self.length = 1.2 * (n // lanes)
-        self.rng = np.random.default_rng(seed)
-        self.send(self.robots)
-
-    def send(self, robots: list[Agent]) -> None:
-        for robot in robots:
-            x, y = self.rng.uniform(0, self.length), self.rng.uniform(0.3, 3.7)
-            robot.set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
-
-    def block(self, steps: int) -> list[float]:
-        """Step `steps` times; the wall seconds of each step. Arrived robots get new goals."""
-        times = []
-        for _ in range(steps):
-            t = time.perf_counter()
-            self.sim.step_once()
-            times.append(time.perf_counter() - t)
-        self.send([r for r in self.robots if r.is_goal_reached()])
-        return times
-
-
 def run(n: int, rounds: int, block: int, seed: int) -> list[dict[str, Any]]:
-    crowds = {v: Crowd(n, v, seed) for v in VARIANTS}
+    crowds = {v: Crowd(n, seed, **VARIANTS[v]) for v in VARIANTS}
     times: dict[str, list[float]] = {v: [] for v in VARIANTS}
     extra = missed = exact_pairs = 0
     try:

@@ -26,6 +26,9 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
             str(tmp_path / "rtf.png"),
             "--arms",
             "4",
+            "--crowd",
+            "0",
+            "--no-warehouse",
         ],
         capture_output=True,
         text=True,
@@ -86,3 +89,55 @@ def test_the_plot_is_a_png(tmp_path: Path) -> None:
     rows = [{"variant": v, "n": n, "rtf": r} for v, n, r in [("a", 10, 5.0), ("a", 100, 2.0)]]
     assert plot([*rows, {"variant": "b", "n": 10, "error": "x"}], tmp_path / "p.png")
     assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_times_a_crowd_and_reports_the_targets(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "bench", "--sizes", "30", "--steps", "5",
+         "--arms", "0", "--crowd", "12", "--no-warehouse", "--no-eager", "--no-aabb",
+         "--json", str(out), "--plot", str(tmp_path / "rtf.png")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    crowd = next(r for r in data["results"] if r["variant"] == "fleetsim-crowd")
+    assert crowd["n"] == 12 and crowd["ms_per_step"] > 0 and crowd["touching"] >= 0
+    assert "targets" in result.stdout and "not run" in result.stdout  # no 1,000-robot case here
+    assert "fleetsim run warehouse: wall time" in result.stdout
+
+
+def test_targets_read_the_results_they_name() -> None:
+    from fleetsim.bench.suite import Suite, targets
+
+    suite = Suite([1000, 10_000], ["fleetsim", "peer"])
+    suite.results = [
+        {"variant": "fleetsim", "n": 1000, "ms_per_step": 1.0, "rtf": 100.0, "spawn_s": 0.3,
+         "bytes_per_robot": 1e4},
+        {"variant": "peer", "n": 1000, "ms_per_step": 30.0, "rtf": 3.3},
+        {"variant": "fleetsim", "n": 10_000, "ms_per_step": 4.0, "rtf": 25.0, "spawn_s": 0.8,
+         "bytes_per_robot": 1e4},
+        {"variant": "fleetsim-crowd", "n": 200, "ms_per_step": 0.8, "rtf": 125.0},
+        {"variant": "warehouse", "n": 0, "error": "it failed"},
+    ]  # fmt: skip
+    rows = {what: (measured, goal, met) for what, measured, goal, met in targets(suite)}
+    assert rows["1,000 robots: faster per step than the peer"] == ("30x", ">= 25x", True)
+    assert rows["10,000 robots: real-time factor"] == ("25x", ">= 30x", False)
+    assert rows["10,000 robots: spawn time"] == ("0.8 s", "< 1 s", True)
+    assert rows["100,000 robots: memory"] == ("not run", "< 300 MB", None)
+    assert rows["200 mobile_robot URDFs in one aisle: real-time factor"][2] is True
+    assert rows["fleetsim run warehouse: wall time"][0] == "not run"  # it failed: no number
+
+
+def test_the_warehouse_timing_runs_the_cli_and_reports_failures(tmp_path: Path) -> None:
+    from fleetsim.bench.suite import run_warehouse
+
+    scenario = tmp_path / "tiny.yaml"
+    scenario.write_text(
+        "simulation: {duration: 1.0, timestep: 0.1}\n"
+        "robots: [{name: r, model: simple_cube, pose: [0, 0, 0]}]\n"
+    )
+    timed = run_warehouse(120, str(scenario))
+    assert timed["wall_s"] > 0 and "error" not in timed
+    failed = run_warehouse(120, str(tmp_path / "missing.yaml"))
+    assert "error" in failed and "missing.yaml" in failed["error"]

@@ -29,6 +29,7 @@ VARIANTS = {
     "fleetsim-eager": {"impl": "fleetsim", "narrow": "closest_points", "sync": "eager"},
     "peer": {"impl": "peer"},
     "fleetsim-arms": {"impl": "arms"},  # N kinematic arms with joint sequences (not a fleet size)
+    "fleetsim-crowd": {"impl": "crowd"},  # N mobile_robot URDFs crowded in one aisle
 }
 
 
@@ -42,6 +43,8 @@ class Suite:
     peer_python: str | None = None
     peer_max: int = 10_000  # the peer's step time grows fast: larger fleets would take hours
     arms: int = 0  # also time this many kinematic arms (variant "fleetsim-arms")
+    crowd: int = 0  # also time this many mobile_robot URDFs in one aisle ("fleetsim-crowd")
+    warehouse: bool = False  # also time `fleetsim run warehouse` from start to end
     timeout_s: float = 1800.0
     results: list[dict[str, Any]] = field(default_factory=list)
 
@@ -56,11 +59,17 @@ class Suite:
                         "warmup": self.warmup, "seed": self.seed, "urdf": urdf}  # fmt: skip
                 progress(f"running {variant} with {n} robots ...")
                 self.results.append(self._one(case))
-        if self.arms:
-            case = {**VARIANTS["fleetsim-arms"], "variant": "fleetsim-arms", "n": self.arms,
-                    "steps": self.steps, "warmup": self.warmup, "seed": self.seed}  # fmt: skip
-            progress(f"running {self.arms} kinematic arms ...")
-            self.results.append(self._one(case))
+        extra = (("fleetsim-arms", self.arms, "kinematic arms"),
+                 ("fleetsim-crowd", self.crowd, "mobile_robot URDFs in one aisle"))  # fmt: skip
+        for variant, n, what in extra:
+            if n:
+                case = {**VARIANTS[variant], "variant": variant, "n": n, "steps": self.steps,
+                        "warmup": self.warmup, "seed": self.seed}  # fmt: skip
+                progress(f"running {n} {what} ...")
+                self.results.append(self._one(case))
+        if self.warehouse:
+            progress("timing fleetsim run warehouse ...")
+            self.results.append(run_warehouse(self.timeout_s))
         return self.results
 
     def _one(self, case: dict[str, Any]) -> dict[str, Any]:
@@ -110,6 +119,69 @@ class Suite:
             "results": self.results,
             "peer_over_fleetsim": {str(n): r for n, r in self.ratios().items()},
         }
+
+
+def run_warehouse(timeout_s: float, scenario: str = "warehouse") -> dict[str, Any]:
+    """Wall seconds of `fleetsim run warehouse` (or `scenario`) in a fresh process, start
+    (imports included) to end, as a user sees it."""
+    case: dict[str, Any] = {"variant": "warehouse", "n": 0, "scenario": scenario}
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", "fleetsim", "run", scenario],
+                              capture_output=True, text=True, timeout=timeout_s)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return {**case, "error": f"timed out after {timeout_s:.0f} s"}
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {**case, "error": tail[0][:300]}
+    return {**case, "wall_s": wall}
+
+
+# The targets fleetsim is measured against: (what, the result it reads, its goal, unit).
+TARGETS = (
+    ("1,000 robots: faster per step than the peer", ("ratio", 1000), 25.0, "x"),
+    ("10,000 robots: real-time factor", ("rtf", 10_000), 30.0, "x"),
+    ("100,000 robots: real-time factor", ("rtf", 100_000), 4.0, "x"),
+    ("10,000 robots: spawn time", ("spawn_s", 10_000), 1.0, "s"),
+    ("100,000 robots: spawn time", ("spawn_s", 100_000), 5.0, "s"),
+    ("100,000 robots: memory", ("memory_mb", 100_000), 300.0, "MB"),
+    ("200 mobile_robot URDFs in one aisle: real-time factor", ("crowd_rtf", 200), 100.0, "x"),
+    ("fleetsim run warehouse: wall time", ("warehouse_s", 0), 2.0, "s"),
+)
+
+
+def targets(suite: Suite) -> list[tuple[str, str, str, bool | None]]:
+    """(what, measured, goal, met) per target; measured is "not run" (met None) when the run
+    did not include the case (add it to --sizes, --peer, --crowd 200, --warehouse)."""
+    rows: list[tuple[str, str, str, bool | None]] = []
+    for what, (kind, n), goal, unit in TARGETS:
+        value = _measure(suite, kind, n)
+        at_most = unit in ("s", "MB")  # times and memory are limits, the rest floors
+        goal_text = f"{'<' if at_most else '>='} {goal:g} {unit}".replace(" x", "x")
+        if value is None:
+            rows.append((what, "not run", goal_text, None))
+            continue
+        met = value < goal if at_most else value >= goal
+        rows.append((what, f"{value:.3g} {unit}".replace(" x", "x"), goal_text, met))
+    return rows
+
+
+def _measure(suite: Suite, kind: str, n: int) -> float | None:
+    if kind == "ratio":
+        return suite.ratios().get(n)
+    variant = {"crowd_rtf": "fleetsim-crowd", "warehouse_s": "warehouse"}.get(kind, "fleetsim")
+    for r in suite.results:
+        if r["variant"] != variant or "error" in r or (n and r["n"] != n):
+            continue
+        if kind in ("rtf", "crowd_rtf"):
+            return float(r["rtf"])
+        if kind == "spawn_s":
+            return float(r["spawn_s"])
+        if kind == "memory_mb":
+            return float(r["bytes_per_robot"]) * n / 1e6
+        return float(r["wall_s"])
+    return None
 
 
 def peer_installed(python: str | None) -> bool:

@@ -5,7 +5,8 @@
 The same workload for every implementation: N copies of the same cube URDF on a grid 2 m apart,
 omnidirectional, a 0.1 s step, half of them driving to random goals (seeded), a collision check
 every step. `impl` is "fleetsim", "peer" (the pybullet-fleet package, through its public API
-only) or "arms" (N fixed-base bundled arms cycling through joint targets, checked every step).
+only), "arms" (N fixed-base bundled arms cycling through joint targets, checked every step) or
+"crowd" (N bundled `mobile_robot`s in one aisle, `fleetsim.bench.crowd`).
 Only the standard library is imported at the top so a peer-only environment can run it.
 """
 
@@ -116,6 +117,31 @@ def run_arms(case: dict[str, Any]) -> dict[str, Any]:
         return {**result, "joint_actions_done": done[0]}
 
 
+def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
+    """N bundled `mobile_robot`s in one aisle with the default settings (`fleetsim.bench.crowd`),
+    sent on to new goals every 25 steps."""
+    from fleetsim.bench.crowd import Crowd
+
+    before = rss_bytes()
+    t0 = time.perf_counter()
+    crowd = Crowd(case["n"], seed=case["seed"] + 1)
+    spawn_s = time.perf_counter() - t0
+    memory = rss_bytes() - before
+    steps = [0]
+
+    def step() -> None:
+        crowd.sim.step_once()
+        steps[0] += 1
+        if steps[0] % 25 == 0:
+            crowd.send([r for r in crowd.robots if r.is_goal_reached()])
+
+    try:
+        result = _time_steps(step, case, spawn_s, memory)
+        return {**result, "touching": len(crowd.sim.get_active_collision_pairs())}
+    finally:
+        crowd.sim.close()
+
+
 def run_peer(case: dict[str, Any]) -> dict[str, Any]:
     import pybullet_fleet as pf
 
@@ -175,7 +201,8 @@ def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, memory: int) ->
 
 def main() -> None:
     case = json.loads(sys.argv[1])
-    runner = {"fleetsim": run_fleetsim, "arms": run_arms, "peer": run_peer}[case["impl"]]
+    runners = {"fleetsim": run_fleetsim, "arms": run_arms, "crowd": run_crowd, "peer": run_peer}
+    runner = runners[case["impl"]]
     result = runner(case)
     sys.stdout.flush()
     print("BENCH-RESULT " + json.dumps(result), flush=True)

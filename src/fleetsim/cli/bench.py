@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from fleetsim.bench.suite import VARIANTS, Suite, peer_installed, plot
+from fleetsim.bench.suite import VARIANTS, Suite, peer_installed, plot, targets
 
 
 def bench(
@@ -27,6 +27,14 @@ def bench(
     ),
     arms: int = typer.Option(
         100, "--arms", help="Also time this many kinematic arms cycling joint targets (0: skip)."
+    ),
+    crowd: int = typer.Option(
+        200,
+        "--crowd",
+        help="Also time this many mobile_robot URDFs crowded in one aisle (0: skip).",
+    ),
+    warehouse: bool = typer.Option(
+        True, "--warehouse/--no-warehouse", help="Also time `fleetsim run warehouse`.", metavar=""
     ),
     peer_max: int = typer.Option(
         10_000, "--peer-max", help="Largest fleet to run the peer with (it slows down fast)."
@@ -63,14 +71,16 @@ def bench(
     except ValueError:
         console.print(f"[red]--sizes takes numbers separated by commas, got {sizes!r}[/red]")
         raise typer.Exit(2) from None
-    suite = Suite(
-        counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max, arms=arms
-    )
+    suite = Suite(counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max,
+                  arms=arms, crowd=crowd, warehouse=warehouse)  # fmt: skip
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
     for column in ("N", "variant", "ms/step", "RTF", "spawn s", "kB/robot"):
         table.add_column(column, justify="right")
     for r in suite.results:
+        if r["variant"] == "warehouse" and "wall_s" in r:
+            table.add_row("", "warehouse run", f"{r['wall_s']:.1f} s wall", "", "", "")
+            continue
         if "error" in r:
             table.add_row(str(r["n"]), r["variant"], "[red]error[/red]", r["error"][:40], "", "")
             continue
@@ -82,6 +92,13 @@ def bench(
     for n, ratio in suite.ratios().items():
         verdict = f"{ratio:.1f}x faster" if ratio >= 1 else f"{1 / ratio:.1f}x slower"
         console.print(f"{n:>7,} robots: fleetsim is {verdict} per step than the peer")
+    goals = Table(title="targets")
+    for column in ("target", "measured", "goal", "met"):
+        goals.add_column(column, justify="left" if column == "target" else "right")
+    marks = {True: "[green]yes[/green]", False: "[red]no[/red]", None: "[dim]-[/dim]"}
+    for what, measured, goal, met in targets(suite):
+        goals.add_row(what, measured, goal, marks[met])
+    console.print(goals)
     json_out.write_text(json.dumps(suite.to_json(), indent=2))
     console.print(f"JSON: {json_out}")
     if plot(suite.results, plot_out):
