@@ -273,6 +273,16 @@ class CollisionSystem:
         half the margin."""
         b = self.bodies
         grow = self.margin / 2
+        # An unturned box is its world AABB, and the broadphase has already found the two AABBs
+        # (grown alike) overlapping: only pairs with a turned box need more (the usual cube
+        # fleet driving without turning needs nothing).
+        q = b["quat"]
+        turned = (q[i, 0] != 0) | (q[i, 1] != 0) | (q[i, 2] != 0)
+        turned |= (q[j, 0] != 0) | (q[j, 1] != 0) | (q[j, 2] != 0)
+        touch = np.ones(len(i), dtype=bool)
+        if not turned.any():
+            return touch
+        i, j = i[turned], j[turned]
 
         def boxes(rows: IntArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             rot = quat.to_matrix(rows_of(b["quat"], rows))
@@ -283,13 +293,14 @@ class CollisionSystem:
         n = len(i)
         both = boxes(np.concatenate((i, j)))  # one pass over the rows of both sides
         box_i, box_j = tuple(x[:n] for x in both), tuple(x[n:] for x in both)
-        # A box turned by a multiple of 90 degrees fills its world AABB, and the broadphase has
-        # already found the two AABBs (grown alike) overlapping: only tilted pairs need SAT.
+        # So does a box turned by a multiple of 90 degrees: only tilted pairs need SAT.
         square = _square(both[1])
         tilted = ~(square[:n] & square[n:])
-        touch = np.ones(len(i), dtype=bool)
+        touched = np.ones(n, dtype=bool)
         if tilted.any():
-            touch[tilted] = boxes_touch(*(x[tilted] for x in box_i), *(x[tilted] for x in box_j))
+            touched[tilted] = boxes_touch(*(x[tilted] for x in box_i),
+                                          *(x[tilted] for x in box_j))  # fmt: skip
+        touch[turned] = touched
         return touch
 
 
