@@ -110,21 +110,24 @@ def test_bench_times_a_crowd_and_reports_the_targets(tmp_path: Path) -> None:
 def test_targets_read_the_results_they_name() -> None:
     from fleetsim.bench.suite import Suite, targets
 
-    suite = Suite([1000, 10_000], ["fleetsim", "peer"])
+    suite = Suite([1000, 10_000, 100_000], ["fleetsim", "peer"])
     suite.results = [
         {"variant": "fleetsim", "n": 1000, "ms_per_step": 1.0, "rtf": 100.0, "spawn_s": 0.3,
          "bytes_per_robot": 1e4},
         {"variant": "peer", "n": 1000, "ms_per_step": 30.0, "rtf": 3.3},
         {"variant": "fleetsim", "n": 10_000, "ms_per_step": 4.0, "rtf": 25.0, "spawn_s": 0.8,
          "bytes_per_robot": 1e4},
+        {"variant": "fleetsim", "n": 100_000, "ms_per_step": 20.0, "rtf": 5.0, "spawn_s": 60.0,
+         "bytes_per_robot": 1.1e4},
         {"variant": "fleetsim-crowd", "n": 200, "ms_per_step": 0.8, "rtf": 125.0},
         {"variant": "warehouse", "n": 0, "error": "it failed"},
     ]  # fmt: skip
     rows = {what: (measured, goal, met) for what, measured, goal, met in targets(suite)}
-    assert rows["1,000 robots: faster per step than the peer"] == ("30x", ">= 25x", True)
-    assert rows["10,000 robots: real-time factor"] == ("25x", ">= 30x", False)
-    assert rows["10,000 robots: spawn time"] == ("0.8 s", "< 1 s", True)
-    assert rows["100,000 robots: memory"] == ("not run", "< 300 MB", None)
+    assert rows["1,000 robots: faster per step than the peer"] == ("30.0x", ">= 25x", True)
+    assert rows["10,000 robots: real-time factor"] == ("25.0x", ">= 30x", False)
+    assert rows["10,000 robots: spawn time"] == ("0.80 s", "< 1 s", True)
+    assert rows["100,000 robots: memory"] == ("1,100 MB", "< 300 MB", False)
+    assert rows["100,000 robots: real-time factor"] == ("5.00x", ">= 4x", True)
     assert rows["200 mobile_robot URDFs in one aisle: real-time factor"][2] is True
     assert rows["fleetsim run warehouse: wall time"][0] == "not run"  # it failed: no number
 

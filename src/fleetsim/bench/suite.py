@@ -163,7 +163,8 @@ def targets(suite: Suite) -> list[tuple[str, str, str, bool | None]]:
             rows.append((what, "not run", goal_text, None))
             continue
         met = value < goal if at_most else value >= goal
-        rows.append((what, f"{value:.3g} {unit}".replace(" x", "x"), goal_text, met))
+        digits = 0 if value >= 100 else 1 if value >= 10 else 2
+        rows.append((what, f"{value:,.{digits}f} {unit}".replace(" x", "x"), goal_text, met))
     return rows
 
 
