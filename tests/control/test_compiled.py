@@ -40,12 +40,23 @@ def test_the_compiled_omni_step_equals_numpy(seed: int, monkeypatch: pytest.Monk
         assert (fast[1] == 0).sum() > 20  # some rows landed on their goal this step
 
 
+@pytest.mark.parametrize("aligning", [2, 0], ids=["half-turning", "none-turning"])
 def test_a_large_fleet_drives_the_same_with_and_without_numba(
-    monkeypatch: pytest.MonkeyPatch,
+    aligning: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """300 robots to random goals (some turning to a goal yaw) for 80 steps: identical poses
-    with the compiled kernels (from 128 rows) and with NumPy only."""
+    """300 robots to random goals (half of them turning to a goal yaw, or none: then the whole
+    step is compiled and in place) for 80 steps: identical poses with the compiled kernels
+    (from 128 rows) and with NumPy only."""
     from fleetsim.collision import kernels as collision_kernels
+    from fleetsim.control import system
+
+    in_place: list[int] = []
+    drive, vectorised = control_kernels.omni_drive, system.step_omni
+    monkeypatch.setattr(control_kernels, "omni_drive",
+                        lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
+    gathered: list[int] = []
+    monkeypatch.setattr(system, "step_omni",
+                        lambda m, *a: gathered.append(len(m.pos)) or vectorised(m, *a))  # fmt: skip
 
     def run() -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
         with make_sim(timestep=0.1) as sim:
@@ -57,7 +68,7 @@ def test_a_large_fleet_drives_the_same_with_and_without_numba(
             for k, robot in enumerate(robots):
                 x, y = rng.uniform(0, 40, 2)
                 robot.set_goal(Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
-                               align_orientation=k % 2 == 0)  # fmt: skip
+                               align_orientation=aligning > 0 and k % aligning == 0)  # fmt: skip
             collisions = set()
             for _ in range(80):
                 sim.step_once()
@@ -66,6 +77,8 @@ def test_a_large_fleet_drives_the_same_with_and_without_numba(
             return bodies["pos"].copy(), bodies["quat"].copy(), sorted(collisions)
 
     compiled = run()
+    assert in_place  # the compiled translation ran
+    assert bool(gathered) == (aligning > 0)  # with nobody turning, in place on the tables
     for module in (control_kernels, collision_kernels):
         monkeypatch.setattr(module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES",
                             10**9)  # fmt: skip

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fleetsim.control import kernels
 from fleetsim.control.differential import step_differential
 from fleetsim.control.models import MotionModel, motion_model
 from fleetsim.control.omni import Motion, step_omni
@@ -228,6 +229,11 @@ class MotionSystem:
         if rows.size == 0:
             return np.empty(0, dtype=np.int64)
         brows = b.rows(a["body"][rows])
+        straight = self._drive_straight(rows, brows, dt)
+        if straight is not None:
+            dist_left, vel = straight
+            zeros = np.zeros(rows.size)
+            return self._transitions(rows, a["state"][rows], now, dist_left, zeros, vel, zeros)
         before = Motion(
             rows_of(b["pos"], brows),
             quat.yaw_of(rows_of(b["quat"], brows)),
@@ -300,7 +306,40 @@ class MotionSystem:
         b["dirty"][brows] = True
         a["vel"][rows] = after.vel
         a["yaw_rate"][rows] = after.yaw_rate
-        return self._transitions(rows, state, now, dist_left, yaw_left, after)
+        return self._transitions(rows, state, now, dist_left, yaw_left, after.vel, after.yaw_rate)
+
+    def _drive_straight(
+        self, rows: IntArray, brows: IntArray, dt: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The usual large fleet, compiled and in place on the tables (`kernels.omni_drive`):
+        every row omnidirectional, driving to a goal with no waypoint to pass through and not
+        turning. Returns (distance left, new velocities); None when that is not the case, or
+        without Numba. The numbers are the NumPy path's (`step_omni`)."""
+        a, b = self.agents, self.bodies
+        if not kernels.usable(rows.size):
+            return None
+        if (
+            np.any(a["state"][rows] != int(DriveState.GOAL))
+            or np.any(a["mode"][rows] != int(MotionMode.OMNIDIRECTIONAL))
+            or a["align"][rows].any()
+            or a["yaw_rate"][rows].any()
+            or (
+                self._paths
+                and self._pass_speeds(rows, rows_of(b["pos"], brows), a["max_v"][rows], dt)
+                is not None
+            )
+        ):
+            return None
+        pos, vel = b["pos"], a["vel"]
+        if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in (pos, vel)):
+            return None
+        scale = a["speed_scale"][rows]
+        max_v = np.minimum(a["max_v"][rows] * scale, a["leg_v"][rows])
+        dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], max_v,
+                                          a["max_a"][rows], dt)  # fmt: skip
+        b["moved"][brows] = True
+        b["dirty"][brows] = True
+        return dist_left, rows_of(vel, rows)
 
     def _pass_speeds(
         self, rows: IntArray, pos: np.ndarray, max_v: np.ndarray, dt: float
@@ -339,11 +378,12 @@ class MotionSystem:
         now: float,
         dist_left: np.ndarray,
         yaw_left: np.ndarray,
-        after: Motion,
+        vel: np.ndarray,
+        yaw_rate: np.ndarray,
     ) -> IntArray:
         a = self.agents
         # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.
-        at_rest = (row_norm(after.vel) <= SETTLE_EPS) & (np.abs(after.yaw_rate) <= SETTLE_EPS)
+        at_rest = (row_norm(vel) <= SETTLE_EPS) & (np.abs(yaw_rate) <= SETTLE_EPS)
         goal = state == int(DriveState.GOAL)
         final = a["final"][rows]
         settled = goal & final & (dist_left <= SETTLE_EPS) & (yaw_left <= SETTLE_EPS) & at_rest
