@@ -42,10 +42,20 @@ def candidate_pairs(
     n = len(lo)
     if n < 2:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    if n <= SWEEP_MAX_BODIES and not kernels.usable(n):
+    compiled = kernels.usable(n)
+    if n <= SWEEP_MAX_BODIES and not compiled:
         swept = _sweep_pairs(lo, hi, ignore_z)
         if swept is not None:
             return swept
+    if compiled:  # the usual large fleet (finite, none wide) in two compiled passes
+        found = kernels.narrow_bounds(lo, hi, cell_size)
+        if found is not None:
+            widest, x0, x1, y0, y1 = found
+            small_cell = max(widest, cell_size / 4)
+            if (x1 - x0) / small_cell < _CELL_LIMIT and (y1 - y0) / small_cell < _CELL_LIMIT:
+                flat = ignore_z if ignore_z is not None else np.zeros(n, dtype=bool)
+                every = np.ones(n, dtype=bool)
+                return kernels.grid_pairs(lo, hi, every, small_cell, flat, (x0, x1, y0, y1))
     extent = np.maximum(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
     wide = np.flatnonzero(~(extent <= cell_size))  # NaN and inf count as wide
     narrow = np.delete(extent, wide)
@@ -54,7 +64,7 @@ def candidate_pairs(
     if wide.size * n <= _BRUTE_FORCE_PAIRS and _cells_fit(lo, wide, small_cell):
         use = np.ones(n, dtype=bool)
         use[wide] = False
-        if kernels.usable(n):  # a large fleet: the compiled kernel
+        if compiled:  # a large fleet with wide bodies: the compiled kernel for the rest
             flat = ignore_z if ignore_z is not None else np.zeros(n, dtype=bool)
             i, j = kernels.grid_pairs(lo, hi, use, small_cell, flat)
             if not wide.size:

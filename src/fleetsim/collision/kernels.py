@@ -58,22 +58,57 @@ class _Workspace:
 _workspace = _Workspace()
 
 
+def narrow_bounds(lo: np.ndarray, hi: np.ndarray,
+                  cell: float) -> tuple[float, float, float, float, float] | None:  # fmt: skip
+    """(widest xy extent, x min, x max, y min, y max of the lower corners) in one pass, when
+    every box is finite and no wider than `cell` (the usual fleet); None otherwise (the caller
+    sorts the wide ones out with NumPy)."""
+    bounds = compiled(_narrow_bounds)
+    assert bounds is not None
+    out = np.empty(5)
+    ok = bounds(np.ascontiguousarray(lo, dtype=np.float64),
+                np.ascontiguousarray(hi, dtype=np.float64), float(cell), out)  # fmt: skip
+    return (
+        (float(out[0]), float(out[1]), float(out[2]), float(out[3]), float(out[4])) if ok else None
+    )
+
+
+def _narrow_bounds(lo: Any, hi: Any, cell: float, out: Any) -> bool:
+    widest, x0, x1, y0, y1 = 0.0, np.inf, -np.inf, np.inf, -np.inf
+    for a in range(lo.shape[0]):
+        extent = max(hi[a, 0] - lo[a, 0], hi[a, 1] - lo[a, 1])
+        if not extent <= cell or not (np.isfinite(lo[a, 0]) and np.isfinite(lo[a, 1])):
+            return False  # wide, NaN or infinite
+        widest = max(widest, extent)
+        x0, x1 = min(x0, lo[a, 0]), max(x1, lo[a, 0])
+        y0, y1 = min(y0, lo[a, 1]), max(y1, lo[a, 1])
+    out[0], out[1], out[2], out[3], out[4] = widest, x0, x1, y0, y1
+    return True
+
+
 def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
-               ignore_z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+               ignore_z: np.ndarray, bounds: tuple[float, float, float, float] | None = None,
+               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
     boxes overlap (touching counts; z skipped where `ignore_z` marks either). The grid's cell
-    is `cell` or larger (`dense_cell`)."""
+    is `cell` or larger (`dense_cell`). `bounds` (x min, x max, y min, y max of the used
+    bodies' lower corners) when the caller knows them."""
     pairs = kernel()
     assert pairs is not None
     n = len(lo)
     lo, hi = np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
     use = np.ascontiguousarray(use, dtype=np.bool_)
     flat = np.ascontiguousarray(ignore_z, dtype=np.bool_)
-    x, y = (lo[:, 0], lo[:, 1]) if use.all() else (lo[use, 0], lo[use, 1])  # views, usually
-    if not len(x):
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    x0, x1, y0, y1 = float(x.min()), float(x.max()), float(y.min()), float(y.max())
-    cell = dense_cell(x1 - x0, y1 - y0, len(x), cell)
+    if bounds is None:
+        x, y = (lo[:, 0], lo[:, 1]) if use.all() else (lo[use, 0], lo[use, 1])  # views, usually
+        if not len(x):
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        bounds = (float(x.min()), float(x.max()), float(y.min()), float(y.max()))
+        count = len(x)
+    else:
+        count = int(np.count_nonzero(use))
+    x0, x1, y0, y1 = bounds
+    cell = dense_cell(x1 - x0, y1 - y0, count, cell)
     floor = math.floor
     cells = (floor(x1 / cell) - floor(x0 / cell) + 1) * (floor(y1 / cell) - floor(y0 / cell) + 1)
     w = _workspace
