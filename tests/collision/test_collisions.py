@@ -436,3 +436,36 @@ def test_sorted_pair_sets_differ_and_dedupe_like_numpy() -> None:
         if rng.random() < 0.5:
             keys = np.unique(keys)  # already sorted and unique: returned as is
         assert np.array_equal(unique_sorted(keys), np.unique(keys))
+
+
+def test_the_compiled_broadphase_in_two_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two simulations stepped in two threads: each thread has its own kernel workspace (the
+    kernel runs without the GIL), so both get exactly their own scene's pairs."""
+    pytest.importorskip("numba")
+    import threading
+
+    from fleetsim.collision import kernels
+
+    monkeypatch.setattr(kernels, "MIN_BODIES", 2)
+    scenes = []
+    for seed, n in ((1, 3000), (2, 1200)):
+        rng = np.random.default_rng(seed)
+        centre = rng.uniform(0, np.sqrt(n) * 1.5, (n, 3)) * [1, 1, 0]
+        lo, hi = centre - 0.4, centre + 0.4
+        bi, bj = np.triu_indices(n, 1)
+        keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
+        scenes.append((lo, hi, bi[keep], bj[keep]))
+    wrong: list[int] = []
+
+    def run(lo: np.ndarray, hi: np.ndarray, ei: np.ndarray, ej: np.ndarray) -> None:
+        for _ in range(40):
+            i, j = candidate_pairs(lo, hi, 1.0)
+            if not (np.array_equal(i, ei) and np.array_equal(j, ej)):
+                wrong.append(len(lo))
+
+    threads = [threading.Thread(target=run, args=scene) for scene in scenes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []

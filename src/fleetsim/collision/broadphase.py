@@ -12,9 +12,8 @@ within each group are generated with array arithmetic and de-duplicated.
 Small fleets (up to `SWEEP_MAX_BODIES`, unless the compiled kernel takes them) sweep instead:
 sorted along the longer side of the site, each box is paired with the boxes that start within
 its span there, in a few array calls (the hash costs more in fixed call overhead than it saves
-below about a thousand bodies). A
-sweep that would pair far more boxes than there are (a site crowded along both sides) hands
-over to the hash.
+below about a thousand bodies). A sweep that would pair far more boxes than there are (a site
+crowded along both sides) hands over to the hash.
 """
 
 from __future__ import annotations
@@ -67,8 +66,6 @@ def candidate_pairs(
         if compiled:  # a large fleet with wide bodies: the compiled kernel for the rest
             flat = ignore_z if ignore_z is not None else np.zeros(n, dtype=bool)
             i, j = kernels.grid_pairs(lo, hi, use, small_cell, flat)
-            if not wide.size:
-                return i, j  # overlapping and sorted already
             wi, wj = overlapping(lo, hi, *_wide_pairs(lo, hi, wide), ignore_z)
             i, j = np.concatenate((i, wi)), np.concatenate((j, wj))
             order = np.argsort(i * n + j)

@@ -251,8 +251,10 @@ class CollisionSystem:
         planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
             mode[j] == int(CollisionMode.NORMAL_2D)
         )
-        box = b["exact_box"] | b["footprint"] if self.footprints else b["exact_box"]
-        boxes = ~planar & box[i] & box[j] & (self.narrow_phase == "closest_points")
+        exact = b["exact_box"]
+        shaped = b["footprint"] if self.footprints else exact  # a box for the narrow phase
+        boxes = ~planar & (exact[i] | shaped[i]) & (exact[j] | shaped[j])
+        boxes &= self.narrow_phase == "closest_points"
         keep = planar.copy()
         if boxes.any():
             keep[boxes] = self._boxes_touch(i[boxes], j[boxes])

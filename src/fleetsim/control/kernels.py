@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import MIN_ROWS, compiled
-
-LAND_EPS = 1e-12  # as fleetsim.control.trapezoid.LAND_EPS
 
 
 def usable(n: int) -> bool:
