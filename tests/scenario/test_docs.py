@@ -61,8 +61,8 @@ def test_every_readme_command_runs(site: Path, command: str) -> None:
             pytest.skip("no xvfb-run for a GUI command")
         command = command.replace("--gui", "--gui --duration 2")
         prefix = "xvfb-run -a -s '-screen 0 1024x768x24' "
-    if command.startswith("fleetsim bench"):  # as written, but a few steps and no arms
-        command += " --sizes 100 --steps 3 --arms 0"
+    if command.startswith("fleetsim bench"):  # as written, but small, no arms, no warehouse run
+        command += " --sizes 100 --steps 3 --arms 0 --crowd 10 --no-warehouse"
     result = run(command, site, prefix)
     if "--peer" in command and not Path("/tmp/peer/bin/python").exists():
         # The peer is installed by hand for benchmarks only; without it the command must say so.
