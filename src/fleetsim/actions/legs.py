@@ -69,7 +69,7 @@ class LegsAction(Action):
         """Start driving; with no legs (or a fixed base), go straight to the act point."""
         if self.arm is not None and agent.uses_physics_joints:
             self.polls = True  # motors are read back each step, not woken on arrival
-        if agent.spawn_params.use_fixed_base:  # an arm acts where it stands
+        if not agent.drives:  # an arm acts where it stands
             legs, act_at = [], 0
         self.legs, self.act_at, self._leg = legs, act_at, 0
         if self.legs:

@@ -44,7 +44,7 @@ class MoveTo(Action):
         self.align_orientation = align_orientation
 
     def start(self, agent: Agent) -> None:
-        if agent.spawn_params.use_fixed_base:
+        if not agent.drives:
             self.fail(f"{agent.name} has a fixed base and cannot drive")
         elif isinstance(self.target, Path):
             agent.set_path(self.target, self.tolerance, self.align_orientation)

@@ -29,7 +29,7 @@ class GoTo(MoveTo):
 
     def start(self, agent: Agent) -> None:
         site = agent.world.site
-        if agent.spawn_params.use_fixed_base:
+        if not agent.drives:
             self.fail(f"{agent.name} has a fixed base and cannot drive")
             return
         if site is None:

@@ -6,6 +6,7 @@ this handle only sets goals and reads state.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
@@ -23,6 +24,7 @@ from fleetsim.geometry import Path, Pose
 from fleetsim.models import RobotProfile, resolve_urdf
 from fleetsim.models.profile import profile_of_body
 from fleetsim.objects import SimObject, World
+from fleetsim.objects.deferred import Template, UrdfRecipe
 from fleetsim.objects.sim_object import world_of
 from fleetsim.objects.world import HasWorld
 from fleetsim.state import MotionMode
@@ -82,19 +84,41 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
     `Agent.from_params(AgentSpawnParams(...), sim_core=sim)`.
     """
 
-    def __init__(self, world: World, handle: int, params: AgentSpawnParams, urdf_path: str) -> None:
+    def __init__(
+        self,
+        world: World,
+        handle: int,
+        params: AgentSpawnParams,
+        urdf_path: str,
+        motion: int | None = None,
+        spawned_at: tuple[np.ndarray, int] | None = None,
+    ) -> None:
         name = params.name if params.name is not None else f"agent_{handle}"
         super().__init__(world, handle, name, dict(params.user_data))
-        self.spawn_params = params
+        self._params = params
+        self._spawned_at = spawned_at  # (poses (N, 7), index) of a batch sharing `params`
         self.urdf_path = urdf_path
         self.motion_mode = params.mode
-        self._motion = (
-            -1 if params.use_fixed_base else world.motion.add(handle, params.mode, params.limits)
-        )
+        if motion is None:
+            motion = (
+                -1
+                if params.use_fixed_base
+                else world.motion.add(handle, params.mode, params.limits)
+            )
+        self._motion = motion
         self.controller = AgentController(self)
         self._profile: RobotProfile | None = None
         self.ik_params = params.ik_params or IKParams()
         self.joint_tolerance = params.joint_tolerance
+
+    @property
+    def spawn_params(self) -> AgentSpawnParams:
+        """The parameters this agent was spawned with (its own `initial_pose`)."""
+        if self._spawned_at is None:
+            return self._params
+        poses, i = self._spawned_at
+        pose = Pose.unchecked(tuple(poses[i, :3].tolist()), tuple(poses[i, 3:].tolist()))
+        return dataclasses.replace(self._params, initial_pose=pose)
 
     # -- creation -----------------------------------------------------------------------------
 
@@ -122,10 +146,14 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
                 f"Agent.from_params needs AgentSpawnParams, got {type(spawn_params).__name__}"
             )
         world = world_of(sim_core)
-        path = resolve_urdf(spawn_params.urdf_path)
+        recipe = _recipe(spawn_params)
         pose = spawn_params.initial_pose
+        template = world.template_for(recipe)
+        if template is not None:  # a row only, until PyBullet is needed (deferred.py)
+            rows = np.array([(*pose.position, *pose.orientation)])
+            return cls._add_deferred(world, template, spawn_params, recipe, rows)[0]
         body = world.backend.load_urdf(
-            path, pose.position, pose.orientation, spawn_params.use_fixed_base
+            recipe.path, pose.position, pose.orientation, spawn_params.use_fixed_base
         )
         try:
             mass = world.backend.prepare_agent_body(
@@ -136,15 +164,88 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
             raise
         agent: A = world.adopt_body(
             body,
-            lambda h: cls(world, h, spawn_params, path),
-            facts_key=path,
+            lambda h: cls(world, h, spawn_params, recipe.path),
+            facts_key=recipe.path,
             mobile=not spawn_params.use_fixed_base,
             mass=mass,
             pickable=spawn_params.pickable,
             collision_mode=int(spawn_params.collision_mode),
             robot=True,
         )
+        world.learn_template(recipe, agent.handle)
         return agent
+
+    @classmethod
+    def from_params_at(  # type: ignore[override]
+        cls: type[A],
+        spawn_params: AgentSpawnParams,
+        positions: ArrayLike,
+        orientations: ArrayLike,
+        sim_core: HasWorld | None = None,
+    ) -> list[A]:
+        """Copies of `spawn_params` at positions (N, 3) with orientations (4,) or (N, 4): a fleet
+        at once, much faster than one `from_params` each. All or nothing."""
+        if not isinstance(spawn_params, AgentSpawnParams):
+            raise ConfigError(
+                f"Agent.from_params_at needs AgentSpawnParams, got {type(spawn_params).__name__}"
+            )
+        world = world_of(sim_core)
+        poses = spawn_poses(positions, orientations)
+        recipe = _recipe(spawn_params)
+        created: list[A] = []
+        try:
+            for i in range(len(poses)):
+                template = world.template_for(recipe)
+                if template is not None:  # the rest as rows only
+                    created += cls._add_deferred(world, template, spawn_params, recipe, poses, i)
+                    break
+                pose = Pose.unchecked(tuple(poses[i, :3].tolist()), tuple(poses[i, 3:].tolist()))
+                created.append(
+                    cls.from_params(dataclasses.replace(spawn_params, initial_pose=pose), sim_core)
+                )
+        except BaseException:
+            for agent in reversed(created):
+                agent.remove()
+            raise
+        return created
+
+    @classmethod
+    def _add_deferred(
+        cls: type[A],
+        world: World,
+        template: Template,
+        params: AgentSpawnParams,
+        recipe: UrdfRecipe,
+        poses: np.ndarray,
+        start: int = 0,
+    ) -> list[A]:
+        """Agents for poses[start:] (rows of x, y, z, qx, qy, qz, qw) with no PyBullet body."""
+
+        def factory(handles: np.ndarray) -> list[A]:
+            if params.use_fixed_base:
+                motions = [-1] * len(handles)
+            else:
+                motions = world.motion.add_many(handles, params.mode, params.limits).tolist()
+            try:
+                return [
+                    cls(world, h, params, recipe.path, motion=m, spawned_at=(poses, k))
+                    for k, (h, m) in enumerate(zip(handles.tolist(), motions, strict=True), start)
+                ]
+            except BaseException:
+                for m in motions[::-1]:
+                    if m >= 0:
+                        world.motion.remove(m)
+                raise
+
+        return world.add_deferred(
+            template,
+            poses[start:, :3],
+            poses[start:, 3:],
+            factory,
+            pickable=params.pickable,
+            collision_mode=int(params.collision_mode),
+            robot=True,
+        )
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -162,9 +263,13 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
 
     @property
     def profile(self) -> RobotProfile:
-        """What this robot is (type, joints, end effector); read once from PyBullet."""
+        """What this robot is (type, joints, end effector); read once per model from PyBullet
+        (robots that wait for their PyBullet body share their model's)."""
         if self._profile is None:
-            self._profile = profile_of_body(self._world.backend.client, self.object_id)
+            known = self._world.profiles
+            if self.urdf_path not in known:
+                known[self.urdf_path] = profile_of_body(self._world.backend.client, self.object_id)
+            self._profile = known[self.urdf_path]
         return self._profile
 
     # -- motion -------------------------------------------------------------------------------
@@ -328,6 +433,26 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
     def get_action_queue(self) -> list[Any]:
         """Actions waiting after the current one."""
         return self._runner().queued(self)
+
+
+def _recipe(params: AgentSpawnParams) -> UrdfRecipe:
+    return UrdfRecipe(resolve_urdf(params.urdf_path), params.use_fixed_base, params.mass)
+
+
+def spawn_poses(positions: ArrayLike, orientations: ArrayLike) -> np.ndarray:
+    """Rows of x, y, z, qx, qy, qz, qw from positions (N, 3) and quaternions (4,) or (N, 4),
+    checked and normalised."""
+    pos = np.asarray(positions, dtype=np.float64)
+    if pos.ndim != 2 or pos.shape[1] != 3:
+        raise ConfigError(f"positions must be (N, 3), got shape {pos.shape}")
+    orn = np.asarray(orientations, dtype=np.float64)
+    if orn.shape not in ((4,), (len(pos), 4)):
+        raise ConfigError(f"orientations must be (4,) or ({len(pos)}, 4), got shape {orn.shape}")
+    orn = np.broadcast_to(orn, (len(pos), 4))
+    norm = np.linalg.norm(orn, axis=1, keepdims=True)
+    if not (np.isfinite(pos).all() and np.isfinite(orn).all() and (norm > 1e-9).all()):
+        raise ConfigError("positions must be finite and orientations non-zero quaternions")
+    return np.hstack((pos, orn / norm))
 
 
 def _check_tolerance(tolerance: float) -> None:

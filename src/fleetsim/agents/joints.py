@@ -33,7 +33,7 @@ class JointControl:
 
     _world: World
     name: str
-    spawn_params: AgentSpawnParams
+    _params: AgentSpawnParams
     _joint_handles: np.ndarray | None = None
     _joint_tolerance: Tolerance = None
     _last_joint_targets: dict[int, float] | None = None
@@ -65,7 +65,7 @@ class JointControl:
     @property
     def uses_physics_joints(self) -> bool:
         """Motors (physics on and the robot has mass) rather than kinematic interpolation."""
-        return bool(self._world.physics and self.spawn_params.mass != 0)
+        return bool(self._world.physics and self._params.mass != 0)
 
     def _rows(self) -> np.ndarray:
         """Joint-table rows of this robot (registered on first use)."""

@@ -55,8 +55,9 @@ class SimObjectManager(Generic[ObjT]):
         self, num_objects: int, grid_params: GridSpawnParams, spawn_params: Params
     ) -> list[ObjT]:
         """`num_objects` copies of `spawn_params` on a grid."""
-        poses = self._grid_poses(num_objects, grid_params)
-        return self.spawn_objects_batch([_at(spawn_params, p) for p in poses])
+        _check_count(num_objects, "the number of objects")
+        positions, orientation = _grid(num_objects, grid_params)
+        return self._spawn_copies(spawn_params, positions, orientation)
 
     def spawn_grid_mixed(
         self,
@@ -79,18 +80,40 @@ class SimObjectManager(Generic[ObjT]):
         """Exactly `count` of each params, in order, on one grid."""
         for _, count in spawn_params_count_list:
             _check_count(count, "spawn counts")
-        chosen = [params for params, count in spawn_params_count_list for _ in range(count)]
-        poses = self._grid_poses(len(chosen), grid_params)
-        return self.spawn_objects_batch(
-            [_at(params, p) for params, p in zip(chosen, poses, strict=True)]
-        )
+        total = sum(count for _, count in spawn_params_count_list)
+        positions, orientation = _grid(total, grid_params)
+        created: list[ObjT] = []
+        try:
+            start = 0
+            for params, count in spawn_params_count_list:
+                created += self._spawn_copies(params, positions[start : start + count], orientation)
+                start += count
+        except BaseException:
+            self.objects = self.objects[: len(self.objects) - len(created)]
+            for obj in reversed(created):
+                obj.remove()
+            raise
+        return created
+
+    def _spawn_copies(
+        self, params: Params, positions: np.ndarray, orientation: np.ndarray
+    ) -> list[ObjT]:
+        """Copies of `params` at `positions` at once (`from_params_at`), all or nothing."""
+        backend = self._world.backend
+        backend.set_rendering(False)  # bulk spawning is much faster without the GUI redrawing
+        try:
+            created = self.object_class.from_params_at(
+                params, positions, orientation, sim_core=self.sim_core
+            )
+        finally:
+            backend.set_rendering(True)
+        self.objects.extend(created)
+        return created
 
     def _grid_poses(self, count: int, grid: GridSpawnParams) -> list[Pose]:
         _check_count(count, "the number of objects")
-        if not isinstance(grid, GridSpawnParams):
-            raise ConfigError(f"grid_params must be GridSpawnParams, got {type(grid).__name__}")
-        orientation = quat.from_yaw(grid.yaw)
-        return [Pose(p, orientation) for p in grid.positions(count)]
+        positions, orientation = _grid(count, grid)
+        return [Pose(p, orientation) for p in positions]
 
     def __len__(self) -> int:
         return len(self.objects)
@@ -126,6 +149,13 @@ class AgentManager(SimObjectManager[Agent]):
     ) -> int:
         """Call `callback(manager, dt)` every step or at `frequency` Hz (goal logic, dispatch)."""
         return self._world.scheduler.add(callback, self, frequency)
+
+
+def _grid(count: int, grid: GridSpawnParams) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (count, 3) on the grid and the one orientation (4,) they share."""
+    if not isinstance(grid, GridSpawnParams):
+        raise ConfigError(f"grid_params must be GridSpawnParams, got {type(grid).__name__}")
+    return grid.positions(count), np.asarray(quat.from_yaw(grid.yaw), dtype=np.float64)
 
 
 def _at(params: Params, pose: Pose) -> Params:

@@ -66,6 +66,21 @@ class MotionSystem:
         )
         return int(handles[0])
 
+    def add_many(
+        self, body_handles: IntArray, mode: int, limits: tuple[float, float, float, float]
+    ) -> IntArray:
+        """`add` for many bodies with the same mode and limits; returns their handles."""
+        max_v, max_a, max_w, max_alpha = limits
+        return self.agents.add(
+            len(body_handles),
+            body=body_handles,
+            mode=int(mode),
+            max_v=max_v,
+            max_a=max_a,
+            max_w=max_w,
+            max_alpha=max_alpha,
+        )
+
     def remove(self, handle: int) -> None:
         self.agents.remove(handle)
         self._paths.pop(handle, None)

@@ -69,6 +69,7 @@ class MultiRobotSimulationCore:
             self._scheduler,
             physics=self.params.physics,
             eager_sync=self.params.eager_sync,
+            lazy_bodies=self.params.lazy_bodies,
         )
         self._profiler = StepProfiler()
         self.actions = ActionSystem(self.events)
@@ -237,13 +238,11 @@ class MultiRobotSimulationCore:
     def _as_object_ids(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """PyBullet ids of pairs of handles; pairs with a body removed since are left out."""
         bodies = self._world.bodies
-        ids = bodies["body_id"]
-        out = []
-        for a, b in pairs:
-            if bodies.is_alive(a) and bodies.is_alive(b):
-                ia, ib = int(ids[bodies.row(a)]), int(ids[bodies.row(b)])
-                out.append((min(ia, ib), max(ia, ib)))
-        return sorted(out)
+        live = [(a, b) for a, b in pairs if bodies.is_alive(a) and bodies.is_alive(b)]
+        id_of = self._world.body_id_of  # bodies that waited for one get theirs here
+        return sorted(
+            (min(ia, ib), max(ia, ib)) for ia, ib in ((id_of(a), id_of(b)) for a, b in live)
+        )
 
     def get_profiling_stats(self) -> dict[str, float]:
         """Mean per-phase milliseconds over the last 100 steps (keys: `PROFILE_KEYS`)."""

@@ -115,9 +115,7 @@ def check_link(world: World, handle: int, link: int) -> None:
     if link < -1:
         raise ConfigError(f"link must be -1 (the base) or a link index >= 0, got {link}")
     if link >= 0:
-        count = world.backend.joints.link_count(
-            int(world.bodies["body_id"][world.bodies.row(handle)])
-        )
+        count = world.backend.joints.link_count(world.body_id_of(handle))
         if link >= count:
             name = getattr(world.objects.get(handle), "name", f"body {handle}")
             valid = f"0..{count - 1}" if count else "none besides the base (-1)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -77,6 +78,35 @@ class SimObject:
             and collision.frame_orientation == (0.0, 0.0, 0.0, 1.0),
         )
         return obj
+
+    @classmethod
+    def from_params_at(
+        cls: type[T],
+        spawn_params: SimObjectSpawnParams,
+        positions: ArrayLike,
+        orientations: ArrayLike,
+        sim_core: HasWorld | None = None,
+    ) -> list[T]:
+        """Copies of `spawn_params` at positions (N, 3) with orientations (4,) or (N, 4).
+        All or nothing: if one fails, those created are removed."""
+        pos = np.asarray(positions, dtype=np.float64)
+        orn = np.asarray(orientations, dtype=np.float64)
+        if pos.ndim != 2 or pos.shape[1] != 3 or orn.shape not in ((4,), (len(pos), 4)):
+            raise ConfigError(
+                f"positions must be (N, 3) and orientations (4,) or (N, 4), got shapes "
+                f"{pos.shape} and {orn.shape}"
+            )
+        orn = np.broadcast_to(orn, (len(pos), 4))
+        created: list[T] = []
+        try:
+            for p, q in zip(pos.tolist(), orn.tolist(), strict=True):
+                params = dataclasses.replace(spawn_params, initial_pose=Pose(p, q))
+                created.append(cls.from_params(params, sim_core=sim_core))
+        except BaseException:
+            for obj in reversed(created):
+                obj.remove()
+            raise
+        return created
 
     @classmethod
     def from_mesh(
@@ -177,8 +207,10 @@ class SimObject:
 
     @property
     def object_id(self) -> int:
-        """The PyBullet body id, for users who call PyBullet directly (pass `sim.client`)."""
-        return int(self._world.bodies["body_id"][self._row])
+        """The PyBullet body id, for users who call PyBullet directly (pass `sim.client`).
+
+        A robot that waited for its PyBullet body (lazy `body_creation`) gets it now."""
+        return self._world.body_id_of(self._handle)
 
     @property
     def is_removed(self) -> bool:
@@ -309,6 +341,8 @@ class SimObject:
     def __repr__(self) -> str:
         if self.is_removed:
             return f"<{type(self).__name__} {self.name!r} (removed)>"
-        p = self._world.bodies["pos"][self._row]
+        b, row = self._world.bodies, self._row
+        p, body = b["pos"][row], int(b["body_id"][row])
         where = f"({p[0]:.3f}, {p[1]:.3f}, {p[2]:.3f})"
-        return f"<{type(self).__name__} {self.name!r} id={self.object_id} at {where}>"
+        ident = f"id={body}" if body >= 0 else "no PyBullet body yet"
+        return f"<{type(self).__name__} {self.name!r} {ident} at {where}>"

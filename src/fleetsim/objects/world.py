@@ -22,6 +22,7 @@ from fleetsim.events import EventBus
 from fleetsim.geometry import quat
 from fleetsim.objects import attachments, joint_sync
 from fleetsim.objects.contacts import ContactEvents
+from fleetsim.objects.deferred import SHARED_COLUMNS, Recipes, Template, UrdfRecipe
 from fleetsim.scheduling import CallbackScheduler
 from fleetsim.site import Site
 from fleetsim.state import BodyTable, JointTable
@@ -47,12 +48,16 @@ class World:
         *,
         physics: bool,
         eager_sync: bool,
+        lazy_bodies: bool = False,
     ) -> None:
         self.backend = backend
         self.events = events
         self.scheduler = scheduler
         self.physics = physics
         self.eager_sync = eager_sync
+        self.lazy_bodies = lazy_bodies  # robots may wait for their PyBullet body (deferred.py)
+        self.recipes = Recipes()
+        self.profiles: dict[str, Any] = {}  # RobotProfile by URDF path (Agent.profile)
         self.bodies = BodyTable()
         self.motion = MotionSystem(self.bodies)
         self.joints = JointTable()
@@ -165,6 +170,77 @@ class World:
             **columns,
         )
 
+    # -- bodies without a PyBullet body yet (lazy creation, `fleetsim.objects.deferred`) ---------
+
+    def template_for(self, recipe: UrdfRecipe) -> Template | None:
+        """The template to add a body from `recipe` as a row only, or None to make it now."""
+        return self.recipes.template(recipe) if self.lazy_bodies else None
+
+    def learn_template(self, recipe: UrdfRecipe, handle: int) -> None:
+        """After a real body from `recipe` was added: let later copies wait for theirs, when the
+        arrays answer its collisions (a single box or a footprint) and physics does not move it."""
+        b = self.bodies
+        row = b.row(handle)
+        if (
+            self.lazy_bodies
+            and self.recipes.template(recipe) is None
+            and not b["dynamic"][row]
+            and (b["exact_box"][row] or b["footprint"][row])
+        ):
+            self.recipes.learn(recipe, {k: b[k][row] for k in SHARED_COLUMNS})
+
+    def add_deferred(
+        self,
+        template: Template,
+        positions: np.ndarray,
+        orientations: np.ndarray,
+        owner_factory: Any,
+        **columns: Any,
+    ) -> list[Any]:
+        """Add bodies from `template` as rows only, link frames at positions (N, 3) and unit
+        quaternions (N, 4). `owner_factory(handles)` builds the N handle objects."""
+        handles = self.bodies.add(
+            len(positions),
+            pos=positions,
+            quat=orientations,
+            recipe=template.recipe,
+            **template.columns,
+            **columns,
+        )
+        try:
+            objs = list(owner_factory(handles))
+        except BaseException:
+            for h in handles.tolist()[::-1]:
+                self.bodies.remove(h)
+            raise
+        emit = self.events.emit
+        for h, obj in zip(handles.tolist(), objs, strict=True):
+            self.objects[h] = obj
+            emit("object_spawned", obj)
+        return objs
+
+    def realize(self, rows: IntArray) -> None:
+        """Make the PyBullet bodies of those of `rows` that wait for one, at their poses."""
+        if not self.recipes or not rows.size:
+            return
+        b = self.bodies
+        rows = rows[b["body_id"][rows] < 0]
+        rows = rows[b["recipe"][rows] >= 0]
+        for row in rows.tolist():
+            recipe = self.recipes.recipes[int(b["recipe"][row])]
+            body = recipe.create(self.backend, b["pos"][row].tolist(), b["quat"][row].tolist())
+            b["body_id"][row] = body
+            b["dirty"][row] = False
+            self.handle_by_body_id[body] = int(b.handles[row])
+
+    def body_id_of(self, handle: int) -> int:
+        """The PyBullet id of a live body, made now if it waited for one."""
+        b = self.bodies
+        row = b.row(handle)
+        if b["body_id"][row] < 0:
+            self.realize(np.array([row]))
+        return int(b["body_id"][row])
+
     def remove_body(self, handle: int) -> None:
         """Detach, remove from PyBullet and the table, and announce it."""
         row = self.bodies.row(handle)
@@ -181,7 +257,8 @@ class World:
         ):
             self.joints.remove(int(self.joints.handles[joint_row]))
         self.arms_moved.discard(handle)
-        self.backend.remove_body(body_id)
+        if body_id >= 0:
+            self.backend.remove_body(body_id)
         self.bodies.remove(handle)
         del self.objects[handle]
         self.handle_by_body_id.pop(body_id, None)
@@ -197,6 +274,8 @@ class World:
         self.arms_moved.clear()
         self.contacts.reset()
         self._body_facts.clear()
+        self.recipes.clear()
+        self.profiles.clear()
         self.objects.clear()
         self.handle_by_body_id.clear()
         self.links = attachments.AttachmentGraph()
@@ -236,9 +315,13 @@ class World:
             rows = np.flatnonzero(self.bodies["dirty"] & self.bodies["moved"])
         self.push_rows(rows)
 
-    def push_rows(self, rows: IntArray) -> None:
-        """Push the given rows' poses to PyBullet and mark them clean."""
+    def push_rows(self, rows: IntArray) -> int:
+        """Push the given rows' poses to PyBullet and mark them clean; returns how many bodies
+        were pushed."""
         b = self.bodies
+        if rows.size and self.recipes:  # rows without a body get one at their pose when needed
+            b["dirty"][rows] = False
+            rows = rows[b["body_id"][rows] >= 0]
         if rows.size:
             pos, orn = b["pos"][rows], b["quat"][rows]
             offset = b["has_com_offset"][rows]
@@ -248,9 +331,12 @@ class World:
                 orn = np.where(offset[:, None], quat.multiply(orn, com_q), orn)
             self.backend.push_poses(b["body_id"][rows], pos, orn)
             b["dirty"][rows] = False
+        return int(rows.size)
 
     def sync_rows(self, rows: IntArray) -> None:
-        """Push those of `rows` whose pose (or joints) PyBullet does not have yet."""
+        """Make PyBullet hold `rows` as they are: their bodies (made now if they waited for
+        one), poses and joints."""
+        self.realize(rows)
         self.push_rows(rows[self.bodies["dirty"][rows]])
         if len(self.joints):
             joint_sync.push_joint_rows(
@@ -258,16 +344,21 @@ class World:
             )
 
     def sync(self) -> int:
-        """Push every dirty row and joint; returns how many bodies were pushed."""
-        rows = np.flatnonzero(self.bodies["dirty"])
-        self.push_rows(rows)
+        """Make PyBullet hold the whole world: every body (those that waited for one are made),
+        pose and joint. Returns how many bodies were pushed."""
+        if self.recipes:
+            self.realize(np.flatnonzero(self.bodies["body_id"] < 0))
+        return self._push_dirty()
+
+    def _push_dirty(self) -> int:
+        pushed = self.push_rows(np.flatnonzero(self.bodies["dirty"]))
         if len(self.joints):
             joint_sync.push_joint_rows(self, np.flatnonzero(self.joints["dirty"]))
-        return int(rows.size)
+        return pushed
 
     def flush(self) -> int:
         """The pose flush of a step: push dirty rows under eager sync, keep them under lazy."""
-        return self.sync() if self.eager_sync else 0
+        return self._push_dirty() if self.eager_sync else 0
 
     def read_back_dynamic(self) -> int:
         """After a physics step, copy the poses of physics-driven bodies into the table."""

@@ -47,7 +47,10 @@ BODY_COLUMNS: dict[str, Column] = {
     "dirty": Column(np.bool_, (), False),
     # Driven by PyBullet physics (mass > 0 with physics on): poses are read back, not pushed.
     "dynamic": Column(np.bool_, (), False),
-    "body_id": Column(np.int32, (), -1),
+    "body_id": Column(np.int32, (), -1),  # -1: no PyBullet body (yet, with lazy creation)
+    # Lazy body creation: how to make this row's PyBullet body when it is needed (an index into
+    # the world's recipes, `fleetsim.objects.deferred`), -1 for bodies made at once.
+    "recipe": Column(np.int32, (), -1),
     # PyBullet places a URDF base by its inertial frame; this is that frame in the link frame
     # (identity for SimObjects). Pushes and reads convert between the two.
     "com_pos": Column(np.float64, (3,)),

@@ -1,0 +1,90 @@
+"""Bodies kept only in the arrays until PyBullet is needed (`SimulationParams.body_creation`).
+
+A robot whose collisions the arrays answer exactly (a single box, or a mobile robot's footprint)
+needs no PyBullet body under kinematics, and making one is most of the cost of spawning a fleet
+(time and memory). With lazy creation, the first robot loaded from a file is a real PyBullet body;
+what its row learnt about it (local box, inertial offset, shape facts, mass) is kept as a
+`Template`, and later robots from the same recipe are rows only, with no body id. A row gets its
+PyBullet body, at its current pose, the first time something asks PyBullet about it: its
+`object_id`, a narrow-phase query on a non-box pair, a joint, IK, a camera image, `sim.sync()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+# The columns every body made from one recipe shares (everything but the pose and role).
+SHARED_COLUMNS = (
+    "aabb_local_min",
+    "aabb_local_max",
+    "com_pos",
+    "com_quat",
+    "has_com_offset",
+    "exact_box",
+    "footprint",
+    "mass",
+)
+
+
+class Maker(Protocol):
+    """What a recipe needs from the backend."""
+
+    def load_urdf(self, path: str, position: Any, orientation: Any, fixed_base: bool) -> int: ...
+    def prepare_agent_body(self, body_id: int, mass: float | None, kinematic: bool) -> float: ...
+    def remove_body(self, body_id: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class UrdfRecipe:
+    """How an `Agent`'s body is made: the resolved URDF file, a fixed base or not, and the
+    spawn params' mass (None keeps the URDF's)."""
+
+    path: str
+    fixed_base: bool
+    mass: float | None
+
+    def create(self, backend: Maker, position: list[float], orientation: list[float]) -> int:
+        """Load the body with its link frame at the given pose; returns its PyBullet id."""
+        body = backend.load_urdf(self.path, position, orientation, self.fixed_base)
+        try:
+            backend.prepare_agent_body(body, self.mass, kinematic=False)
+        except BaseException:
+            backend.remove_body(body)
+            raise
+        return body
+
+
+@dataclass(frozen=True)
+class Template:
+    """One recipe's index and the shared columns measured from its first real body."""
+
+    recipe: int
+    columns: dict[str, np.ndarray]
+
+
+class Recipes:
+    """One world's recipes and the templates learnt for them (cleared on reset)."""
+
+    def __init__(self) -> None:
+        self.recipes: list[UrdfRecipe] = []
+        self._templates: dict[UrdfRecipe, Template] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.recipes)
+
+    def template(self, recipe: UrdfRecipe) -> Template | None:
+        return self._templates.get(recipe)
+
+    def learn(self, recipe: UrdfRecipe, columns: dict[str, np.ndarray]) -> Template:
+        """Remember the shared columns of a real body made by `recipe`."""
+        template = Template(len(self.recipes), {k: np.copy(columns[k]) for k in SHARED_COLUMNS})
+        self.recipes.append(recipe)
+        self._templates[recipe] = template
+        return template
+
+    def clear(self) -> None:
+        self.recipes.clear()
+        self._templates.clear()
