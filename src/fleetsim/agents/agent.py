@@ -93,8 +93,8 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         motion: int | None = None,
         spawned_at: tuple[np.ndarray, int] | None = None,
     ) -> None:
-        name = params.name if params.name is not None else f"agent_{handle}"
-        super().__init__(world, handle, name, dict(params.user_data))
+        user_data = dict(params.user_data) if params.user_data else None
+        super().__init__(world, handle, params.name, user_data)
         self._params = params
         self._spawned_at = spawned_at  # (poses (N, 7), index) of a batch sharing `params`
         self.urdf_path = urdf_path
@@ -106,10 +106,28 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
                 else world.motion.add(handle, params.mode, params.limits)
             )
         self._motion = motion
-        self.controller = AgentController(self)
-        self._profile: RobotProfile | None = None
-        self.ik_params = params.ik_params or IKParams()
-        self.joint_tolerance = params.joint_tolerance
+        if params.joint_tolerance is not None:
+            self.joint_tolerance = params.joint_tolerance
+
+    _default_name = "agent"
+    _profile: RobotProfile | None = None
+    _ik_params: IKParams | None = None
+
+    @property
+    def controller(self) -> AgentController:
+        """Velocity commands: `agent.controller.set_cmd_vel(vx, vy, wz, timeout)`."""
+        return AgentController(self)
+
+    @property
+    def ik_params(self) -> IKParams:
+        """`IKParams` for `move_end_effector` (from the spawn params; change them here)."""
+        if self._ik_params is None:
+            self._ik_params = self._params.ik_params or IKParams()
+        return self._ik_params
+
+    @ik_params.setter
+    def ik_params(self, value: IKParams) -> None:
+        self._ik_params = value
 
     @property
     def spawn_params(self) -> AgentSpawnParams:

@@ -70,10 +70,9 @@ def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
             AgentSpawnParams(urdf_path=case["urdf"]),
         )
         spawn_s = time.perf_counter() - t0
-        memory = rss_bytes() - before
         for i, x, y in goals(n, case["seed"]):
             agents[i].set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
-        return _time_steps(sim.step_once, case, spawn_s, memory)
+        return _time_steps(sim.step_once, case, spawn_s, before)
 
 
 ARM_POSES = [[0.8, 0.6, 1.0, 0.4, 0.0], [-0.8, -0.4, 1.6, -0.6, 1.0], [0.0, 0.2, 0.4, 0.0, -1.0]]
@@ -101,7 +100,6 @@ def run_arms(case: dict[str, Any]) -> dict[str, Any]:
             for i in range(n)
         ]
         spawn_s = time.perf_counter() - t0
-        memory = rss_bytes() - before
         done = [0]
 
         def again(agent: Any, action: Any) -> None:
@@ -111,7 +109,7 @@ def run_arms(case: dict[str, Any]) -> dict[str, Any]:
         sim.on("action_completed", again)
         for k, arm in enumerate(arms):
             arm.add_action(JointAction(ARM_POSES[k % len(ARM_POSES)]))
-        result = _time_steps(sim.step_once, case, spawn_s, memory)
+        result = _time_steps(sim.step_once, case, spawn_s, before)
         if done[0] == 0:
             raise RuntimeError("no joint action completed: the arms did not move")
         return {**result, "joint_actions_done": done[0]}
@@ -126,7 +124,6 @@ def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     crowd = Crowd(case["n"], seed=case["seed"] + 1)
     spawn_s = time.perf_counter() - t0
-    memory = rss_bytes() - before
     steps = [0]
 
     def step() -> None:
@@ -136,7 +133,7 @@ def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
             crowd.send([r for r in crowd.robots if r.is_goal_reached()])
 
     try:
-        result = _time_steps(step, case, spawn_s, memory)
+        result = _time_steps(step, case, spawn_s, before)
         return {**result, "touching": len(crowd.sim.get_active_collision_pairs())}
     finally:
         crowd.sim.close()
@@ -172,15 +169,17 @@ def run_peer(case: dict[str, Any]) -> dict[str, Any]:
         n, grid, pf.AgentSpawnParams(urdf_path=case["urdf"], motion_mode="omnidirectional")
     )
     spawn_s = time.perf_counter() - t0
-    memory = rss_bytes() - before
     if len(agents) != n:
         raise RuntimeError(f"peer spawned {len(agents)} robots, expected {n}")
     for i, x, y in goals(n, case["seed"]):
         manager.set_goal_pose(i, pf.Pose.from_xyz(x, y, 0.0))
-    return _time_steps(sim.step_once, case, spawn_s, memory)
+    return _time_steps(sim.step_once, case, spawn_s, before)
 
 
-def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, memory: int) -> dict[str, Any]:
+def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, before: int) -> dict[str, Any]:
+    """Median step time after warm-up; memory is what the process grew by from `before` (taken
+    just before spawning) to the end of the timed steps: the robots and what stepping them
+    needs."""
     for _ in range(case["warmup"]):
         step()
     times = []
@@ -189,6 +188,7 @@ def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, memory: int) ->
         step()
         times.append(time.perf_counter() - t)
     times.sort()
+    memory = rss_bytes() - before
     ms = 1e3 * times[len(times) // 2]
     return {
         **case,

@@ -35,13 +35,37 @@ class SimObject:
     arrays; this handle reads and writes its row, so it stays cheap at fleet scale.
     """
 
+    _default_name = "object"  # unnamed objects are called f"{_default_name}_{handle}"
+
     def __init__(
-        self, world: World, handle: int, name: str | None, user_data: dict[str, Any]
+        self, world: World, handle: int, name: str | None, user_data: dict[str, Any] | None
     ) -> None:
+        # Kept small: a fleet holds one handle per robot (the name and user data are made when
+        # first asked for).
         self._world = world
         self._handle = handle
-        self.name = name if name is not None else f"object_{handle}"
-        self.user_data = user_data
+        self._name = name
+        self._user_data = user_data or None
+
+    @property
+    def name(self) -> str:
+        """The object's name (default: "object_<handle>", "agent_<handle>" for agents)."""
+        return self._name if self._name is not None else f"{self._default_name}_{self._handle}"
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    @property
+    def user_data(self) -> dict[str, Any]:
+        """Your own data about this object (a dict, copied from the spawn params)."""
+        if self._user_data is None:
+            self._user_data = {}
+        return self._user_data
+
+    @user_data.setter
+    def user_data(self, value: dict[str, Any]) -> None:
+        self._user_data = value
 
     # -- creation -----------------------------------------------------------------------------
 
@@ -65,7 +89,7 @@ class SimObject:
             box = world.backend.local_aabb(body_id)
         obj: T = world.add_body(
             body_id,
-            lambda h: cls(world, h, spawn_params.name, dict(spawn_params.user_data)),
+            lambda h: cls(world, h, spawn_params.name, dict(spawn_params.user_data) or None),
             pos=pose.position,
             quat=pose.orientation,
             aabb_local_min=box[0],
