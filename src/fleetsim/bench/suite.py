@@ -2,9 +2,11 @@
 
 Every case runs in a fresh process (worker.py), fleetsim and peer cases alternating per N, so
 the two see the same machine state. Variants:
-- "fleetsim": closest-points narrow phase (the same work as the peer), lazy pose sync;
+- "fleetsim": closest-points narrow phase (the same work as the peer), lazy pose sync, PyBullet
+  bodies made on demand (the defaults);
 - "fleetsim-aabb": boxes only (reported separately);
-- "fleetsim-eager": poses pushed to PyBullet every step, as the GUI of other tools does;
+- "fleetsim-eager": every robot a PyBullet body, poses pushed to it every step, as the GUI of
+  other tools does;
 - "peer": the pybullet-fleet package through its public API, when an interpreter has it.
 """
 

@@ -57,6 +57,8 @@ def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
         target_rtf=0,
         seed=0,
         pose_sync=case.get("sync", "auto"),
+        # "eager" times pushing every moved pose to PyBullet: every robot needs its body then.
+        body_creation="eager" if case.get("sync") == "eager" else "auto",
         collision_narrowphase=case.get("narrow", "closest_points"),
         collision_check_frequency=None,
     )
@@ -195,6 +197,7 @@ def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, before: int) ->
         "ms_per_step": ms,
         "rtf": TIMESTEP * 1e3 / ms,
         "spawn_s": spawn_s,
+        "memory_bytes": memory,
         "bytes_per_robot": memory / case["n"],
     }
 

@@ -75,7 +75,8 @@ def bench(
                   arms=arms, crowd=crowd, warehouse=warehouse)  # fmt: skip
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
-    for column in ("N", "variant", "ms/step", "RTF", "spawn s", "kB/robot"):
+    # memory: what the process grew by from before spawning to after the timed steps
+    for column in ("N", "variant", "ms/step", "RTF", "spawn s", "memory MB"):
         table.add_column(column, justify="right")
     for r in suite.results:
         if r["variant"] == "warehouse" and "wall_s" in r:
@@ -86,7 +87,7 @@ def bench(
             continue
         table.add_row(
             f"{r['n']:,}", r["variant"], f"{r['ms_per_step']:.2f}", f"{r['rtf']:.1f}x",
-            f"{r['spawn_s']:.1f}", f"{r['bytes_per_robot'] / 1024:.1f}",
+            f"{r['spawn_s']:.2f}", f"{r['memory_bytes'] / 1e6:,.0f}",
         )  # fmt: skip
     console.print(table)
     for n, ratio in suite.ratios().items():
