@@ -16,6 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 MIN_ROWS = 128
+# A kernel that runs once in a while (the box refresh after a spawn) loads Numba by itself only
+# for this many rows; below, it waits until a per-step kernel has loaded it.
+ONE_OFF_ROWS = 2048
+
+_loaded = [False]
 
 
 @functools.cache
@@ -26,4 +31,13 @@ def compiled(function: Callable[..., Any]) -> Callable[..., Any] | None:
         import numba
     except ImportError:
         return None
+    _loaded[0] = True
     return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+
+
+def worth_loading(rows: int) -> bool:
+    """Whether a kernel used once in a while should take `rows` rows as far as loading Numba
+    goes: always once a kernel of the step has loaded it, else from `ONE_OFF_ROWS` rows. (A
+    fleet of 100 robots whose first box refresh also covers its racks does not pay half a
+    second to load Numba.)"""
+    return _loaded[0] or rows >= ONE_OFF_ROWS

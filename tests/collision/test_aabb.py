@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import numpy as np
 import pybullet as pb
 import pytest
@@ -86,3 +89,30 @@ def test_the_compiled_box_refresh_equals_numpy_to_the_last_bit(
         assert not np.array_equal(lo, before[: len(lo)])  # they did move
         after = bodies["aabb_min"][bodies.rows(np.array([b.handle for b in still]))]
         assert np.array_equal(after, before)
+
+
+LOADS_NUMBA = """
+import sys
+import numpy as np
+from fleetsim import (AgentManager, AgentSpawnParams, GridSpawnParams, MultiRobotSimulationCore,
+                      SimObject, SimulationParams)
+sim = MultiRobotSimulationCore(SimulationParams(timestep=0.1, target_rtf=0))
+k = int(sys.argv[1])
+SimObject.static_boxes(np.c_[np.arange(k) * 2.0, np.full(k, -5.0), np.full(k, 0.5)],
+                       np.full((k, 3), 0.4), np.zeros(k), sim_core=sim)
+AgentManager(sim).spawn_agents_grid(100, GridSpawnParams(x_max=20, y_max=20, spacing=2),
+                                    AgentSpawnParams())
+for _ in range(5):
+    sim.step_once()
+print("numba" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("racks", "loaded"), [(60, "False"), (2100, "True")])
+def test_the_first_box_refresh_loads_numba_only_for_a_large_world(racks: int, loaded: str) -> None:
+    """100 robots and 60 racks (160 rows on the first refresh) run without loading Numba's
+    half second of imports; a refresh of 2,200 rows is worth it."""
+    pytest.importorskip("numba")
+    out = subprocess.run([sys.executable, "-c", LOADS_NUMBA, str(racks)], capture_output=True,
+                         text=True, timeout=120, check=True)  # fmt: skip
+    assert out.stdout.split()[-1] == loaded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fleetsim import jit
 from fleetsim.collision import kernels
 from fleetsim.geometry import quat
 from fleetsim.state.bodies import BodyTable
@@ -37,8 +38,12 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
     if rows.size == 0:
         return 0
     columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")
-    if rows.size >= kernels.MIN_BODIES and kernels.refresh_boxes(
-        rows, *(bodies[name] for name in (*columns, "aabb_min", "aabb_max"))
+    if (
+        rows.size >= kernels.MIN_BODIES
+        and jit.worth_loading(rows.size)
+        and kernels.refresh_boxes(
+            rows, *(bodies[name] for name in (*columns, "aabb_min", "aabb_max"))
+        )
     ):
         pass  # a large fleet: compiled, in place
     elif rows.size == moved.size:  # the whole fleet moved: slices, no gathered copies
