@@ -54,17 +54,7 @@ class MotionSystem:
 
     def add(self, body_handle: int, mode: int, limits: tuple[float, float, float, float]) -> int:
         """Add an agent for a body; limits (max_v, max_a, max_w, max_alpha). Returns its handle."""
-        max_v, max_a, max_w, max_alpha = limits
-        handles = self.agents.add(
-            1,
-            body=body_handle,
-            mode=int(mode),
-            max_v=max_v,
-            max_a=max_a,
-            max_w=max_w,
-            max_alpha=max_alpha,
-        )
-        return int(handles[0])
+        return int(self.add_many(np.array([body_handle]), mode, limits)[0])
 
     def add_many(
         self, body_handles: IntArray, mode: int, limits: tuple[float, float, float, float]
