@@ -43,8 +43,8 @@ def run(n: int, rounds: int, block: int, seed: int) -> list[dict[str, Any]]:
         for _ in range(rounds):  # blocks alternate, so drift on a shared machine hits each
             for variant, crowd in crowds.items():
                 times[variant] += crowd.block(block)
-            footprint = set(crowds["default"].sim.get_active_collision_pairs())
-            exact = set(crowds["exact"].sim.get_active_collision_pairs())
+            footprint = crowds["default"].touching()
+            exact = crowds["exact"].touching()
             extra += len(footprint - exact)
             missed += len(exact - footprint)
             exact_pairs += len(exact)

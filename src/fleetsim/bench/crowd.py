@@ -51,3 +51,15 @@ class Crowd:
             times.append(time.perf_counter() - t)
         self.send([r for r in self.robots if r.is_goal_reached()])
         return times
+
+    def touching(self) -> set[tuple[str, str]]:
+        """The pairs touching at the last check, by robot name: comparable between crowds (a
+        robot's PyBullet id depends on when it got its body) and made without giving any
+        robot a PyBullet body."""
+        objects = self.sim.world.objects
+        return {
+            (min(na, nb), max(na, nb))
+            for na, nb in (
+                (objects[a].name, objects[b].name) for a, b in self.sim.collisions.active_pairs
+            )
+        }

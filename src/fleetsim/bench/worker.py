@@ -136,7 +136,7 @@ def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
 
     try:
         result = _time_steps(step, case, spawn_s, before)
-        return {**result, "touching": len(crowd.sim.get_active_collision_pairs())}
+        return {**result, "touching": len(crowd.touching())}
     finally:
         crowd.sim.close()
 
