@@ -28,6 +28,7 @@ from fleetsim import (
     Pose,
     SimObject,
 )
+from fleetsim.actions import MoveTo, Pick
 from fleetsim.geometry import quat
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
 from fleetsim.recording import slots
@@ -236,6 +237,52 @@ def test_a_fleet_that_grows_and_a_reset(tmp_path: Path) -> None:
     assert set(Path(slots.SHM_DIR).glob("fleetsim-poses-*")) <= before
 
 
+def test_pause_and_resume(tmp_path: Path) -> None:
+    """A recorder started late and paused: frames keep its rate from its start and from its
+    resume (none while paused, none to catch up), at the live poses; an action that ends while
+    paused is not an event."""
+    cube = AgentSpawnParams(urdf_path="simple_cube")
+    with make_sim(timestep=0.1) as sim:
+        robot = Agent.from_params(cube, sim)
+        robot.add_action(MoveTo(Pose.from_xyz(3.0, 0.0, 0.0)))
+        for _ in range(3):
+            sim.step_once()
+        live: dict[int, float] = {}
+        sim.on("post_step", lambda *_: live.__setitem__(sim.step_count, robot.get_pose().x))
+        recorder = sim.record(tmp_path / "run.mcap", rate=5)  # a frame every 2 steps
+        live[sim.step_count] = robot.get_pose().x
+        for _ in range(6):
+            sim.step_once()
+        recorder.pause()
+        assert recorder.paused
+        for _ in range(30):  # the robot arrives (an action_completed) while paused
+            sim.step_once()
+        robot.add_action(MoveTo(Pose.from_xyz(3.0, 2.0, 0.0)))
+        recorder.resume()
+        for _ in range(35):  # the second goal reached while recorded: an event
+            sim.step_once()
+        robot.add_action(Pick(target_position=[50.0, 0.0, 0.0], use_approach=False))
+        sim.step_once()  # nothing to pick there: failed at once (between steps), with a reason
+        recorder.close()
+    with fleetsim.recording.open(tmp_path / "run.mcap") as recording:
+        frames = list(recording.frames())
+        events = [e for e in recording.events() if e["kind"].startswith("action")]
+        kinds = [e["kind"] for e in events]
+    steps = [round(f.time / 0.1) for f in frames]
+    assert steps == [3, 5, 7, 9, *range(40, 75, 2)]
+    for step, frame in zip(steps, frames, strict=True):
+        assert abs(float(frame.xyz[0][0]) - live[step]) < 1e-3
+    assert float(frames[3].xyz[0][0]) < 2.0 < 2.99 < float(frames[4].xyz[0][0])
+    assert float(frames[-1].xyz[0][1]) > 1.99  # at the second goal
+    assert kinds == ["action_completed", "action_failed"]  # the first MoveTo ended paused
+    done, failed = events
+    assert done == {"kind": "action_completed", "time": done["time"], "robot": robot.name,
+                    "action": "MoveTo"}  # fmt: skip
+    assert 5.9 < done["time"] < 7.5
+    assert failed["robot"] == robot.name and failed["action"] == "Pick"
+    assert "no pickable object" in failed["reason"] and failed["time"] == pytest.approx(7.4)
+
+
 def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:
     """Every frame replayed puts each robot's box where the recording (and so the live run)
     had it; the static world comes back as boxes; seeking starts at the asked time."""
@@ -367,6 +414,21 @@ def test_collisions_are_events_and_the_report_places_them(tmp_path: Path) -> Non
     assert "<h2>Robot states</h2>" in page  # idle or moving, without a fleet manager
     assert len(pngs(page)) == 2 and all(png.startswith(b"\x89PNG") for png in pngs(page))
     assert "collisions began</th><td>" + str(began) in page
+
+
+def test_collision_events_name_the_pairs_of_their_keys() -> None:
+    """The writer process decodes the simulation's pair keys itself (it imports nothing of
+    fleetsim): the same key layout, large handles, a body without a name."""
+    from fleetsim.collision.pairs import KEY_SHIFT, pair_key
+    from fleetsim.recording import mcap_process
+
+    assert int(KEY_SHIFT) == mcap_process.PAIR_KEY_SHIFT
+    names = mcap_process.Names()
+    names.update({7: "r7", 1_000_003: 'quote"d', 5: "r5"})
+    keys = pair_key(np.array([1_000_003, 7, 9]), np.array([7, 5, 7]))
+    event = json.loads(names.collisions(2_500_000_000, keys.tobytes()))
+    assert event == {"kind": "collisions", "time": 2.5,
+                     "pairs": [["r7", 'quote"d'], ["r5", "r7"], ["r7", 9]]}  # fmt: skip
 
 
 def test_replay_in_the_window(tmp_path: Path) -> None:

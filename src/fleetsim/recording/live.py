@@ -87,8 +87,12 @@ class LiveOut:
     def names(self, names: dict[int, str]) -> None:
         self._names.update(names)
 
-    def collisions(self, topic: str, time_ns: int, a: Any, b: Any) -> None:
-        self.server.message(topic, time_ns, self._names.collisions(time_ns, a, b))
+    def actions(self, topic: str, items: list[tuple[str, float, int, str, str | None]]) -> None:
+        for item, data in zip(items, self._names.actions(items), strict=True):
+            self.server.message(topic, round(item[1] * NS), data)
+
+    def collisions(self, topic: str, time_ns: int, keys: Any) -> None:
+        self.server.message(topic, time_ns, self._names.collisions(time_ns, keys))
 
     def flush(self) -> None:
         return None  # messages go out as they are logged

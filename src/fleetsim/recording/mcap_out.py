@@ -1,6 +1,6 @@
 """`McapOut`: an MCAP file written by a process of its own.
 
-The simulation hands over finished message bytes (and, for collisions, the pairs' handles)
+The simulation hands over finished message bytes (and, for collisions, the pairs' keys)
 through a pipe, and the fleet's poses through shared memory (`PoseSlots`), and goes on. A
 child process (`mcap_process.py`, which imports nothing of fleetsim, so it starts in a tenth of
 a second) owns the `mcap` writer: it registers channels as topics first appear, adds messages,
@@ -24,6 +24,7 @@ from fleetsim.recording.slots import PoseSlots
 
 CLOSE_TIMEOUT_S = 120.0
 PIPE_BYTES = 1 << 20
+FLUSH_FRAMES = 4  # frames handed to the child at a time (of `slots.SLOTS`)
 CHILD = Path(__file__).with_name("mcap_process.py")
 
 
@@ -79,24 +80,30 @@ class McapOut:
         positions (N, 3) and quaternions (N, 4), handed over in shared memory (`PoseSlots`)
         and made into points by the child."""
         if not self._slots.fits(len(pos)):
+            self.flush(force=True)  # (the child frees the old slots first)
             self._send(("slots", *self._slots.remap(len(pos))))
         if self._slots.full:
-            self.flush()  # the child must have the jobs it is to free slots from
+            self.flush(force=True)  # the child must have the jobs it is to free slots from
         slot = self._slots.put(pos, quat)
         self._send(("fleet", topic, time_ns, head, len(pos), slot))
 
     def state(self, topic: str, time_ns: int, table: dict[str, Any]) -> None:
-        """A `/fleet/state` table: `state` (uint8 bytes), `task` (list), `battery` (float32
-        bytes or None), `speed` (float32 bytes), made JSON by the child."""
+        """A `/fleet/state` table: `state` (uint8 bytes), `task` (list or None), `battery`
+        (float32 bytes or None), `speed` (float32 bytes), made JSON by the child."""
         self._send(("state", topic, time_ns, table))
+
+    def actions(self, topic: str, items: list[tuple[str, float, int, str, str | None]]) -> None:
+        """Action events, made JSON by the child: (kind, time, robot handle, action class,
+        reason or None) each."""
+        self._send(("actions", topic, items))
 
     def names(self, names: dict[int, str]) -> None:
         """Body names by handle, for the collision events (sent once, then as bodies come)."""
         self._send(("names", names))
 
-    def collisions(self, topic: str, time_ns: int, a: np.ndarray, b: np.ndarray) -> None:
-        """A `collisions` event for the pairs of bodies (int64 handles) `a[i]`, `b[i]`."""
-        self._send(("collisions", topic, time_ns, a.tobytes(), b.tobytes()))
+    def collisions(self, topic: str, time_ns: int, keys: np.ndarray) -> None:
+        """A `collisions` event for the pairs of bodies with these int64 pair keys."""
+        self._send(("collisions", topic, time_ns, keys.tobytes()))
 
     def _send(self, job: tuple[Any, ...]) -> None:
         try:
@@ -104,8 +111,13 @@ class McapOut:
         except (BrokenPipeError, OSError):
             raise FleetSimError(f"recording {self.path}: {self._why()}") from None
 
-    def flush(self) -> None:
-        """Hand what was sent since the last flush to the child (once a step: one wake-up)."""
+    def flush(self, force: bool = False) -> None:
+        """The step is over: hand what was sent to the child every `FLUSH_FRAMES` frames (or
+        now, with `force`). Each hand-over wakes the child on the other core, which costs
+        the simulation more than the bytes."""
+        if not force and self._slots.unflushed < FLUSH_FRAMES:
+            return
+        self._slots.unflushed = 0
         try:
             self._pipe.flush()
         except (BrokenPipeError, OSError):

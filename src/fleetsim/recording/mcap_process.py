@@ -23,6 +23,7 @@ import numpy as np
 
 PROFILE = "fleetsim"
 NS = 1_000_000_000
+PAIR_KEY_SHIFT = 2**31  # a pair's key: min(handle) * this + max(handle), as in fleetsim.collision
 ZSTD_LEVEL = 2  # the mcap package's default is 3: as small a file (within 1%), a third faster
 
 
@@ -74,13 +75,15 @@ def json_numbers(values: Any, decimals: int | None) -> str:
 
 def state_json(table: dict[str, Any]) -> bytes:
     """The `/fleet/state` JSON from the arrays the simulation sent: `state` (uint8 bytes),
-    `task` (list), `battery` (float32 bytes or None), `speed` (float32 bytes)."""
+    `task` (list, or None: no robot has one), `battery` (float32 bytes or None), `speed`
+    (float32 bytes)."""
     battery = table["battery"]
     parts = [
         f'"time":{json.dumps(table["time"])}',
         f'"states":{json.dumps(table["states"])}',
         f'"state":{json_numbers(np.frombuffer(table["state"], dtype=np.uint8), None)}',
-        f'"task":{json.dumps(table["task"], separators=(",", ":"))}',
+        '"task":' + ("[" + ",".join(["null"] * len(table["state"])) + "]" if table["task"] is None
+                     else json.dumps(table["task"], separators=(",", ":"))),
         '"battery":' + ("null" if battery is None else
                         json_numbers(np.frombuffer(battery, dtype=np.float32), 2)),
         f'"speed":{json_numbers(np.frombuffer(table["speed"], dtype=np.float32), 3)}',
@@ -97,10 +100,25 @@ class Names:
     def update(self, names: dict[int, str]) -> None:
         self._quoted.update((h, json.dumps(name)) for h, name in names.items())
 
-    def collisions(self, time_ns: int, a: Any, b: Any) -> bytes:
-        """A `collisions` event for the pairs of bodies `a[i]`, `b[i]` (int64 arrays or their
-        bytes), by name (a body without one by its handle)."""
-        a, b = (np.frombuffer(h, dtype=np.int64).tolist() for h in (a, b))
+    def quoted(self, handle: int) -> str:
+        """The body's name, JSON-quoted (a body without one: its handle, as a string)."""
+        return self._quoted.get(handle) or f'"{handle}"'
+
+    def actions(self, items: list[tuple[str, float, int, str, str | None]]) -> list[bytes]:
+        """`action_completed` / `action_failed` events from (kind, time, robot handle, action
+        class, reason or None), the robot by name."""
+        out = []
+        for kind, time_s, handle, action, reason in items:
+            why = "" if reason is None else f',"reason":{json.dumps(reason)}'
+            out.append(f'{{"kind":"{kind}","time":{time_s!r},"robot":{self.quoted(handle)},'
+                       f'"action":{json.dumps(action)}{why}}}'.encode())  # fmt: skip
+        return out
+
+    def collisions(self, time_ns: int, keys: Any) -> bytes:
+        """A `collisions` event for the pairs of bodies in `keys` (int64 pair keys, or their
+        bytes: see `PAIR_KEY_SHIFT`), by name (a body without one by its handle)."""
+        k = np.frombuffer(keys, dtype=np.int64)
+        a, b = (k // PAIR_KEY_SHIFT).tolist(), (k % PAIR_KEY_SHIFT).tolist()
         q = self._quoted
         try:
             qa, qb = list(map(q.__getitem__, a)), list(map(q.__getitem__, b))
@@ -191,14 +209,22 @@ def write(path: str, source: IO[bytes]) -> None:
             elif kind == "state":
                 _, topic, time_ns, table = job
                 data = state_json(table)
+            elif kind == "actions":
+                _, topic, items = job
+                for item, data in zip(items, names.actions(items), strict=True):
+                    time_ns = round(item[1] * NS)
+                    writer.add_message(channels[topic], log_time=time_ns, data=data,
+                                       publish_time=time_ns, sequence=sequence)  # fmt: skip
+                    sequence += 1
+                continue
             elif kind == "fleet":
                 _, topic, time_ns, head, n, slot = job
                 data = fleet_points(*poses.take(slot, n), head)
                 acks.write(b"\x01")  # the slot is free again
                 acks.flush()
             else:
-                _, topic, time_ns, a, b = job
-                data = names.collisions(time_ns, a, b)
+                _, topic, time_ns, keys = job
+                data = names.collisions(time_ns, keys)
             writer.add_message(channels[topic], log_time=time_ns, data=data,
                                publish_time=time_ns, sequence=sequence)  # fmt: skip
             sequence += 1

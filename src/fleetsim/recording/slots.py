@@ -5,7 +5,8 @@ each holding one frame's float32 positions (N, 3) and quaternions (N, 4). The si
 converts its float64 arrays straight into a free slot (one pass, no pipe copy) and sends the
 slot's number with the frame's job; the writer reads the slot in place and acknowledges it with
 one byte on its stdout. Slots are used in turn and acknowledged in order, so a count of the
-unacknowledged ones says which are free; when all are, the simulation waits for the writer.
+unacknowledged ones says which are free (read once half the slots are out); when all are out,
+the simulation waits for the writer.
 The writer unlinks the file once it has mapped it, so nothing is left behind if either dies.
 """
 
@@ -34,6 +35,7 @@ class PoseSlots:
         self.slot_bytes = 0
         self._next = 0
         self._pending = 0  # slots given to the writer and not yet acknowledged
+        self.unflushed = 0  # slots filled since their jobs were last handed over (`McapOut`)
 
     @property
     def full(self) -> bool:
@@ -61,7 +63,8 @@ class PoseSlots:
     def put(self, pos: np.ndarray, quat: np.ndarray) -> int:
         """Copy (N, 3) positions and (N, 4) quaternions (any float dtype) into the next free
         slot as float32; returns its number."""
-        self.wait(SLOTS - 1)
+        if self._pending >= SLOTS // 2:  # acknowledgements read now and then: fewer syscalls
+            self.wait(SLOTS - 1)
         slot, n = self._next, len(pos)
         base = slot * self.slot_bytes
         np.copyto(np.ndarray((n, 3), np.float32, self._map, base), pos, casting="same_kind")
@@ -69,6 +72,7 @@ class PoseSlots:
                   casting="same_kind")  # fmt: skip
         self._next = (slot + 1) % SLOTS
         self._pending += 1
+        self.unflushed += 1
         return slot
 
     def wait(self, most: int) -> None:

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.states import STATES
 from fleetsim.logs import LOGGER_NAME
@@ -36,6 +35,7 @@ from fleetsim.recording.scene import SceneWriter
 NS = 1_000_000_000
 STATE_EVERY_S = 1.0  # /fleet/state: a table a simulated second (10,000 robots are 200 kB of JSON)
 MOVING_MPS = 0.01
+PAUSED_EVENTS = ("post_step", "action_completed", "action_failed")  # what `pause()` unhooks
 POINT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("yaw", "<f4"), ("id", "<u4")])
 # (A frame is written as an (N, 5) float32 array whose last column holds the uint32 ids.)
 
@@ -83,11 +83,13 @@ class Recorder:
         self._announced: set[str] = set()  # topics whose channel the writer has
         self.frames = 0
         self._next_frame = 0
+        self._origin, self._since_origin = sim.step_count, 0  # frames are due from the origin
         self._robots: np.ndarray | None = None  # handles, in /fleet id order
         self._rows: np.ndarray | slice | None = None  # their rows in the body table
         self._rows_size = 0
         self._agent_rows_cache: np.ndarray | None = None  # their rows in the motion table
         self.scene = SceneWriter(sim)
+        self._actions: list[tuple[str, float, int, str, str | None]] = []  # since the last step
         self._hooks = [
             ("post_step", sim.on("post_step", lambda *_: self._after_step())),
             ("object_spawned", sim.on("object_spawned", self._spawned)),
@@ -101,6 +103,7 @@ class Recorder:
         self._checks_seen = sim.collisions.checks
         self._out.names({h: obj.name for h, obj in sim.world.objects.items()})
         self._closed = False
+        self.paused = False
         self._kpis: list[dict[str, Any]] | None = None
         self._manager: Any = None
         self._manager_ids: np.ndarray | None = None  # each manager robot's /fleet id
@@ -153,6 +156,7 @@ class Recorder:
     def _after_step(self) -> None:
         try:
             self._collisions()
+            self._write_actions()
             self._write_problems()
             if self.sim.step_count >= self._next_frame:
                 self._frame()
@@ -196,8 +200,9 @@ class Recorder:
             self._write_proto("/scene", update)
         self._write_kpis()
         self.frames += 1
+        self._since_origin += 1
         steps_per_frame = 1.0 / (self.rate * self.sim.params.timestep)
-        self._next_frame = math.ceil(self.frames * steps_per_frame - 1e-9)
+        self._next_frame = self._origin + math.ceil(self._since_origin * steps_per_frame - 1e-9)
 
     # -- events -----------------------------------------------------------------------------
 
@@ -211,15 +216,22 @@ class Recorder:
         self.scene.removed(obj)
 
     def _action(self, kind: str) -> Any:
-        def record(agent: Any, action: Any) -> None:
-            event = {"kind": kind, "time": self.sim.sim_time, "robot": agent.name,
-                     "action": type(action).__name__}  # fmt: skip
+        actions, sim = self._actions, self.sim
+
+        def record(agent: Any, action: Any) -> None:  # (made JSON by the writer: cheap here)
             reason = getattr(action, "error_message", None)
-            if reason:
-                event["reason"] = str(reason)
-            self._write_json("/events", schemas.EVENT, event)
+            actions.append((kind, sim.sim_time, agent.handle, type(action).__name__,
+                            str(reason) if reason else None))  # fmt: skip
 
         return record
+
+    def _write_actions(self) -> None:
+        """The action events since the last step, as `/events` (`action_completed`,
+        `action_failed`) at their simulated times, the robot by name."""
+        if self._actions:
+            self._json_channel("/events", schemas.EVENT)
+            self._out.actions("/events", list(self._actions))
+            self._actions.clear()
 
     def _collisions(self) -> None:
         """One `collisions` event per step in which contacts started: the pairs, by name."""
@@ -228,10 +240,8 @@ class Recorder:
             self._checks_seen = collisions.checks
             return
         self._checks_seen = collisions.checks
-        started = collisions.started
         self._json_channel("/events", schemas.EVENT)
-        a, b = key_handles(started)
-        self._out.collisions("/events", self._ns(), a.astype(np.int64), b.astype(np.int64))
+        self._out.collisions("/events", self._ns(), collisions.started.astype(np.int64, copy=False))
 
     def _write_problems(self) -> None:
         """fleetsim's warnings and errors logged since the last step (from any thread), as
@@ -288,11 +298,14 @@ class Recorder:
         if self._agent_rows_cache is None:
             self._agent_rows_cache = self._agent_rows()
         rows = self._agent_rows_cache
-        vel = self.sim.world.motion.agents["vel"][np.maximum(rows, 0)]
-        speed = np.where(rows >= 0, np.hypot(vel[:, 0], vel[:, 1]), 0.0)
+        vel = self.sim.world.motion.agents["vel"]
+        squared = vel[:, 0] * vel[:, 0]
+        squared += vel[:, 1] * vel[:, 1]  # over the table, then one gather: 6x faster than
+        speed = np.sqrt(np.take(squared, np.maximum(rows, 0)))  # gathering (N, 3) rows
+        speed[rows < 0] = 0.0
         n = len(self._robots)
         state = (speed > MOVING_MPS).astype(np.uint8)  # 0 idle, 1 moving
-        task: list[str | None] = [None] * n
+        task: list[str | None] | None = None  # (no robot has a task: the writer says so)
         battery = None
         manager = self._manager
         if manager is not None:
@@ -301,6 +314,7 @@ class Recorder:
             ids = self._manager_ids
             mine = ids >= 0
             state[ids[mine]] = manager.state[mine]
+            task = [None] * n
             for k, job in zip(ids.tolist(), manager.job, strict=True):
                 if k >= 0 and job is not None:
                     task[k] = job.id
@@ -338,6 +352,35 @@ class Recorder:
             )
             self._kpis_sent += 1
 
+    # -- pausing ------------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        """Write nothing (frames, events) until `resume()`: the file stays open, the writer
+        idles and the simulation steps as if nothing recorded it. Bodies that come and go
+        meanwhile are still noted."""
+        if self.paused or self._closed:
+            return
+        self.paused = True
+        for event, handler in self._hooks:
+            if event in PAUSED_EVENTS:
+                self.sim.events.off(event, handler)
+        logging.getLogger(LOGGER_NAME).removeHandler(self._problems)
+
+    def resume(self) -> None:
+        """Record again from the next step (its first frame at once); what happened while
+        paused is not in the file, except fleet tasks and near misses that ended meanwhile,
+        which are written at their own times."""
+        if not self.paused or self._closed:
+            return
+        self.paused = False
+        for event, handler in self._hooks:
+            if event in PAUSED_EVENTS:
+                self.sim.events.on(event, handler)
+        logging.getLogger(LOGGER_NAME).addHandler(self._problems)
+        self._checks_seen = self.sim.collisions.checks  # contacts that began while paused: no
+        self._origin = self._next_frame = self.sim.step_count + 1
+        self._since_origin = 0
+
     # -- the end ----------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -347,6 +390,7 @@ class Recorder:
         self._closed = True
         try:
             self._write_kpis()
+            self._write_actions()
             self._write_problems()
         finally:
             self._unhook()
