@@ -261,6 +261,8 @@ def test_pause_and_resume(tmp_path: Path) -> None:
         recorder.resume()
         for _ in range(35):  # the second goal reached while recorded: an event
             sim.step_once()
+        first_name = robot.name
+        robot.name = "renamed"  # events name a robot as it is called at the time
         robot.add_action(Pick(target_position=[50.0, 0.0, 0.0], use_approach=False))
         sim.step_once()  # nothing to pick there: failed at once (between steps), with a reason
         recorder.close()
@@ -276,10 +278,10 @@ def test_pause_and_resume(tmp_path: Path) -> None:
     assert float(frames[-1].xyz[0][1]) > 1.99  # at the second goal
     assert kinds == ["action_completed", "action_failed"]  # the first MoveTo ended paused
     done, failed = events
-    assert done == {"kind": "action_completed", "time": done["time"], "robot": robot.name,
+    assert done == {"kind": "action_completed", "time": done["time"], "robot": first_name,
                     "action": "MoveTo"}  # fmt: skip
     assert 5.9 < done["time"] < 7.5
-    assert failed["robot"] == robot.name and failed["action"] == "Pick"
+    assert failed["robot"] == "renamed" and failed["action"] == "Pick"
     assert "no pickable object" in failed["reason"] and failed["time"] == pytest.approx(7.4)
 
 

@@ -87,7 +87,7 @@ class LiveOut:
     def names(self, names: dict[int, str]) -> None:
         self._names.update(names)
 
-    def actions(self, topic: str, items: list[tuple[str, float, int, str, str | None]]) -> None:
+    def actions(self, topic: str, items: list[tuple[str, float, str, str, str | None]]) -> None:
         for item, data in zip(items, self._names.actions(items), strict=True):
             self.server.message(topic, round(item[1] * NS), data)
 

@@ -92,8 +92,8 @@ class McapOut:
         (float32 bytes or None), `speed` (float32 bytes), made JSON by the child."""
         self._send(("state", topic, time_ns, table))
 
-    def actions(self, topic: str, items: list[tuple[str, float, int, str, str | None]]) -> None:
-        """Action events, made JSON by the child: (kind, time, robot handle, action class,
+    def actions(self, topic: str, items: list[tuple[str, float, str, str, str | None]]) -> None:
+        """Action events, made JSON by the child: (kind, time, robot name, action class,
         reason or None) each."""
         self._send(("actions", topic, items))
 

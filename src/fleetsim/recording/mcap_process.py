@@ -100,17 +100,14 @@ class Names:
     def update(self, names: dict[int, str]) -> None:
         self._quoted.update((h, json.dumps(name)) for h, name in names.items())
 
-    def quoted(self, handle: int) -> str:
-        """The body's name, JSON-quoted (a body without one: its handle, as a string)."""
-        return self._quoted.get(handle) or f'"{handle}"'
-
-    def actions(self, items: list[tuple[str, float, int, str, str | None]]) -> list[bytes]:
-        """`action_completed` / `action_failed` events from (kind, time, robot handle, action
-        class, reason or None), the robot by name."""
+    @staticmethod
+    def actions(items: list[tuple[str, float, str, str, str | None]]) -> list[bytes]:
+        """`action_completed` / `action_failed` events from (kind, time, robot name, action
+        class, reason or None)."""
         out = []
-        for kind, time_s, handle, action, reason in items:
+        for kind, time_s, robot, action, reason in items:
             why = "" if reason is None else f',"reason":{json.dumps(reason)}'
-            out.append(f'{{"kind":"{kind}","time":{time_s!r},"robot":{self.quoted(handle)},'
+            out.append(f'{{"kind":"{kind}","time":{time_s!r},"robot":{json.dumps(robot)},'
                        f'"action":{json.dumps(action)}{why}}}'.encode())  # fmt: skip
         return out
 

@@ -89,7 +89,7 @@ class Recorder:
         self._rows_size = 0
         self._agent_rows_cache: np.ndarray | None = None  # their rows in the motion table
         self.scene = SceneWriter(sim)
-        self._actions: list[tuple[str, float, int, str, str | None]] = []  # since the last step
+        self._actions: list[tuple[str, float, str, str, str | None]] = []  # since the last step
         self._hooks = [
             ("post_step", sim.on("post_step", lambda *_: self._after_step())),
             ("object_spawned", sim.on("object_spawned", self._spawned)),
@@ -220,14 +220,14 @@ class Recorder:
 
         def record(agent: Any, action: Any) -> None:  # (made JSON by the writer: cheap here)
             reason = getattr(action, "error_message", None)
-            actions.append((kind, sim.sim_time, agent.handle, type(action).__name__,
+            actions.append((kind, sim.sim_time, agent.name, type(action).__name__,
                             str(reason) if reason else None))  # fmt: skip
 
         return record
 
     def _write_actions(self) -> None:
         """The action events since the last step, as `/events` (`action_completed`,
-        `action_failed`) at their simulated times, the robot by name."""
+        `action_failed`) at their simulated times, the robot by its name at the time."""
         if self._actions:
             self._json_channel("/events", schemas.EVENT)
             self._out.actions("/events", list(self._actions))
