@@ -8,6 +8,7 @@ import json
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -97,3 +98,44 @@ def test_run_serve_streams_a_live_run(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_a_live_view_in_process_paused_and_resumed() -> None:
+    """`sim.record(None, out=LiveOut(server))`: a client subscribed to `/events` gets the
+    action events (made by the writer's code) after a resume, and none from the pause."""
+    from fleetsim import Agent, AgentSpawnParams
+    from fleetsim.actions import Wait
+    from fleetsim.recording.live import FoxgloveServer, LiveOut
+
+    from ..conftest import make_sim
+
+    server = FoxgloveServer(port=0)
+    try:
+        with make_sim(timestep=0.1) as sim:
+            robot = Agent.from_params(AgentSpawnParams(urdf_path="simple_cube"), sim)
+            recorder = sim.record(None, out=LiveOut(server))
+            got: list[tuple[int, bytes]] = []
+            client = threading.Thread(
+                target=lambda: got.extend(asyncio.run(watch(server.url, "/events", 1))[1])
+            )
+            client.start()
+            assert server.subscribed.wait(30)
+            recorder.pause()
+            robot.add_action(Wait(0.2))
+            for _ in range(5):  # ends while paused: not sent
+                sim.step_once()
+            recorder.resume()
+            robot.name = "live1"
+            robot.add_action(Wait(0.2))
+            for _ in range(300):
+                sim.step_once()
+                if not client.is_alive():
+                    break
+                time.sleep(0.01)
+            client.join(30)
+    finally:
+        server.stop()
+    assert len(got) == 1
+    event = json.loads(got[0][1])
+    assert event["kind"] == "action_completed" and event["robot"] == "live1"
+    assert event["action"] == "Wait" and got[0][0] == round(event["time"] * 1e9)

@@ -94,7 +94,7 @@ class LiveOut:
     def collisions(self, topic: str, time_ns: int, keys: Any) -> None:
         self.server.message(topic, time_ns, self._names.collisions(time_ns, keys))
 
-    def flush(self) -> None:
+    def flush(self, force: bool = False) -> None:
         return None  # messages go out as they are logged
 
     def close(self) -> None:

@@ -360,6 +360,8 @@ class Recorder:
         meanwhile are still noted."""
         if self.paused or self._closed:
             return
+        self._write_actions()  # (actions that ended between steps, before the pause)
+        self._out.flush(force=True)  # the writer finishes what it has while paused
         self.paused = True
         for event, handler in self._hooks:
             if event in PAUSED_EVENTS:
