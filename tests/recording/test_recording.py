@@ -418,6 +418,31 @@ def test_collisions_are_events_and_the_report_places_them(tmp_path: Path) -> Non
     assert "collisions began</th><td>" + str(began) in page
 
 
+def test_a_robot_renamed_while_recorded(tmp_path: Path) -> None:
+    """`object_renamed` fires when a name is set; the recording's frames and collision events
+    use the new name from then on."""
+    with make_sim(timestep=0.1) as sim:
+        a = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="east")
+        b = Agent.from_urdf("mobile_robot", Pose.from_xyz(6, 0, 0), sim_core=sim, name="west")
+        renamed: list[str] = []
+        sim.on("object_renamed", lambda obj: renamed.append(obj.name))
+        a.set_waypoints([[6.0, 0.0]], [0.0])
+        b.set_waypoints([[0.0, 0.0]], [3.14])
+        sim.record(tmp_path / "run.mcap", rate=10)
+        for _ in range(5):
+            sim.step_once()
+        b.name = "west-2"
+        for _ in range(60):
+            sim.step_once()
+        assert sim.collision_count >= 1
+    assert renamed == ["west-2"]
+    with fleetsim.recording.open(tmp_path / "run.mcap") as recording:
+        frames = list(recording.frames())
+        events = [e for e in recording.events() if e["kind"] == "collisions"]
+    assert "west" in frames[0].names and "west-2" in frames[-1].names
+    assert sorted(events[0]["pairs"][0]) == ["east", "west-2"]
+
+
 def test_collision_events_name_the_pairs_of_their_keys() -> None:
     """The writer process decodes the simulation's pair keys itself (it imports nothing of
     fleetsim): the same key layout, large handles, a body without a name."""

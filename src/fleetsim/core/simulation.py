@@ -34,7 +34,8 @@ from fleetsim.state import CollisionMode
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "paused", "resumed", "reset")
+EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "object_renamed", "paused",
+          "resumed", "reset")  # fmt: skip
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]

@@ -55,6 +55,8 @@ class SimObject:
     @name.setter
     def name(self, value: str) -> None:
         self._name = value
+        if self._handle in self._world.objects:  # (a spawned object: recordings follow it)
+            self._world.events.emit("object_renamed", self)
 
     @property
     def user_data(self) -> dict[str, Any]:

@@ -94,6 +94,7 @@ class Recorder:
             ("post_step", sim.on("post_step", lambda *_: self._after_step())),
             ("object_spawned", sim.on("object_spawned", self._spawned)),
             ("object_removed", sim.on("object_removed", self._removed)),
+            ("object_renamed", sim.on("object_renamed", self._renamed)),
             ("action_completed", sim.on("action_completed", self._action("action_completed"))),
             ("action_failed", sim.on("action_failed", self._action("action_failed"))),
             ("reset", sim.on("reset", lambda *_: self.close())),  # a recording is one run
@@ -210,6 +211,10 @@ class Recorder:
         self._robots = None  # listed again at the next frame
         self.scene.spawned()
         self._out.names({obj.handle: obj.name})
+
+    def _renamed(self, obj: Any) -> None:
+        self._out.names({obj.handle: obj.name})  # (noted while paused too)
+        self._robots = None  # /fleet/robots again at the next frame (renames are rare)
 
     def _removed(self, obj: Any) -> None:
         self._robots = None
