@@ -18,6 +18,7 @@ from fleetsim import (
     SimObjectSpawnParams,
 )
 from fleetsim.collision import candidate_pairs
+from fleetsim.collision.broadphase import overlapping
 from fleetsim.collision.obb import boxes_touch
 from fleetsim.geometry import quat
 
@@ -80,9 +81,21 @@ bodies = st.lists(
 )
 
 
-@settings(max_examples=30, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(bodies, st.sampled_from(["auto_adaptive", "constant"]))
-def test_broadphase_equals_brute_force(scene: list, cell_mode: str) -> None:
+@settings(max_examples=40, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(bodies, st.sampled_from(["auto_adaptive", "constant"]), st.booleans())
+def test_broadphase_equals_brute_force(scene: list, cell_mode: str, small: bool) -> None:
+    """The collision system's pairs, through the small-scene test or the index paths."""
+    from fleetsim.collision import broadphase
+
+    default = broadphase.SMALL_SCENE_PAIRS
+    broadphase.SMALL_SCENE_PAIRS = default if small else 0
+    try:
+        check_against_brute_force(scene, cell_mode)
+    finally:
+        broadphase.SMALL_SCENE_PAIRS = default
+
+
+def check_against_brute_force(scene: list, cell_mode: str) -> None:
     with make_sim(
         collision_narrowphase="aabb",
         spatial_hash_cell_size_mode=cell_mode,
@@ -117,6 +130,35 @@ def test_large_bodies_and_many_cells_match_brute_force() -> None:
         assert set(zip(i.tolist(), j.tolist(), strict=True)) == set(
             zip(bi[keep].tolist(), bj[keep].tolist(), strict=True)
         )
+
+
+def test_small_scenes_pair_like_overlapping() -> None:
+    """`small_scene_pairs` gives exactly the pairs `overlapping` keeps among every moving pair
+    (once) and every moving-fixed pair: rows in neither set, 2-D rows, touching boxes, and
+    boxes with NaN or infinite bounds (which `overlapping` keeps)."""
+    from fleetsim.collision.broadphase import small_scene_pairs
+
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n = int(rng.integers(1, 120))
+        centre = rng.uniform(-8, 8, (n, 3))
+        half = rng.uniform(0.1, 1.5, (n, 3))
+        if trial % 4 == 0:
+            centre, half = np.round(centre), np.full((n, 3), 0.5)  # touching exactly
+        lo, hi = centre - half, centre + half
+        odd = rng.random(n) < 0.05
+        lo[odd, 0], hi[odd, 1] = np.nan, np.inf
+        role = rng.integers(0, 3, n)  # 0 moving, 1 fixed, 2 neither
+        moving, fixed = np.flatnonzero(role == 0), np.flatnonzero(role == 1)
+        flat = rng.random(n) < 0.2
+        i, j = small_scene_pairs(lo, hi, moving, fixed, flat)
+        mi, mj = np.triu_indices(moving.size, 1)
+        ci = np.concatenate((moving[mi], np.repeat(moving, fixed.size)))
+        cj = np.concatenate((moving[mj], np.tile(fixed, moving.size)))
+        ei, ej = overlapping(lo, hi, ci, cj, flat)
+        found = set(zip(i.tolist(), j.tolist(), strict=True))
+        assert found == set(zip(ei.tolist(), ej.tolist(), strict=True)), trial
+        assert len(found) == len(i)  # each pair once
 
 
 @pytest.mark.parametrize("path", ["numba", "numpy", "sweep"])

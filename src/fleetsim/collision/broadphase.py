@@ -9,6 +9,8 @@ When many bodies are wider than a cell (a small constant cell size), every box i
 each xy cell it covers; sorting the (cell, body) entries groups each cell's bodies, all pairs
 within each group are generated with array arithmetic and de-duplicated.
 
+Small scenes (moving bodies x all bodies up to `SMALL_SCENE_PAIRS`, a warehouse of 100 robots
+and its racks) test every pair at once (`small_scene_pairs`, used by the collision system).
 Small fleets (up to `SWEEP_MAX_BODIES`, unless the compiled kernel takes them) sweep instead:
 sorted along the longer side of the site, each box is paired with the boxes that start within
 its span there, in a few array calls (the hash costs more in fixed call overhead than it saves
@@ -29,6 +31,7 @@ MAX_CELLS_PER_BODY = 64  # bigger bodies skip the hash and are tested against ev
 _BRUTE_FORCE_PAIRS = 400_000  # wide bodies x all bodies tested directly up to this many pairs
 SWEEP_MAX_BODIES = 1024  # fleets up to this size sweep (see above)
 _SWEEP_PAIRS_PER_BODY = 16  # ... unless the sweep would test more candidate pairs than this
+SMALL_SCENE_PAIRS = 32_768  # moving x all bodies up to this: every pair tested at once
 
 
 def candidate_pairs(
@@ -79,6 +82,30 @@ def candidate_pairs(
     i, j = overlapping(lo, hi, i, j, ignore_z)
     order = np.argsort(i * n + j)
     return i[order], j[order]
+
+
+def small_scene_pairs(
+    lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
+    ignore_z: np.ndarray | None = None,
+) -> tuple[IntArray, IntArray]:  # fmt: skip
+    """Row pairs whose boxes overlap (touching counts, as `overlapping`): each `moving` row
+    with the moving rows after it and with every `fixed` row, all tested at once. For small
+    scenes (up to `SMALL_SCENE_PAIRS` tests) a dozen array calls beat any index."""
+    other = np.concatenate((moving, fixed))
+    apart = np.zeros((moving.size, other.size), dtype=bool)
+    for axis in (0, 1):  # a matrix for x and y; z on the few pairs left
+        low, high = lo[:, axis], hi[:, axis]
+        apart |= np.greater.outer(low[moving], high[other])
+        apart |= np.less.outer(high[moving], low[other])
+    flat = np.flatnonzero(~apart)  # (sparse: far cheaper than a 2-D nonzero)
+    r, k = flat // other.size, flat % other.size
+    keep = k > r  # moving pairs once, no body with itself (fixed columns are all past r)
+    i, j = moving[r[keep]], other[k[keep]]
+    low, high = lo[:, 2], hi[:, 2]
+    away = (low[i] > high[j]) | (low[j] > high[i])
+    if ignore_z is not None:
+        away &= ~(ignore_z[i] | ignore_z[j])
+    return i[~away], j[~away]
 
 
 def _sweep_pairs(

@@ -17,8 +17,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fleetsim.backend import Backend
+from fleetsim.collision import broadphase
 from fleetsim.collision.aabb import refresh_moved_aabbs
-from fleetsim.collision.broadphase import candidate_pairs, overlapping, suggested_cell_size
+from fleetsim.collision.broadphase import (
+    candidate_pairs,
+    overlapping,
+    small_scene_pairs,
+    suggested_cell_size,
+)
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.obb import boxes_touch
@@ -207,9 +213,10 @@ class CollisionSystem:
         )
 
     def _candidates(self) -> tuple[IntArray, IntArray]:
-        """Row pairs whose boxes overlap, after the mode and attachment rules: moving bodies
-        with each other through the spatial hash, and with static ones through the static
-        index (static pairs with each other are never formed)."""
+        """Row pairs whose boxes overlap, after the mode and attachment rules: in a small
+        scene every moving body against every other body at once; else moving bodies with each
+        other through the spatial hash, and with static ones through the static index (static
+        pairs with each other are never formed)."""
         b = self.bodies
         mode = b["collision_mode"]
         static = mode == int(CollisionMode.STATIC)
@@ -221,7 +228,10 @@ class CollisionSystem:
         if self.margin > 0 and self.narrow_phase == "closest_points":
             lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
         ignore_z = mode == int(CollisionMode.NORMAL_2D)
-        if moving.size == len(mode):  # every body moves (no floor, no structure): no gathers
+        if moving.size * (moving.size + fixed.size) <= broadphase.SMALL_SCENE_PAIRS:
+            i, j = small_scene_pairs(lo, hi, moving, fixed, ignore_z)
+            fixed = fixed[:0]  # (paired already)
+        elif moving.size == len(mode):  # every body moves (no floor, no structure): no gathers
             cell = self.cells.size(lo, hi)
             i, j = candidate_pairs(lo, hi, cell, ignore_z)
         else:
