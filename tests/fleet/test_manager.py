@@ -328,6 +328,39 @@ def test_near_misses_are_episodes_by_kind_with_place() -> None:
     assert [(r["a"], round(r["gap_m"], 6)) for r in turn.records] == [("a", 0.15)]
 
 
+def test_near_misses_are_the_same_through_either_candidate_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Small fleets find near-miss candidates with one matrix, large ones through the collision
+    indexes: on random robots and yawed obstacles both give the same pairs and distances, the
+    same as an all-pairs oracle."""
+    from fleetsim.collision import broadphase
+    from fleetsim.fleet.near_miss import _Structure, close_pairs
+
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        n, m = int(rng.integers(2, 90)), int(rng.integers(1, 40))
+        xy = rng.uniform(0, 12, (n, 2))
+        walls = Obstacles(
+            np.column_stack((rng.uniform(0, 12, (m, 2)), np.full(m, 0.5))),
+            np.column_stack((rng.uniform(0.05, 2.0, (m, 2)), np.full(m, 0.5))),
+            rng.uniform(-np.pi, np.pi, m),
+        )
+        reach = float(rng.uniform(0.2, 1.5))
+        found = {}
+        for path, limit in (("matrix", 10**9), ("index", 0)):
+            monkeypatch.setattr(broadphase, "SMALL_SCENE_PAIRS", limit)
+            found[path] = (close_pairs(xy, reach), _Structure(walls, reach).near(xy, reach))
+        (pi, pj), (r1, b1, d1) = found["matrix"]
+        (qi, qj), (r2, b2, d2) = found["index"]
+        assert np.array_equal(pi, qi) and np.array_equal(pj, qj), trial
+        assert np.array_equal(r1, r2) and np.array_equal(b1, b2), trial
+        assert np.array_equal(d1, d2), trial
+        bi, bj = np.triu_indices(n, 1)
+        close = np.hypot(*(xy[bi] - xy[bj]).T) < reach
+        assert np.array_equal(pi, bi[close]) and np.array_equal(pj, bj[close]), trial
+
+
 def test_the_manager_reports_a_robot_passing_close_to_the_structure() -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(grid_site())

@@ -102,7 +102,7 @@ def from_euler(roll: ArrayLike, pitch: ArrayLike, yaw: ArrayLike) -> FloatArray:
 def to_euler(q: ArrayLike) -> FloatArray:
     """Roll, pitch, yaw (..., 3) in radians of unit quaternions (..., 4)."""
     q = np.asarray(q, dtype=np.float64)
-    x, y, z, w = np.moveaxis(q, -1, 0)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
     pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0))
     yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
@@ -112,7 +112,7 @@ def to_euler(q: ArrayLike) -> FloatArray:
 def yaw_of(q: ArrayLike) -> FloatArray:
     """Heading about +z in radians, shape (...), of unit quaternions (..., 4)."""
     q = np.asarray(q, dtype=np.float64)
-    x, y, z, w = np.moveaxis(q, -1, 0)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]  # (views: no moveaxis call)
     yaw: FloatArray = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
     return yaw
 
