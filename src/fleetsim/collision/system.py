@@ -230,8 +230,19 @@ class CollisionSystem:
         ignore_z = mode == int(CollisionMode.NORMAL_2D)
         if moving.size * (moving.size + fixed.size) <= broadphase.SMALL_SCENE_PAIRS:
             i, j = small_scene_pairs(lo, hi, moving, fixed, ignore_z)
-            fixed = fixed[:0]  # (paired already)
-        elif moving.size == len(mode):  # every body moves (no floor, no structure): no gathers
+        else:
+            i, j = self._indexed_pairs(lo, hi, moving, fixed, ignore_z)
+        handles, parent = b.handles, b["parent"]
+        keep = (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
+        if self.intended:
+            keep &= self.intended.filter(b, i, j)
+        return i[keep], j[keep]
+
+    def _indexed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
+                       ignore_z: np.ndarray) -> tuple[IntArray, IntArray]:  # fmt: skip
+        """Overlapping row pairs of a larger scene: moving bodies with each other through the
+        spatial hash, and with the `fixed` ones through the static index."""
+        if moving.size == len(lo):  # every body moves (no floor, no structure): no gathers
             cell = self.cells.size(lo, hi)
             i, j = candidate_pairs(lo, hi, cell, ignore_z)
         else:
@@ -243,11 +254,7 @@ class CollisionSystem:
             si, sj = self.static_index.pairs(lo, hi, moving, fixed, cell)
             si, sj = overlapping(lo, hi, si, sj, ignore_z)
             i, j = np.concatenate((i, si)), np.concatenate((j, sj))
-        handles, parent = b.handles, b["parent"]
-        keep = (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
-        if self.intended:
-            keep &= self.intended.filter(b, i, j)
-        return i[keep], j[keep]
+        return i, j
 
     def _confirm(self, i: IntArray, j: IntArray) -> tuple[IntArray, IntArray]:
         """Narrow phase. Pairs of single-box bodies, or of a box and a mobile robot's footprint

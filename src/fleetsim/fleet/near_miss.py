@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.collision import broadphase
-from fleetsim.collision.broadphase import candidate_pairs, overlapping
+from fleetsim.collision.broadphase import candidate_pairs, overlapping, small_scene_pairs
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.site.site import Obstacles
 
@@ -74,26 +74,17 @@ def close_pairs(xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray
     through the collision broadphase), then exact distances."""
     if len(xy) < 2 or not distance > 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    lo = np.zeros((len(xy), 3))
+    lo[:, :2] = xy - distance / 2
+    hi = lo.copy()
+    hi[:, :2] += distance
     if len(xy) ** 2 <= broadphase.SMALL_SCENE_PAIRS:
-        x, y = xy[:, 0], xy[:, 1]
-        close = np.abs(np.subtract.outer(x, x)) <= distance
-        close &= np.abs(np.subtract.outer(y, y)) <= distance
-        i, j = _upper(np.flatnonzero(close), len(xy))
+        every = np.arange(len(xy))
+        i, j = small_scene_pairs(lo, hi, every, every[:0])
     else:
-        lo = np.zeros((len(xy), 3))
-        lo[:, :2] = xy - distance / 2
-        hi = lo.copy()
-        hi[:, :2] += distance
         i, j = candidate_pairs(lo, hi, 2 * distance)
     near = np.hypot(*(xy[i] - xy[j]).T) < distance
     return i[near], j[near]
-
-
-def _upper(flat: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The (i, j) with i < j of flat indices into an (n, n) matrix."""
-    i, j = flat // n, flat % n
-    keep = j > i
-    return i[keep], j[keep]
 
 
 class _Structure:
@@ -130,22 +121,18 @@ class _Structure:
         """(robot, box) pairs whose square of half-side `reach` overlaps the box's AABB,
         sorted: all at once for a small scene, else through the static index."""
         n = len(xy)
-        if n * len(self.lo) <= broadphase.SMALL_SCENE_PAIRS:
-            x, y, reach = xy[:, 0], xy[:, 1], self.reach
-            near = np.less_equal.outer(x - reach, self.hi[:, 0])
-            near &= np.greater_equal.outer(x + reach, self.lo[:, 0])
-            near &= np.less_equal.outer(y - reach, self.hi[:, 1])
-            near &= np.greater_equal.outer(y + reach, self.lo[:, 1])
-            flat = np.flatnonzero(near)
-            return flat // len(self.lo), flat % len(self.lo)
         robots = np.zeros((n, 3))
         robots[:, :2] = xy - self.reach
         lo = np.concatenate((robots, self.lo))
         robots[:, :2] += 2 * self.reach
         hi = np.concatenate((robots, self.hi))
         moving, fixed = np.arange(n), np.arange(n, n + len(self.lo))
-        # cells a little wider than the squares: float round-off must not make them "wide"
-        robot, box = self.index.pairs(lo, hi, moving, fixed, 2.5 * self.reach)
-        robot, box = overlapping(lo, hi, robot, box)
+        if n * (n + len(self.lo)) <= broadphase.SMALL_SCENE_PAIRS:
+            robot, box = small_scene_pairs(lo, hi, moving, fixed)
+            structure = box >= n  # (robot-robot pairs are not asked for here)
+            robot, box = robot[structure], box[structure]
+        else:  # cells a little wider than the squares: round-off must not make them "wide"
+            robot, box = self.index.pairs(lo, hi, moving, fixed, 2.5 * self.reach)
+            robot, box = overlapping(lo, hi, robot, box)
         order = np.lexsort((box, robot))
         return robot[order], box[order] - n

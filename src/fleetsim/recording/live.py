@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.recording.mcap_process import Names, fleet_points, state_json
+from fleetsim.recording.mcap_process import Names, action_events, fleet_points, state_json
 from fleetsim.recording.reader import Recording
 
 NEEDS = 'the live view needs foxglove-sdk: pip install "fleetsim[record]"'
@@ -88,7 +88,7 @@ class LiveOut:
         self._names.update(names)
 
     def actions(self, topic: str, items: list[tuple[str, float, str, str, str | None]]) -> None:
-        for item, data in zip(items, self._names.actions(items), strict=True):
+        for item, data in zip(items, action_events(items), strict=True):
             self.server.message(topic, round(item[1] * NS), data)
 
     def collisions(self, topic: str, time_ns: int, keys: Any) -> None:

@@ -91,6 +91,17 @@ def state_json(table: dict[str, Any]) -> bytes:
     return ("{" + ",".join(parts) + "}").encode()
 
 
+def action_events(items: list[tuple[str, float, str, str, str | None]]) -> list[bytes]:
+    """`action_completed` / `action_failed` events from (kind, time, robot name, action class,
+    reason or None)."""
+    out = []
+    for kind, time_s, robot, action, reason in items:
+        why = "" if reason is None else f',"reason":{json.dumps(reason)}'
+        out.append(f'{{"kind":"{kind}","time":{time_s!r},"robot":{json.dumps(robot)},'
+                   f'"action":{json.dumps(action)}{why}}}'.encode())  # fmt: skip
+    return out
+
+
 class Names:
     """Body names by handle, kept JSON-quoted, for `collisions` events."""
 
@@ -99,17 +110,6 @@ class Names:
 
     def update(self, names: dict[int, str]) -> None:
         self._quoted.update((h, json.dumps(name)) for h, name in names.items())
-
-    @staticmethod
-    def actions(items: list[tuple[str, float, str, str, str | None]]) -> list[bytes]:
-        """`action_completed` / `action_failed` events from (kind, time, robot name, action
-        class, reason or None)."""
-        out = []
-        for kind, time_s, robot, action, reason in items:
-            why = "" if reason is None else f',"reason":{json.dumps(reason)}'
-            out.append(f'{{"kind":"{kind}","time":{time_s!r},"robot":{json.dumps(robot)},'
-                       f'"action":{json.dumps(action)}{why}}}'.encode())  # fmt: skip
-        return out
 
     def collisions(self, time_ns: int, keys: Any) -> bytes:
         """A `collisions` event for the pairs of bodies in `keys` (int64 pair keys, or their
@@ -208,7 +208,7 @@ def write(path: str, source: IO[bytes]) -> None:
                 data = state_json(table)
             elif kind == "actions":
                 _, topic, items = job
-                for item, data in zip(items, names.actions(items), strict=True):
+                for item, data in zip(items, action_events(items), strict=True):
                     time_ns = round(item[1] * NS)
                     writer.add_message(channels[topic], log_time=time_ns, data=data,
                                        publish_time=time_ns, sequence=sequence)  # fmt: skip
