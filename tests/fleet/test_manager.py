@@ -361,6 +361,36 @@ def test_near_misses_are_the_same_through_either_candidate_path(
         assert np.array_equal(pi, bi[close]) and np.array_equal(pj, bj[close]), trial
 
 
+def test_near_misses_of_robots_that_stood_still_are_kept_not_tested_again() -> None:
+    """A check tests only the robots that moved since the last one: over random sequences
+    (none, some or all robots moving; some onto each other or a wall) every check finds the
+    same pairs, gaps and distances, in the same order, as a watcher seeing that moment
+    first."""
+    rng = np.random.default_rng(11)
+    for trial in range(25):
+        n, m = int(rng.integers(2, 60)), int(rng.integers(1, 20))
+        walls = Obstacles(
+            np.column_stack((rng.uniform(0, 8, (m, 2)), np.full(m, 0.5))),
+            np.column_stack((rng.uniform(0.05, 1.5, (m, 2)), np.full(m, 0.5))),
+            rng.uniform(-np.pi, np.pi, m),
+        )
+        names = [f"r{k}" for k in range(n)]
+        watch = NearMisses(names, radius=0.3, gap=0.25, obstacles=walls)
+        xy = rng.uniform(0, 8, (n, 2))
+        for step in range(12):
+            share = (0.0, 0.1, 0.5, 1.0)[step % 4]
+            moving = rng.random(n) < share
+            xy = xy.copy()
+            xy[moving] += rng.normal(0, 0.4, (int(moving.sum()), 2))
+            if step == 5:
+                xy[0] = xy[-1] + 0.1  # onto another robot
+            got = watch.close(xy)
+            want = NearMisses(names, radius=0.3, gap=0.25, obstacles=walls).close(xy)
+            for a, b in zip((*got[0], *got[1]), (*want[0], *want[1]), strict=True):
+                assert np.array_equal(a, b), (trial, step)
+            assert got[0][0].size + got[1][0].size or step != 5, (trial, step)
+
+
 def test_the_manager_reports_a_robot_passing_close_to_the_structure() -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(grid_site())

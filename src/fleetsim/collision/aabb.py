@@ -34,7 +34,7 @@ def world_aabbs(
 def refresh_moved_aabbs(bodies: BodyTable) -> int:
     """Recompute world AABBs of rows marked moved, clear the mark; returns how many rows."""
     moved = bodies["moved"]
-    rows = np.flatnonzero(moved)
+    rows = moved.nonzero()[0]
     if rows.size == 0:
         return 0
     columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")

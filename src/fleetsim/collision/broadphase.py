@@ -92,13 +92,15 @@ def small_scene_pairs(
     with the moving rows after it and with every `fixed` row, all tested at once. For small
     scenes (up to `SMALL_SCENE_PAIRS` tests) a dozen array calls beat any index."""
     other = np.concatenate((moving, fixed))
-    apart = np.zeros((moving.size, other.size), dtype=bool)
-    for axis in (0, 1):  # a matrix for x and y; z on the few pairs left
-        low, high = lo[:, axis], hi[:, axis]
-        apart |= np.greater.outer(low[moving], high[other])
-        apart |= np.less.outer(high[moving], low[other])
-    flat = np.flatnonzero(~apart)  # (sparse: far cheaper than a 2-D nonzero)
-    r, k = flat // other.size, flat % other.size
+    low, high = lo[:, 0], hi[:, 0]  # a matrix for x and y; z on the few pairs left
+    apart = np.greater.outer(low[moving], high[other])
+    apart |= np.less.outer(high[moving], low[other])
+    low, high = lo[:, 1], hi[:, 1]
+    apart |= np.greater.outer(low[moving], high[other])
+    apart |= np.less.outer(high[moving], low[other])
+    np.logical_not(apart, out=apart)
+    flat = apart.ravel().nonzero()[0]  # (sparse: far cheaper than a 2-D nonzero)
+    r, k = np.divmod(flat, other.size)
     keep = k > r  # moving pairs once, no body with itself (fixed columns are all past r)
     i, j = moving[r[keep]], other[k[keep]]
     low, high = lo[:, 2], hi[:, 2]

@@ -29,7 +29,7 @@ def sorted_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a few calls: a binary search of each key of `a` in `b`)."""
     if not b.size or not a.size:
         return a
-    at = np.searchsorted(b, a)
+    at = b.searchsorted(a)
     np.minimum(at, len(b) - 1, out=at)
     out: np.ndarray = a[b[at] != a]
     return out
@@ -38,6 +38,6 @@ def sorted_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def unique_sorted(keys: np.ndarray) -> np.ndarray:
     """`keys` sorted without repeats: as they are when they already are (the usual case: pairs
     come sorted by row, and handles grow with rows until bodies are removed)."""
-    if keys.size < 2 or bool(np.all(keys[1:] > keys[:-1])):
+    if keys.size < 2 or bool((keys[1:] > keys[:-1]).all()):
         return keys
     return np.unique(keys)

@@ -176,7 +176,7 @@ class CollisionSystem:
         }
         handles = self.bodies.handles
         now = unique_sorted(pair_key(handles[rows_i], handles[rows_j]))
-        if np.array_equal(now, self.active):  # the usual step: no contact started or ended
+        if _same(now, self.active):  # the usual step: no contact started or ended
             self._seen = self._inputs()
             return CheckResult(now)
         # Pairs of removed bodies end here too.
@@ -208,8 +208,8 @@ class CollisionSystem:
         return (
             version == b.version
             and config == self._config()
-            and np.array_equal(mode, b["collision_mode"])
-            and np.array_equal(parent, b["parent"])
+            and _same(mode, b["collision_mode"])
+            and _same(parent, b["parent"])
         )
 
     def _candidates(self) -> tuple[IntArray, IntArray]:
@@ -220,8 +220,8 @@ class CollisionSystem:
         b = self.bodies
         mode = b["collision_mode"]
         static = mode == int(CollisionMode.STATIC)
-        moving = np.flatnonzero((mode != int(CollisionMode.DISABLED)) & ~static)
-        fixed = np.flatnonzero(static) if not self.ignore_static else moving[:0]
+        moving = ((mode != int(CollisionMode.DISABLED)) & ~static).nonzero()[0]
+        fixed = static.nonzero()[0] if not self.ignore_static else moving[:0]
         if moving.size == 0:
             return moving, moving
         lo, hi = b["aabb_min"], b["aabb_max"]
@@ -328,3 +328,8 @@ def _square(rot: np.ndarray) -> np.ndarray:
     size = np.abs(rot)
     square: np.ndarray = np.all(np.minimum(size, np.abs(1.0 - size)) < 1e-9, axis=(1, 2))
     return square
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """`np.array_equal` for two 1-D arrays, without its wrapping (called every step)."""
+    return a.shape == b.shape and bool((a == b).all())

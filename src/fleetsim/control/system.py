@@ -228,7 +228,7 @@ class MotionSystem:
         Returns the handles of agents that arrived at their final goal in this step.
         """
         a, b = self.agents, self.bodies
-        rows = np.flatnonzero(a["state"] != int(DriveState.IDLE))
+        rows = (a["state"] != int(DriveState.IDLE)).nonzero()[0]
         if only is not None:
             rows = np.intersect1d(rows, a.rows(only))
         if rows.size == 0:
@@ -255,7 +255,7 @@ class MotionSystem:
             def run(r: IntArray, m: Motion, lim: Limits) -> tuple[Motion, np.ndarray, np.ndarray]:
                 goal = rows_of(a["goal"], r)
                 if controller in PASSING and passing is not None:
-                    sel = np.searchsorted(rows, r)  # r is a sorted subset of rows
+                    sel = rows.searchsorted(r)  # r is a sorted subset of rows
                     return controller(
                         m, goal, a["goal_yaw"][r], a["align"][r], lim, dt, passing[sel]
                     )
@@ -273,6 +273,9 @@ class MotionSystem:
             return out, np.zeros(r.size), np.zeros(r.size)
 
         goal_rows = state == int(DriveState.GOAL)
+        if goal_rows.all() and (mode == mode[0]).all():  # the usual fleet: one kind, no subsets
+            after, dist_left, yaw_left = to_goal(_controller(int(mode[0])))(rows, before, limits)
+            return self._write_back(rows, brows, state, now, before, after, dist_left, yaw_left)
         groups = [
             (
                 np.flatnonzero(goal_rows & (mode == int(MotionMode.OMNIDIRECTIONAL))),
@@ -291,7 +294,7 @@ class MotionSystem:
                     (np.flatnonzero(goal_rows & (mode == model)), to_goal(motion_model(model)))
                 )
         groups = [(sel, run) for sel, run in groups if sel.size]
-        if len(groups) == 1:  # the usual fleet: one kind for every row, no subset copies
+        if len(groups) == 1:  # one kind for every row, no subset copies
             after, dist_left, yaw_left = groups[0][1](rows, before, limits)
         else:
             after = Motion(
@@ -303,7 +306,21 @@ class MotionSystem:
                     rows[sel], _subset(before, sel), _limits(limits, sel)
                 )
                 _assign(after, sel, out)
+        return self._write_back(rows, brows, state, now, before, after, dist_left, yaw_left)
 
+    def _write_back(
+        self,
+        rows: IntArray,
+        brows: IntArray,
+        state: np.ndarray,
+        now: float,
+        before: Motion,
+        after: Motion,
+        dist_left: np.ndarray,
+        yaw_left: np.ndarray,
+    ) -> IntArray:
+        """The step's motion into the tables; then arrivals and waypoints (`_transitions`)."""
+        a, b = self.agents, self.bodies
         b["pos"][brows] = after.pos
         if after.yaw is not before.yaw:  # a controller that turned no robot hands yaw back as is
             b["quat"][brows] = quat.from_yaw(after.yaw)
@@ -324,8 +341,8 @@ class MotionSystem:
         if not kernels.usable(rows.size):
             return None
         if (
-            np.any(a["state"][rows] != int(DriveState.GOAL))
-            or np.any(a["mode"][rows] != int(MotionMode.OMNIDIRECTIONAL))
+            (a["state"][rows] != int(DriveState.GOAL)).any()
+            or (a["mode"][rows] != int(MotionMode.OMNIDIRECTIONAL)).any()
             or a["align"][rows].any()
             or a["yaw_rate"][rows].any()
             or (
@@ -355,13 +372,14 @@ class MotionSystem:
             return None
         a = self.agents
         next_dir = rows_of(a["next_dir"], rows)
-        through = np.any(next_dir != 0.0, axis=1) & (a["state"][rows] == int(DriveState.GOAL))
+        through = (next_dir != 0.0).any(axis=1) & (a["state"][rows] == int(DriveState.GOAL))
         if not through.any():
             return None
         goal = rows_of(a["goal"], rows)
         delta = goal - pos
         dist = np.maximum(row_norm(delta), 1e-300)
-        cos = np.clip(np.einsum("ij,ij->i", delta, next_dir) / dist, -1.0, 1.0)
+        # (np.minimum/np.maximum: np.clip's wrapping costs more than the clipping here)
+        cos = np.minimum(np.maximum(np.einsum("ij,ij->i", delta, next_dir) / dist, -1.0), 1.0)
         half_sin = np.sqrt((1.0 - cos) / 2.0)  # sin of half the turn
         # Omnidirectional: the velocity turns in one step, changing by 2 v sin(turn / 2) <= a dt.
         corner = a["max_a"][rows] * dt / np.maximum(2.0 * half_sin, 1e-300)
@@ -445,6 +463,15 @@ def _corners(positions: np.ndarray, limits: np.ndarray) -> np.ndarray:
     straight = (cross2 <= 1e-24 * np.maximum(scale2, 1e-300)) & ((b * a).sum(axis=1) > 0)
     keep[1:-1] = ~(straight & (limits[1:-1] == limits[2:]))
     return keep
+
+
+def _controller(mode: int) -> Controller:
+    """The controller that drives motion mode `mode` to a goal."""
+    if mode == int(MotionMode.OMNIDIRECTIONAL):
+        return step_omni
+    if mode == int(MotionMode.DIFFERENTIAL):
+        return step_differential
+    return motion_model(mode)
 
 
 def _subset(m: Motion, sel: IntArray) -> Motion:

@@ -69,6 +69,8 @@ class FleetManager:
         self.work_until = np.full(r, math.inf)
         self.state = np.zeros(r, dtype=np.int64)
         self.time_in_state = np.zeros((r, len(RobotState)))
+        self._time_flat = self.time_in_state.reshape(-1)  # (a view: one gather-add a step)
+        self._state_base = np.arange(r) * len(RobotState)
         self.distance = np.zeros(r)
         self._last_xy = self.positions().copy()
         self._arrived: list[int] = []
@@ -117,11 +119,12 @@ class FleetManager:
 
     def positions(self) -> np.ndarray:
         """Robot positions (R, 2) now."""
-        return self.sim.get_poses(self.traffic.handles)[0][:, :2]
+        return self.traffic.positions()
 
     def step(self) -> None:
         dt, now = self.sim.params.timestep, self.sim.sim_time
-        self.traffic.step()
+        xy = self.traffic.positions()  # (nothing below moves a robot: the same all step)
+        self.traffic.step(xy)
         self._release(now)
         arrived, self._arrived[:] = list(self._arrived), []
         for i in arrived:
@@ -141,7 +144,7 @@ class FleetManager:
         if self.parking and now >= self._next_park:
             self._next_park = now + PARK_RETRY_S
             self._park_strays()
-        self._account(dt)
+        self._account(dt, xy)
 
     # -- tasks --------------------------------------------------------------------------------
 
@@ -405,23 +408,26 @@ class FleetManager:
             {"time": self.sim.sim_time, "kind": kind, "a": a.name, "b": b.name, "x": x, "y": y}
         )
 
-    def _account(self, dt: float) -> None:
-        state = np.full(len(self.robots), int(RobotState.IDLE))
-        state[self.traffic.active] = int(RobotState.MOVING)
-        state[self.traffic.active & self.traffic.waiting] = int(RobotState.WAITING)
-        state[np.isfinite(self.work_until)] = int(RobotState.WORKING)
+    def _account(self, dt: float, xy: np.ndarray) -> None:
+        """States, time in each and distance driven, for the step that just ended with the
+        robots at `xy` (R, 2); near misses and KPI series when due."""
+        active = self.traffic.active
+        state = np.zeros(len(self.robots), dtype=np.int64)  # (RobotState.IDLE is 0)
+        state[active] = int(RobotState.MOVING)
+        state[active & (self.traffic.waiting_on >= 0)] = int(RobotState.WAITING)
+        state[self.work_until < math.inf] = int(RobotState.WORKING)  # (never NaN)
         if self.batteries is not None:
             state[self.batteries.charging] = int(RobotState.CHARGING)
         state[self.failed] = int(RobotState.FAILED)
         self.state = state
-        self.time_in_state[np.arange(len(state)), state] += dt
-        xy = self.positions()
-        driven = np.hypot(*(xy - self._last_xy).T)
+        self._time_flat[self._state_base + state] += dt  # time_in_state[robot, state]
+        d = xy - self._last_xy
+        driven = np.hypot(d[:, 0], d[:, 1])
         self.distance += driven
-        self._last_xy = xy.copy()
+        self._last_xy = xy
         if self.batteries is not None:
             busy = (state != RobotState.IDLE) & (state != RobotState.CHARGING)
-            for i in np.flatnonzero(self.batteries.update(dt, driven, busy)).tolist():
+            for i in self.batteries.update(dt, driven, busy).nonzero()[0].tolist():
                 self._run_empty(i, self.sim.sim_time)
         if self.sim.sim_time >= self._next_near:
             self._next_near = self.sim.sim_time + NEAR_MISS_EVERY_S

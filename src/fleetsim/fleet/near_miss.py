@@ -20,6 +20,8 @@ from fleetsim.collision.broadphase import candidate_pairs, overlapping, small_sc
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.site.site import Obstacles
 
+_INCREMENTAL = broadphase.SMALL_SCENE_PAIRS  # up to N^2 of this, test only robots that moved
+
 
 class NearMisses:
     """Watch robot positions for near misses; `records` lists them as dicts."""
@@ -33,19 +35,52 @@ class NearMisses:
         self.records: list[dict[str, Any]] = []
         self._open: dict[tuple[str, int, int], dict[str, Any]] = {}  # episodes going on
         self._boxes = _Structure(obstacles, self.radius + self.gap) if obstacles else None
+        self._last: tuple[Any, Any, Any] = (None, None, None)  # xy, robot pairs, structure
 
     def check(self, time: float, xy: np.ndarray) -> None:
         """Note the near misses of robots at `xy` (N, 2) at `time`: an episode starts when a
         pair first comes within the gap and keeps the smallest gap (and its place) until the
         pair parts."""
-        i, j = close_pairs(xy, 2 * self.radius + self.gap)
-        gaps = np.hypot(*(xy[i] - xy[j]).T) - 2 * self.radius
+        (i, j, gaps), (r, k, dist) = self.close(xy)
         seen = self._note(time, "robot-robot", i, j, gaps, (xy[i] + xy[j]) / 2)
         if self._boxes is not None:
-            i, k, dist = self._boxes.near(xy, self.radius + self.gap)
-            seen |= self._note(time, "robot-structure", i, k, dist - self.radius, xy[i])
+            seen |= self._note(time, "robot-structure", r, k, dist - self.radius, xy[r])
         for key in self._open.keys() - seen:
             del self._open[key]
+
+    def close(self, xy: np.ndarray) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+        """((i, j, gap), (robot, box, distance)) now, each sorted: robot pairs within the gap
+        (i < j, gap between their discs) and robots within the gap of an obstacle box (distance
+        from the centre to the box). Robots that did not move since the last call keep what
+        they had (the structure does not move): only the others are tested again."""
+        xy = np.asarray(xy, dtype=np.float64)
+        last, self._last = self._last, (xy.copy(), None, None)
+        moved = None
+        if last[0] is not None and last[0].shape == xy.shape and len(xy) ** 2 <= _INCREMENTAL:
+            moved = (xy != last[0]).any(axis=1)  # (NaN counts as moved)
+        reach = 2 * self.radius + self.gap
+        if moved is None:
+            i, j = close_pairs(xy, reach)
+        elif moved.any():
+            i, j = _merge(*_still_pairs(last[1], moved), *close_pairs_of(xy, reach, moved), len(xy))
+        else:
+            i, j = last[1]
+        d = xy[i] - xy[j]
+        gaps = np.hypot(d[:, 0], d[:, 1]) - 2 * self.radius
+        near = (i[:0], i[:0], gaps[:0])
+        if self._boxes is not None:
+            if moved is None:
+                near = self._boxes.near(xy, self.radius + self.gap)
+            elif moved.any():
+                kept = ~moved[last[2][0]]
+                fresh = self._boxes.near(xy, self.radius + self.gap, moved.nonzero()[0])
+                both = [np.concatenate((a[kept], b)) for a, b in zip(last[2], fresh, strict=True)]
+                order = np.lexsort((both[1], both[0]))
+                near = (both[0][order], both[1][order], both[2][order])
+            else:
+                near = last[2]
+        self._last = (self._last[0], (i, j), near)
+        return (i, j, gaps), near
 
     def _note(
         self, time: float, kind: str, a: np.ndarray, b: np.ndarray, gaps: np.ndarray,
@@ -83,8 +118,41 @@ def close_pairs(xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray
         i, j = small_scene_pairs(lo, hi, every, every[:0])
     else:
         i, j = candidate_pairs(lo, hi, 2 * distance)
-    near = np.hypot(*(xy[i] - xy[j]).T) < distance
+    d = xy[i] - xy[j]
+    near = np.hypot(d[:, 0], d[:, 1]) < distance
     return i[near], j[near]
+
+
+def close_pairs_of(xy: np.ndarray, distance: float, moved: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """`close_pairs` restricted to the pairs with a `moved` (N,) bool point (i < j, sorted),
+    for a small fleet: those rows against every point at once."""
+    lo = np.zeros((len(xy), 3))
+    lo[:, :2] = xy - distance / 2
+    hi = lo.copy()
+    hi[:, :2] += distance
+    a, b = small_scene_pairs(lo, hi, moved.nonzero()[0], (~moved).nonzero()[0])
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    d = xy[i] - xy[j]
+    near = np.hypot(d[:, 0], d[:, 1]) < distance
+    order = np.argsort(i[near] * len(xy) + j[near])
+    return i[near][order], j[near][order]
+
+
+def _still_pairs(pairs: tuple[np.ndarray, np.ndarray], moved: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The pairs of points that both stayed where they were."""
+    i, j = pairs
+    keep = ~(moved[i] | moved[j])
+    return i[keep], j[keep]
+
+
+def _merge(i1: np.ndarray, j1: np.ndarray, i2: np.ndarray, j2: np.ndarray, n: int
+           ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Two disjoint sorted pair lists as one, sorted by (i, j)."""
+    i, j = np.concatenate((i1, i2)), np.concatenate((j1, j2))
+    order = np.argsort(i * n + j)
+    return i[order], j[order]
 
 
 class _Structure:
@@ -104,16 +172,21 @@ class _Structure:
         self.reach = reach
         self.index = StaticIndex()
 
-    def near(self, xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(robot, box, distance) of the points within `distance` of a box's footprint."""
-        robot, box = self._candidates(xy)
+    def near(
+        self, xy: np.ndarray, distance: float, rows: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(robot, box, distance) of the points (or of the points `rows`) within `distance`
+        of a box's footprint, sorted by robot, then box."""
+        if rows is None:
+            robot, box = self._candidates(xy)
+        else:
+            robot, box = self._candidates(xy[rows])
+            robot = rows[robot]  # (rows are sorted, so the order holds)
         d = xy[robot] - self.centre[box]
-        local = np.stack(
-            (self.cos[box] * d[:, 0] + self.sin[box] * d[:, 1],
-             -self.sin[box] * d[:, 0] + self.cos[box] * d[:, 1]), axis=1
-        )  # fmt: skip
-        outside = np.maximum(np.abs(local) - self.half[box], 0.0)
-        dist = np.hypot(outside[:, 0], outside[:, 1])
+        cos, sin, half = self.cos[box], self.sin[box], self.half[box]
+        along = np.maximum(np.abs(cos * d[:, 0] + sin * d[:, 1]) - half[:, 0], 0.0)
+        across = np.maximum(np.abs(-sin * d[:, 0] + cos * d[:, 1]) - half[:, 1], 0.0)
+        dist = np.hypot(along, across)  # from the footprint (0 inside)
         keep = dist < distance
         return robot[keep], box[keep], dist[keep]
 

@@ -80,6 +80,7 @@ class TrafficControl:
         self.graph: NavGraph = sim.site.graph
         self.router: Router = router if router is not None else shortest_route
         self.handles = sim.handles_of(self.robots)
+        self._rows: tuple[object, int, np.ndarray] | None = None  # (table, layout, body rows)
         self._motion = [robot.motion_handle for robot in self.robots]
         n, r = len(self.graph), len(self.robots)
         radius = self.radius = self._footprint_radius()
@@ -201,25 +202,39 @@ class TrafficControl:
 
     # -- the step -----------------------------------------------------------------------------
 
-    def step(self) -> None:
-        """Advance the reservations after the robots moved (call once per simulation step)."""
-        act = np.flatnonzero(self.active)
+    def positions(self) -> np.ndarray:
+        """Robot positions (R, 2) now (a copy)."""
+        bodies = self.sim.world.bodies
+        cached = self._rows
+        if cached is None or cached[0] is not bodies or cached[1] != bodies.layout:
+            cached = self._rows = (bodies, bodies.layout, bodies.rows(self.handles))
+        xy: np.ndarray = bodies["pos"].take(cached[2], axis=0)[:, :2]
+        return xy
+
+    def step(self, positions: np.ndarray | None = None) -> None:
+        """Advance the reservations after the robots moved (call once per simulation step;
+        `positions`: the robots' (R, 2) now, when the caller has them)."""
+        act = self.active.nonzero()[0]
         if act.size == 0:
             return
-        p = self.sim.get_poses(self.handles[act])[0][:, :2]
-        seg = self.next_xy[act] - self.prev_xy[act]
-        passed = ((p - self.next_xy[act]) * seg).sum(axis=1) >= 0
-        passed &= self.next[act] <= self.head[act]
-        last = self.last[act]
-        passed &= self.next[act] < last
-        far_tail = np.hypot(*(p - self.tail_xy[act]).T) > self.clearance
-        release = far_tail & (self.tail[act] < self.next[act] + passed)
-        release &= self.tail[act] < self.head[act]
-        short = np.hypot(*(p - self.head_xy[act]).T) < self.lookahead[act]
-        more = short & (self.head[act] < last) & ~self._asleep[act]
-        for k in np.flatnonzero(passed | release | more).tolist():
+        p = (self.positions() if positions is None else positions)[act]
+        nxt, tail, head, last = self.next[act], self.tail[act], self.head[act], self.last[act]
+        next_xy = self.next_xy[act]
+        seg = next_xy - self.prev_xy[act]
+        passed = np.add.reduce((p - next_xy) * seg, axis=1) >= 0
+        passed &= nxt <= head
+        passed &= nxt < last
+        d = p - self.tail_xy[act]
+        release = np.hypot(d[:, 0], d[:, 1]) > self.clearance  # far from the tail
+        release &= tail < nxt + passed
+        release &= tail < head
+        d = p - self.head_xy[act]
+        more = np.hypot(d[:, 0], d[:, 1]) < self.lookahead[act]  # short of the head
+        more &= head < last
+        more &= ~self._asleep[act]
+        for k in (passed | release | more).nonzero()[0].tolist():
             self._advance(int(act[k]), p[k])
-        for i in act[self.head[act] == last].tolist():
+        for i in act[self.head[act] == last].tolist():  # (heads as advanced just now)
             if self.next[i] > len(self.routes[i]) - 1 or self.robots[i].is_goal_reached():
                 self._arrive(i)
         if self.sim.sim_time >= self._next_check:

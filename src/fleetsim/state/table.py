@@ -19,8 +19,9 @@ IntArray = NDArray[np.int64]
 
 
 def rows_of(column: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """`column[rows]` for a 2-D column: `np.take` copies whole rows several times faster."""
-    picked: np.ndarray = np.take(column, rows, axis=0)
+    """`column[rows]` for a 2-D column: `take` copies whole rows several times faster (the
+    method: `np.take` adds a microsecond of wrapping, which small fleets pay many times a step)."""
+    picked: np.ndarray = column.take(rows, axis=0)
     return picked
 
 
@@ -51,6 +52,7 @@ class Table:
         self._base = 0
         self._next_handle = 0
         self.version = 0  # bumped when rows come or go, and by writers that need it noticed
+        self.layout = 0  # bumped when rows move or go: rows looked up before stay valid till then
 
     @staticmethod
     def _alloc(col: Column, n: int) -> np.ndarray:
@@ -193,6 +195,7 @@ class Table:
         self._handle_to_row[handle - self._base] = -1
         self._size = last
         self.version += 1
+        self.layout += 1
 
     def clear(self) -> None:
         """Remove every row. Old handles become dead; new handles keep counting up, and the
@@ -202,3 +205,4 @@ class Table:
         self._row_to_handle[:] = -1
         self._size = 0
         self.version += 1
+        self.layout += 1
