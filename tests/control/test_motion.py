@@ -150,3 +150,20 @@ def test_many_agents_in_one_step_match_one_at_a_time() -> None:
         alone.set_goal(h, goals[i], 0.0, True, 0.0)
         run(alone, 0.1, 300)
         np.testing.assert_array_equal(alone.bodies["pos"][0], together.bodies["pos"][i])
+
+
+@pytest.mark.parametrize("mode", [MotionMode.OMNIDIRECTIONAL, MotionMode.DIFFERENTIAL])
+def test_arrival_is_reported_on_the_first_step_within_tolerance(mode: MotionMode) -> None:
+    """With a tolerance, a goal counts as reached (once) on the first step that ends within
+    it, while the robot still drives on to the goal itself; a second robot far from its goal
+    in the same steps does not arrive."""
+    system, (near, far) = make(2, mode, (1.0, 0.5, 2.0, 2.0))
+    system.set_goal(near, np.array([4.0, 0.0, 0.0]), 0.0, False, 1.5)
+    system.set_goal(far, np.array([40.0, 0.0, 0.0]), 0.0, False, 0.1)
+    pos, _, arrivals = run(system, 0.1, 120)
+    within = np.flatnonzero(np.abs(pos[:, 0, 0] - 4.0) <= 1.5)
+    assert arrivals[0] == (near, pytest.approx(within[0] * 0.1))
+    assert pos[within[0], 0, 0] < 4.0 - 1.0  # reported well before the goal itself
+    assert [h for h, _ in arrivals] == [near]  # once, and never the far robot
+    assert system.is_moving(far) and not system.is_moving(near)
+    assert pos[-1, 0, 0] == pytest.approx(4.0, abs=1e-9)  # it still drove to the goal

@@ -405,12 +405,19 @@ class MotionSystem:
         yaw_rate: np.ndarray,
     ) -> IntArray:
         a = self.agents
+        tolerance = a["tolerance"][rows]
+        # Every change below needs a row on (or within tolerance of) its goal, or following a
+        # velocity command: the usual step has none, and is done in a few calls.
+        if not (dist_left <= np.maximum(tolerance, SETTLE_EPS)).any() and not (
+            state == int(DriveState.VELOCITY)
+        ).any():
+            return np.empty(0, dtype=np.int64)
         # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.
         at_rest = (row_norm(vel) <= SETTLE_EPS) & (np.abs(yaw_rate) <= SETTLE_EPS)
         goal = state == int(DriveState.GOAL)
         final = a["final"][rows]
         settled = goal & final & (dist_left <= SETTLE_EPS) & (yaw_left <= SETTLE_EPS) & at_rest
-        within = (dist_left <= a["tolerance"][rows]) & (yaw_left <= ANGLE_TOLERANCE_RAD)
+        within = (dist_left <= tolerance) & (yaw_left <= ANGLE_TOLERANCE_RAD)
         # A robot at rest on its goal has arrived, whatever its tolerance (even 0 m).
         arrived = goal & final & ~a["arrived"][rows] & (within | settled)
         a["arrived"][rows[arrived]] = True
