@@ -408,9 +408,10 @@ class MotionSystem:
         tolerance = a["tolerance"][rows]
         # Every change below needs a row on (or within tolerance of) its goal, or following a
         # velocity command: the usual step has none, and is done in a few calls.
-        if not (dist_left <= np.maximum(tolerance, SETTLE_EPS)).any() and not (
-            state == int(DriveState.VELOCITY)
-        ).any():
+        if (
+            not (dist_left <= np.maximum(tolerance, SETTLE_EPS)).any()
+            and not (state == int(DriveState.VELOCITY)).any()
+        ):
             return np.empty(0, dtype=np.int64)
         # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.
         at_rest = (row_norm(vel) <= SETTLE_EPS) & (np.abs(yaw_rate) <= SETTLE_EPS)

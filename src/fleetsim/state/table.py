@@ -46,6 +46,7 @@ class Table:
         self._capacity = max(1, capacity)
         self._size = 0
         self._data = {name: self._alloc(col, self._capacity) for name, col in self._columns.items()}
+        self._views: dict[str, np.ndarray] = {}  # live-row views, until the size or data change
         self._row_to_handle = np.full(self._capacity, -1, dtype=np.int64)
         # Row of each handle from `_base` on (handles below it are all dead, after a clear).
         self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
@@ -71,7 +72,10 @@ class Table:
         return tuple(self._columns)
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self._data[name][: self._size]
+        view = self._views.get(name)  # (a step reads columns dozens of times: no new views)
+        if view is None:
+            view = self._views[name] = self._data[name][: self._size]
+        return view
 
     @property
     def handles(self) -> IntArray:
@@ -107,6 +111,7 @@ class Table:
         self._row_to_handle[start:stop] = handles
         self._handle_to_row[handles - self._base] = np.arange(start, stop)
         self._size = stop
+        self._views = {}
         self.version += 1
         return handles
 
@@ -128,6 +133,7 @@ class Table:
         self._row_to_handle[row] = handle
         self._handle_to_row[handle - self._base] = row
         self._size = row + 1
+        self._views = {}
         self.version += 1
         return np.array([handle], dtype=np.int64)
 
@@ -139,6 +145,7 @@ class Table:
             grown = self._alloc(col, cap)
             grown[: self._size] = self._data[name][: self._size]
             self._data[name] = grown
+        self._views = {}
         r2h = np.full(cap, -1, dtype=np.int64)
         r2h[: self._size] = self._row_to_handle[: self._size]
         self._row_to_handle = r2h
@@ -194,6 +201,7 @@ class Table:
         self._row_to_handle[last] = -1
         self._handle_to_row[handle - self._base] = -1
         self._size = last
+        self._views = {}
         self.version += 1
         self.layout += 1
 
@@ -204,5 +212,6 @@ class Table:
         self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
         self._row_to_handle[:] = -1
         self._size = 0
+        self._views = {}
         self.version += 1
         self.layout += 1
