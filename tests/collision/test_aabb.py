@@ -93,6 +93,55 @@ def test_the_compiled_box_refresh_equals_numpy_to_the_last_bit(
         assert np.array_equal(after, before)
 
 
+@pytest.mark.parametrize("compiled_between", [False, True])
+def test_boxes_of_bodies_that_only_moved_are_the_full_computation_to_the_last_bit(
+    monkeypatch: pytest.MonkeyPatch, compiled_between: bool
+) -> None:
+    """A body that moved without turning gets its world box from the turned box kept for its
+    orientation: over rounds where some bodies move, some turn, some do both, one is removed
+    (rows swap) and new ones come, every box equals `world_aabbs` of the whole table exactly.
+    With `compiled_between`, one round in the middle goes through the compiled refresh of large
+    fleets (which leaves the turned boxes as they were): the rounds after it are still exact."""
+    from fleetsim.collision import kernels
+
+    rng = np.random.default_rng(9)
+    with make_sim() as sim:
+        boxes = [spawn_box(sim, (float(x), 0.0, 0.5), half=0.1 + 0.02 * x) for x in range(12)]
+        bodies = sim._world.bodies
+        rows = bodies.rows(np.array([b.handle for b in boxes[::2]]))
+        bodies["aabb_local_min"][rows] -= (0.3, 0.0, 0.1)  # boxes off their body's origin
+        bodies["box_quat"][rows] = np.nan  # (local boxes are only written as rows are made)
+        bodies["moved"][rows] = True
+        columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")
+        for round_ in range(10):
+            if compiled_between and round_ == 5:
+                if kernels.kernel() is None:
+                    pytest.skip("the compiled refresh needs numba")
+                monkeypatch.setattr(kernels, "MIN_BODIES", 1)
+                monkeypatch.setattr("fleetsim.jit.ONE_OFF_ROWS", 1)
+            elif round_ == 6:
+                monkeypatch.undo()
+            if round_ == 3:
+                boxes.pop(2).remove()
+            if round_ == 4:
+                boxes += [spawn_box(sim, (5.0, 5.0, 0.5), half=0.3)]
+            pick = rng.random(len(boxes))
+            movers = [b for b, p in zip(boxes, pick, strict=True) if p < 0.6]
+            turners = [b for b, p in zip(boxes, pick, strict=True) if p < 0.2]
+            movers = [b for b, p in zip(boxes, pick, strict=True) if 0.2 <= p < 0.6]
+            if turners:  # moved and turned
+                sim.set_poses(turners, rng.uniform(-5, 5, (len(turners), 3)),
+                              quat.normalize(rng.normal(size=(len(turners), 4))))  # fmt: skip
+            if movers:  # moved only (their orientation as it was, to the bit)
+                sim.set_poses(movers, rng.uniform(-5, 5, (len(movers), 3)))
+            sim.step_once()
+            lo, hi = world_aabbs(*(bodies[name] for name in columns))
+            assert np.array_equal(bodies["aabb_min"], lo), round_
+            assert np.array_equal(bodies["aabb_max"], hi), round_
+            if not compiled_between:  # every box refreshed keeps its turned part for reuse
+                assert np.array_equal(bodies["box_quat"], bodies["quat"]), round_
+
+
 LOADS_NUMBA = """
 import sys
 import numpy as np

@@ -8,7 +8,6 @@ from fleetsim import jit
 from fleetsim.collision import kernels
 from fleetsim.geometry import quat
 from fleetsim.state.bodies import BodyTable
-from fleetsim.state.table import rows_of
 
 
 def _rotate_rows(rot: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -24,11 +23,20 @@ def world_aabbs(
 
     Exact for the rotated local box: centre rotated, half extents through |R|.
     """
+    offset, half = turned_boxes(orn, local_min, local_max)
+    world_centre = pos + offset
+    return world_centre - half, world_centre + half
+
+
+def turned_boxes(
+    orn: np.ndarray, local_min: np.ndarray, local_max: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The box centre's offset from the body origin and the half extents, each (N, 3), of
+    local boxes turned by `orn` (N, 4): the part of `world_aabbs` the position does not enter."""
     rot = quat.to_matrix(orn)
-    world_centre = pos + _rotate_rows(rot, (local_min + local_max) * 0.5)
+    offset = _rotate_rows(rot, (local_min + local_max) * 0.5)
     np.abs(rot, out=rot)
-    world_half = _rotate_rows(rot, (local_max - local_min) * 0.5)
-    return world_centre - world_half, world_centre + world_half
+    return offset, _rotate_rows(rot, (local_max - local_min) * 0.5)
 
 
 def refresh_moved_aabbs(bodies: BodyTable) -> int:
@@ -45,13 +53,37 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
             rows, *(bodies[name] for name in (*columns, "aabb_min", "aabb_max"))
         )
     ):
-        pass  # a large fleet: compiled, in place
+        pass  # a large fleet: compiled, in place (turned boxes kept stay right for their quat)
     elif rows.size == moved.size:  # the whole fleet moved: slices, no gathered copies
-        lo, hi = world_aabbs(*(bodies[name] for name in columns))
+        lo, hi = _boxes(bodies, slice(None))
         bodies["aabb_min"][:], bodies["aabb_max"][:] = lo, hi
     else:
-        lo, hi = world_aabbs(*(rows_of(bodies[name], rows) for name in columns))
+        lo, hi = _boxes(bodies, rows)
         bodies["aabb_min"][rows], bodies["aabb_max"][rows] = lo, hi
     moved[rows] = False
     bodies.version += 1  # boxes changed: the next collision check cannot reuse the last one
     return int(rows.size)
+
+
+def _boxes(bodies: BodyTable, rows: np.ndarray | slice) -> tuple[np.ndarray, np.ndarray]:
+    """World boxes of `rows` (an index array or every row). A body whose orientation is the
+    one its turned box was made for (a robot driving without turning) reuses that box: the
+    same numbers as `world_aabbs`, without a rotation per row; the others get theirs anew."""
+
+    def column(name: str) -> np.ndarray:
+        c = bodies[name]
+        return c if isinstance(rows, slice) else c.take(rows, axis=0)
+
+    orn = column("quat")
+    stale = ~(orn == column("box_quat")).all(axis=1)  # (NaN: never made)
+    if stale.any():
+        at = stale.nonzero()[0]
+        turned = at if isinstance(rows, slice) else rows[at]
+        offset, half = turned_boxes(
+            orn[at], bodies["aabb_local_min"][turned], bodies["aabb_local_max"][turned]
+        )
+        bodies["box_quat"][turned], bodies["box_offset"][turned] = orn[at], offset
+        bodies["box_half"][turned] = half
+    half = column("box_half")
+    centre = column("pos") + column("box_offset")
+    return centre - half, centre + half

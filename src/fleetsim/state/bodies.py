@@ -31,6 +31,11 @@ BODY_COLUMNS: dict[str, Column] = {
     "aabb_local_max": Column(np.float64, (3,)),
     "aabb_min": Column(np.float64, (3,)),
     "aabb_max": Column(np.float64, (3,)),
+    # The turned part of the world box, kept for the orientation it was worked out for (NaN:
+    # none yet): a body that only moves gets its box as `pos + box_offset -/+ box_half`.
+    "box_quat": Column(np.float64, (4,), np.nan),
+    "box_offset": Column(np.float64, (3,)),
+    "box_half": Column(np.float64, (3,)),
     "collision_mode": Column(np.int8, (), int(CollisionMode.NORMAL_3D)),
     # The collision geometry is exactly the local box (a single unrotated box): the narrow phase
     # can test it with box-box geometry instead of asking PyBullet.
