@@ -61,6 +61,7 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
         lo, hi = _boxes(bodies, rows)
         bodies["aabb_min"][rows], bodies["aabb_max"][rows] = lo, hi
     moved[rows] = False
+    bodies["unchecked"][rows] = True
     bodies.version += 1  # boxes changed: the next collision check cannot reuse the last one
     return int(rows.size)
 

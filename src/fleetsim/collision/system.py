@@ -27,6 +27,7 @@ from fleetsim.collision.broadphase import (
 )
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
+from fleetsim.collision.last_check import LastCheck
 from fleetsim.collision.obb import boxes_touch
 from fleetsim.collision.pairs import (
     Pair,
@@ -130,6 +131,7 @@ class CollisionSystem:
         self.started_count = 0
         self._started_by_kind = np.zeros(len(PAIR_KINDS), dtype=np.int64)
         self._seen: _Inputs | None = None  # what the last check read (see _unchanged)
+        self._last = LastCheck()  # its pairs: a small scene tests only what changed since
         self.timings = {
             "collision_aabb": 0.0,
             "collision_broadphase": 0.0,
@@ -148,6 +150,7 @@ class CollisionSystem:
 
     def reset(self) -> None:
         self._seen = None
+        self._last.clear()
         self.active = self.started = np.empty(0, dtype=np.int64)
         self.intended.clear()
         self.started_count = 0
@@ -165,9 +168,15 @@ class CollisionSystem:
             self.timings = dict.fromkeys(self.timings, 0.0)
             return CheckResult(self.active)
         t1 = time.perf_counter()
-        rows_i, rows_j = self._candidates()
+        config = self._config()
+        changed = self._last.changed(self.bodies, config, self.narrow_phase, self.footprints)
+        rows_i, rows_j, partial = self._candidates(changed)
         t2 = time.perf_counter()
         rows_i, rows_j = self._confirm(rows_i, rows_j)
+        if partial:  # pairs of bodies that did not change stand as they were
+            assert changed is not None
+            kept_i, kept_j = self._last.kept(changed)
+            rows_i, rows_j = np.concatenate((kept_i, rows_i)), np.concatenate((kept_j, rows_j))
         t3 = time.perf_counter()
         self.timings = {
             "collision_aabb": (t1 - t0) * 1e3,
@@ -176,8 +185,9 @@ class CollisionSystem:
         }
         handles = self.bodies.handles
         now = unique_sorted(pair_key(handles[rows_i], handles[rows_j]))
+        self._seen = self._inputs()
+        self._last.remember(self.bodies, config, *self._seen[2:], rows_i, rows_j)
         if _same(now, self.active):  # the usual step: no contact started or ended
-            self._seen = self._inputs()
             return CheckResult(now)
         # Pairs of removed bodies end here too.
         new = sorted_difference(now, self.active)
@@ -187,7 +197,6 @@ class CollisionSystem:
         if new.size:
             rows_a, rows_b = (self.bodies.rows(h) for h in key_handles(new))
             self._started_by_kind += pair_kind_counts(self.bodies, rows_a, rows_b)
-        self._seen = self._inputs()
         return result
 
     def _inputs(self) -> _Inputs:
@@ -212,31 +221,39 @@ class CollisionSystem:
             and _same(parent, b["parent"])
         )
 
-    def _candidates(self) -> tuple[IntArray, IntArray]:
+    def _candidates(self, changed: np.ndarray | None) -> tuple[IntArray, IntArray, bool]:
         """Row pairs whose boxes overlap, after the mode and attachment rules: in a small
         scene every moving body against every other body at once; else moving bodies with each
         other through the spatial hash, and with static ones through the static index (static
-        pairs with each other are never formed)."""
+        pairs with each other are never formed). With `changed` (bool, N; see `LastCheck`), a
+        small scene whose static bodies all stayed tests only the changed moving bodies, and
+        the third value says so (True: only pairs with a changed body)."""
         b = self.bodies
         mode = b["collision_mode"]
         static = mode == int(CollisionMode.STATIC)
         moving = ((mode != int(CollisionMode.DISABLED)) & ~static).nonzero()[0]
         fixed = static.nonzero()[0] if not self.ignore_static else moving[:0]
         if moving.size == 0:
-            return moving, moving
+            return moving, moving, False
         lo, hi = b["aabb_min"], b["aabb_max"]
         if self.margin > 0 and self.narrow_phase == "closest_points":
             lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
         ignore_z = mode == int(CollisionMode.NORMAL_2D)
-        if moving.size * (moving.size + fixed.size) <= broadphase.SMALL_SCENE_PAIRS:
-            i, j = small_scene_pairs(lo, hi, moving, fixed, ignore_z)
-        else:
+        partial = False
+        if moving.size * (moving.size + fixed.size) > broadphase.SMALL_SCENE_PAIRS:
             i, j = self._indexed_pairs(lo, hi, moving, fixed, ignore_z)
+        elif changed is not None and not changed[fixed].any():
+            fresh = changed[moving]
+            rest = np.concatenate((moving[~fresh], fixed))
+            i, j = small_scene_pairs(lo, hi, moving[fresh], rest, ignore_z)
+            partial = True
+        else:
+            i, j = small_scene_pairs(lo, hi, moving, fixed, ignore_z)
         handles, parent = b.handles, b["parent"]
         keep = (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
         if self.intended:
             keep &= self.intended.filter(b, i, j)
-        return i[keep], j[keep]
+        return i[keep], j[keep], partial
 
     def _indexed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
                        ignore_z: np.ndarray) -> tuple[IntArray, IntArray]:  # fmt: skip

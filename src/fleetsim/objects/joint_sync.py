@@ -58,6 +58,7 @@ def refresh_arm_boxes(world: World, body_handles: IntArray) -> None:
     rows = b.rows(body_handles)
     world.sync_rows(rows)
     b.version += 1
+    b["unchecked"][rows] = True
     for row in rows.tolist():
         b["aabb_min"][row], b["aabb_max"][row] = world.backend.joints.world_aabb(
             int(b["body_id"][row])

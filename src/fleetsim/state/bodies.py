@@ -49,6 +49,8 @@ BODY_COLUMNS: dict[str, Column] = {
     "robot": Column(np.bool_, (), False),
     # Moved since the last AABB refresh / pose differs from what PyBullet holds.
     "moved": Column(np.bool_, (), True),
+    # Box refreshed since the last collision check (`fleetsim.collision.last_check`).
+    "unchecked": Column(np.bool_, (), True),
     "dirty": Column(np.bool_, (), False),
     # Driven by PyBullet physics (mass > 0 with physics on): poses are read back, not pushed.
     "dynamic": Column(np.bool_, (), False),
