@@ -113,3 +113,15 @@ def test_every_schema_property_has_a_description() -> None:
         if not prop.get("description")
     ]
     assert missing == []
+
+
+def test_schema_descriptions_are_the_field_docstrings() -> None:
+    """Descriptions come from the string under each field, inherited ones included, and a
+    field's alias ("class") carries its field's docstring."""
+    schema = json_schema()
+    defs = schema["$defs"]
+    assert schema["properties"]["name"]["description"] == "A short name."
+    assert defs["DropSpec"]["properties"]["reach"]["description"].startswith(
+        "Metres the object may be from the robot's body"
+    )  # declared on the base class both actions share
+    assert defs["PluginSpec"]["properties"]["class"]["description"].startswith("A plugin class")

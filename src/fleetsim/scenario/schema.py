@@ -7,9 +7,13 @@ defaults of the classes they configure (SimulationParams, AgentSpawnParams, Shap
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import itertools
 import math
 import typing
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -27,8 +31,10 @@ CollisionModeName = Literal["normal_3d", "normal_2d", "static", "disabled"]
 
 
 class Spec(BaseModel):
-    # Each field's docstring (the string below it) is its description in the JSON Schema.
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    # Each field's docstring (the string below it) is its description in the JSON Schema, put
+    # there by `json_schema` (pydantic's `use_attribute_docstrings` reads this file's source
+    # once per class as it is made: a fifth of every command's start-up).
+    model_config = ConfigDict(extra="forbid")
 
 
 class PoseSpec(Spec):
@@ -102,7 +108,7 @@ class GridSpec(Spec):
 class PluginSpec(Spec):
     """A plugin by registered `type` or dotted `class` path, with its `params`."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     type: str | None = None
     """A registered plugin name: patrol, random_goals, shuttle, or your own."""
@@ -497,6 +503,72 @@ class Scenario(Spec):
 def json_schema() -> dict[str, Any]:
     """JSON Schema of the scenario format, for editor completion."""
     schema = Scenario.model_json_schema()
+    specs = {cls.__name__: cls for cls in _subclasses(Spec)}
+    _describe(schema, specs, {})
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "fleetsim scenario"
     return schema
+
+
+def attribute_docstrings(source: str) -> dict[str, dict[str, str]]:
+    """{class: {field: docstring}} of the classes in a module's `source`: the string literal
+    that follows an annotated class attribute (cleaned like `inspect.cleandoc`)."""
+    found: dict[str, dict[str, str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        body, docs = node.body, found.setdefault(node.name, {})
+        for field, after in itertools.pairwise(body):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                docs[field.target.id] = inspect.cleandoc(after.value.value)
+    return found
+
+
+def _describe(
+    node: Any, specs: dict[str, type[Spec]], docs: dict[str, dict[str, dict[str, str]]]
+) -> None:
+    """Give the properties of every model in a JSON Schema (`title`: a `Spec` class) their
+    field docstrings as descriptions, where they have none (`docs`: by module, as read)."""
+    if isinstance(node, list):
+        for item in node:
+            _describe(item, specs, docs)
+    if not isinstance(node, dict):
+        return
+    model = specs.get(node.get("title", ""))
+    properties = node.get("properties")
+    if model is not None and isinstance(properties, dict):
+        for name, field in model.model_fields.items():
+            prop = properties.get(field.alias or name)
+            text = _field_doc(model, name, docs)
+            if isinstance(prop, dict) and text is not None and "description" not in prop:
+                prop["description"] = text
+    for value in node.values():
+        _describe(value, specs, docs)
+
+
+def _field_doc(
+    model: type[Spec], name: str, docs: dict[str, dict[str, dict[str, str]]]
+) -> str | None:
+    """The docstring of field `name` where `model` or the nearest base class declares it."""
+    for cls in model.__mro__:
+        if not (isinstance(cls, type) and issubclass(cls, Spec)):
+            continue
+        if cls.__module__ not in docs:
+            source = inspect.getsourcefile(cls)
+            docs[cls.__module__] = attribute_docstrings(Path(source).read_text()) if source \
+                else {}  # fmt: skip
+        text = docs[cls.__module__].get(cls.__name__, {}).get(name)
+        if text is not None:
+            return text
+    return None
+
+
+def _subclasses(cls: type[Spec]) -> list[type[Spec]]:
+    """`cls` and every class made from it, at any depth."""
+    return [cls, *(sub for direct in cls.__subclasses__() for sub in _subclasses(direct))]
