@@ -178,7 +178,8 @@ def _build_and_run(
         BarColumn(),
         TextColumn("{task.fields[status]}"),
     )
-    with built.sim, Progress(*columns, console=console) as bar:
+    # (redrawn as often as the run reports progress, `PROGRESS_EVERY_S`: more is the same bar)
+    with built.sim, Progress(*columns, console=console, refresh_per_second=5) as bar:
         task = bar.add_task(loaded.path.stem, total=built.sim.params.duration, status="starting")
         record_to, rate = recording
         server = None

@@ -51,8 +51,8 @@ class ContactEvents:
         """Tell every pair that started or ended (`result`: a collision `CheckResult`). A
         handler that raises (or removes a body) does not stop the other pairs' events; the
         first error is raised at the end."""
-        if self._nobody_listens():  # a big fleet's hundreds of contacts a step cost nothing
-            return
+        if not (result.started_keys.size or result.ended_keys.size) or self._nobody_listens():
+            return  # the usual step; and a big fleet's hundreds of contacts nobody hears
         errors = FirstError()
         for a, b in result.started:
             oa, ob = (
