@@ -129,15 +129,16 @@ class FleetManager:
         arrived, self._arrived[:] = list(self._arrived), []
         for i in arrived:
             self._at_place(i, now)
-        for i in np.flatnonzero(self.work_until <= now).tolist():
+        for i in (self.work_until <= now).nonzero()[0].tolist():
             self._work_done(i, now)
         if self.batteries is not None:
             self._charging_rounds()
         if self.queue:
-            working = int(self.has_job.sum())
-            idle = np.flatnonzero(self._free()).tolist()
-            if idle and working < self.max_active:
-                self._assign(idle, now, self.max_active - working)
+            working = int(np.count_nonzero(self.has_job))
+            if working < self.max_active:
+                idle = self._free().nonzero()[0].tolist()
+                if idle:
+                    self._assign(idle, now, self.max_active - working)
         for waiting, blocker in self.traffic.blocked_by_idle:
             self._make_way(blocker, waiting)
         self.traffic.blocked_by_idle = []

@@ -36,6 +36,7 @@ class NearMisses:
         self._open: dict[tuple[str, int, int], dict[str, Any]] = {}  # episodes going on
         self._boxes = _Structure(obstacles, self.radius + self.gap) if obstacles else None
         self._last: tuple[Any, Any, Any] = (None, None, None)  # xy, robot pairs, structure
+        self._squares: tuple[np.ndarray, np.ndarray] | None = None  # robots', then boxes' lo, hi
 
     def check(self, time: float, xy: np.ndarray) -> None:
         """Note the near misses of robots at `xy` (N, 2) at `time`: an episode starts when a
@@ -59,28 +60,53 @@ class NearMisses:
         if last[0] is not None and last[0].shape == xy.shape and len(xy) ** 2 <= _INCREMENTAL:
             moved = (xy != last[0]).any(axis=1)  # (NaN counts as moved)
         reach = 2 * self.radius + self.gap
+        near = (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),)
         if moved is None:
             i, j = close_pairs(xy, reach)
-        elif moved.any():
-            i, j = _merge(*_still_pairs(last[1], moved), *close_pairs_of(xy, reach, moved), len(xy))
-        else:
-            i, j = last[1]
-        d = xy[i] - xy[j]
-        gaps = np.hypot(d[:, 0], d[:, 1]) - 2 * self.radius
-        near = (i[:0], i[:0], gaps[:0])
-        if self._boxes is not None:
-            if moved is None:
+            if self._boxes is not None:
                 near = self._boxes.near(xy, self.radius + self.gap)
-            elif moved.any():
+        elif not moved.any():
+            (i, j), near = last[1], last[2]
+        else:
+            if self._boxes is None:
+                fresh = close_pairs_of(xy, reach, moved)
+            else:
+                fresh, found = self._fresh(xy, moved)
                 kept = ~moved[last[2][0]]
-                fresh = self._boxes.near(xy, self.radius + self.gap, moved.nonzero()[0])
-                both = [np.concatenate((a[kept], b)) for a, b in zip(last[2], fresh, strict=True)]
+                both = [np.concatenate((a[kept], b)) for a, b in zip(last[2], found, strict=True)]
                 order = np.lexsort((both[1], both[0]))
                 near = (both[0][order], both[1][order], both[2][order])
-            else:
-                near = last[2]
+            i, j = _merge(*_still_pairs(last[1], moved), *fresh, len(xy))
+        d = xy[i] - xy[j]
+        gaps = np.hypot(d[:, 0], d[:, 1]) - 2 * self.radius
         self._last = (self._last[0], (i, j), near)
         return (i, j, gaps), near
+
+    def _fresh(
+        self, xy: np.ndarray, moved: np.ndarray
+    ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """For the robots that moved, from one matrix: their close robot pairs (i < j, sorted)
+        and their (robot, box, distance) near the structure (sorted). Robot squares as wide
+        as the structure's reach hold every robot pair within reach too (then exact tests)."""
+        assert self._boxes is not None
+        boxes, n = self._boxes, len(xy)
+        if self._squares is None or len(self._squares[0]) != n + len(boxes.lo):
+            self._squares = (np.concatenate((np.zeros((n, 3)), boxes.lo)),
+                             np.concatenate((np.zeros((n, 3)), boxes.hi)))  # fmt: skip
+        lo, hi = self._squares
+        lo[:n, :2] = xy - boxes.reach  # (the arithmetic of `_Structure._candidates`)
+        hi[:n, :2] = lo[:n, :2] + 2 * boxes.reach
+        others = np.concatenate(((~moved).nonzero()[0], np.arange(n, len(lo))))
+        a, b = small_scene_pairs(lo, hi, moved.nonzero()[0], others)
+        robot = b < n
+        i, j = np.minimum(a[robot], b[robot]), np.maximum(a[robot], b[robot])
+        d = xy[i] - xy[j]
+        close = np.hypot(d[:, 0], d[:, 1]) < 2 * self.radius + self.gap
+        i, j = i[close], j[close]
+        order = np.argsort(i * n + j)
+        # (robot, box) come sorted: moved rows ascending, then columns ascending
+        found = boxes.distances(xy, a[~robot], b[~robot] - n, self.radius + self.gap)
+        return (i[order], j[order]), found
 
     def _note(
         self, time: float, kind: str, a: np.ndarray, b: np.ndarray, gaps: np.ndarray,
@@ -172,16 +198,17 @@ class _Structure:
         self.reach = reach
         self.index = StaticIndex()
 
-    def near(
-        self, xy: np.ndarray, distance: float, rows: np.ndarray | None = None
+    def near(self, xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(robot, box, distance) of the points within `distance` of a box's footprint, sorted
+        by robot, then box."""
+        robot, box = self._candidates(xy)
+        return self.distances(xy, robot, box, distance)
+
+    def distances(
+        self, xy: np.ndarray, robot: np.ndarray, box: np.ndarray, distance: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(robot, box, distance) of the points (or of the points `rows`) within `distance`
-        of a box's footprint, sorted by robot, then box."""
-        if rows is None:
-            robot, box = self._candidates(xy)
-        else:
-            robot, box = self._candidates(xy[rows])
-            robot = rows[robot]  # (rows are sorted, so the order holds)
+        """The (robot, box, distance) candidate pairs whose point is within `distance` of the
+        box's footprint."""
         d = xy[robot] - self.centre[box]
         cos, sin, half = self.cos[box], self.sin[box], self.half[box]
         along = np.maximum(np.abs(cos * d[:, 0] + sin * d[:, 1]) - half[:, 0], 0.0)
