@@ -7,6 +7,7 @@ import numpy as np
 from fleetsim import jit
 from fleetsim.collision import kernels
 from fleetsim.geometry import quat
+from fleetsim.geometry.vectors import any_set
 from fleetsim.state.bodies import BodyTable
 
 
@@ -77,7 +78,7 @@ def _boxes(bodies: BodyTable, rows: np.ndarray | slice) -> tuple[np.ndarray, np.
 
     orn = column("quat")
     stale = ~(orn == column("box_quat")).all(axis=1)  # (NaN: never made)
-    if stale.any():
+    if any_set(stale):
         at = stale.nonzero()[0]
         turned = at if isinstance(rows, slice) else rows[at]
         offset, half = turned_boxes(

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.geometry.vectors import all_set
 from fleetsim.state import BodyTable, CollisionMode
 
 IntArray = np.ndarray
@@ -76,4 +77,4 @@ class LastCheck:
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     """`np.array_equal` for two 1-D arrays, without its wrapping (called every step)."""
-    return a.shape == b.shape and bool((a == b).all())
+    return a.shape == b.shape and all_set(a == b)

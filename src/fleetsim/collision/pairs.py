@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fleetsim.geometry.vectors import all_set
+
 KEY_SHIFT = np.int64(2**31)
 Pair = tuple[int, int]  # body handles, smaller first
 
@@ -38,6 +40,6 @@ def sorted_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def unique_sorted(keys: np.ndarray) -> np.ndarray:
     """`keys` sorted without repeats: as they are when they already are (the usual case: pairs
     come sorted by row, and handles grow with rows until bodies are removed)."""
-    if keys.size < 2 or bool((keys[1:] > keys[:-1]).all()):
+    if keys.size < 2 or all_set(keys[1:] > keys[:-1]):
         return keys
     return np.unique(keys)

@@ -39,6 +39,7 @@ from fleetsim.collision.pairs import (
 )
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry import quat
+from fleetsim.geometry.vectors import all_set, any_set
 from fleetsim.state import BodyTable, CollisionMode, rows_of
 
 IntArray = np.ndarray
@@ -242,7 +243,7 @@ class CollisionSystem:
         partial = False
         if moving.size * (moving.size + fixed.size) > broadphase.SMALL_SCENE_PAIRS:
             i, j = self._indexed_pairs(lo, hi, moving, fixed, ignore_z)
-        elif changed is not None and not changed[fixed].any():
+        elif changed is not None and not any_set(changed[fixed]):
             fresh = changed[moving]
             rest = np.concatenate((moving[~fresh], fixed))
             i, j = small_scene_pairs(lo, hi, moving[fresh], rest, ignore_z)
@@ -349,4 +350,4 @@ def _square(rot: np.ndarray) -> np.ndarray:
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     """`np.array_equal` for two 1-D arrays, without its wrapping (called every step)."""
-    return a.shape == b.shape and bool((a == b).all())
+    return a.shape == b.shape and all_set(a == b)

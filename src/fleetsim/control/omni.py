@@ -15,7 +15,7 @@ from fleetsim.control.trapezoid import (
     turn_lands_on,
 )
 from fleetsim.geometry import quat
-from fleetsim.geometry.vectors import row_norm
+from fleetsim.geometry.vectors import any_set, row_norm
 
 FloatArray = np.ndarray
 
@@ -48,7 +48,7 @@ def step_omni(
     fast = None if passing is not None else omni_translate(m.pos, m.vel, goal, max_v, max_a, dt)
     if fast is not None:  # a large fleet: the same numbers, compiled
         pos, vel, dist_left, lands = fast
-        if not align.any() and not m.yaw_rate.any():
+        if not any_set(align) and not any_set(m.yaw_rate):
             return Motion(pos, m.yaw, vel, m.yaw_rate), dist_left, np.zeros(len(pos))
         return _turn(m, pos, vel, lands, goal, goal_yaw, align, max_w, max_alpha, dt)
     delta = goal - m.pos
@@ -74,7 +74,7 @@ def step_omni(
         vel = np.where(lands[:, None], np.where((passing > 0)[:, None], vel * keep[:, None],
                                                  delta / dt), vel)  # fmt: skip
 
-    if not align.any() and not m.yaw_rate.any():  # driving without turning (a common fleet)
+    if not any_set(align) and not any_set(m.yaw_rate):  # driving without turning (a common fleet)
         dist_left = np.where(lands, 0.0, row_norm(goal - pos))
         return Motion(pos, m.yaw, vel, m.yaw_rate), dist_left, np.zeros(len(pos))
     return _turn(m, pos, vel, lands, goal, goal_yaw, align, max_w, max_alpha, dt)

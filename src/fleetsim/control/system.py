@@ -18,7 +18,7 @@ from fleetsim.control.models import MotionModel, motion_model
 from fleetsim.control.omni import Motion, step_omni
 from fleetsim.control.velocity import step_velocity
 from fleetsim.geometry import quat
-from fleetsim.geometry.vectors import row_norm
+from fleetsim.geometry.vectors import all_set, any_set, row_norm
 from fleetsim.state import AgentTable, BodyTable, DriveState, MotionMode, rows_of
 
 Limits = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -273,7 +273,7 @@ class MotionSystem:
             return out, np.zeros(r.size), np.zeros(r.size)
 
         goal_rows = state == int(DriveState.GOAL)
-        if goal_rows.all() and (mode == mode[0]).all():  # the usual fleet: one kind, no subsets
+        if all_set(goal_rows) and all_set(mode == mode[0]):  # the usual fleet: one kind, no subsets
             after, dist_left, yaw_left = to_goal(_controller(int(mode[0])))(rows, before, limits)
             return self._write_back(rows, brows, state, now, before, after, dist_left, yaw_left)
         groups = [
@@ -373,7 +373,7 @@ class MotionSystem:
         a = self.agents
         next_dir = rows_of(a["next_dir"], rows)
         through = (next_dir != 0.0).any(axis=1) & (a["state"][rows] == int(DriveState.GOAL))
-        if not through.any():
+        if not any_set(through):
             return None
         goal = rows_of(a["goal"], rows)
         delta = goal - pos
@@ -408,9 +408,8 @@ class MotionSystem:
         tolerance = a["tolerance"][rows]
         # Every change below needs a row on (or within tolerance of) its goal, or following a
         # velocity command: the usual step has none, and is done in a few calls.
-        if (
-            not (dist_left <= np.maximum(tolerance, SETTLE_EPS)).any()
-            and not (state == int(DriveState.VELOCITY)).any()
+        if not any_set(dist_left <= np.maximum(tolerance, SETTLE_EPS)) and not any_set(
+            state == int(DriveState.VELOCITY)
         ):
             return np.empty(0, dtype=np.int64)
         # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.

@@ -18,6 +18,7 @@ import numpy as np
 from fleetsim.collision import broadphase
 from fleetsim.collision.broadphase import candidate_pairs, overlapping, small_scene_pairs
 from fleetsim.collision.static_index import StaticIndex
+from fleetsim.geometry.vectors import any_set
 from fleetsim.site.site import Obstacles
 
 _INCREMENTAL = broadphase.SMALL_SCENE_PAIRS  # up to N^2 of this, test only robots that moved
@@ -65,7 +66,7 @@ class NearMisses:
             i, j = close_pairs(xy, reach)
             if self._boxes is not None:
                 near = self._boxes.near(xy, self.radius + self.gap)
-        elif not moved.any():
+        elif not any_set(moved):
             (i, j), near = last[1], last[2]
         else:
             if self._boxes is None:

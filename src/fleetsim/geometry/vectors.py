@@ -1,4 +1,7 @@
-"""Per-row vector helpers for (N, k) arrays, faster than their `np.linalg` counterparts."""
+"""Array helpers for the step, faster than their NumPy counterparts at fleet sizes: per-row
+norms of (N, k) arrays, and `any`/`all` (NumPy 2's `ndarray.any()` goes through Python and
+costs ~1 us; `count_nonzero` a quarter of that, which a small fleet pays dozens of times a step).
+"""
 
 from __future__ import annotations
 
@@ -17,3 +20,13 @@ def row_norm(v: np.ndarray) -> np.ndarray:
         total += v[:, k] * v[:, k]
     out: np.ndarray = np.sqrt(total)
     return out
+
+
+def any_set(a: np.ndarray) -> bool:
+    """`a.any()`: whether any element is non-zero (True, or NaN)."""
+    return int(np.count_nonzero(a)) > 0
+
+
+def all_set(a: np.ndarray) -> bool:
+    """`a.all()`: whether every element is non-zero (True, or NaN)."""
+    return int(np.count_nonzero(a)) == a.size
