@@ -36,6 +36,12 @@ def test_table_matches_a_dict_model(operations: list[tuple[str, int]]) -> None:
             assert table["value"][table.row(handle)] == value
         assert sorted(table.handles.tolist()) == sorted(model)
         assert np.all(table["vec"] == 7.0)
+        views = table.views()  # kept views follow every add, remove and growth
+        for name in ("value", "vec"):
+            assert views[name] is table[name] and len(views[name]) == len(model)
+            assert np.shares_memory(views[name], table._data[name]) or not model
+        if model:
+            views["value"][0] += 0.0  # writes through to the table
 
 
 def test_handles_are_stable_and_never_reused() -> None:

@@ -227,13 +227,13 @@ class MotionSystem:
 
         Returns the handles of agents that arrived at their final goal in this step.
         """
-        a, b = self.agents, self.bodies
+        a, b = self.agents.views(), self.bodies.views()  # (column reads without calls)
         rows = (a["state"] != int(DriveState.IDLE)).nonzero()[0]
         if only is not None:
-            rows = np.intersect1d(rows, a.rows(only))
+            rows = np.intersect1d(rows, self.agents.rows(only))
         if rows.size == 0:
             return np.empty(0, dtype=np.int64)
-        brows = b.rows(a["body"][rows])
+        brows = self.bodies.rows(a["body"][rows])
         straight = self._drive_straight(rows, brows, dt)
         if straight is not None:
             dist_left, vel = straight
@@ -320,7 +320,7 @@ class MotionSystem:
         yaw_left: np.ndarray,
     ) -> IntArray:
         """The step's motion into the tables; then arrivals and waypoints (`_transitions`)."""
-        a, b = self.agents, self.bodies
+        a, b = self.agents.views(), self.bodies.views()
         b["pos"][brows] = after.pos
         if after.yaw is not before.yaw:  # a controller that turned no robot hands yaw back as is
             b["quat"][brows] = quat.from_yaw(after.yaw)
@@ -370,7 +370,7 @@ class MotionSystem:
         path waypoint; None when no row has one (the usual fleet: no work)."""
         if not self._paths:  # nobody follows a path: nothing to pass through
             return None
-        a = self.agents
+        a = self.agents.views()
         next_dir = rows_of(a["next_dir"], rows)
         through = (next_dir != 0.0).any(axis=1) & (a["state"][rows] == int(DriveState.GOAL))
         if not any_set(through):
@@ -404,7 +404,7 @@ class MotionSystem:
         vel: np.ndarray,
         yaw_rate: np.ndarray,
     ) -> IntArray:
-        a = self.agents
+        a = self.agents.views()
         tolerance = a["tolerance"][rows]
         # Every change below needs a row on (or within tolerance of) its goal, or following a
         # velocity command: the usual step has none, and is done in a few calls.
@@ -426,7 +426,7 @@ class MotionSystem:
         a["state"][done] = int(DriveState.IDLE)
         a["vel"][done] = 0.0
         a["yaw_rate"][done] = 0.0
-        handles = a.handles
+        handles = self.agents.handles
         for row in rows[goal & ~final & (dist_left <= SETTLE_EPS)]:  # waypoint: load the next
             handle = int(handles[row])
             path = self._paths[handle]

@@ -77,6 +77,13 @@ class Table:
             view = self._views[name] = self._data[name][: self._size]
         return view
 
+    def views(self) -> dict[str, np.ndarray]:
+        """Every column's live-row view by name (`table[name]` for each), valid until rows are
+        added or removed: a hot loop reads columns from this dict without a call per read."""
+        if len(self._views) != len(self._data):
+            self._views = {name: data[: self._size] for name, data in self._data.items()}
+        return self._views
+
     @property
     def handles(self) -> IntArray:
         """Handle of each live row, shape (size,)."""
