@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 
 import typer
@@ -66,4 +67,11 @@ def root(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        # The command is done (its files closed, its servers and workers stopped); what is left
+        # is the interpreter's teardown, whose garbage collections walk every object the
+        # imports made: 60-100 ms, a tenth of a short command. Frozen objects are left to the
+        # operating system; atexit handlers (logging's flush) and std stream flushes still run.
+        gc.freeze()
