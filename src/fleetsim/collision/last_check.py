@@ -1,6 +1,8 @@
-"""`LastCheck`: what the previous collision check found and under which settings, so that the
-next check of a small scene tests only the bodies whose box changed since (the body table marks
-them `unchecked` as their boxes are refreshed) and keeps the confirmed pairs of the others.
+"""`LastCheck`: what the previous collision check found and what it read, so the next one can
+do less. When nothing it reads changed (the table's version, settings, collision modes,
+carriers), the next check gives the same pairs without looking. Otherwise a small scene tests
+only the bodies whose box changed since (the body table marks them `unchecked` as their boxes
+are refreshed) and keeps the confirmed pairs of the others.
 
 A pair of bodies that both kept their pose, box, collision mode and carrier, under the same
 settings, has the same answer as last time, as long as the arrays answer it (the "aabb" narrow
@@ -13,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.geometry.vectors import all_set
+from fleetsim.geometry.vectors import all_set, same_values
 from fleetsim.state import BodyTable, CollisionMode
 
 IntArray = np.ndarray
@@ -28,41 +30,42 @@ class LastCheck:
     def clear(self) -> None:
         self._basis = None
 
-    def remember(
-        self, bodies: BodyTable, setup: tuple[Any, ...], mode: np.ndarray, parent: np.ndarray,
-        i: IntArray, j: IntArray,
-    ) -> None:  # fmt: skip
-        """After a check: its pairs (rows, confirmed), the settings, modes and carriers it ran
-        under (copies), and the table's rows as they were; every body is checked now."""
-        self._basis = (bodies, bodies.layout, len(bodies), setup, mode, parent, i, j)
+    def remember(self, bodies: BodyTable, setup: tuple[Any, ...], i: IntArray, j: IntArray) -> None:
+        """After a check: its pairs (rows, confirmed), the settings it ran under, and the
+        table as it was (version, rows, modes, carriers); every body is checked now."""
+        self._basis = (bodies, bodies.version, bodies.layout, len(bodies), setup,
+                       bodies["collision_mode"].copy(), bodies["parent"].copy(), i, j)  # fmt: skip
         bodies["unchecked"][:] = False
 
-    def changed(
-        self, bodies: BodyTable, setup: tuple[Any, ...], narrow_phase: str,
-        footprints: bool,
-    ) -> np.ndarray | None:  # fmt: skip
-        """Which rows (bool, N) changed their box since the last check; None when the last
-        check is no basis for this one: none yet, rows came, went or moved, other settings,
-        modes or carriers, or a pair the narrow phase would ask PyBullet about."""
+    def same_setup(self, bodies: BodyTable, setup: tuple[Any, ...]) -> bool:
+        """The same table, rows, settings, collision modes and carriers as the last check."""
         basis = self._basis
-        if (
-            basis is None
-            or basis[0] is not bodies
-            or basis[1] != bodies.layout
-            or basis[2] != len(bodies)
-            or basis[3] != setup
-        ):
-            return None
-        mode, parent = bodies["collision_mode"], bodies["parent"]
-        if not (_same(basis[4], mode) and _same(basis[5], parent)):
-            return None
+        return (
+            basis is not None
+            and basis[0] is bodies
+            and basis[2] == bodies.layout
+            and basis[3] == len(bodies)
+            and basis[4] == setup
+            and same_values(basis[5], bodies["collision_mode"])
+            and same_values(basis[6], bodies["parent"])
+        )
+
+    def unchanged(self, bodies: BodyTable) -> bool:
+        """With `same_setup`: nothing moved or was refreshed since (the same table version)."""
+        assert self._basis is not None
+        return bool(self._basis[1] == bodies.version)
+
+    def changed(self, bodies: BodyTable, narrow_phase: str, footprints: bool) -> np.ndarray | None:
+        """With `same_setup`: which rows (bool, N) changed their box since the last check; None
+        when a pair may need PyBullet's narrow phase (which could see joints move in a box)."""
         if narrow_phase != "aabb":
             if narrow_phase != "closest_points":
                 return None
+            mode = bodies["collision_mode"]
             boxed = bodies["exact_box"] | (mode == int(CollisionMode.NORMAL_2D))
             if footprints:
                 boxed |= bodies["footprint"]
-            if not (boxed | (mode == int(CollisionMode.DISABLED))).all():
+            if not all_set(boxed | (mode == int(CollisionMode.DISABLED))):
                 return None
         changed: np.ndarray = bodies["unchecked"]
         return changed
@@ -70,11 +73,6 @@ class LastCheck:
     def kept(self, changed: np.ndarray) -> tuple[IntArray, IntArray]:
         """The last check's pairs of bodies that both stayed unchanged."""
         assert self._basis is not None
-        i, j = self._basis[6], self._basis[7]
+        i, j = self._basis[7], self._basis[8]
         keep = ~(changed[i] | changed[j])
         return i[keep], j[keep]
-
-
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """`np.array_equal` for two 1-D arrays, without its wrapping (called every step)."""
-    return a.shape == b.shape and all_set(a == b)

@@ -39,7 +39,7 @@ from fleetsim.collision.pairs import (
 )
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry import quat
-from fleetsim.geometry.vectors import all_set, any_set
+from fleetsim.geometry.vectors import any_set, same_values
 from fleetsim.state import BodyTable, CollisionMode, rows_of
 
 IntArray = np.ndarray
@@ -98,10 +98,6 @@ class CheckResult:
         return key_pairs(self.ended_keys)
 
 
-# What a check reads: the body table's version, the settings, collision modes and carriers.
-_Inputs = tuple[int, tuple[str, float, bool, bool, int], np.ndarray, np.ndarray]
-
-
 class CollisionSystem:
     def __init__(
         self,
@@ -131,8 +127,7 @@ class CollisionSystem:
         self.static_index = StaticIndex()
         self.started_count = 0
         self._started_by_kind = np.zeros(len(PAIR_KINDS), dtype=np.int64)
-        self._seen: _Inputs | None = None  # what the last check read (see _unchanged)
-        self._last = LastCheck()  # its pairs: a small scene tests only what changed since
+        self._last = LastCheck()  # what the last check read and found (see LastCheck)
         self.timings = {
             "collision_aabb": 0.0,
             "collision_broadphase": 0.0,
@@ -150,7 +145,6 @@ class CollisionSystem:
         return dict(zip(PAIR_KINDS, self._started_by_kind.tolist(), strict=True))
 
     def reset(self) -> None:
-        self._seen = None
         self._last.clear()
         self.active = self.started = np.empty(0, dtype=np.int64)
         self.intended.clear()
@@ -165,12 +159,14 @@ class CollisionSystem:
         self.checks += 1
         self.started = self.active[:0]
         refresh_moved_aabbs(self.bodies)
-        if self._unchanged():  # an idle fleet: the same pairs as last time, for free
-            self.timings = dict.fromkeys(self.timings, 0.0)
-            return CheckResult(self.active)
-        t1 = time.perf_counter()
         config = self._config()
-        changed = self._last.changed(self.bodies, config, self.narrow_phase, self.footprints)
+        changed = None
+        if self._last.same_setup(self.bodies, config):
+            if self._last.unchanged(self.bodies):  # an idle fleet: the same pairs, for free
+                self.timings = dict.fromkeys(self.timings, 0.0)
+                return CheckResult(self.active)
+            changed = self._last.changed(self.bodies, self.narrow_phase, self.footprints)
+        t1 = time.perf_counter()
         rows_i, rows_j, partial = self._candidates(changed)
         t2 = time.perf_counter()
         rows_i, rows_j = self._confirm(rows_i, rows_j)
@@ -186,9 +182,8 @@ class CollisionSystem:
         }
         handles = self.bodies.handles
         now = unique_sorted(pair_key(handles[rows_i], handles[rows_j]))
-        self._seen = self._inputs()
-        self._last.remember(self.bodies, config, *self._seen[2:], rows_i, rows_j)
-        if _same(now, self.active):  # the usual step: no contact started or ended
+        self._last.remember(self.bodies, config, rows_i, rows_j)
+        if same_values(now, self.active):  # the usual step: no contact started or ended
             return CheckResult(now)
         # Pairs of removed bodies end here too.
         new = sorted_difference(now, self.active)
@@ -200,27 +195,9 @@ class CollisionSystem:
             self._started_by_kind += pair_kind_counts(self.bodies, rows_a, rows_b)
         return result
 
-    def _inputs(self) -> _Inputs:
-        b = self.bodies
-        return (b.version, self._config(), b["collision_mode"].copy(), b["parent"].copy())
-
     def _config(self) -> tuple[str, float, bool, bool, int]:
         return (self.narrow_phase, self.margin, self.footprints, self.ignore_static,
                 self.intended.version)  # fmt: skip
-
-    def _unchanged(self) -> bool:
-        """Nothing a check reads changed since the last one: no body moved, came or went,
-        changed collision mode or carrier, and the settings are the same."""
-        if self._seen is None:
-            return False
-        b = self.bodies
-        version, config, mode, parent = self._seen
-        return (
-            version == b.version
-            and config == self._config()
-            and _same(mode, b["collision_mode"])
-            and _same(parent, b["parent"])
-        )
 
     def _candidates(self, changed: np.ndarray | None) -> tuple[IntArray, IntArray, bool]:
         """Row pairs whose boxes overlap, after the mode and attachment rules: in a small
@@ -346,8 +323,3 @@ def _square(rot: np.ndarray) -> np.ndarray:
     size = np.abs(rot)
     square: np.ndarray = np.all(np.minimum(size, np.abs(1.0 - size)) < 1e-9, axis=(1, 2))
     return square
-
-
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """`np.array_equal` for two 1-D arrays, without its wrapping (called every step)."""
-    return a.shape == b.shape and all_set(a == b)

@@ -276,23 +276,11 @@ class MotionSystem:
         if all_set(goal_rows) and all_set(mode == mode[0]):  # the usual fleet: one kind, no subsets
             after, dist_left, yaw_left = to_goal(_controller(int(mode[0])))(rows, before, limits)
             return self._write_back(rows, brows, state, now, before, after, dist_left, yaw_left)
-        groups = [
-            (
-                np.flatnonzero(goal_rows & (mode == int(MotionMode.OMNIDIRECTIONAL))),
-                to_goal(step_omni),
-            ),
-            (
-                np.flatnonzero(goal_rows & (mode == int(MotionMode.DIFFERENTIAL))),
-                to_goal(step_differential),
-            ),
-            (np.flatnonzero(state == int(DriveState.VELOCITY)), by_velocity),
+        groups = [  # each motion mode driving to a goal, and velocity commands
+            (np.flatnonzero(goal_rows & (mode == kind)), to_goal(_controller(kind)))
+            for kind in np.unique(mode[goal_rows]).tolist()
         ]
-        custom = goal_rows & (mode >= len(MotionMode))  # registered motion models
-        if custom.any():
-            for model in np.unique(mode[custom]).tolist():
-                groups.append(
-                    (np.flatnonzero(goal_rows & (mode == model)), to_goal(motion_model(model)))
-                )
+        groups.append((np.flatnonzero(state == int(DriveState.VELOCITY)), by_velocity))
         groups = [(sel, run) for sel, run in groups if sel.size]
         if len(groups) == 1:  # one kind for every row, no subset copies
             after, dist_left, yaw_left = groups[0][1](rows, before, limits)

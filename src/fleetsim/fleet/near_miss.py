@@ -37,7 +37,6 @@ class NearMisses:
         self._open: dict[tuple[str, int, int], dict[str, Any]] = {}  # episodes going on
         self._boxes = _Structure(obstacles, self.radius + self.gap) if obstacles else None
         self._last: tuple[Any, Any, Any] = (None, None, None)  # xy, robot pairs, structure
-        self._squares: tuple[np.ndarray, np.ndarray] | None = None  # robots', then boxes' lo, hi
 
     def check(self, time: float, xy: np.ndarray) -> None:
         """Note the near misses of robots at `xy` (N, 2) at `time`: an episode starts when a
@@ -91,12 +90,7 @@ class NearMisses:
         as the structure's reach hold every robot pair within reach too (then exact tests)."""
         assert self._boxes is not None
         boxes, n = self._boxes, len(xy)
-        if self._squares is None or len(self._squares[0]) != n + len(boxes.lo):
-            self._squares = (np.concatenate((np.zeros((n, 3)), boxes.lo)),
-                             np.concatenate((np.zeros((n, 3)), boxes.hi)))  # fmt: skip
-        lo, hi = self._squares
-        lo[:n, :2] = xy - boxes.reach  # (the arithmetic of `_Structure._candidates`)
-        hi[:n, :2] = lo[:n, :2] + 2 * boxes.reach
+        lo, hi = boxes.squares(xy)
         others = np.concatenate(((~moved).nonzero()[0], np.arange(n, len(lo))))
         a, b = small_scene_pairs(lo, hi, moved.nonzero()[0], others)
         robot = b < n
@@ -136,10 +130,7 @@ def close_pairs(xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray
     through the collision broadphase), then exact distances."""
     if len(xy) < 2 or not distance > 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    lo = np.zeros((len(xy), 3))
-    lo[:, :2] = xy - distance / 2
-    hi = lo.copy()
-    hi[:, :2] += distance
+    lo, hi = _squares(xy, distance / 2)
     if len(xy) ** 2 <= broadphase.SMALL_SCENE_PAIRS:
         every = np.arange(len(xy))
         i, j = small_scene_pairs(lo, hi, every, every[:0])
@@ -154,16 +145,22 @@ def close_pairs_of(xy: np.ndarray, distance: float, moved: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """`close_pairs` restricted to the pairs with a `moved` (N,) bool point (i < j, sorted),
     for a small fleet: those rows against every point at once."""
-    lo = np.zeros((len(xy), 3))
-    lo[:, :2] = xy - distance / 2
-    hi = lo.copy()
-    hi[:, :2] += distance
+    lo, hi = _squares(xy, distance / 2)
     a, b = small_scene_pairs(lo, hi, moved.nonzero()[0], (~moved).nonzero()[0])
     i, j = np.minimum(a, b), np.maximum(a, b)
     d = xy[i] - xy[j]
     near = np.hypot(d[:, 0], d[:, 1]) < distance
     order = np.argsort(i[near] * len(xy) + j[near])
     return i[near][order], j[near][order]
+
+
+def _squares(xy: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes (lo, hi), each (N, 3) with z = 0, of squares of half-side `half` round points."""
+    lo = np.zeros((len(xy), 3))
+    lo[:, :2] = xy - half
+    hi = lo.copy()
+    hi[:, :2] += 2 * half
+    return lo, hi
 
 
 def _still_pairs(pairs: tuple[np.ndarray, np.ndarray], moved: np.ndarray
@@ -218,15 +215,16 @@ class _Structure:
         keep = dist < distance
         return robot[keep], box[keep], dist[keep]
 
+    def squares(self, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes (lo, hi): the robots' squares of half-side `reach`, then the obstacles'."""
+        lo, hi = _squares(xy, self.reach)
+        return np.concatenate((lo, self.lo)), np.concatenate((hi, self.hi))
+
     def _candidates(self, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(robot, box) pairs whose square of half-side `reach` overlaps the box's AABB,
         sorted: all at once for a small scene, else through the static index."""
         n = len(xy)
-        robots = np.zeros((n, 3))
-        robots[:, :2] = xy - self.reach
-        lo = np.concatenate((robots, self.lo))
-        robots[:, :2] += 2 * self.reach
-        hi = np.concatenate((robots, self.hi))
+        lo, hi = self.squares(xy)
         moving, fixed = np.arange(n), np.arange(n, n + len(self.lo))
         if n * (n + len(self.lo)) <= broadphase.SMALL_SCENE_PAIRS:
             robot, box = small_scene_pairs(lo, hi, moving, fixed)

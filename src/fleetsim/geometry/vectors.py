@@ -30,3 +30,8 @@ def any_set(a: np.ndarray) -> bool:
 def all_set(a: np.ndarray) -> bool:
     """`a.all()`: whether every element is non-zero (True, or NaN)."""
     return int(np.count_nonzero(a)) == a.size
+
+
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """`np.array_equal` without its wrapping: the same shape and elements."""
+    return a.shape == b.shape and all_set(a == b)
