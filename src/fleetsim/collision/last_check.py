@@ -11,21 +11,38 @@ phase, or boxes and footprints; a PyBullet query could see joints move inside a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from fleetsim.collision.pairs import pairs_of_unchanged
 from fleetsim.geometry.vectors import all_set, same_values
 from fleetsim.state import BodyTable, CollisionMode
 
 IntArray = np.ndarray
 
 
+@dataclass(frozen=True)
+class _Basis:
+    """What a check ran on and found."""
+
+    bodies: BodyTable
+    version: int
+    layout: int
+    size: int
+    setup: tuple[Any, ...]
+    modes: np.ndarray  # collision modes (a copy)
+    parents: np.ndarray  # carriers (a copy)
+    i: IntArray  # confirmed row pairs
+    j: IntArray
+
+
 class LastCheck:
     """The confirmed row pairs of the last check and what they were found under."""
 
     def __init__(self) -> None:
-        self._basis: tuple[Any, ...] | None = None
+        self._basis: _Basis | None = None
 
     def clear(self) -> None:
         self._basis = None
@@ -33,8 +50,10 @@ class LastCheck:
     def remember(self, bodies: BodyTable, setup: tuple[Any, ...], i: IntArray, j: IntArray) -> None:
         """After a check: its pairs (rows, confirmed), the settings it ran under, and the
         table as it was (version, rows, modes, carriers); every body is checked now."""
-        self._basis = (bodies, bodies.version, bodies.layout, len(bodies), setup,
-                       bodies["collision_mode"].copy(), bodies["parent"].copy(), i, j)  # fmt: skip
+        modes, parents = bodies["collision_mode"].copy(), bodies["parent"].copy()
+        self._basis = _Basis(
+            bodies, bodies.version, bodies.layout, len(bodies), setup, modes, parents, i, j
+        )
         bodies["unchecked"][:] = False
 
     def same_setup(self, bodies: BodyTable, setup: tuple[Any, ...]) -> bool:
@@ -42,18 +61,18 @@ class LastCheck:
         basis = self._basis
         return (
             basis is not None
-            and basis[0] is bodies
-            and basis[2] == bodies.layout
-            and basis[3] == len(bodies)
-            and basis[4] == setup
-            and same_values(basis[5], bodies["collision_mode"])
-            and same_values(basis[6], bodies["parent"])
+            and basis.bodies is bodies
+            and basis.layout == bodies.layout
+            and basis.size == len(bodies)
+            and basis.setup == setup
+            and same_values(basis.modes, bodies["collision_mode"])
+            and same_values(basis.parents, bodies["parent"])
         )
 
     def unchanged(self, bodies: BodyTable) -> bool:
         """With `same_setup`: nothing moved or was refreshed since (the same table version)."""
         assert self._basis is not None
-        return bool(self._basis[1] == bodies.version)
+        return self._basis.version == bodies.version
 
     def changed(self, bodies: BodyTable, narrow_phase: str, footprints: bool) -> np.ndarray | None:
         """With `same_setup`: which rows (bool, N) changed their box since the last check; None
@@ -73,6 +92,4 @@ class LastCheck:
     def kept(self, changed: np.ndarray) -> tuple[IntArray, IntArray]:
         """The last check's pairs of bodies that both stayed unchanged."""
         assert self._basis is not None
-        i, j = self._basis[7], self._basis[8]
-        keep = ~(changed[i] | changed[j])
-        return i[keep], j[keep]
+        return pairs_of_unchanged(self._basis.i, self._basis.j, changed)

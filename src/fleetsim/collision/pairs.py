@@ -43,3 +43,12 @@ def unique_sorted(keys: np.ndarray) -> np.ndarray:
     if keys.size < 2 or all_set(keys[1:] > keys[:-1]):
         return keys
     return np.unique(keys)
+
+
+def pairs_of_unchanged(
+    i: np.ndarray, j: np.ndarray, changed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i, j) of rows neither of which is `changed` (bool, N): those whose answer
+    from a previous check still holds."""
+    keep = ~(changed[i] | changed[j])
+    return i[keep], j[keep]

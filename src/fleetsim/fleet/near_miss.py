@@ -11,17 +11,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from fleetsim.collision import broadphase
 from fleetsim.collision.broadphase import candidate_pairs, overlapping, small_scene_pairs
+from fleetsim.collision.pairs import pairs_of_unchanged
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry.vectors import any_set
 from fleetsim.site.site import Obstacles
 
 _INCREMENTAL = broadphase.SMALL_SCENE_PAIRS  # up to N^2 of this, test only robots that moved
+
+
+class _Seen(NamedTuple):
+    """What `NearMisses.close` saw: robot positions, close robot pairs, robots near boxes."""
+
+    xy: np.ndarray
+    pairs: tuple[np.ndarray, np.ndarray]
+    near: tuple[np.ndarray, ...]
 
 
 class NearMisses:
@@ -36,7 +45,7 @@ class NearMisses:
         self.records: list[dict[str, Any]] = []
         self._open: dict[tuple[str, int, int], dict[str, Any]] = {}  # episodes going on
         self._boxes = _Structure(obstacles, self.radius + self.gap) if obstacles else None
-        self._last: tuple[Any, Any, Any] = (None, None, None)  # xy, robot pairs, structure
+        self._last: _Seen | None = None  # what the last `close` saw
 
     def check(self, time: float, xy: np.ndarray) -> None:
         """Note the near misses of robots at `xy` (N, 2) at `time`: an episode starts when a
@@ -55,31 +64,30 @@ class NearMisses:
         from the centre to the box). Robots that did not move since the last call keep what
         they had (the structure does not move): only the others are tested again."""
         xy = np.asarray(xy, dtype=np.float64)
-        last, self._last = self._last, (xy.copy(), None, None)
-        moved = None
-        if last[0] is not None and last[0].shape == xy.shape and len(xy) ** 2 <= _INCREMENTAL:
-            moved = (xy != last[0]).any(axis=1)  # (NaN counts as moved)
+        last, moved = self._last, None
+        if last is not None and last.xy.shape == xy.shape and len(xy) ** 2 <= _INCREMENTAL:
+            moved = (xy != last.xy).any(axis=1)  # (NaN counts as moved)
         reach = 2 * self.radius + self.gap
-        near = (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),)
-        if moved is None:
+        near: tuple[np.ndarray, ...] = (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),)
+        if last is None or moved is None:
             i, j = close_pairs(xy, reach)
             if self._boxes is not None:
                 near = self._boxes.near(xy, self.radius + self.gap)
         elif not any_set(moved):
-            (i, j), near = last[1], last[2]
+            (i, j), near = last.pairs, last.near
         else:
             if self._boxes is None:
                 fresh = close_pairs_of(xy, reach, moved)
             else:
                 fresh, found = self._fresh(xy, moved)
-                kept = ~moved[last[2][0]]
-                both = [np.concatenate((a[kept], b)) for a, b in zip(last[2], found, strict=True)]
+                kept = ~moved[last.near[0]]
+                both = [np.concatenate((a[kept], b)) for a, b in zip(last.near, found, strict=True)]
                 order = np.lexsort((both[1], both[0]))
                 near = (both[0][order], both[1][order], both[2][order])
-            i, j = _merge(*_still_pairs(last[1], moved), *fresh, len(xy))
+            i, j = _merge(*pairs_of_unchanged(*last.pairs, moved), *fresh, len(xy))
         d = xy[i] - xy[j]
         gaps = np.hypot(d[:, 0], d[:, 1]) - 2 * self.radius
-        self._last = (self._last[0], (i, j), near)
+        self._last = _Seen(xy.copy(), (i, j), near)
         return (i, j, gaps), near
 
     def _fresh(
@@ -94,14 +102,10 @@ class NearMisses:
         others = np.concatenate(((~moved).nonzero()[0], np.arange(n, len(lo))))
         a, b = small_scene_pairs(lo, hi, moved.nonzero()[0], others)
         robot = b < n
-        i, j = np.minimum(a[robot], b[robot]), np.maximum(a[robot], b[robot])
-        d = xy[i] - xy[j]
-        close = np.hypot(d[:, 0], d[:, 1]) < 2 * self.radius + self.gap
-        i, j = i[close], j[close]
-        order = np.argsort(i * n + j)
+        pairs = _closer_sorted(xy, a[robot], b[robot], 2 * self.radius + self.gap)
         # (robot, box) come sorted: moved rows ascending, then columns ascending
         found = boxes.distances(xy, a[~robot], b[~robot] - n, self.radius + self.gap)
-        return (i[order], j[order]), found
+        return pairs, found
 
     def _note(
         self, time: float, kind: str, a: np.ndarray, b: np.ndarray, gaps: np.ndarray,
@@ -147,11 +151,18 @@ def close_pairs_of(xy: np.ndarray, distance: float, moved: np.ndarray
     for a small fleet: those rows against every point at once."""
     lo, hi = _squares(xy, distance / 2)
     a, b = small_scene_pairs(lo, hi, moved.nonzero()[0], (~moved).nonzero()[0])
+    return _closer_sorted(xy, a, b, distance)
+
+
+def _closer_sorted(xy: np.ndarray, a: np.ndarray, b: np.ndarray, distance: float
+                   ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Of the candidate point pairs (a, b), those closer than `distance`, as (i < j) sorted."""
     i, j = np.minimum(a, b), np.maximum(a, b)
     d = xy[i] - xy[j]
     near = np.hypot(d[:, 0], d[:, 1]) < distance
-    order = np.argsort(i[near] * len(xy) + j[near])
-    return i[near][order], j[near][order]
+    i, j = i[near], j[near]
+    order = np.argsort(i * len(xy) + j)
+    return i[order], j[order]
 
 
 def _squares(xy: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
@@ -161,14 +172,6 @@ def _squares(xy: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
     hi = lo.copy()
     hi[:, :2] += 2 * half
     return lo, hi
-
-
-def _still_pairs(pairs: tuple[np.ndarray, np.ndarray], moved: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """The pairs of points that both stayed where they were."""
-    i, j = pairs
-    keep = ~(moved[i] | moved[j])
-    return i[keep], j[keep]
 
 
 def _merge(i1: np.ndarray, j1: np.ndarray, i2: np.ndarray, j2: np.ndarray, n: int
