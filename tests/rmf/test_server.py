@@ -143,7 +143,7 @@ def test_stop_robot(served: Served) -> None:
     served.step_until(lambda: served.fleet.robots[1].get_pose().position[0] > 1.0)
     code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=9"
                                      "&stop_cmd_id=2")  # fmt: skip
-    assert code == 400 and "running command 1, not 9" in reply["msg"]
+    assert code == 200 and "running command 1, not 9" in reply["msg"]
     served.sim.step_once()
     assert served.fleet.robots[1].is_moving  # not stopped: another command
     code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=1"
@@ -157,7 +157,7 @@ def test_stop_robot(served: Served) -> None:
 
 def test_bad_requests_get_the_envelope_never_a_500(served: Served) -> None:
     code, reply = served.call("GET", "status/?robot_name=ghost")
-    assert code == 400 and reply["success"] is False and "no robot 'ghost'" in reply["msg"]
+    assert code == 200 and reply["success"] is False and "no robot 'ghost'" in reply["msg"]
     good = {"destination": {"x": 1.0, "y": 0.0, "yaw": 0.0}}
     cases = [
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3", {"map_name": "L1"}, "destination"),
@@ -172,7 +172,7 @@ def test_bad_requests_get_the_envelope_never_a_500(served: Served) -> None:
     ]  # fmt: skip
     for method, path, body, said in cases:
         code, reply = served.call(method, path, body)
-        assert code == 400 and reply["success"] is False, (path, reply)
+        assert code == 200 and reply["success"] is False, (path, reply)
         assert said in reply["msg"].lower() or said in reply["msg"], (path, reply)
     served.sim.step_once()
     assert not any(r.is_moving for r in served.fleet.robots)  # nothing was started
@@ -208,7 +208,7 @@ def test_teleop_and_attach(served: Served) -> None:
     served.sim.step_once()
     body = {"destination": {"x": 5.0, "y": 6.0, "yaw": 0.0}}
     code, reply = served.call("POST", "navigate/?robot_name=tinyRobot3&cmd_id=4", body)
-    assert code == 400 and "teleop" in reply["msg"]
+    assert code == 200 and "teleop" in reply["msg"]
     served.call("POST", "toggle_teleop/?robot_name=tinyRobot3", {"toggle": False})
     code, _ = served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=5",
                           {"toggle": True})  # fmt: skip
@@ -225,7 +225,7 @@ def test_teleop_and_attach(served: Served) -> None:
     served.sim.step_once()
     assert cart.attached_to is None
     code, reply = served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=8", {})
-    assert code == 400 and "toggle" in reply["msg"]
+    assert code == 200 and "toggle" in reply["msg"]
 
 
 def test_a_bearer_token_when_asked() -> None:
@@ -259,13 +259,14 @@ def test_activities_are_paths_a_robot_drives() -> None:
             assert code == 200 and reply["data"] == {"map_name": "L1",
                                                      "path": clean["clean"]["lobby"]}  # fmt: skip
             code, reply = served.call("GET", "action_paths/?activity=clean&label=roof")
-            assert code == 400 and "has no label 'roof' (labels: lobby)" in reply["msg"]
+            assert code == 200 and "has no label 'roof' (labels: lobby)" in reply["msg"]
             code, reply = served.call("POST", "start_activity/?robot_name=r1&cmd_id=9",
                                       {"activity": "mop", "label": "lobby"})  # fmt: skip
-            assert code == 400 and "no activity 'mop' (activities: clean)" in reply["msg"]
+            assert code == 200 and "no activity 'mop' (activities: clean)" in reply["msg"]
             code, reply = served.call("POST", "start_activity/?robot_name=r1&cmd_id=9",
                                       {"activity": "clean", "label": "lobby"})  # fmt: skip
-            assert code == 200 and reply["data"]["path"] == clean["clean"]["lobby"]
+            wanted = {"map_name": "L1", "path": clean["clean"]["lobby"]}
+            assert code == 200 and reply["data"]["path"] == wanted
             passed_corner = []
 
             def done() -> bool:
@@ -324,7 +325,7 @@ def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served)
         assert read_answers(sock, 1)[0][1] == first
         sock.sendall(status + navigate + status + unknown + status)  # pipelined, in one write
         answers = read_answers(sock, 5)
-        assert [a[0].split(b" ")[1] for a in answers] == [b"200", b"200", b"200", b"400", b"200"]
+        assert [a[0].split(b" ")[1] for a in answers] == [b"200"] * 5
         assert answers[0][1] == first and answers[2][1] == first and answers[4][1] == first
         assert answers[1][1] == {"data": {}, "success": True, "msg": ""}
         assert "no robot 'ghost'" in answers[3][1]["msg"]

@@ -10,6 +10,8 @@ from ..conftest import fleetsim
 from .test_movingai import SMALL
 from .test_rmf_building import BUILDING
 
+SAME = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+
 
 def test_show_a_building_and_draw_it(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
@@ -50,13 +52,14 @@ def test_export_an_rmf_nav_graph(tmp_path: Path) -> None:
     g = site.graph
     (level,) = data["levels"].values()
     vertices, lanes = level["vertices"], level["lanes"]
-    assert [v[2]["name"] for v in vertices] == list(g.names)
+    assert site.unnamed == {"v5"}  # RMF writes an empty name for a vertex without one
+    assert [v[2]["name"] for v in vertices] == ["" if n == "v5" else n for n in g.names]
     assert [v[:2] for v in vertices] == g.xy.tolist()
     assert [v[2]["is_charger"] for v in vertices] == g.properties["charger"].tolist()
     directed = {(g.names[a], g.names[b]) for a, b in zip(g.lane_from, g.lane_to, strict=True)}
     directed |= {(g.names[b], g.names[a]) for a, b, two in
                  zip(g.lane_from, g.lane_to, g.bidirectional, strict=True) if two}  # fmt: skip
-    assert {(vertices[a][2]["name"], vertices[b][2]["name"]) for a, b, _ in lanes} == directed
+    assert {(g.names[a], g.names[b]) for a, b, _ in lanes} == directed
     assert len(lanes) == len(directed)  # one-way lanes once, two-way lanes both ways
     bad = fleetsim("site", "export", str(path), "--format", "gazebo", "-o", str(out))
     assert bad.returncode == 2 and "unknown format 'gazebo'" in bad.stderr
@@ -76,7 +79,14 @@ def test_export_an_rmf_fleet_config(tmp_path: Path) -> None:
     assert fleet["name"] == "TinyRobot" and fleet["robots"] == {"bot1": {"charger": "dock_a"}}
     assert fleet["limits"]["linear"] == [1.0, 1.0]  # fleetsim's defaults
     assert 0.1 < fleet["profile"]["footprint"] < 1.0  # measured from the model's box
-    assert config["fleet_manager"]["prefix"] == "http://127.0.0.1:22999"
+    manager = config["fleet_manager"]  # what rmf_demos' fleet adapter reads
+    assert (manager["ip"], manager["port"], manager["user"], manager["password"]) == (
+        "127.0.0.1", 22999, "", "")  # fmt: skip
+    assert manager["prefix"] == "http://127.0.0.1:22999"  # RMF's tutorial template reads this
+    assert config["reference_coordinates"] == {"L1": {"rmf": SAME, "robot": SAME}}
+    wrong = fleetsim("site", "export", str(path), "--format", "rmf-fleet-config", "-o", str(out),
+                     "--fleet-manager", "127.0.0.1")  # fmt: skip
+    assert wrong.returncode == 2 and "expected http://HOST:PORT" in wrong.stderr
     grid = tmp_path / "small.map"
     grid.write_text(SMALL)
     bad = fleetsim("site", "export", str(grid), "--format", "rmf-fleet-config", "-o", str(out))

@@ -388,6 +388,12 @@ def copy(
         target = to / bundled[name].name
         shutil.copyfile(bundled[name], target)
         typer.echo(f"copied {name} -> {target}")
+        site = (yaml.safe_load(bundled[name].read_text()) or {}).get("site") or {}
+        named = site.get("file") if isinstance(site, dict) else None
+        beside = bundled[name].parent / str(named)
+        if named and beside.is_file():
+            shutil.copyfile(beside, to / beside.name)  # the site file it names, beside it
+            typer.echo(f"copied {beside.name} -> {to / beside.name}")
 
 
 def exit_if_stopped(summary: RunSummary) -> None:

@@ -140,7 +140,8 @@ def export(
         return
     from fleetsim.interfaces.rmf.nav_graph import nav_graph
 
-    data = nav_graph(site.graph, building_name=file.name.split(".")[0])
+    data = nav_graph(site.graph, building_name=site.building_name or file.name.split(".")[0],
+                     doors=site.doors, unnamed=site.unnamed)  # fmt: skip
     output.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
     counts = {name: len(level_data["vertices"]) for name, level_data in data["levels"].items()}
     shown = ", ".join(f"{name} {n} vertices" for name, n in counts.items())

@@ -52,8 +52,9 @@ class LoadedScenario:
 
 
 def bundled_scenarios() -> dict[str, Path]:
-    """Scenarios shipped with fleetsim, by name."""
-    return {p.stem: p for p in sorted(BUNDLED_DIR.glob("*.yaml"))}
+    """Scenarios shipped with fleetsim, by name (not the building files they use)."""
+    return {p.stem: p for p in sorted(BUNDLED_DIR.glob("*.yaml"))
+            if not p.name.endswith(".building.yaml")}  # fmt: skip
 
 
 def scenario_path(name_or_path: str | Path) -> Path:

@@ -4,8 +4,11 @@ Used fields, per level: `vertices` ([x, y, z, name, {params}]), `measurements` (
 {distance: [3, metres]}]) for the scale, `lanes` ([a, b, {bidirectional, speed_limit, mutex,
 graph_idx}]), `walls` ([a, b, {texture_height}]); vertex params `is_charger`, `is_parking_spot`,
 `is_holding_point`, `pickup_dispenser`, `dropoff_ingestor`, `spawn_robot_name`,
-`spawn_robot_type`, `dock_name`; the top-level `coordinate_system`. Ignored: doors, lifts,
-floors, models, layers, features, constraints, crowd_sim, lane `orientation`, level elevation.
+`spawn_robot_type`, `dock_name`; `doors` ([a, b, {name, type}]: where each door is, so lanes
+through it can name it); the top-level `building_name` (or `name`) and `coordinate_system`.
+Ignored: lifts, floors, models, layers, features, constraints, crowd_sim, lane `orientation`,
+level elevation. A vertex without a name is node `v<index>` (node names are unique) and is
+listed in `unnamed`, so exports can give it an empty name as RMF does.
 
 Coordinates: with `coordinate_system: reference_image` (or none) vertices are image pixels,
 metres per pixel is the mean of the measurements' distance / pixel length, and image y points
@@ -44,6 +47,17 @@ class Spawn:
 
 
 @dataclass
+class Door:
+    """A door of a level: its name, type (hinged, sliding, double_hinged, double_sliding) and
+    its two end points (m)."""
+
+    name: str
+    kind: str
+    ends: np.ndarray  # (2, 2)
+    level: str
+
+
+@dataclass
 class BuildingSite:
     """One level of a building: its graph, walls (K, 4) [x0, y0, x1, y1] m with their heights,
     robots to spawn, docks by node, and the scale used (m per pixel; 1 for metric files)."""
@@ -55,6 +69,9 @@ class BuildingSite:
     spawns: list[Spawn] = field(default_factory=list)
     docks: dict[str, str] = field(default_factory=dict)
     scale: float = 1.0
+    name: str = ""  # the building's name, as RMF reads it
+    doors: list[Door] = field(default_factory=list)
+    unnamed: frozenset[str] = frozenset()  # nodes whose vertex has no name
 
 
 def load_rmf_building(
@@ -94,6 +111,8 @@ def load_rmf_building(
     site = _graph(vertices, xy, spec.get("lanes") or [], graph_idx, str(name), where)
     site.scale = scale
     site.walls, site.wall_heights = _walls(spec.get("walls") or [], xy, where)
+    site.doors = _doors(spec.get("doors") or [], xy, str(name), where)
+    site.name = str(data.get("building_name") or data.get("name") or file.name.split(".")[0])
     return site
 
 
@@ -145,9 +164,12 @@ def _graph(
     flags = {p: np.zeros(len(used), dtype=bool) for p in (*FLAGS.values(), *NAMED.values())}
     spawns: list[Spawn] = []
     docks: dict[str, str] = {}
+    unnamed = set()
     for k, v in enumerate(used):
         vertex = vertices[v]
         label = str(vertex[3]) if len(vertex) > 3 and vertex[3] else f"v{v}"
+        if not (len(vertex) > 3 and vertex[3]):
+            unnamed.add(label)
         if label in seen:
             raise ConfigError(f"{where}: vertices {seen[label]} and {v} are both named '{label}'")
         seen[label] = v
@@ -180,7 +202,8 @@ def _graph(
         speed_limit=np.where(speed > 0, speed, np.inf),
         mutex=np.array(mutex, dtype=np.int64),
     )
-    return BuildingSite(level, graph, np.empty((0, 4)), np.empty(0), spawns, docks)
+    return BuildingSite(level, graph, np.empty((0, 4)), np.empty(0), spawns, docks,
+                        unnamed=frozenset(unnamed))  # fmt: skip
 
 
 def _walls(walls: list[Any], xy: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -196,3 +219,17 @@ def _walls(walls: list[Any], xy: np.ndarray, where: str) -> tuple[np.ndarray, np
         [float(_param(w[2] if len(w) > 2 else {}, "texture_height", WALL_HEIGHT_M)) for w in walls]
     )
     return segments, heights
+
+
+def _doors(doors: list[Any], xy: np.ndarray, level: str, where: str) -> list[Door]:
+    out = []
+    for j, d in enumerate(doors):
+        if not isinstance(d, list) or len(d) < 2:
+            raise ConfigError(f"{where}: doors[{j}]: expected [vertex, vertex, {{name, type}}]")
+        a = _vertex(list(xy), d[0], where, f"doors[{j}]")
+        b = _vertex(list(xy), d[1], where, f"doors[{j}]")
+        params = d[2] if len(d) > 2 else {}
+        name = str(_param(params, "name", "") or f"door_{j}")
+        kind = str(_param(params, "type", "hinged") or "hinged")
+        out.append(Door(name, kind, np.array([xy[a], xy[b]], dtype=float), level))
+    return out

@@ -12,7 +12,7 @@ import numpy as np
 from fleetsim.errors import ConfigError
 from fleetsim.site.graph import NavGraph, Route
 from fleetsim.site.movingai import GridMap, load_movingai
-from fleetsim.site.rmf_building import Spawn, load_rmf_building
+from fleetsim.site.rmf_building import Door, Spawn, load_rmf_building
 
 WALL_THICKNESS_M = 0.1
 BLOCK_HEIGHT_M = 1.0  # blocked grid cells become boxes this tall
@@ -40,6 +40,9 @@ class Site:
     grid: GridMap | None = None
     source: str = "inline"
     level: str | None = None  # the building level it is (Open-RMF's map_name)
+    building_name: str | None = None  # an Open-RMF building's name
+    doors: list[Door] = field(default_factory=list)  # an Open-RMF building's doors
+    unnamed: frozenset[str] = frozenset()  # nodes whose building vertex has no name
 
     def route(self, start: str | int, goal: str | int) -> Route:
         """The shortest route between two nodes along the lanes (see `NavGraph.route`)."""
@@ -93,7 +96,8 @@ class Site:
         halves = np.column_stack((length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2))
         yaws = np.arctan2(w[:, 3] - w[:, 1], w[:, 2] - w[:, 0])
         return cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
-                   source=str(path), level=building.level)  # fmt: skip
+                   source=str(path), level=building.level, building_name=building.name,
+                   doors=building.doors, unnamed=building.unnamed)  # fmt: skip
 
     def free_nodes(
         self, count: int, rng: np.random.Generator, flag: str | None = None

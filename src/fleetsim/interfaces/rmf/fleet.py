@@ -24,6 +24,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
+from fleetsim.interfaces.rmf.accepted import KEEP, AcceptedCommands
 from fleetsim.interfaces.rmf.status import NO_COMMAND, StatusBoard
 from fleetsim.interfaces.serving import StepHooks
 from fleetsim.objects.nearby import nearest_pickable
@@ -59,7 +60,8 @@ class RmfFleet:
         self.cmd_id = np.full(n, NO_COMMAND, dtype=np.int64)  # the running command
         self.goal = np.zeros((n, 2))  # where it ends
         self.completed = np.full(n, NO_COMMAND, dtype=np.int64)  # last_completed_request
-        self.teleop = np.zeros(n, dtype=bool)
+        self.teleop = np.zeros(n, dtype=bool)  # as the step applied it
+        self.accepted = AcceptedCommands(self.cmd_id)  # as the HTTP side accepted it
         self.batteries = Batteries(battery or BatteryParams(), n)
         self._handles = np.array([r.handle for r in self.robots])
         self._top_speed = np.array([r.spawn_params.max_linear_vel for r in self.robots])
@@ -80,6 +82,17 @@ class RmfFleet:
         """Run `command()` at the start of the next step (from any thread)."""
         self._inbox.put(command)
 
+    def _accept(self, k: int, command: Callable[[], None], cmd_id: int = KEEP,
+                teleop: bool | None = None) -> None:  # fmt: skip
+        """Submit robot `k`'s `command`, noting at once what it will make of the robot."""
+        self.accepted.accept(k, cmd_id, teleop)
+
+        def apply() -> None:
+            self.accepted.applied(k)
+            command()
+
+        self.submit(apply)
+
     def navigate(self, name: str, cmd_id: int, x: float, y: float, yaw: float,
                  speed_limit: float = 0.0) -> None:  # fmt: skip
         k = self.index[name]
@@ -90,7 +103,7 @@ class RmfFleet:
                                          align_orientation=True, speed_limits=limits)  # fmt: skip
             self._run(k, cmd_id, x, y)
 
-        self.submit(go)
+        self._accept(k, go, cmd_id)
 
     def start_activity(self, name: str, cmd_id: int, path: list[list[float]]) -> None:
         """Drive `path` ([x, y, yaw] waypoints), ending on the last yaw; done like navigate."""
@@ -103,7 +116,7 @@ class RmfFleet:
                                          align_orientation=True)  # fmt: skip
             self._run(k, cmd_id, path[-1][0], path[-1][1])
 
-        self.submit(go)
+        self._accept(k, go, cmd_id)
 
     def set_teleop(self, name: str, on: bool) -> None:
         """Teleop mode: the robot stops and RMF's navigate commands are refused until off."""
@@ -115,7 +128,7 @@ class RmfFleet:
                 self.robots[k].stop()
                 self.cmd_id[k] = NO_COMMAND
 
-        self.submit(toggle)
+        self._accept(k, toggle, NO_COMMAND if on else KEEP, teleop=on)
 
     def set_attached(self, name: str, cmd_id: int, attach: bool) -> None:
         """Attach the nearest pickable object within `ATTACH_RADIUS_M` (a cart), or let go of
@@ -144,7 +157,7 @@ class RmfFleet:
             if stop_cmd_id is not None:
                 self.completed[k] = stop_cmd_id
 
-        self.submit(halt)
+        self._accept(k, halt, NO_COMMAND)
 
     def _run(self, k: int, cmd_id: int, x: float, y: float) -> None:
         self.cmd_id[k], self.goal[k] = cmd_id, (x, y)

@@ -1,14 +1,18 @@
 """A starter config for RMF's demo fleet adapter, from a site that places robots (an Open-RMF
 building's `spawn_robot_name`) and a robot model: the fleet's limits (fleetsim's defaults for
 the model), its footprint (measured from the model's collision box), each robot with its
-charger (the node it starts on when that is a charger, else the nearest charger), and the
-address of `fleetsim rmf` as its fleet manager. The battery, mechanical and power figures are
+charger (the node it starts on when that is a charger, else the nearest charger), the address
+of `fleetsim rmf` as the `fleet_manager` section rmf_demos' adapter reads (`ip`, `port`,
+`user`, `password`; `prefix` too, for adapters written from RMF's tutorial), and
+`reference_coordinates` for every level (fleetsim's robots use RMF's own coordinates, so the
+points are the same in both frames). The battery, mechanical and power figures are
 placeholders to edit."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -48,6 +52,7 @@ def fleet_config(site: Site, model: str = "mobile_robot", fleet_name: str | None
         else:
             charger = chargers[int(np.argmin(np.hypot(*(charger_xy - graph.xy[k]).T)))]
         robots[spawn.robot_name] = {"charger": charger}
+    address = fleet_manager_address(fleet_manager)
     limits = AgentSpawnParams()
     footprint = footprint_of(model)
     name = fleet_name or site.spawns[0].robot_type or "fleet"
@@ -73,7 +78,33 @@ def fleet_config(site: Site, model: str = "mobile_robot", fleet_name: str | None
             "publish_fleet_state": 10.0,
             "account_for_battery_drain": True,
             "task_capabilities": {"loop": True, "delivery": True},
+            "finishing_request": "park",
             "robots": robots,
+            "robot_state_update_frequency": 10.0,
         },
-        "fleet_manager": {"prefix": fleet_manager, "user": "", "password": ""},
+        "fleet_manager": {
+            **address,
+            "user": "",
+            "password": "",
+            "robot_state_update_frequency": 10.0,
+        },
+        "reference_coordinates": {
+            level: {"rmf": SAME_POINTS, "robot": SAME_POINTS} for level in graph.level_names
+        },
     }
+
+
+SAME_POINTS = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+
+
+def fleet_manager_address(url: str) -> dict[str, Any]:
+    """`{ip, port, prefix}` of `fleetsim rmf`'s address (`http://HOST:PORT`)."""
+    parts = urlsplit(url if "//" in url else f"http://{url}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme != "http" or not parts.hostname or port is None or parts.path not in ("", "/"):
+        raise ConfigError(f"--fleet-manager {url!r}: expected http://HOST:PORT, such as "
+                          "http://127.0.0.1:22011")  # fmt: skip
+    return {"ip": parts.hostname, "port": port, "prefix": f"http://{parts.netloc}"}

@@ -1,19 +1,27 @@
-"""A site's graph as an Open-RMF navigation graph (the YAML RMF's fleet adapters load):
+"""A site's graph as an Open-RMF navigation graph (the YAML RMF's fleet adapters load), written
+as RMF's own generator (`rmf_building_map_tools`) writes it: `building_name`, and
 `levels: {NAME: {vertices: [[x, y, {name, is_charger, is_parking_spot, is_holding_point}]],
-lanes: [[from, to, {speed_limit}]]}}`. Lanes are directed (a two-way lane is written both
-ways), vertex indices count within a level, and a speed limit of 0 means none."""
+lanes: [[from, to, {speed_limit, door_name}]]}}`. Lanes are directed (a two-way lane is written
+both ways), vertex indices count within a level, a speed limit of 0 means none, a vertex
+without a name in the building gets an empty name, and a lane that crosses a door names it
+(`door_name`: RMF asks for that door to open before the robot drives the lane)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
 
 from fleetsim.site.graph import NavGraph
+from fleetsim.site.rmf_building import Door
+
+PARALLEL = 1e-9  # |cross product| below this: the lane and the door do not cross
 
 
-def nav_graph(graph: NavGraph, building_name: str = "fleetsim") -> dict[str, Any]:
+def nav_graph(graph: NavGraph, building_name: str = "fleetsim", doors: Sequence[Door] = (),
+              unnamed: Collection[str] = ()) -> dict[str, Any]:  # fmt: skip
     levels: dict[str, Any] = {}
     props = graph.properties
     for li, level in enumerate(graph.level_names):
@@ -22,21 +30,38 @@ def nav_graph(graph: NavGraph, building_name: str = "fleetsim") -> dict[str, Any
         vertices = []
         for k in members.tolist():
             x, y = graph.xy[k].tolist()
+            name = graph.names[k]
             vertices.append([x, y, {
-                "name": graph.names[k],
+                "name": "" if name in unnamed else name,
                 "is_charger": bool(props["charger"][k]),
                 "is_parking_spot": bool(props["parking_spot"][k]),
                 "is_holding_point": bool(props["holding_point"][k]),
             }])  # fmt: skip
+        level_doors = [d for d in doors if d.level == level]
         lanes = []
         for a, b, two_way, limit in zip(graph.lane_from.tolist(), graph.lane_to.tolist(),
                                         graph.bidirectional.tolist(),
                                         graph.speed_limit.tolist(), strict=True):  # fmt: skip
             if a not in local or b not in local:
                 continue  # another level, or between levels (lifts are not exported)
-            options = {"speed_limit": limit if math.isfinite(limit) else 0.0}
+            options: dict[str, Any] = {"speed_limit": limit if math.isfinite(limit) else 0.0}
+            for door in level_doors:
+                if crosses(graph.xy[a], graph.xy[b], door.ends[0], door.ends[1]):
+                    options["door_name"] = door.name
             lanes.append([local[a], local[b], dict(options)])
             if two_way:
                 lanes.append([local[b], local[a], dict(options)])
         levels[level] = {"vertices": vertices, "lanes": lanes}
     return {"building_name": building_name, "levels": levels}
+
+
+def crosses(p1: np.ndarray, p2: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> bool:
+    """Whether segment p1-p2 meets segment q1-q2 (ends included; parallel ones never)."""
+    d, e = p2 - p1, q2 - q1
+    det = float(d[0] * e[1] - d[1] * e[0])
+    if abs(det) < PARALLEL:
+        return False
+    w = q1 - p1
+    t = float(w[0] * e[1] - w[1] * e[0]) / det  # along the lane
+    u = float(w[0] * d[1] - w[1] * d[0]) / det  # along the door
+    return 0.0 <= t <= 1.0 and 0.0 <= u <= 1.0

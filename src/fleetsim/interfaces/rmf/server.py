@@ -1,12 +1,19 @@
 """RMF's fleet-manager API over HTTP (FastAPI), for an `RmfFleet`, and `RmfServer`: uvicorn in a
 thread of its own on 127.0.0.1 (port 0: a free one).
 
-Every answer is `{"data": ..., "success": bool, "msg": str}`; an unknown robot or a malformed
-request gets `success: false` and a `msg` that names the problem (HTTP 400), never a 500.
+Every answer is `{"data": ..., "success": bool, "msg": str}`, as rmf_demos' fleet manager
+answers. A request the fleet manager turns down (an unknown robot, activity or label, a robot in
+teleop, a malformed command or body) is HTTP 200 with `success: false` and a `msg` that names the
+problem: RMF's client calls `raise_for_status()` and treats an HTTP error as "try again", so
+only `success: false` tells it a request is impossible. Other statuses, each with the envelope:
+401 (a missing or wrong bearer token, with `--token`), 404 (no such endpoint), 405 (a wrong
+method) and 413 (a body over `MAX_BODY_BYTES`). The OpenAPI document (`/openapi.json`) lists
+exactly these.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
@@ -19,6 +26,7 @@ from pydantic import BaseModel
 from fleetsim.errors import FleetSimError
 from fleetsim.interfaces.rmf.fast_http import fast_protocol
 from fleetsim.interfaces.rmf.fleet import RmfFleet
+from fleetsim.interfaces.rmf.openapi import DESCRIPTION, MAX_BODY_BYTES, truthful_openapi
 from fleetsim.interfaces.rmf.status import NO_COMMAND
 from fleetsim.interfaces.serving import free_port
 
@@ -68,15 +76,22 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         from fastapi import FastAPI, Request
         from fastapi.exceptions import RequestValidationError
         from fastapi.responses import JSONResponse, Response
+        from starlette.exceptions import HTTPException as StarletteHTTPException
     except ImportError:
         raise FleetSimError(
             'the RMF fleet manager needs FastAPI: pip install "fleetsim[rmf]"'
         ) from None
 
-    app = FastAPI(title="fleetsim RMF fleet manager")
+    app = FastAPI(title="fleetsim RMF fleet manager", description=DESCRIPTION)
 
     def refuse(msg: str) -> JSONResponse:
-        return JSONResponse(answer(success=False, msg=msg), status_code=400)
+        return JSONResponse(answer(success=False, msg=msg))  # 200: impossible, not "retry"
+
+    @app.exception_handler(StarletteHTTPException)
+    async def framework(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """The framework's own refusals (404, 405) in the envelope."""
+        return JSONResponse(answer(success=False, msg=str(exc.detail)),
+                            status_code=exc.status_code, headers=exc.headers)  # fmt: skip
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -121,7 +136,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return k
 
     def drivable(name: str, cmd_id: int) -> None:
-        if fleet.teleop[robot(name, cmd_id)]:
+        if fleet.accepted.teleop[robot(name, cmd_id)]:
             raise RefusedError(f"{name} is in teleop mode (toggle_teleop to hand it back)")
 
     def activity_path(activity: str, label: str) -> list[list[float]]:
@@ -164,7 +179,8 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         path = activity_path(body.activity, body.label)
         drivable(robot_name, cmd_id)
         fleet.start_activity(robot_name, cmd_id, path)
-        return answer({"map_name": fleet.map_name, "path": path})
+        # rmf_demos' client hands `data.path` on, and the adapter reads its map_name and path
+        return answer({"path": {"map_name": fleet.map_name, "path": path}})
 
     @route("post", "toggle_teleop")
     async def toggle_teleop(robot_name: str, body: ToggleBody) -> Any:
@@ -179,14 +195,19 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer()
 
     @route("get", "stop_robot")
-    async def stop_robot(robot_name: str, running_cmd_id: int | None = None,
+    async def stop_robot(robot_name: str, cmd_id: int | None = None,
+                         running_cmd_id: int | None = None,
                          stop_cmd_id: int | None = None) -> Any:  # fmt: skip
-        running = int(fleet.cmd_id[robot(robot_name, running_cmd_id, stop_cmd_id)])
+        """Stop the robot; `cmd_id` (rmf_demos' client) or `stop_cmd_id` becomes its
+        `last_completed_request`, and with `running_cmd_id` only if that command runs."""
+        stop_id = stop_cmd_id if stop_cmd_id is not None else cmd_id
+        running = fleet.accepted.running(robot(robot_name, running_cmd_id, stop_id))
         if running_cmd_id is not None and running not in (NO_COMMAND, running_cmd_id):
             raise RefusedError(f"{robot_name} is running command {running}, not {running_cmd_id}")
-        fleet.stop(robot_name, stop_cmd_id)
+        fleet.stop(robot_name, stop_id)
         return answer()
 
+    app.openapi = lambda: truthful_openapi(app, token is not None)  # type: ignore[method-assign]
     return StatusFastPath(app, fleet, token)
 
 
@@ -205,12 +226,17 @@ class StatusFastPath:
         body = None
         if scope["type"] == "http" and scope["method"] == "GET":
             body = self.answer(scope["path"].encode(), scope["query_string"], scope["headers"])
-        if body is None:
-            await self.app(scope, receive, send)
+        if body is not None:
+            await respond(send, 200, body)
             return
-        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        if scope["type"] == "http":
+            request = await read_body(scope, receive)
+            if request is None:
+                msg = f"the request body is over the limit of {MAX_BODY_BYTES} bytes"
+                await respond(send, 413, json.dumps(answer(success=False, msg=msg)).encode())
+                return
+            receive = replay(request, receive)
+        await self.app(scope, receive, send)
 
     def answer_url(self, url: bytes, headers: list[tuple[bytes, bytes]]) -> bytes | None:
         """The answer to `GET url` (a raw request target), or None to leave it to the app."""
@@ -232,6 +258,47 @@ class StatusFastPath:
             return None
         k = self.fleet.index.get(names[-1])
         return None if k is None else board.body(k)
+
+
+async def respond(send: Any, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def read_body(scope: Any, receive: Any) -> bytes | None:
+    """The whole request body, or None when it is over `MAX_BODY_BYTES` (read no further)."""
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
+            return None
+    parts, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client went away; the app sees an empty body
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(parts)
+
+
+def replay(body: bytes, receive_more: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """An ASGI `receive` giving `body` in one message, then what the connection says next
+    (a disconnect, when it comes)."""
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return dict(await receive_more())
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
 
 
 class RmfServer:
