@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import signal
+from datetime import datetime, timezone
 
 import typer
 
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
 from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
-from fleetsim.errors import FleetSimError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import run_scenario
 
@@ -46,6 +47,12 @@ def vda5050(
     map_id: str = typer.Option(
         "site", "--map-id", help="The vehicles' mapId (order nodes on another map are refused)."
     ),
+    start_time: str | None = typer.Option(
+        None,
+        "--start-time",
+        help="Timestamps: the UTC time of simulated t=0, ISO 8601 such as 2026-01-01T08:00:00Z "
+        "(default: when the run starts), for reproducible runs.",
+    ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
 ) -> None:
     """Serve the scenario's robots as VDA 5050 vehicles; prints the broker and topic prefix."""
@@ -56,6 +63,7 @@ def vda5050(
     handle_stop_signals()
     embedded = None
     try:
+        epoch = None if start_time is None else unix_time(start_time)
         topics = Topics(interface, version, manufacturer)
         loaded = load_scenario(scenario, overrides)
         turned_off = without_drivers(loaded.scenario)
@@ -78,6 +86,7 @@ def vda5050(
                 password=password,
                 tls_ca=tls_ca,
                 map_id=map_id,
+                epoch=epoch,
             )
             fleet.start()
             typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
@@ -100,3 +109,15 @@ def vda5050(
             embedded.stop()
     print_summary(summary)
     exit_if_stopped(summary)
+
+
+def unix_time(text: str) -> float:
+    """Seconds since 1970 of an ISO 8601 time (UTC unless it says otherwise)."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(f"--start-time {text!r}: expected an ISO 8601 time such as "
+                          "2026-01-01T08:00:00Z") from None  # fmt: skip
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()

@@ -122,6 +122,19 @@ DESCRIPTIONS = {
     "wait": "do nothing for duration seconds",
     "finePositioning": "settle exactly on the node's position",
 }
+# The optional order fields the vehicles act on. The standard says a field the factsheet does
+# not list is assumed unsupported, and master controls that read the factsheet refuse to send it.
+OPTIONAL_FIELDS = {
+    "order.nodes.nodePosition": "else the node is looked up on the site by its nodeId",
+    "order.nodes.nodePosition.theta": "the vehicle turns to it on the node",
+    "order.nodes.nodePosition.allowedDeviationXY": "a node counts as passed within it",
+    "order.nodes.nodePosition.allowedDeviationTheta": "met: the vehicle ends on theta exactly",
+    "order.edges.maxSpeed": "the vehicle keeps to it on the edge",
+    "order.edges.trajectory": "NURBS: the vehicle follows the curve",
+    "order.edges.orientation": "the heading on the edge (omnidirectional vehicles; a "
+    "differential one takes only the tangential 0)",
+    "order.edges.orientationType": "GLOBAL or TANGENTIAL",
+}
 DURATION = ActionParameterSpec(
     key="duration", value_data_type="NUMBER", description="seconds of work", is_optional=True
 )
@@ -195,13 +208,8 @@ def factsheet_of(robot: Any, header: dict[str, Any], state_interval: float) -> F
         ),
         protocol_features=ProtocolFeatures(
             optional_parameters=[
-                OptionalParameter(
-                    parameter="order.nodes.nodePosition",
-                    support="SUPPORTED",
-                    description="else the node is looked up on the site",
-                ),
-                OptionalParameter(parameter="order.edges.maxSpeed", support="SUPPORTED"),
-                OptionalParameter(parameter="order.edges.trajectory", support="SUPPORTED"),
+                OptionalParameter(parameter=path, support="SUPPORTED", description=said)
+                for path, said in OPTIONAL_FIELDS.items()
             ],
             agv_actions=actions,
         ),

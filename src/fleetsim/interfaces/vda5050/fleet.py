@@ -19,6 +19,7 @@ time, charged between `startCharging` and `stopCharging`), reported as `batteryS
 from __future__ import annotations
 
 import queue
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,7 +63,7 @@ class VdaFleet:
         topics: Topics | None = None,
         state_interval: float = 1.0,
         mode: str = "per-vehicle",
-        epoch: float = 0.0,
+        epoch: float | None = None,
         visualization_rate: float = 0.0,
         battery: BatteryParams | None = None,
         username: str | None = None,
@@ -78,7 +79,10 @@ class VdaFleet:
         # visualization messages this often (simulated Hz; 0 = none)
         self.visualization_every = 1.0 / visualization_rate if visualization_rate else 0.0
         self._next_visual = 0.0
-        self.epoch = epoch  # wall-clock seconds of simulated time 0 (timestamps)
+        # wall-clock seconds (Unix time) of simulated time 0, for timestamps: fixed, or taken
+        # when the fleet starts (None)
+        self.epoch = epoch if epoch is not None else time.time() - sim.sim_time
+        self._fixed_epoch = epoch
         self._serials = list(self.vehicles)
         self._index = {serial: k for k, serial in enumerate(self._serials)}
         # next periodic state of each, simulated s: spread over the interval, not all at once
@@ -111,6 +115,8 @@ class VdaFleet:
         """Connect, say ONLINE, and serve: messages are applied at the start of every step
         (`pre_step`), states published after it (`post_step`)."""
         self._due += self.sim.sim_time  # the first states spread over the next interval
+        if self._fixed_epoch is None:
+            self.epoch = time.time() - self.sim.sim_time  # the run starts now
         self.link.start(timeout)
         self._greet()
         self._hooks = StepHooks(self.sim, self.apply_inbound, self.report)
@@ -279,10 +285,8 @@ class VdaFleet:
                 state.result_description = "there is no order to cancel"
                 vehicle.report(warning("noOrderToCancel", "there is no order", **_names(action)))
         elif kind == "startPause":
-            vehicle.paused = True
-            vehicle.robot.stop()
+            vehicle.pause()
         elif kind == "stopPause":
-            vehicle.paused = False
             vehicle.resume()
         elif kind == "factsheetRequest":
             self._publish_factsheet(vehicle.serial)

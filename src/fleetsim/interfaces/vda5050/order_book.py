@@ -2,9 +2,10 @@
 update, as the standard's acceptance process says (VDA 5050, "Orders and order update"):
 
 - a message that does not parse or breaks the order rules: `validationError`, rejected;
-- a new `orderId` while the vehicle still drives its base or waits with a horizon for an
-  update: `orderError`, rejected; one whose first node the vehicle is not on (nor within its
-  allowed deviation): `noRouteError`, rejected; else it replaces the old order;
+- a new `orderId` while the vehicle is still executing an order or waiting for an update
+  (nodes left, or an action neither FINISHED nor FAILED): `orderError`, rejected; one whose
+  first node the vehicle is not on (nor within its allowed deviation): `noRouteError`,
+  rejected; else it replaces the old order;
 - the same `orderId` with a lower `orderUpdateId`, or an update of a cancelled order:
   `orderUpdateError`, rejected; the same `orderUpdateId` again: ignored (a repeat);
 - a higher `orderUpdateId` must start at the current decision point (the last base node, same
@@ -68,15 +69,18 @@ class OrderBook:
         """No node left to drive to, nor a horizon to wait on."""
         return not self.nodes
 
-    def take(self, order: Order, at_start: Callable[[Node], bool]) -> Verdict:
+    def take(self, order: Order, at_start: Callable[[Node], bool], executing: bool = False
+             ) -> Verdict:  # fmt: skip
         """Take `order` or say why not; `at_start(node)` tells whether the vehicle stands on
-        (or within the deviation of) a node."""
+        (or within the deviation of) a node; `executing`: an action of the vehicle's is neither
+        FINISHED nor FAILED."""
         problems = order_problems(order)
         if problems:
             return self._reject(order, "validationError", "; ".join(problems))
         if order.order_id != self.order_id:
-            if not self.idle:
-                why = f"still on order {self.order_id!r} (update {self.order_update_id})"
+            if not self.idle or executing:
+                what = "on" if not self.idle else "running actions of"
+                why = f"still {what} order {self.order_id!r} (update {self.order_update_id})"
                 return self._reject(order, "orderError", why + "; cancel it first")
             first = order.nodes[0]
             if not at_start(first):

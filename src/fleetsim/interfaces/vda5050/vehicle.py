@@ -18,7 +18,7 @@ from typing import Any
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
 from fleetsim.interfaces.vda5050 import encode, route
-from fleetsim.interfaces.vda5050.actions import ActionQueue
+from fleetsim.interfaces.vda5050.actions import OPEN, ActionQueue
 from fleetsim.interfaces.vda5050.effects import VehicleEffects, unsupported
 from fleetsim.interfaces.vda5050.encode import Motion
 from fleetsim.interfaces.vda5050.messages import (
@@ -86,7 +86,7 @@ class Vehicle:
             self.report(warning(why[0], why[1], **order_references(order)))
             return False
         stitch_at = self.book.last_node_sequence_id
-        verdict = self.book.take(order, self._standing_on)
+        verdict = self.book.take(order, self._standing_on, self.executing)
         if verdict.error is not None:
             self.report(verdict.error)
             return False
@@ -117,9 +117,25 @@ class Vehicle:
         self.work.cancel("order cancelled")
         return True
 
+    def pause(self) -> None:
+        """startPause: stop driving (within the robot's deceleration) and hold the running
+        actions, until `resume()`."""
+        self.paused = True
+        self.robot.stop()
+        self._base = []  # on resume, the way on is planned again from where it stands
+
     def resume(self) -> None:
-        """Drive on through what is left of the base (after a pause)."""
+        """stopPause: drive on through what is left of the base, from where it stands."""
+        self.paused = False
         self._advance()
+
+    @property
+    def executing(self) -> bool:
+        """Still executing an order or waiting for an update, as the standard's acceptance
+        process asks (step 3): nodes left, or an action neither FINISHED nor FAILED."""
+        return bool(self.book.nodes) or any(
+            s.action_status in OPEN for s in self.work.states.values()
+        )
 
     def init_position(self, action: Action) -> str | None:
         """initPosition: put the vehicle at x, y, theta and set lastNodeId; why not, else
