@@ -83,8 +83,9 @@ class Master:
             if found:
                 return found
             await asyncio.sleep(0.05)
-        raise AssertionError(f"not reached; invalid messages {self.invalid[-3:]}, vehicle "
-                             f"errors {self.errors[-3:]}")
+        raise AssertionError(
+            f"not reached; invalid messages {self.invalid[-3:]}, vehicle errors {self.errors[-3:]}"
+        )
 
 
 def run(master_test: Callable[[Master], Awaitable[None]], broker: Any,
