@@ -2,7 +2,11 @@
 (`LiveOut`, what `fleetsim run --serve` uses) or a recording played back (`stream_recording`).
 
 Open Foxglove, "Open connection", `ws://127.0.0.1:8765`: the same topics as a recording.
-The server binds 127.0.0.1 unless told otherwise.
+The server binds 127.0.0.1 unless told otherwise. A viewer may connect at any time: when it
+subscribes to `/scene` or `/fleet/robots` it is sent the world and the robot list as they stand
+(`Latch`), not only what comes after. foxglove-sdk speaks the `foxglove.sdk.v1` subprotocol
+(current Foxglove and Lichtblick); a client offering only `foxglove.websocket.v1` is refused by
+the SDK with HTTP 400 "Missing expected sec-websocket-protocol header".
 """
 
 from __future__ import annotations
@@ -12,11 +16,13 @@ import time
 from typing import Any
 
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.recording.latch import Latch
 from fleetsim.recording.mcap_process import Names, action_events, fleet_points, state_json
 from fleetsim.recording.reader import Recording
 
 NEEDS = 'the live view needs foxglove-sdk: pip install "fleetsim[record]"'
 NS = 1_000_000_000
+LATE_SEND_S = 0.05  # a new subscriber's catch-up goes out this long after it subscribed
 
 
 class FoxgloveServer:
@@ -31,10 +37,16 @@ class FoxgloveServer:
         self._foxglove = foxglove
         self._context = foxglove.Context()
         self.subscribed = threading.Event()  # a client subscribed to a channel
+        self.latch = Latch()
 
         class Listener(foxglove.ServerListener):  # type: ignore[misc,name-defined]
             def on_subscribe(listener, client: Any, channel: Any) -> None:  # noqa: N805
                 self.subscribed.set()
+                if self.latch.keeps(channel.topic):
+                    # once the subscription is in place (after this callback returns)
+                    later = threading.Timer(LATE_SEND_S, self._catch_up, (channel.topic,))
+                    later.daemon = True
+                    later.start()
 
         try:
             self.server = foxglove.start_server(name=name, host=host, port=port,
@@ -44,6 +56,7 @@ class FoxgloveServer:
             raise ConfigError(f"--serve on {host}:{port}: {exc}") from None
         self.host, self.port = host, int(self.server.port)
         self._channels: dict[str, Any] = {}
+        self._stopped = False
 
     @property
     def url(self) -> str:
@@ -59,9 +72,20 @@ class FoxgloveServer:
                                                        context=self._context)  # fmt: skip
 
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        if self.latch.keeps(topic):
+            self.latch.add(topic, time_ns, data)
         self._channels[topic].log(data, log_time=time_ns)
 
+    def _catch_up(self, topic: str) -> None:
+        """Send `topic`'s latched state (its subscribers so far get it again: the scene's
+        entities and the robot list replace what they have)."""
+        latched = self.latch.replay(topic)
+        channel = self._channels.get(topic)
+        if latched is not None and channel is not None and not self._stopped:
+            channel.log(latched[1], log_time=latched[0])
+
     def stop(self) -> None:
+        self._stopped = True
         self.server.stop()
 
 
