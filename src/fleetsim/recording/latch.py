@@ -13,7 +13,6 @@ subscribes to their channel.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from fleetsim.recording.schemas import foxglove
 
