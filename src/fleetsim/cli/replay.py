@@ -32,6 +32,8 @@ def replay(
         if not speed >= 0:
             raise ConfigError(f"--speed {speed}: expected 0 (at once) or more")
         with open_recording(recording) as rec:
+            if rec.truncated is not None:
+                typer.echo(f"note: {rec.truncated}", err=True)
             end = rec.end_time
             if start > end:
                 raise ConfigError(f"--start {start}: the recording ends at {end:.1f} s")

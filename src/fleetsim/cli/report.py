@@ -23,9 +23,12 @@ def report(
     try:
         if out.suffix.lower() not in (".html", ".htm"):
             raise ConfigError(f"--output {out}: use a .html file name")
-        drawn = write_report(source, out)
+        notes: list[str] = []
+        drawn = write_report(source, out, notes)
     except OSError as exc:
         raise exit_for(ConfigError(f"--output {out}: {exc.strerror or exc}")) from None
     except FleetSimError as exc:
         raise exit_for(exc) from None
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
     typer.echo(f"report: {out} ({len(drawn)} plots: {', '.join(drawn) or 'none'})")

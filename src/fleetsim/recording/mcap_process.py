@@ -5,7 +5,9 @@ holds many while a chunk is compressed; see `McapOut`; a `fleet` job names a sha
 with the poses, `PoseSlots`, acknowledged with a byte on stdout), prints "ready" once its
 imports are done, and exits 0 with the file finished, or non-zero with the reason on stderr. It
 imports nothing of fleetsim, so that it starts fast. The encoders here are shared with the live
-view (`LiveOut`).
+view (`LiveOut`). A chunk is closed at least every `CHUNK_EVERY_NS` of simulated time (besides
+when it reaches the writer's 1 MB), so a run killed mid-way leaves a file readable up to its
+last few seconds (`Salvaged`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ PROFILE = "fleetsim"
 NS = 1_000_000_000
 PAIR_KEY_SHIFT = 2**31  # a pair's key: min(handle) * this + max(handle), as in fleetsim.collision
 ZSTD_LEVEL = 2  # the mcap package's default is 3: as small a file (within 1%), a third faster
+CHUNK_EVERY_NS = 2 * NS  # a chunk is closed (and written) at least every 2 simulated seconds
 
 
 def fleet_points(pos: Any, quat: Any, head: bytes = b"") -> bytearray:
@@ -184,6 +187,7 @@ def write(path: str, source: IO[bytes]) -> None:
         poses = Slots()
         acks = sys.stdout.buffer
         sequence = 0
+        close_chunk_at = CHUNK_EVERY_NS
         while (job := _next(source)) is not None:
             kind = job[0]
             if kind == "metadata":
@@ -225,6 +229,9 @@ def write(path: str, source: IO[bytes]) -> None:
             writer.add_message(channels[topic], log_time=time_ns, data=data,
                                publish_time=time_ns, sequence=sequence)  # fmt: skip
             sequence += 1
+            if time_ns >= close_chunk_at:  # a run killed now leaves all but the last seconds
+                writer.flush()
+                close_chunk_at = time_ns + CHUNK_EVERY_NS
         writer.finish()
 
 

@@ -4,6 +4,9 @@ with fleetsim.recording.open("run.mcap") as rec:
     for frame in rec.frames():
         frame.time, frame.names, frame.xyz, frame.yaw      # (N,), (N, 3), (N,)
     rec.metadata["scenario"], rec.events()
+
+A recording cut short (a run killed with SIGKILL or by the OOM killer) opens too: its whole
+records are read from the start (`Salvaged`), and `rec.truncated` says how much was found.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import numpy as np
 
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.recording import schemas
+from fleetsim.recording.salvage import Salvaged
 from fleetsim.recording.writer import NS, POINT
 
 
@@ -47,7 +51,7 @@ class Recording:
         except OSError as exc:
             raise ConfigError(f"{path}: {exc.strerror or exc}") from None
         try:
-            self._reader = make_reader(self._file)
+            self._reader: Any = make_reader(self._file)
             header = self._reader.get_header()
         except Exception as exc:  # the mcap package raises its own kinds for a bad file
             self._file.close()
@@ -56,6 +60,16 @@ class Recording:
             self._file.close()
             raise ConfigError(f"{path}: an MCAP file, but not a fleetsim recording "
                               f"(profile {header.profile!r})")  # fmt: skip
+        self.truncated: str | None = None  # what was read of a file cut short
+        try:
+            self._reader.get_summary()
+        except Exception:  # no summary and footer: cut short
+            salvaged = Salvaged(self._file)
+            self._reader = salvaged
+            self.truncated = (
+                f"{path} was cut short (no summary: the run was killed?); read "
+                f"{salvaged.message_count} messages up to {salvaged.end_ns / NS:.1f} s"
+            )
         self.metadata: dict[str, str] = {}
         for record in self._reader.iter_metadata():
             if record.name == "fleetsim":
@@ -63,12 +77,12 @@ class Recording:
 
     def messages(self, *topics: str, start: float | None = None, end: float | None = None
                  ) -> Iterator[tuple[str, float, bytes]]:  # fmt: skip
-        """(topic, simulated time, raw bytes) of `topics`' messages from `start` to before
-        `end` (simulated seconds), in time order."""
+        """(topic, simulated time, raw bytes) of `topics`' messages (every topic's when none
+        is named) from `start` to before `end` (simulated seconds), in time order."""
         first = None if start is None else max(round(start * NS), 0)
         last = None if end is None else max(round(end * NS), 0)
         for _schema, channel, message in self._reader.iter_messages(
-            topics=list(topics), starting_at=first, ending_before=last
+            topics=list(topics) or None, starting_at=first, ending_before=last
         ):
             yield channel.topic, message.log_time / NS, message.data
 

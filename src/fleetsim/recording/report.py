@@ -27,9 +27,10 @@ NEEDS = 'the report needs matplotlib: pip install "fleetsim[viz]"'
 WAITING = "waiting"
 
 
-def write_report(source: Path, out: Path) -> list[str]:
+def write_report(source: Path, out: Path, notes: list[str] | None = None) -> list[str]:
     """Write the page for a recording (.mcap) or a results file (.json, `fleetsim run
-    --output`) to `out`; returns the titles of the plots drawn."""
+    --output`) to `out`; returns the titles of the plots drawn. What the reader should know
+    (a recording cut short) is added to `notes`."""
     try:
         import matplotlib
 
@@ -42,6 +43,8 @@ def write_report(source: Path, out: Path) -> list[str]:
     elif source.suffix.lower() == ".mcap":
         with Recording(source) as recording:
             data = from_recording(recording)
+            if recording.truncated is not None and notes is not None:
+                notes.append(recording.truncated)
     else:
         raise ConfigError(f"{source}: a recording (.mcap) or a results file (.json)")
     sections: list[tuple[str, str]] = []  # (title, PNG base64)
@@ -106,8 +109,12 @@ def from_recording(recording: Recording) -> dict[str, Any]:
              ("collisions began", str(len(hits) or sum(len(e["pairs"]) for e in collisions))),
              ("actions completed / failed",
               f"{kinds.get('action_completed', 0)} / {kinds.get('action_failed', 0)}")]  # fmt: skip
-    if kpis:
-        facts.append(("tasks completed", str(kpis[-1].get("tasks_completed", ""))))
+    if kpis or kinds.get("task_done") or kinds.get("task_failed"):
+        # from the task events, each written when its task ends (the KPI points are sparse)
+        facts.append(("tasks completed / failed",
+                      f"{kinds.get('task_done', 0)} / {kinds.get('task_failed', 0)}"))  # fmt: skip
+    if recording.truncated is not None:
+        facts.append(("recording", recording.truncated))
     return {"title": meta.get("scenario", recording.path.stem), "facts": facts, "kpis": kpis,
             "states": states, "cycles": cycles, "waits": _xy(waits), "collisions": _xy(hits),
             "near": _xy(near), "lanes": _lanes(recording)}  # fmt: skip

@@ -1,0 +1,82 @@
+"""Recordings as other programs read them, and as a killed run leaves them: `@mcap/core`'s
+indexed and streamed readers (what Foxglove uses) accept fleetsim's files; a run killed with
+SIGKILL leaves a file that `replay` and `report` read up to its last seconds, saying so; and
+`report` counts tasks from the task events."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import fleetsim.recording
+
+
+def fleetsim_run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fleetsim", *args], capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+
+
+def test_mcap_core_reads_our_recordings(js_clients: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run.mcap"
+    assert (
+        fleetsim_run("run", "warehouse", "--duration", "30", "--record", str(out)).returncode == 0
+    )
+    done = subprocess.run(["node", str(js_clients / "mcap_read.js"), str(out)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    read = json.loads(done.stdout)
+    with fleetsim.recording.open(out) as recording:
+        ours = Counter(topic for topic, _t, _d in recording.messages())
+    indexed, streamed = read["indexed"], read["streamed"]
+    assert "error" not in indexed and "error" not in streamed, read
+    assert indexed["counts"] == streamed["counts"] == dict(ours)
+    assert indexed["profile"] == "fleetsim" and streamed["complete"] is True
+    assert indexed["schemas"]["/fleet"] == "foxglove.PointCloud"
+    assert indexed["schemas"]["/scene"] == "foxglove.SceneUpdate"
+    assert int(indexed["last"]) == 30 * 10**9
+
+
+def test_a_killed_run_is_readable_to_its_last_seconds(tmp_path: Path) -> None:
+    out = tmp_path / "killed.mcap"
+    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "run", "warehouse", "--rtf", "4",
+                             "--duration", "600", "--record", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    time.sleep(8.0)  # about 25 simulated seconds
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    replay = fleetsim_run("replay", str(out), "--headless", "--speed", "0")
+    assert replay.returncode == 0 and "Traceback" not in replay.stderr, replay.stderr
+    assert "cut short" in replay.stderr
+    shown = re.search(r"replayed (\d+) frames, 0\.0 to ([\d.]+) s", replay.stdout)
+    assert shown is not None, replay.stdout
+    end = float(shown.group(2))
+    said = re.search(r"up to ([\d.]+) s", replay.stderr)
+    assert said is not None and float(said.group(1)) >= end
+    assert end >= 8.0  # chunks closed every 2 simulated seconds: all but the last few are there
+    assert int(shown.group(1)) >= 10 * end - 1  # every frame up to there
+    report = fleetsim_run("report", str(out), "-o", str(tmp_path / "killed.html"))
+    assert report.returncode == 0 and "cut short" in report.stderr, report.stderr
+    assert "cut short" in (tmp_path / "killed.html").read_text()
+
+
+def test_report_counts_tasks_from_the_task_events(tmp_path: Path) -> None:
+    """120 s of the warehouse: two tasks end before the one KPI point (at 60 s, saying 0)
+    would count them; the report counts the task events."""
+    out = tmp_path / "w.mcap"
+    run = fleetsim_run("run", "warehouse", "--duration", "120", "--record", str(out))
+    assert run.returncode == 0, run.stderr
+    with fleetsim.recording.open(out) as recording:
+        kinds = Counter(e["kind"] for e in recording.events())
+        kpis = [json.loads(d) for _t, _time, d in recording.messages("/kpi")]
+    assert kinds["task_done"] >= 1 and kpis[-1]["tasks_completed"] < kinds["task_done"]
+    page = tmp_path / "w.html"
+    assert fleetsim_run("report", str(out), "-o", str(page)).returncode == 0
+    said = f"tasks completed / failed</th><td>{kinds['task_done']} / {kinds['task_failed']}"
+    assert said in page.read_text()
+    summary = re.search(r"tasks +│ (\d+) done, (\d+) failed", run.stdout)
+    assert summary is not None and int(summary.group(1)) == kinds["task_done"]
