@@ -155,7 +155,7 @@ def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_adapter(url: str, seconds: float, hz: float, keep: bool, navigate_period: float,
-                part: tuple[int, int]) -> None:  # fmt: skip
+                part: tuple[int, int], out: str) -> None:  # fmt: skip
     import urllib.request
 
     with urllib.request.urlopen(f"{url}/status/", timeout=30) as response:
@@ -170,7 +170,8 @@ def run_adapter(url: str, seconds: float, hz: float, keep: bool, navigate_period
         pass
     print("ready", flush=True)
     result = asyncio.run(adapter(url, names, homes, seconds, hz, keep, navigate_period, part))
-    print(json.dumps(result), flush=True)
+    # to a file: the event loop can leave stdout non-blocking, and a long line is then cut
+    Path(out).write_text(json.dumps(result))
 
 
 # -- the simulation side ------------------------------------------------------------------------
@@ -192,13 +193,14 @@ def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_perio
         path = Path(folder) / "fleet.yaml"
         path.write_text(SCENARIO.format(dt=dt, seconds=seconds + 4, n=n))
         built = build(load_scenario(str(path)), target_rtf=1.0)
-    with built.sim:
+    with built.sim, tempfile.TemporaryDirectory() as outdir:
         fleet = RmfFleet(built.sim, built.scene.robots).start()
         with RmfServer(make_app(fleet)) as server:
+            results = [Path(outdir) / f"adapter{i}.json" for i in range(adapters)]
             procs = [subprocess.Popen([sys.executable, __file__, "--adapter", server.url,
                                        "--seconds", str(seconds), "--hz", str(hz),
                                        "--navigate-period", str(navigate_period),
-                                       "--part", f"{i}/{adapters}"]
+                                       "--part", f"{i}/{adapters}", "--out", str(results[i])]
                                       + (["--connections", "keep"] if keep else []),
                                       stdout=subprocess.PIPE, text=True)
                      for i in range(adapters)]  # fmt: skip
@@ -212,9 +214,11 @@ def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_perio
             summary = run_scenario(built)
             wall = time.perf_counter() - wall0
             cpu = cpu_s() - cpu0
-            outs = [proc.communicate(timeout=120)[0] for proc in procs]
+            for proc in procs:
+                proc.communicate(timeout=120)
+            outs = [json.loads(path.read_text()) for path in results]
         fleet.stop_serving()
-    result = merge([json.loads(out.strip().splitlines()[-1]) for out in outs])
+    result = merge(outs)
     steps = max(round(summary.sim_time / dt), 1)
     return {"robots": n, "connections": "keep" if keep else "new", "rtf": summary.sim_time / wall,
             "ms_per_step": 1e3 * wall / steps, "sim_cpu": cpu / wall,
@@ -239,11 +243,13 @@ def main() -> None:
     )
     parser.add_argument("--adapter", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--part", default="0/1", help=argparse.SUPPRESS)
+    parser.add_argument("--out", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     keep = args.connections == "keep"
     if args.adapter:
         i, n = (int(v) for v in args.part.split("/"))
-        run_adapter(args.adapter, args.seconds, args.hz, keep, args.navigate_period, (i, n))
+        run_adapter(args.adapter, args.seconds, args.hz, keep, args.navigate_period, (i, n),
+                    args.out)
         return
     for n in args.robots:
         r = run(
