@@ -248,8 +248,9 @@ def main() -> None:
     keep = args.connections == "keep"
     if args.adapter:
         i, n = (int(v) for v in args.part.split("/"))
-        run_adapter(args.adapter, args.seconds, args.hz, keep, args.navigate_period, (i, n),
-                    args.out)
+        run_adapter(
+            args.adapter, args.seconds, args.hz, keep, args.navigate_period, (i, n), args.out
+        )
         return
     for n in args.robots:
         r = run(
