@@ -89,7 +89,10 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
 
     @app.exception_handler(StarletteHTTPException)
     async def framework(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        """The framework's own refusals (404, 405) in the envelope."""
+        """The framework's own refusals in the envelope: 404 and 405 as they are; a body it
+        cannot parse (400) is a malformed command, refused with 200 like any other."""
+        if exc.status_code == 400:
+            return refuse(f"body: not valid JSON ({exc.detail})")
         return JSONResponse(answer(success=False, msg=str(exc.detail)),
                             status_code=exc.status_code, headers=exc.headers)  # fmt: skip
 
