@@ -33,7 +33,7 @@ from fleetsim.scenario.runner import RunSummary, StopSignal, run_scenario
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
 BAD_INPUT = (ConfigError, AssetError, AssetNotFoundError, ModelNotAvailableError)
-FAIL_ON = ("collisions", "robot-collisions", "failed-actions")
+FAIL_ON = ("collisions", "robot-collisions", "failed-actions", "stalls")
 MAX_REASONS = 10  # failure reasons listed in the summary
 MAX_REASON_CHARS = 160
 VALIDATE_IN_FULL = 10_000  # bodies validate builds in full; beyond, a sample of each entry
@@ -91,7 +91,8 @@ def run(
         None,
         "--fail-on",
         help="Exit 1 if any of these happened (comma-separated): "
-        "collisions, robot-collisions (robot-robot only), failed-actions.",
+        "collisions, robot-collisions (robot-robot only), failed-actions, stalls (a task "
+        "that stopped advancing; see the fleet manager's stall_after_s).",
     ),
     output: Path | None = typer.Option(
         None,
@@ -254,6 +255,9 @@ def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
     robot_robot = summary.collisions_by_kind.get("robot-robot", 0)
     if "robot-collisions" in conditions and robot_robot:
         broken.append(f"{robot_robot} robot-robot collisions")
+    stalls = summary.kpis.get("stalls", 0)
+    if "stalls" in conditions and stalls:
+        broken.append(f"{stalls} stalls ({summary.kpis.get('stalled_now', 0)} still stalled)")
     if "failed-actions" in conditions and summary.actions_failed:
         broken.append(f"{summary.actions_failed} failed actions")
     return broken
@@ -279,7 +283,10 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
                         f"robot-s, {k['distance_m']:.0f} m driven)"),
         ("conflicts", f"{k['conflicts']} (a robot stopped for another's node)"),
-        ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
+        ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved; the same robots in a "
+                      "cycle again count once)"),
+        ("stalls", f"{k['stalls']} ({k['stalled_now']} still stalled: a task that did not "
+                   f"advance for {k['stall_after_s']:.0f} s)"),
         ("near misses", ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
                         + f" (within {k['near_miss_gap_m']:.2f} m)"),
     ]  # fmt: skip

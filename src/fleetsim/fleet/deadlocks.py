@@ -1,12 +1,18 @@
 """Deadlocks in traffic control: robots waiting on each other in a cycle (A waits for B, B for
-A), found from the wait-for graph every check period and undone when the site allows: one
-robot routed round the others, or stepped aside to a free neighbour, or (last resort) given
-another goal by the fleet manager. Each is recorded, resolved or not."""
+A), found from the wait-for graph every check period and undone when the site allows: a robot
+with nothing to do takes another parking spot (the fleet manager's `on_deadlock`), or one robot
+is routed round the others, or steps aside to a free neighbour.
+
+Each deadlock is an episode: the same robots in a cycle again, at a later check, is the same
+episode come back, not a new one, and undoing it is tried again, harder (stepping aside before
+routing round). An episode is resolved only once every robot of it has passed a node since it
+was last found: a deadlock that keeps coming back, or one whose robots stand still, stays
+unresolved, however often a way out was tried."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,20 +25,29 @@ if TYPE_CHECKING:
 DETOUR_NEAR_LANES = 4  # a detour goes round robots within about this many lanes
 
 
-@dataclass(frozen=True)
+@dataclass
 class Deadlock:
-    """Robots waiting on each other in a cycle, when it was found and whether it was undone."""
+    """A deadlock episode: robots waiting on each other in a cycle, when it was first and
+    last found, how often it was found (it came back), and whether it is resolved (every
+    robot of it passed a node since it was last found)."""
 
     time: float
     robots: tuple[str, ...]
-    nodes: tuple[str, ...]  # the node each robot waits for
-    resolved: bool
+    nodes: tuple[str, ...]  # the node each robot waited for, when last found
+    resolved: bool = False
+    detections: int = 1  # times it appeared: first found, then each time it came back
+    last_seen: float = 0.0
+    resolved_at: float | None = None
+    members: tuple[int, ...] = field(default=(), repr=False)  # robot indices
+    passed: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), repr=False)
 
 
 def find_deadlocks(t: TrafficControl) -> None:
     """Look at who waits for whom: a robot held up by an idle one is routed round it (or
-    listed in `t.blocked_by_idle`); each new wait-for cycle is undone if it can be and
-    recorded in `t.deadlocks`."""
+    listed in `t.blocked_by_idle`); each wait-for cycle is an episode (new, or come back, or
+    still there), undone if it can be and recorded in `t.deadlocks`; episodes whose robots all
+    moved on are marked resolved."""
+    now = t.sim.sim_time
     waits = {
         i: t.blocker(i, int(t.waiting_on[i])) for i in np.flatnonzero(t.waiting_on >= 0).tolist()
     }
@@ -59,15 +74,32 @@ def find_deadlocks(t: TrafficControl) -> None:
         members = chain[chain.index(j) :]
         key = frozenset(members)
         current.add(key)
-        if key not in t.cycles:  # new (recorded once)
-            _resolve(t, members)
+        episode = t.episodes.get(key)
+        wanted = tuple(t.graph.names[int(t.waiting_on[i])] for i in members)
+        if episode is None:
+            episode = Deadlock(now, tuple(t.robots[i].name for i in members), wanted,
+                               last_seen=now, members=tuple(members))  # fmt: skip
+            t.episodes[key] = episode
+            t.deadlocks.append(episode)
+        elif key not in t.cycles or episode.resolved:  # it came back
+            episode.detections += 1
+        episode.resolved, episode.resolved_at = False, None
+        episode.last_seen, episode.nodes = now, wanted
+        episode.passed = t.passed[list(episode.members)].copy()
+        _resolve(t, members, harder=episode.detections > 1 or key in t.cycles)
     t.cycles = current
+    for key, episode in t.episodes.items():
+        if not episode.resolved and key not in current:
+            moved = t.passed[list(episode.members)] > episode.passed
+            if moved.all():
+                episode.resolved, episode.resolved_at = True, now
 
 
-def _resolve(t: TrafficControl, members: list[int]) -> None:
-    """Route one robot of the cycle around the node it waits for; failing that, send one
-    to a free neighbouring node off the others' routes (it carries on from there)."""
-    wanted = [int(t.waiting_on[i]) for i in members]
+def _resolve(t: TrafficControl, members: list[int], harder: bool = False) -> bool:
+    """Undo a cycle: a robot of it with nothing to do goes elsewhere (the fleet manager's
+    `on_deadlock`); else one robot is routed round the node it waits for; failing that, one
+    steps aside to a free neighbouring node off the others' routes (it carries on from
+    there). `harder` (the cycle came back, or is still there): stepping aside first."""
     taken = np.flatnonzero(t.owner >= 0)
     holder = t.owner[taken]
     near_m = DETOUR_NEAR_LANES * float(np.median(t.graph.lane_length)) + t.clearance
@@ -83,28 +115,29 @@ def _resolve(t: TrafficControl, members: list[int]) -> None:
         """Only the nodes the cycle's other robots hold."""
         return [n for j in members if j != i for n in t.held(j)]
 
-    # Best: round the robots near it and the cycle's routes (not meeting them again); else
-    # round the cycle's robots only; else one robot steps aside to a free neighbour.
-    resolved = (
-        any(reroute(t, i, nearby(i)) for i in members)
-        or any(reroute(t, i, cycle_nodes(i)) for i in members)
-        or any(_retreat(t, i, members) for i in members)
-        or (t.on_deadlock is not None and t.on_deadlock(members))
-    )
-    t.deadlocks.append(
-        Deadlock(
-            t.sim.sim_time,
-            tuple(t.robots[i].name for i in members),
-            tuple(t.graph.names[n] for n in wanted),
-            resolved,
-        )
-    )
+    def elsewhere() -> bool:
+        return t.on_deadlock is not None and t.on_deadlock(members)
+
+    def round_nearby() -> bool:
+        return any(reroute(t, i, nearby(i)) for i in members)
+
+    def round_cycle() -> bool:
+        return any(reroute(t, i, cycle_nodes(i)) for i in members)
+
+    def aside() -> bool:
+        return any(_retreat(t, i, members) for i in members)
+
+    ways = (elsewhere, aside, round_cycle) if harder else (
+        elsewhere, round_nearby, round_cycle, aside)  # fmt: skip
+    return any(way() for way in ways)
 
 
 def reroute(t: TrafficControl, i: int, avoid: Sequence[int]) -> bool:
     """Send robot i on to its goal round the node it waits for and `avoid`, if a way round
     is near; returns whether it was."""
-    blocked = {int(t.waiting_on[i]), *avoid}
+    here = t.routes[i][int(t.head[i])]
+    # round robots standing idle too (no way through them: they may never move)
+    blocked = ({int(t.waiting_on[i]), *avoid} | t.idle_nodes()) - {here}
     goal = t.routes[i][-1]
     if goal in blocked:
         return False

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
     """Tasks, throughput, cycle times, waiting, distance, utilisation, batteries, deadlocks
-    and collisions by kind, so far."""
+    (episodes, unresolved ones), stalls and collisions by kind, so far."""
     now = fleet.sim.sim_time
     done = [t for t in fleet.tasks if t.status is TaskStatus.DONE]
     cycles = np.array([t.cycle_time for t in done], dtype=np.float64)
@@ -47,8 +47,12 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         "time_in_state_s": dict(zip(STATES, fleet.time_in_state.sum(axis=0).tolist(), strict=True)),
         "battery": _battery(fleet),
         "conflicts": getattr(fleet.traffic, "refusals", 0),  # a robot refused a node: it waits
-        "deadlocks": len(fleet.traffic.deadlocks),
+        "deadlocks": len(fleet.traffic.deadlocks),  # episodes (one that came back: one)
         "deadlocks_unresolved": sum(not d.resolved for d in fleet.traffic.deadlocks),
+        "deadlock_detections": sum(d.detections for d in fleet.traffic.deadlocks),
+        "stalls": len(fleet.stalls.records),  # robots whose task stopped advancing
+        "stalled_now": len(fleet.stalls.stalled),
+        "stall_after_s": fleet.stalls.after_s,
         "collisions": dict(fleet.sim.collision_counts),
         "near_misses": _by_kind(fleet.near_misses.records),
         "near_miss_gap_m": fleet.near_misses.gap,
@@ -69,8 +73,9 @@ def _battery(fleet: FleetManager) -> dict[str, Any] | None:
 
 def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
     """One row per robot (distance, time in each state, tasks done, battery), one per task
-    (places, status, robot, life cycle times, cycle time, lateness, failure reason) and one per
-    collision (time, kind, the two bodies, where)."""
+    (places, status, robot, life cycle times, cycle time, lateness, failure reason), one per
+    collision (time, kind, the two bodies, where) and one per stall (robot, task, where, what
+    it waited for, from when to when)."""
     soc = fleet.batteries.soc if fleet.batteries is not None else None
     done_by: dict[str | None, int] = {}
     for t in fleet.tasks:
@@ -112,6 +117,7 @@ def fleet_tables(fleet: FleetManager) -> dict[str, list[dict[str, Any]]]:
         "tasks": tasks,
         "collisions": list(fleet.collisions),
         "near_misses": list(fleet.near_misses.records),
+        "stalls": [s.row() for s in fleet.stalls.records],
         "series": list(fleet.series),
     }
 
@@ -129,6 +135,7 @@ def series_row(fleet: FleetManager) -> dict[str, Any]:
         "throughput_per_hour": len(done) / now * 3600 if now > 0 else 0.0,
         "conflicts": getattr(fleet.traffic, "refusals", 0),  # a robot refused a node: it waits
         "deadlocks": len(fleet.traffic.deadlocks),
+        "stalled": len(fleet.stalls.stalled),
         "collisions": len(fleet.collisions),
     }
     counts = np.bincount(fleet.state, minlength=len(STATES))

@@ -24,6 +24,7 @@ from fleetsim.fleet.assignment import AssignmentPolicy, policy_of
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.fleet.kpis import fleet_kpis, fleet_tables, series_row
 from fleetsim.fleet.near_miss import NearMisses
+from fleetsim.fleet.stalls import STALL_AFTER_S, StallWatch
 from fleetsim.fleet.states import RobotState
 from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
 from fleetsim.fleet.traffic import TrafficControl
@@ -51,6 +52,7 @@ class FleetManager:
         park: bool = True,
         near_miss_gap: float = 0.2,
         max_active: int | None = None,
+        stall_after_s: float = STALL_AFTER_S,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -102,6 +104,9 @@ class FleetManager:
             [a.name for a in self.robots], self.traffic.radius, near_miss_gap, obstacles
         )
         self._next_near = 0.0
+        if not (isinstance(stall_after_s, int | float) and stall_after_s > 0):
+            raise ConfigError(f"stall_after_s: expected seconds > 0, got {stall_after_s!r}")
+        self.stalls = StallWatch(r, stall_after_s)  # robots whose task stopped advancing
         self.series: list[dict[str, Any]] = []  # KPI snapshots every `series_every` seconds
         self.series_every = float(series_every)
         self._next_sample = self.series_every
@@ -146,6 +151,7 @@ class FleetManager:
             self._next_park = now + PARK_RETRY_S
             self._park_strays()
         self._account(dt, xy)
+        self.stalls.check(self, now)
 
     # -- tasks --------------------------------------------------------------------------------
 
@@ -188,6 +194,7 @@ class FleetManager:
             self.job[i] = task
             self.has_job[i] = True
             self.leg[i] = 0
+            self.stalls.advanced(i, now)
             self._go(i, now)
 
     def _go(self, i: int, now: float) -> None:
@@ -200,6 +207,7 @@ class FleetManager:
 
     def _at_place(self, i: int, now: float) -> None:
         task = self.job[i]
+        self.stalls.advanced(i, now)
         self.to_park[i] = -1
         self._park_retry[i] = 0.0  # somewhere new: a stray unless it is a parking spot
         if task is None:
@@ -217,6 +225,7 @@ class FleetManager:
 
     def _work_done(self, i: int, now: float) -> None:
         self.work_until[i] = math.inf
+        self.stalls.advanced(i, now)
         task = self.job[i]
         if task is None:
             return

@@ -111,7 +111,9 @@ class TrafficControl:
         v = np.array([a.spawn_params.max_linear_vel for a in self.robots], dtype=np.float64)
         acc = np.array([a.spawn_params.max_linear_accel for a in self.robots], dtype=np.float64)
         self.lookahead = v * v / (2 * acc) + 2 * v * sim.params.timestep + self.clearance
-        self.deadlocks: list[Deadlock] = []
+        self.deadlocks: list[Deadlock] = []  # episodes, in the order first found
+        self.episodes: dict[frozenset[int], Deadlock] = {}  # the same, by their robots
+        self.passed = np.zeros(r, dtype=np.int64)  # nodes each robot has passed (progress)
         self.on_arrival: Callable[[int], None] | None = None
         # Last resort for a deadlock nothing here undoes: the fleet manager may give one of the
         # robots another goal; returns whether it did.
@@ -252,6 +254,7 @@ class TrafficControl:
             if (px - xs[b]) * (xs[b] - xs[a]) + (py - ys[b]) * (ys[b] - ys[a]) < 0:
                 break
             nxt += 1
+        self.passed[i] += nxt - int(self.next[i])
         self.next[i] = nxt
         while tail < min(nxt, head):  # nodes left behind
             node = route[tail]
@@ -323,6 +326,7 @@ class TrafficControl:
         return self._idle_cache
 
     def _arrive(self, i: int) -> None:
+        self.passed[i] += 1
         route = self.routes[i]
         for node in set(route[int(self.tail[i]) : len(route) - 1]) - {route[-1]}:
             self._free(i, node)

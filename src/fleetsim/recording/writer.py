@@ -111,6 +111,8 @@ class Recorder:
         self._open_tasks: list[Any] = []  # the fleet manager's tasks not finished yet
         self._tasks_seen = 0
         self._near_told = 0
+        self._stalls_told = 0
+        self._stalls_open: list[Any] = []  # stalls written, not yet ended
         self._next_state = 0.0
         self._kpis_sent = 0
         self._write_json("/events", schemas.EVENT, {"kind": "recording_started",
@@ -270,8 +272,8 @@ class Recorder:
         self.watch_kpis(manager.series)
 
     def _fleet_events(self) -> None:
-        """The fleet manager's finished tasks and new near misses since the last look, as
-        `/events` (`task_done`, `task_failed`, `near_miss`)."""
+        """The fleet manager's finished tasks, new near misses and stalls since the last look,
+        as `/events` (`task_done`, `task_failed`, `near_miss`, `stall`, `stall_ended`)."""
         manager = self._manager
         if manager is None:
             return
@@ -295,6 +297,22 @@ class Recorder:
             event["kind"], event["pair"] = "near_miss", record.get("kind")
             self._write_json("/events", schemas.EVENT, event, record["time"])
         self._near_told = len(records)
+        self._stall_events(manager.stalls.records)
+
+    def _stall_events(self, stalls: list[Any]) -> None:
+        """`stall` (a robot's task stopped advancing: robot, task, node, what it waits for)
+        when one begins, `stall_ended` when its robot advances again."""
+        now = self.sim.sim_time
+        for stall in stalls[self._stalls_told :]:
+            self._write_json("/events", schemas.EVENT, {**stall.row(), "kind": "stall"},
+                             min(stall.time, now))  # fmt: skip
+            self._stalls_open.append(stall)
+        self._stalls_told = len(stalls)
+        for stall in [s for s in self._stalls_open if s.ended is not None]:
+            self._stalls_open.remove(stall)
+            event = {"kind": "stall_ended", "time": stall.ended, "robot": stall.robot,
+                     "task": stall.task, "stalled_s": stall.ended - stall.time}  # fmt: skip
+            self._write_json("/events", schemas.EVENT, event, stall.ended)
 
     def _state(self) -> None:
         """`/fleet/state`, in `/fleet` id order: from the fleet manager when there is one,

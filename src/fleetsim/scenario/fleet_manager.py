@@ -17,6 +17,7 @@
           max_active: 60               # robots on tasks at once (default: one per five
                                        # nodes that are not parking spots)
           near_miss_gap: 0.2           # metres: closer is a near miss
+          stall_after_s: 120           # a robot whose task has not advanced this long stalls
 
 Tasks from a list or a file are checked against the site before the run starts.
 """
@@ -95,6 +96,7 @@ class FleetManagerPlugin(Plugin):
         battery: BatterySpec | None = None
         max_active: int | None = Field(None, ge=1)  # robots on tasks at once (default: by site)
         near_miss_gap: NonNegative = 0.2
+        stall_after_s: float = Field(120.0, gt=0)  # a task not advancing this long: a stall
 
     manager: FleetManager | None = None
     _starts: list[int]
@@ -116,6 +118,7 @@ class FleetManagerPlugin(Plugin):
         self.manager = FleetManager(
             sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time, battery=battery,
             near_miss_gap=p.near_miss_gap, max_active=p.max_active,
+            stall_after_s=p.stall_after_s,
         ).attach()  # fmt: skip
 
     def _tasks(self) -> Iterable[Task]:

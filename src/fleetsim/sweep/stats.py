@@ -49,9 +49,9 @@ def estimate(values: Sequence[float]) -> Estimate:
 
 def headline(kpis: Sequence[str]) -> list[str]:
     """The KPIs a summary shows: the fleet manager's when there is one (else the actions'),
-    collisions and the real-time factor."""
+    stalls, collisions and the real-time factor."""
     chosen = [k for k in FLEET_KPIS if k in kpis] or [k for k in RUN_KPIS if k in kpis]
-    return chosen + [k for k in ("collisions", "real_time_factor") if k in kpis]
+    return chosen + [k for k in ("stalls", "collisions", "real_time_factor") if k in kpis]
 
 
 def by_combination(rows: Sequence[dict[str, Any]], swept: Sequence[str]

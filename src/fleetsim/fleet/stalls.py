@@ -1,0 +1,100 @@
+"""Stalls: robots whose task has stopped advancing. Progress is counted, not detections: a
+robot with a task advances when it passes a node, reaches a place or finishes its work there.
+One whose task has not advanced for `after_s` simulated seconds is stalled, reported with the
+robot, its task, the node it stands at and what it waits for, until it advances again.
+
+Waiting on something that is itself progressing is not a stall: a robot at work (picking,
+dropping) is progressing, and so is one queued behind a robot that advanced within `after_s`
+(a queue that moves). A robot without a task (parked, charging) cannot stall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from fleetsim.fleet.manager import FleetManager
+
+STALL_AFTER_S = 120.0
+CHECK_EVERY_S = 1.0
+
+
+@dataclass
+class Stall:
+    """A robot whose task stopped advancing: from `since` (its last progress), a stall from
+    `time` (`since` + the stall time), until `ended` (None: still stalled)."""
+
+    time: float
+    robot: str
+    task: str
+    node: str  # where it stands (the node it last passed)
+    waits_for: str | None  # the node it is refused, and who holds it; None: not waiting
+    since: float
+    ended: float | None = None
+
+    def row(self) -> dict[str, Any]:
+        return {"time": self.time, "robot": self.robot, "task": self.task, "node": self.node,
+                "waits_for": self.waits_for, "since": self.since, "ended": self.ended}  # fmt: skip
+
+
+class StallWatch:
+    def __init__(self, robots: int, after_s: float = STALL_AFTER_S) -> None:
+        self.after_s = float(after_s)
+        self.records: list[Stall] = []  # every stall, in the order they began
+        self.progress_at = np.zeros(robots)  # simulated time of each robot's last progress
+        self._passed = np.zeros(robots, dtype=np.int64)
+        self._open: dict[int, Stall] = {}  # robot -> its stall now
+        self._next_check = 0.0
+
+    def advanced(self, i: int, now: float) -> None:
+        """Robot i's task advanced (assigned, a place reached, work done)."""
+        self.progress_at[i] = now
+        stall = self._open.pop(i, None)
+        if stall is not None:
+            stall.ended = now
+
+    @property
+    def stalled(self) -> list[Stall]:
+        """The stalls going on now."""
+        return list(self._open.values())
+
+    def check(self, fleet: FleetManager, now: float) -> None:
+        """Note progress (nodes passed) and stalls, once every `CHECK_EVERY_S`."""
+        if now < self._next_check:
+            return
+        self._next_check = now + CHECK_EVERY_S
+        t = fleet.traffic
+        moved = np.flatnonzero(t.passed != self._passed)
+        self._passed = t.passed.copy()
+        for i in moved.tolist():
+            self.advanced(i, now)
+        working = fleet.work_until < np.inf
+        self.progress_at[working] = now  # at work: progressing
+        late = fleet.has_job & (now - self.progress_at >= self.after_s)
+        for i in np.flatnonzero(late).tolist():
+            if i in self._open:
+                continue
+            node = int(t.waiting_on[i])
+            blocker = t.blocker(i, node) if node >= 0 else -1
+            if (
+                blocker >= 0
+                and i not in self._open
+                and blocker not in self._open
+                and (now - self.progress_at[blocker] < self.after_s)
+            ):
+                continue  # queued behind a robot that moves on: not stalled
+            job = fleet.job[i]
+            waits = None
+            if node >= 0:
+                by = f" (held by {fleet.robots[blocker].name})" if blocker >= 0 else ""
+                waits = f"node {t.graph.names[node]}{by}"
+            stall = Stall(float(self.progress_at[i] + self.after_s), fleet.robots[i].name,
+                          job.id if job is not None else "", t.graph.names[t.node_of(i)],
+                          waits, float(self.progress_at[i]))  # fmt: skip
+            self._open[i] = stall
+            self.records.append(stall)
+        for i in [i for i in self._open if not fleet.has_job[i]]:  # its task ended (failed)
+            self._open.pop(i).ended = now
