@@ -152,15 +152,26 @@ def reroute(t: TrafficControl, i: int, avoid: Sequence[int]) -> bool:
 
 def _retreat(t: TrafficControl, i: int, members: list[int]) -> bool:
     """Step robot i aside to a free neighbouring node off the cycle's routes; it carries on
-    to its goal from there."""
-    head = t.routes[i][int(t.head[i])]
+    to its goal from there. A robot standing on a node lets go of the nodes it holds ahead
+    first (it steps aside from where it is, not from beyond the node another robot needs)."""
     in_use = {n for j in members if j != i for n in t.routes[j][int(t.tail[j]) :]}
     in_use |= {int(t.waiting_on[j]) for j in members}
+    goal = t.routes[i][-1]
+    ahead = set(t.route_ahead(i)[1:]) - {t.node_of(i)}
+    others_want = {int(t.waiting_on[j]) for j in members if j != i}
     g = t.graph
-    for e in range(g._start[head], g._start[head + 1]):
-        side = int(g._to[e])
-        if side not in in_use and t.blocker(i, side) < 0:
-            goal = t.routes[i][-1]
+    head = t.routes[i][int(t.head[i])]
+    for start in dict.fromkeys((t.standing_on(i), head)):
+        if start < 0 or (start == head and ahead & others_want):
+            continue  # (never through a node another robot of the cycle waits for)
+        for e in range(g._start[start], g._start[start + 1]):
+            side = int(g._to[e])
+            if side in in_use or (start != head and side in ahead):
+                continue
+            if t.blocker(i, side) >= 0:
+                continue
+            if start != head:
+                t.let_go_ahead(i)  # from the node it stands on
             t.send(i, side)
             t.stepping_aside[i] = goal
             return True

@@ -197,6 +197,29 @@ class TrafficControl:
         self.stepping_aside.pop(i, None)
         self._refresh_xy(i)
 
+    def standing_on(self, i: int) -> int:
+        """The node robot i stands on (within `NODE_SNAP_M`, stopped), else -1."""
+        node = self.node_of(i)
+        if self.robots[i].is_moving:
+            return -1
+        x, y = self.positions()[i]
+        return node if math.hypot(x - self.graph._xs[node], y - self.graph._ys[node]) <= (
+            NODE_SNAP_M) else -1  # fmt: skip
+
+    def let_go_ahead(self, i: int) -> None:
+        """Robot i, standing on a node, gives up the nodes it holds beyond it (it will be
+        sent elsewhere from there)."""
+        here = int(self.next[i]) - 1
+        route = self.routes[i]
+        for node in set(route[here + 1 : int(self.head[i]) + 1]) - set(route[: here + 1]):
+            self._free(i, node)
+        self.routes[i] = route[: here + 1]
+        self.last[i] = self.head[i] = here
+        self.tail[i] = min(int(self.tail[i]), here)
+        self._legs_of(i)
+        self._wait(i, -1)
+        self._refresh_xy(i)
+
     @property
     def waiting(self) -> np.ndarray:
         """Which robots are refused the node they need next, shape (R,)."""
