@@ -41,8 +41,12 @@ def depots(draw: Any) -> dict[str, Any]:
         if ring and outer(a, b):
             # counter-clockwise: east along the bottom, north on the right, west along the
             # top, south on the left
-            forward = ((a[0] == 0 and b[1] > a[1]) or (a[1] == cols - 1 and b[0] > a[0])
-                       or (a[0] == rows - 1 and b[1] < a[1]) or (a[1] == 0 and b[0] < a[0]))  # fmt: skip
+            forward = (
+                (a[0] == 0 and b[1] > a[1])
+                or (a[1] == cols - 1 and b[0] > a[0])
+                or (a[0] == rows - 1 and b[1] < a[1])
+                or (a[1] == 0 and b[0] < a[0])
+            )
             src, dst = (a, b) if forward else (b, a)
             lanes.append({"from": f"n{src[0]}_{src[1]}", "to": f"n{dst[0]}_{dst[1]}",
                           "bidirectional": False})  # fmt: skip
@@ -85,10 +89,10 @@ def test_every_task_finishes_without_a_stall(depot: dict[str, Any]) -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(depot["nodes"], depot["lanes"]))
         robots = fleet_of(sim, *depot["starts"])
-        tasks = [Task(f"o{k}", (a, b), release_time=float(t))
-                 for k, (a, b, t) in enumerate(sorted(depot["orders"], key=lambda o: o[2]))]  # fmt: skip
-        manager = FleetManager(sim, robots, tasks, assignment=depot["assignment"],
-                               pick_time=2.0, drop_time=2.0, stall_after_s=60.0).attach()  # fmt: skip
+        orders = sorted(depot["orders"], key=lambda o: o[2])
+        tasks = [Task(f"o{k}", (a, b), release_time=float(t)) for k, (a, b, t) in enumerate(orders)]
+        manager = FleetManager(sim, robots, tasks, assignment=depot["assignment"], pick_time=2.0,
+                               drop_time=2.0, stall_after_s=60.0).attach()  # fmt: skip
         for _ in range(30000):  # 3,000 simulated seconds at most
             sim.step_once()
             if len(manager.tasks) == len(tasks) and all(
