@@ -283,10 +283,8 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
                         f"robot-s, {k['distance_m']:.0f} m driven)"),
         ("conflicts", f"{k['conflicts']} (a robot stopped for another's node)"),
-        ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved; the same robots in a "
-                      "cycle again count once)"),
-        ("stalls", f"{k['stalls']} ({k['stalled_now']} still stalled: a task that did not "
-                   f"advance for {k['stall_after_s']:.0f} s)"),
+        ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
+        ("stalls", f"{k['stalls']} ({k['stalled_now']} still stalled)"),
         ("near misses", ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
                         + f" (within {k['near_miss_gap_m']:.2f} m)"),
     ]  # fmt: skip

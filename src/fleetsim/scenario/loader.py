@@ -14,18 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pydantic
 import yaml
 
 from fleetsim.errors import AssetNotFoundError, ConfigError, closest
 from fleetsim.scenario.schema import Scenario
+from fleetsim.yaml_source import key_path, parse_bounded
+from fleetsim.yaml_source import line_of as _line_of
 
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "scenarios"
 MAX_REPORTED_ERRORS = 5
 MAX_FILE_BYTES = 10 * 1024 * 1024  # a scenario is a page of YAML, not a data set
-MAX_VALUES = 1_000_000  # values after expanding anchors and aliases ("billion laughs")
-MAX_DEPTH = 64  # nesting of mappings and lists
 MAX_SHOWN_CHARS = 80  # echoed values in messages are cut to this
 
 
@@ -113,21 +112,7 @@ def read_text(path: Path) -> str:
 
 def parse_yaml(text: str, path: Path) -> dict[str, Any]:
     """Parse YAML safely: bounded nesting and alias expansion, no duplicate keys."""
-    if _flow_depth(text) > MAX_DEPTH:  # before PyYAML, which is slow on such input
-        raise ScenarioError(f"{path}: nested deeper than {MAX_DEPTH} levels")
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        if node is not None:
-            _check_node(node, path)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise ScenarioError(
-            f"{path}{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}"
-        ) from None
-    except RecursionError:
-        raise ScenarioError(f"{path}: nested too deeply (at most {MAX_DEPTH} levels)") from None
+    data = parse_bounded(text, path, ScenarioError)
     if data is None:
         raise ScenarioError(
             f"{path}: the file is empty; a scenario needs at least robots or objects "
@@ -138,63 +123,6 @@ def parse_yaml(text: str, path: Path) -> dict[str, Any]:
             f"{path}: a scenario is a mapping with keys such as simulation, robots, objects"
         )
     return data
-
-
-def _check_node(root: yaml.Node, path: Path) -> None:
-    """Depth, expanded size (aliases count every time they are used) and duplicate keys."""
-    sizes: dict[int, int] = {}
-    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
-    while stack:
-        node, depth, children_done = stack.pop()
-        if id(node) in sizes:  # an alias of a node already measured
-            continue
-        if depth > MAX_DEPTH:
-            line = node.start_mark.line + 1
-            raise ScenarioError(f"{path} line {line}: nested deeper than {MAX_DEPTH} levels")
-        children = _children(node)
-        if children_done or not children:
-            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
-            if sizes[id(node)] > MAX_VALUES:
-                line = node.start_mark.line + 1
-                raise ScenarioError(
-                    f"{path} line {line}: expands to more than {MAX_VALUES:,} values "
-                    "(YAML anchors and aliases repeated); write the values out or use a grid"
-                )
-            continue
-        if isinstance(node, yaml.MappingNode):
-            _no_duplicate_keys(node, path)
-        stack.append((node, depth, True))
-        stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
-
-
-def _flow_depth(text: str) -> int:
-    """Deepest nesting of [ and { brackets (an upper bound: brackets in strings count too)."""
-    chars = np.frombuffer(text.encode("utf-8", errors="replace"), dtype=np.uint8)
-    step = np.isin(chars, (ord("["), ord("{"))).astype(np.int32)
-    step -= np.isin(chars, (ord("]"), ord("}")))
-    return int(np.cumsum(step).max(initial=0))
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
-
-
-def _no_duplicate_keys(node: yaml.MappingNode, path: Path) -> None:
-    seen: dict[Any, int] = {}
-    for key, _ in node.value:
-        if not isinstance(key, yaml.ScalarNode) or key.value == "<<":
-            continue
-        line = key.start_mark.line + 1
-        if key.value in seen:
-            raise ScenarioError(
-                f"{path} line {line}: duplicate key '{key.value}' (first on line "
-                f"{seen[key.value]}); YAML would silently keep only the last one"
-            )
-        seen[key.value] = line
 
 
 # -- overrides ----------------------------------------------------------------------------------
@@ -271,14 +199,6 @@ def shown(value: Any) -> str:
     return text if len(text) <= MAX_SHOWN_CHARS else text[: MAX_SHOWN_CHARS - 3] + "..."
 
 
-def key_path(keys: typing.Sequence[str | int]) -> str:
-    """('robots', 2, 'grid', 'spacing') -> 'robots[2].grid.spacing'."""
-    out = ""
-    for k in keys:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
-    return out
-
-
 def _data_path(loc: tuple[Any, ...], data: Any) -> list[str | int]:
     """The error location as keys of the file (dropping pydantic's union tags)."""
     keys: list[str | int] = []
@@ -298,26 +218,6 @@ def _has(node: Any, key: str | int) -> bool:
     if isinstance(key, int):
         return isinstance(node, list) and 0 <= key < len(node)
     return isinstance(node, dict) and key in node
-
-
-def _line_of(text: str, keys: typing.Sequence[str | int]) -> int | None:
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for key in keys:
-        if isinstance(node, yaml.MappingNode):
-            match = next(((k, v) for k, v in node.value if k.value == key), None)
-            if match is None:
-                return line
-            line, node = match[0].start_mark.line + 1, match[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            node = node.value[key]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
 
 
 def valid_keys(keys: typing.Sequence[str | int], data: Any, root: Any = Scenario) -> list[str]:

@@ -98,6 +98,20 @@ class NavGraph:
         """From node dicts ({name, x, y, yaw?, level?, <property>: true}) and lane dicts
         ({from, to, bidirectional?, speed_limit?, mutex?}); lanes name their nodes."""
         nodes, lanes = list(nodes), list(lanes)
+        for k, node in enumerate(nodes):
+            if not isinstance(node, Mapping) or "name" not in node:
+                raise ConfigError(f"nodes[{k}]: expected {{name, x, y, ...}}, got {node!r:.60}")
+            for key in ("x", "y"):
+                if not _number(node.get(key)):
+                    raise ConfigError(f"nodes[{k}].{key} ('{node['name']}'): expected a number "
+                                      f"of metres, got {node.get(key)!r:.40}")  # fmt: skip
+        for j, lane in enumerate(lanes):
+            if not isinstance(lane, Mapping) or "from" not in lane or "to" not in lane:
+                raise ConfigError(f"lanes[{j}]: expected {{from, to, ...}}, got {lane!r:.60}")
+            limit = lane.get("speed_limit")
+            if limit is not None and not (_number(limit) and limit > 0):
+                raise ConfigError(f"lanes[{j}].speed_limit: expected m/s > 0 (leave it out for "
+                                  f"no limit), got {limit!r:.40}")  # fmt: skip
         names = [str(node["name"]) for node in nodes]
         seen: dict[str, int] = {}
         for k, name in enumerate(names):
@@ -128,6 +142,7 @@ class NavGraph:
             properties=props,
             bidirectional=np.array([bool(lane.get("bidirectional", True)) for lane in lanes]),
             speed_limit=np.array([float(lane.get("speed_limit") or np.inf) for lane in lanes]),
+            # (None: no limit; 0 and below were refused above)
             mutex=np.array(mutex, dtype=np.int64),
         )
 
@@ -316,6 +331,10 @@ class NavGraph:
             edges = range(self._start[u], self._start[u + 1])
             legs.append(min((e for e in edges if self._to[e] == v), key=self._cost.__getitem__))
         return self.edge_lane[np.array(legs, dtype=np.int64)] if legs else np.empty(0, np.int64)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _unknown(what: str, name: str, known: Sequence[str]) -> str:

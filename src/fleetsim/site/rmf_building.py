@@ -18,15 +18,16 @@ it; with `cartesian_meters` they are metres already. Parameters are [type, value
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from fleetsim.errors import ConfigError, closest
 from fleetsim.site.graph import NavGraph
+from fleetsim.yaml_source import key_path, line_of, parse_bounded
 
 FLAGS = {
     "is_charger": "charger",
@@ -82,9 +83,10 @@ def load_rmf_building(
     if not file.is_file():
         raise ConfigError(f"building file not found: {path}")
     try:
-        data = yaml.safe_load(file.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{file}: not valid YAML: {exc}") from None
+        text = file.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read it as text ({exc})") from None
+    data = parse_bounded(text, file)  # (nesting bounded: a line, not a RecursionError)
     levels = data.get("levels") if isinstance(data, dict) else None
     if not isinstance(levels, dict) or not levels:
         raise ConfigError(f"{file}: not a traffic-editor building (no 'levels')")
@@ -95,7 +97,24 @@ def load_rmf_building(
         raise ConfigError(f"{file}: no level '{name}': {hint}")
     where = f"{file} level {name}"
     spec = levels[name] or {}
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{_at(file, text, 'levels', name)}: expected a mapping of "
+                          "vertices, lanes, walls, ...")  # fmt: skip
+    for key in ("vertices", "lanes", "walls", "measurements", "doors"):
+        if spec.get(key) is not None and not isinstance(spec[key], list):
+            raise ConfigError(f"{_at(file, text, 'levels', name, key)}: expected a list, got "
+                              f"{type(spec[key]).__name__} {spec[key]!r:.40}")  # fmt: skip
     vertices = spec.get("vertices") or []
+    for k, v in enumerate(vertices):
+        if not (isinstance(v, list) and len(v) >= 2 and all(_finite(c) for c in v[:2])):
+            at = _at(file, text, "levels", name, "vertices", k)
+            raise ConfigError(f"{at}: expected [x, y, z, name, {{params}}] with numbers x and y, "
+                              f"got {v!r:.60}")  # fmt: skip
+    for key in ("lanes", "walls", "measurements", "doors"):
+        for k, edge in enumerate(spec.get(key) or []):
+            if not (isinstance(edge, list) and len(edge) >= 2):
+                raise ConfigError(f"{_at(file, text, 'levels', name, key, k)}: expected "
+                                  f"[vertex, vertex, {{params}}], got {edge!r:.60}")  # fmt: skip
     pixels = np.array([[float(v[0]), float(v[1])] for v in vertices]).reshape(-1, 2)
     system = data.get("coordinate_system", "reference_image")
     if system == "cartesian_meters":
@@ -114,6 +133,16 @@ def load_rmf_building(
     site.doors = _doors(spec.get("doors") or [], xy, str(name), where)
     site.name = str(data.get("building_name") or data.get("name") or file.name.split(".")[0])
     return site
+
+
+def _at(file: Path, text: str, *keys: str | int) -> str:
+    """`file line N: levels.L1.vertices[3]` for messages."""
+    line = line_of(text, keys)
+    return f"{file}{f' line {line}' if line else ''}: {key_path(keys)}"
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _param(params: Any, key: str, default: Any = None) -> Any:
