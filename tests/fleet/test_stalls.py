@@ -57,14 +57,16 @@ def test_a_deadlock_without_a_way_out_is_one_unresolved_episode_and_a_stall() ->
                                max_active=2, stall_after_s=10.0).attach()  # fmt: skip
         for _ in range(400):  # 40 s
             sim.step_once()
-        (episode,) = manager.traffic.deadlocks  # found once, though it lasts
+        # one episode, however often it came back (a robot stepping aside and back again)
+        (episode,) = manager.traffic.deadlocks
         assert not episode.resolved and set(episode.robots) == {"amr0", "amr1"}
         stalls = manager.stalls.records
-        assert sorted(s.robot for s in stalls) == ["amr0", "amr1"]
-        first = next(s for s in stalls if s.robot == "amr0")
-        assert first.task == "east0" and first.node == "n0" and first.ended is None
-        assert first.waits_for is not None and "held by amr1" in first.waits_for
-        assert first.time == first.since + 10.0
+        assert sorted(s.robot for s in stalls) == ["amr0", "amr1"]  # driving to and fro: no
+        east = next(s for s in stalls if s.robot == "amr0")  # progress towards its place
+        assert east.task == "east0" and east.ended is None and east.time == east.since + 10.0
+        west = next(s for s in stalls if s.robot == "amr1")
+        assert west.task == "west1" and west.node == "n4" and west.ended is None
+        assert west.waits_for is not None and "held by amr0" in west.waits_for
         kpis = manager.kpis()
         assert kpis["stalls"] == 2 and kpis["stalled_now"] == 2
         assert kpis["deadlocks"] == 1 and kpis["deadlocks_unresolved"] == 1
@@ -116,4 +118,5 @@ def test_stalls_in_the_summary_the_recording_and_fail_on(tmp_path: Path) -> None
     with open_recording(record) as rec:
         events = [e for e in rec.events() if e["kind"] == "stall"]
     assert sorted(e["robot"] for e in events) == ["amr_0", "amr_1"]
-    assert all(e["task"] and e["node"] in ("n0", "n4") and e["waits_for"] for e in events)
+    assert all(e["task"] and e["node"] in ("n0", "n1", "n2", "n3", "n4") for e in events)
+    assert any(e["waits_for"] for e in events)

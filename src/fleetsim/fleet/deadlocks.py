@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from fleetsim.fleet.traffic import TrafficControl
 
 DETOUR_NEAR_LANES = 4  # a detour goes round robots within about this many lanes
+ONTO_ROUTES_TRIES = 2  # an episode's robots may step aside onto each other's routes this often
 
 
 @dataclass
@@ -86,7 +87,8 @@ def find_deadlocks(t: TrafficControl) -> None:
         episode.resolved, episode.resolved_at = False, None
         episode.last_seen, episode.nodes = now, wanted
         episode.passed = t.passed[list(episode.members)].copy()
-        _resolve(t, members, harder=episode.detections > 1 or key in t.cycles)
+        _resolve(t, members, harder=episode.detections > 1 or key in t.cycles,
+                 onto_routes=episode.detections <= ONTO_ROUTES_TRIES)  # fmt: skip
     t.cycles = current
     for key, episode in t.episodes.items():
         if not episode.resolved and key not in current:
@@ -95,11 +97,14 @@ def find_deadlocks(t: TrafficControl) -> None:
                 episode.resolved, episode.resolved_at = True, now
 
 
-def _resolve(t: TrafficControl, members: list[int], harder: bool = False) -> bool:
+def _resolve(t: TrafficControl, members: list[int], harder: bool = False,
+             onto_routes: bool = True) -> bool:  # fmt: skip
     """Undo a cycle: a robot of it with nothing to do goes elsewhere (the fleet manager's
     `on_deadlock`); else one robot is routed round the node it waits for; failing that, one
     steps aside to a free neighbouring node off the others' routes (it carries on from
-    there). `harder` (the cycle came back, or is still there): stepping aside first."""
+    there). `harder` (the cycle came back, or is still there): stepping aside first;
+    `onto_routes`: stepping aside may be onto another robot's route (not once that failed
+    `ONTO_ROUTES_TRIES` times: in a dead-end corridor it only moves the robots to and fro)."""
     taken = np.flatnonzero(t.owner >= 0)
     holder = t.owner[taken]
     near_m = DETOUR_NEAR_LANES * float(np.median(t.graph.lane_length)) + t.clearance
@@ -125,7 +130,7 @@ def _resolve(t: TrafficControl, members: list[int], harder: bool = False) -> boo
         return any(reroute(t, i, cycle_nodes(i)) for i in members)
 
     def aside() -> bool:
-        return any(_retreat(t, i, members) for i in members)
+        return any(_retreat(t, i, members, onto_routes) for i in members)
 
     ways = (elsewhere, aside, round_cycle) if harder else (
         elsewhere, round_nearby, round_cycle, aside)  # fmt: skip
@@ -150,29 +155,32 @@ def reroute(t: TrafficControl, i: int, avoid: Sequence[int]) -> bool:
     return True
 
 
-def _retreat(t: TrafficControl, i: int, members: list[int]) -> bool:
-    """Step robot i aside to a free neighbouring node off the cycle's routes; it carries on
-    to its goal from there. A robot standing on a node lets go of the nodes it holds ahead
-    first (it steps aside from where it is, not from beyond the node another robot needs)."""
-    in_use = {n for j in members if j != i for n in t.routes[j][int(t.tail[j]) :]}
-    in_use |= {int(t.waiting_on[j]) for j in members}
+def _retreat(t: TrafficControl, i: int, members: list[int], onto_routes: bool = True) -> bool:
+    """Step robot i aside to a free neighbouring node; it carries on to its goal from there.
+    Off the cycle's routes if it can, else (a one-way lane leaves no other way) onto a node
+    further along another's route, which it then leads. A robot standing on a node lets go
+    of the nodes it holds ahead first (it steps aside from where it is, not from beyond the
+    node another robot needs); it never steps through or onto a node another robot of the
+    cycle waits for."""
+    others_want = {int(t.waiting_on[j]) for j in members if j != i}
+    routes = {n for j in members if j != i for n in t.routes[j][int(t.tail[j]) :]}
     goal = t.routes[i][-1]
     ahead = set(t.route_ahead(i)[1:]) - {t.node_of(i)}
-    others_want = {int(t.waiting_on[j]) for j in members if j != i}
     g = t.graph
     head = t.routes[i][int(t.head[i])]
-    for start in dict.fromkeys((t.standing_on(i), head)):
-        if start < 0 or (start == head and ahead & others_want):
-            continue  # (never through a node another robot of the cycle waits for)
-        for e in range(g._start[start], g._start[start + 1]):
-            side = int(g._to[e])
-            if side in in_use or (start != head and side in ahead):
+    for avoid in (routes | others_want, others_want)[: 2 if onto_routes else 1]:
+        for start in dict.fromkeys((t.standing_on(i), head)):
+            if start < 0 or (start == head and ahead & others_want):
                 continue
-            if t.blocker(i, side) >= 0:
-                continue
-            if start != head:
-                t.let_go_ahead(i)  # from the node it stands on
-            t.send(i, side)
-            t.stepping_aside[i] = goal
-            return True
+            for e in range(g._start[start], g._start[start + 1]):
+                side = int(g._to[e])
+                if side in avoid or (start != head and side in ahead):
+                    continue
+                if t.blocker(i, side) >= 0:
+                    continue
+                if start != head:
+                    t.let_go_ahead(i)  # from the node it stands on
+                t.send(i, side)
+                t.stepping_aside[i] = goal
+                return True
     return False

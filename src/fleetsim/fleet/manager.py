@@ -200,8 +200,10 @@ class FleetManager:
     def _go(self, i: int, now: float) -> None:
         task = self.job[i]
         assert task is not None
+        place = task.places[int(self.leg[i])]
         try:
-            self.traffic.send(i, task.places[int(self.leg[i])])
+            self.stalls.bound_for(i, self.graph.node(place))
+            self.traffic.send(i, place)
         except FleetSimError as exc:
             self._fail(i, now, str(exc))
 

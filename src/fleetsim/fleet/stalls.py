@@ -1,7 +1,9 @@
 """Stalls: robots whose task has stopped advancing. Progress is counted, not detections: a
-robot with a task advances when it passes a node, reaches a place or finishes its work there.
-One whose task has not advanced for `after_s` simulated seconds is stalled, reported with the
-robot, its task, the node it stands at and what it waits for, until it advances again.
+robot with a task advances when it comes closer to the place it is bound for than it has been
+on this leg (by `CLOSER_M`), reaches a place or finishes its work there; driving back and forth
+(stepping aside and back, again and again) is not progress. One whose task has not advanced for
+`after_s` simulated seconds is stalled, reported with the robot, its task, the node it stands
+at and what it waits for, until it advances again.
 
 Waiting on something that is itself progressing is not a stall: a robot at work (picking,
 dropping) is progressing, and so is one queued behind a robot that advanced within `after_s`
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 
 STALL_AFTER_S = 120.0
 CHECK_EVERY_S = 1.0
+CLOSER_M = 0.5  # nearer the place than ever on this leg by this much: progress
 
 
 @dataclass
@@ -45,9 +48,14 @@ class StallWatch:
         self.after_s = float(after_s)
         self.records: list[Stall] = []  # every stall, in the order they began
         self.progress_at = np.zeros(robots)  # simulated time of each robot's last progress
-        self._passed = np.zeros(robots, dtype=np.int64)
+        self._goal = np.full(robots, -1, dtype=np.int64)  # the node of the place bound for
+        self._best = np.full(robots, np.inf)  # the nearest it has been to it on this leg
         self._open: dict[int, Stall] = {}  # robot -> its stall now
         self._next_check = 0.0
+
+    def bound_for(self, i: int, node: int) -> None:
+        """Robot i sets off for the place at `node` (a new leg of its task)."""
+        self._goal[i], self._best[i] = node, np.inf
 
     def advanced(self, i: int, now: float) -> None:
         """Robot i's task advanced (assigned, a place reached, work done)."""
@@ -67,10 +75,14 @@ class StallWatch:
             return
         self._next_check = now + CHECK_EVERY_S
         t = fleet.traffic
-        moved = np.flatnonzero(t.passed != self._passed)
-        self._passed = t.passed.copy()
-        for i in moved.tolist():
-            self.advanced(i, now)
+        bound = np.flatnonzero(fleet.has_job & (self._goal >= 0))
+        if bound.size:
+            d = t.positions()[bound] - t.graph.xy[self._goal[bound]]
+            left = np.hypot(d[:, 0], d[:, 1])
+            closer = left < self._best[bound] - CLOSER_M
+            self._best[bound] = np.minimum(self._best[bound], left)
+            for i in bound[closer].tolist():
+                self.advanced(i, now)
         working = fleet.work_until < np.inf
         self.progress_at[working] = now  # at work: progressing
         late = fleet.has_job & (now - self.progress_at >= self.after_s)
