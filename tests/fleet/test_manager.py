@@ -193,7 +193,7 @@ def test_task_sources(tmp_path: Path) -> None:
     (visit,) = tasks_from_file(js)
     assert visit.places == ("p1", "x", "d1") and visit.kind == "visit" and visit.deadline == 90
     (tmp_path / "bad.csv").write_text("id,pickup,dropoff,release_time\no1,p1,d1,soon\n")
-    with pytest.raises(ConfigError, match=r"bad.csv: tasks\[0\]: could not convert"):
+    with pytest.raises(ConfigError, match=r"bad.csv line 2: tasks\[0\]: could not convert"):
         tasks_from_file(tmp_path / "bad.csv")
 
 

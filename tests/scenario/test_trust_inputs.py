@@ -65,3 +65,48 @@ def test_bad_site_graphs_are_clear_errors(tmp_path: Path, what: str, nodes: str,
     assert done.returncode == 2, (what, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and said in done.stderr, done.stderr
     assert "s.yaml line 1: site" in done.stderr
+
+
+DEPOT = Path(__file__).parents[1] / "fleet" / "cases" / "depot"
+
+
+def depot_with(tmp_path: Path, tasks: dict[str, str], **params: object) -> Path:
+    import yaml
+
+    data = yaml.safe_load((DEPOT / "depot.yaml").read_text())
+    data["plugins"][0]["params"].update({"tasks": tasks, **params})
+    path = tmp_path / "depot.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    (tmp_path / "orders.csv").write_text((DEPOT / "orders.csv").read_text())
+    return path
+
+
+TASK_FILES = [
+    ("random bytes", "rand.csv", bytes(range(256)) * 2, "rand.csv: cannot read tasks"),
+    ("an empty file", "empty.csv", b"", "empty.csv: the file is empty; a task file has a header"),
+    ("a header without places", "cols.csv", b"a,b\n1,2\n",
+     "cols.csv line 1: the header ['a', 'b'] names no 'pickup' and 'dropoff' columns"),
+    ("places that are a number", "p42.json", b'[{"id": "a", "places": 42}]',
+     "p42.json: tasks[0].places: expected a list of place names, got 42"),
+    ("a list nested 100,000 deep", "deep.json", b"[" * 100000 + b"]" * 100000,
+     "deep.json: nested too deeply to be a list of tasks"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("what", "name", "content", "said"), TASK_FILES,
+                         ids=[c[0] for c in TASK_FILES])  # fmt: skip
+def test_bad_task_files_are_clear_errors(tmp_path: Path, what: str, name: str, content: bytes,
+                                         said: str) -> None:  # fmt: skip
+    (tmp_path / name).write_bytes(content)
+    path = depot_with(tmp_path, {"file": name})
+    done = fleetsim("validate", str(path))
+    assert done.returncode == 2, (what, done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and said in done.stderr, done.stderr
+    assert "depot.yaml line " in done.stderr and "plugins[0]" in done.stderr  # the scenario too
+
+
+def test_a_fleet_manager_naming_an_unknown_robot(tmp_path: Path) -> None:
+    path = depot_with(tmp_path, {"file": "orders.csv"}, robots=["amr_0", "amr_11"])
+    done = fleetsim("validate", str(path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "params.robots: no robot named 'amr_11' in the scenario: did you mean" in done.stderr

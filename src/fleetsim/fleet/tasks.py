@@ -105,6 +105,9 @@ def task_list(items: Sequence[dict[str, Any]]) -> list[Task]:
                 f"tasks[{k}]: unknown keys {sorted(unknown)} (known: {sorted(known)})"
             )
         if "places" in item:
+            if not isinstance(item["places"], list | tuple) or not item["places"]:
+                raise ConfigError(f"tasks[{k}].places: expected a list of place names, got "
+                                  f"{item['places']!r:.40}")  # fmt: skip
             places = tuple(str(p) for p in item["places"])
         elif "pickup" in item and "dropoff" in item:
             places = (str(item["pickup"]), str(item["dropoff"]))
@@ -139,13 +142,32 @@ def tasks_from_file(path: str | Path) -> list[Task]:
                 raise ConfigError(f"{file}: expected a JSON list of tasks")
         else:
             with file.open(newline="") as f:
-                items = [{k: v for k, v in row.items() if v != ""} for row in csv.DictReader(f)]
+                reader = csv.DictReader(f)
+                items = [{k: v for k, v in row.items() if v != ""} for row in reader]
+                header = reader.fieldnames or []
+            if not header:
+                raise ConfigError(
+                    f"{file}: the file is empty; a task file has a header row "
+                    "(id,pickup,dropoff,release_time) and a row per task"
+                )
+            if not ({"pickup", "dropoff"} <= set(header) or "places" in header):
+                raise ConfigError(f"{file} line 1: the header {header[:6]!r:.80} names no "
+                                  "'pickup' and 'dropoff' columns (id,pickup,dropoff,"
+                                  "release_time)")  # fmt: skip
+    except RecursionError:
+        raise ConfigError(f"{file}: nested too deeply to be a list of tasks") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
         raise ConfigError(f"{file}: cannot read tasks: {exc}") from None
+    if not items:
+        raise ConfigError(f"{file}: no tasks in it")
     try:
         return task_list(items)
     except ConfigError as exc:
-        raise ConfigError(f"{file}: {exc}") from None
+        where = str(exc).split(":", 1)[0]  # tasks[k]: a CSV row is line k + 2 (the header)
+        line = ""
+        if file.suffix.lower() != ".json" and where.startswith("tasks["):
+            line = f" line {int(where[6:-1]) + 2}"
+        raise ConfigError(f"{file}{line}: {exc}") from None
 
 
 def poisson_tasks(

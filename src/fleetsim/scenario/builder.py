@@ -44,7 +44,13 @@ from fleetsim.scenario.loader import (
     given,
     valid_keys,
 )
-from fleetsim.scenario.plugins import Plugin, call_hook, find_plugin, import_object
+from fleetsim.scenario.plugins import (
+    Plugin,
+    PluginConfigError,
+    call_hook,
+    find_plugin,
+    import_object,
+)
 from fleetsim.site import Site
 from fleetsim.site.layouts import site_layout
 
@@ -130,7 +136,14 @@ def build(
             if robot.profile.robot_type in ("arm", "mobile_manipulator"):
                 robot.get_joint_positions()
         every = [p for _, plugins in robot_plugins for p in plugins] + world_plugins
-        call_hook(every, "initialize")
+        for plugin in every:  # (a configuration error names the plugin's place in the file)
+            try:
+                call_hook([plugin], "initialize")
+            except PluginConfigError as exc:
+                where = builder.where_of.get(id(plugin))
+                if where is None:
+                    raise
+                raise PluginConfigError(f"{loaded.at(where)}: {exc}") from exc
         builder.queue_actions(robot_plugins, queue=sample is None)
     except BaseException:
         sim.close()
@@ -197,6 +210,7 @@ class _Builder:
         self.sample = sample
         self.robot_entry: list[int] = []  # which robots[i] entry each built robot came from
         self.occupied: set[int] = set()  # site nodes robots started on
+        self.where_of: dict[int, str] = {}  # plugin id -> its key path ("plugins[0]")
         self.object_names = _object_names(loaded.scenario)
 
     def fail(self, where: str, exc: Exception, what: str = "") -> ScenarioError:
@@ -381,6 +395,7 @@ class _Builder:
                     here, ScenarioError(f"{cls.__name__}() raised {type(exc).__name__}: {exc}")
                 ) from exc
             call_hook([plugin], "on_plugin_load", robot)
+            self.where_of[id(plugin)] = here
             made.append(plugin)
         return made
 

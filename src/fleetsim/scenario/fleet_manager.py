@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, closest
 from fleetsim.fleet import (
     BatteryParams,
     FleetManager,
@@ -109,6 +109,13 @@ class FleetManagerPlugin(Plugin):
         sim = scene.sim
         if sim.site is None:
             raise ConfigError("the fleet manager needs a site: add a 'site:' section")
+        names = [r.name for r in scene.robots]
+        unknown = [n for n in (p.robots or []) if n not in names]
+        if unknown:
+            guess = closest(unknown[0], names)
+            hint = f"did you mean '{guess}'?" if guess else f"robots: {', '.join(names[:8])}"
+            raise ConfigError(f"params.robots: no robot named '{unknown[0]}' in the "
+                              f"scenario: {hint}")  # fmt: skip
         robots = scene.robots if p.robots is None else [scene.robot(n) for n in p.robots]
         self._starts = [sim.site.graph.nearest_node(*r.get_pose().position[:2]) for r in robots]
         assignment: Any = p.assignment
