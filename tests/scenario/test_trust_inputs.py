@@ -110,3 +110,43 @@ def test_a_fleet_manager_naming_an_unknown_robot(tmp_path: Path) -> None:
     done = fleetsim("validate", str(path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "params.robots: no robot named 'amr_11' in the scenario: did you mean" in done.stderr
+
+
+def test_a_grid_map_without_a_free_cell(tmp_path: Path) -> None:
+    (tmp_path / "full.map").write_text("type octile\nheight 2\nwidth 3\nmap\n@@@\nTTT\n")
+    (tmp_path / "s.yaml").write_text("site: {file: full.map}\n" + ROBOT)
+    done = fleetsim("validate", str(tmp_path / "s.yaml"))
+    assert done.returncode == 2 and "full.map: no free cell" in done.stderr, done.stderr
+
+
+def test_site_check_refuses_a_negative_tolerance(tmp_path: Path) -> None:
+    (tmp_path / "ok.map").write_text("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n")
+    done = fleetsim("site", "check", str(tmp_path / "ok.map"), "--tolerance", "-1")
+    assert done.returncode == 2 and "--tolerance -1.0: expected metres >= 0" in done.stderr
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("a file where a folder should be")
+    for option, name in (("--output", "r.json"), ("--record", "r.mcap")):
+        done = fleetsim("run", "warehouse", option, str(blocker / name))
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"{option} {blocker / name}: cannot write there" in done.stderr
+        assert "fleetsim run summary" not in done.stdout  # nothing ran
+
+
+def test_library_inputs() -> None:
+    from fleetsim import ConfigError
+    from fleetsim.actions import JointAction, PoseAction
+    from fleetsim.agents import GridSpawnParams
+
+    flat = GridSpawnParams(spacing=[2, 2, 0]).positions(4)  # how PyBulletFleet writes a flat grid
+    assert flat[:, 2].tolist() == [0.0] * 4 and flat[3, :2].tolist() == [2.0, 2.0]
+    with pytest.raises(ConfigError, match="grid spacing must be finite and > 0 m"):
+        GridSpawnParams(spacing=[2, 0, 1])
+    for bad in (-1, 0, float("nan"), [0.1, -2], {"elbow": 0}):
+        with pytest.raises(ConfigError, match="tolerance must be finite and > 0"):
+            JointAction([0.1, 0.2], tolerance=bad)
+    with pytest.raises(ConfigError, match="PoseAction: tolerance must be finite and > 0"):
+        PoseAction([0.3, 0.0, 0.4], tolerance=-0.01)
+    assert JointAction([0.1], tolerance={"elbow": 0.05}).tolerance == {"elbow": 0.05}

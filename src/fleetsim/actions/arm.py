@@ -7,6 +7,7 @@ arms under physics poll each step. Tolerances: the action's, else the agent's
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,6 +58,24 @@ class ArmMove:
         return agent.are_joints_at_targets(None, self.tolerance)
 
 
+def checked_tolerance(tolerance: Any, what: str) -> Any:
+    """`tolerance` (None, a number, or numbers by joint) when every value is finite and > 0;
+    a tolerance of 0 or less is never met, so the action would never end."""
+    values = list(tolerance.values()) if isinstance(tolerance, dict) else (
+        list(tolerance) if isinstance(tolerance, list | tuple) else [tolerance])  # fmt: skip
+    for v in values:
+        if v is None and tolerance is None:
+            continue
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not (math.isfinite(v) and v > 0)
+        ):
+            raise ConfigError(f"{what}: tolerance must be finite and > 0 (radians, metres), got "
+                              f"{tolerance!r:.60}")  # fmt: skip
+    return tolerance
+
+
 class JointAction(Action):
     """Move joints to targets: a list for all controllable joints, or a dict by joint name."""
 
@@ -73,7 +92,7 @@ class JointAction(Action):
                 "JointAction needs target_joint_positions (a list, or a dict by joint name)"
             )
         self.target_joint_positions = target_joint_positions
-        self.tolerance = tolerance
+        self.tolerance = checked_tolerance(tolerance, "JointAction")
         self.max_force = max_force
         self._move = ArmMove(joint_targets=target_joint_positions, max_force=max_force)
 
@@ -121,7 +140,7 @@ class PoseAction(Action):
         self.target_position = self._move.ee_position
         self.target_orientation = target_orientation
         self.end_effector_link = end_effector_link
-        self.tolerance = tolerance
+        self.tolerance = checked_tolerance(tolerance, "PoseAction")
         self.max_force = max_force
 
     def start(self, agent: Agent) -> None:

@@ -56,14 +56,17 @@ class GridSpawnParams:
                     f"grid spacing must be a number, [dx, dy] or [dx, dy, dz] in metres, "
                     f"got {self.spacing!r}"
                 )
+            # dx and dy > 0; a dz of 0 is a flat grid (as PyBulletFleet's configs write one)
             if not all(
                 isinstance(v, int | float)
                 and not isinstance(v, bool)
                 and math.isfinite(v)
-                and v > 0
-                for v in spacing
+                and (v > 0 or (k == 2 and v == 0))
+                for k, v in enumerate(spacing)
             ):
-                raise ConfigError(f"grid spacing must be finite and > 0 m, got {self.spacing!r}")
+                raise ConfigError(
+                    f"grid spacing must be finite and > 0 m (dz may be 0), got {self.spacing!r}"
+                )
 
     def positions(self, count: int) -> np.ndarray:
         """Grid positions, shape (count, 3)."""

@@ -7,6 +7,7 @@ import json
 import math
 import shutil
 import signal
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,10 @@ def run(
     conditions = _parse_fail_on(fail_on)
     if output is not None and output.suffix.lower() not in FORMATS:
         raise exit_for(ConfigError(f"--output {output}: use a .json, .csv or .parquet file name"))
+    if output is not None:
+        writable_or_exit(output, "--output")  # before the run, not after it
+    if record is not None:
+        writable_or_exit(record, "--record")
     if record is not None and record.suffix.lower() != ".mcap":
         raise exit_for(ConfigError(f"--record {record}: use a .mcap file name"))
     if not (math.isfinite(record_rate) and record_rate > 0):
@@ -246,6 +251,17 @@ def watch_fleet_of(built: Any, recorder: Any) -> None:
         if isinstance(getattr(manager, "series", None), list):
             recorder.watch_fleet(manager)
             return
+
+
+def writable_or_exit(path: Path, option: str) -> None:
+    """Exit 2 now if `path` cannot be written (its folder made, a file created there)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".fleetsim-", delete=True):
+            pass
+    except OSError as exc:
+        raise exit_for(ConfigError(f"{option} {path}: cannot write there "
+                                   f"({exc.strerror or exc})")) from None  # fmt: skip
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
 import yaml
 
 from fleetsim.cli.scenario import exit_for
-from fleetsim.errors import FleetSimError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet import check_routes
 from fleetsim.site import NODE_PROPERTIES, Site
 from fleetsim.viz.site_plot import plot_site
@@ -78,6 +79,8 @@ def check(
     """Drive robots along random routes between the site's places: every route must arrive,
     robots stay within --tolerance of their lanes and never touch a wall or a blocked cell.
     Exits 1 if not."""
+    if not (math.isfinite(tolerance) and tolerance >= 0):
+        raise exit_for(ConfigError(f"--tolerance {tolerance}: expected metres >= 0"))
     site = load(file, level, graph, cell_size, blocked)
     try:
         report = check_routes(site, robots, routes, seed, model, tolerance)

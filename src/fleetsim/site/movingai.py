@@ -121,6 +121,9 @@ def load_movingai(path: str | Path, cell_size: float = 1.0, blocked: str = "") -
             f"(free: {free_chars}, blocked: {BLOCKED}{blocked}); if '{char}' marks an obstacle, "
             f"pass blocked='{char}' (`blocked: {char}` in a scenario's site, --blocked {char})"
         )
+    if not free.any():
+        raise ConfigError(f"{file}: no free cell (every cell is blocked: {BLOCKED}{blocked}); "
+                          f"robots need free cells ({free_chars}) to drive on")  # fmt: skip
     graph = _graph(free, height, width, cell_size)
     mask = wall.reshape(height, width)
     return GridMap(graph, mask, _rectangles(mask, cell_size), cell_size)
