@@ -150,3 +150,22 @@ def test_library_inputs() -> None:
     with pytest.raises(ConfigError, match="PoseAction: tolerance must be finite and > 0"):
         PoseAction([0.3, 0.0, 0.4], tolerance=-0.01)
     assert JointAction([0.1], tolerance={"elbow": 0.05}).tolerance == {"elbow": 0.05}
+
+
+def test_failures_are_grouped_by_reason_without_the_robots_name(tmp_path: Path) -> None:
+    """Twelve robots each fail the same way: one line, with a count and a few robots (the
+    robot's name in the message used to make twelve reasons)."""
+    (tmp_path / "drop.yaml").write_text(
+        "simulation: {duration: 2, target_rtf: 0}\n"
+        "robots:\n"
+        "  - {name: amr, model: mobile_robot, grid: {count: 12, spacing: 3},\n"
+        "     actions: [{type: drop, relative_pose: [0, 0, 0], use_approach: false}]}\n"
+    )
+    done = fleetsim("run", str(tmp_path / "drop.yaml"))
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if " x Drop:" in line]
+    assert len(lines) == 1, done.stdout
+    assert (
+        "12 x Drop: nothing to drop: <robot> holds no object (amr_0, amr_1, amr_2, ...)"
+        in (lines[0])
+    )

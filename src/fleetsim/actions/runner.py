@@ -30,6 +30,9 @@ _TIME_EPS = 1e-9
 MAX_STARTS_PER_STEP = 1000
 
 
+FAILURE_EXAMPLES = 3  # robots named for each failure reason
+
+
 class ActionSystem:
     def __init__(self, events: EventBus) -> None:
         self._events = events
@@ -48,7 +51,10 @@ class ActionSystem:
         self._errors = FirstError()
         self.completed_count = 0
         self.failed_count = 0
+        # failures by reason (the robot's name taken out, so one reason across a fleet is one
+        # line), with the first few robots each happened to
         self.failure_reasons: Counter[str] = Counter()
+        self.failure_robots: dict[str, list[str]] = {}
         """How many actions failed for each reason ("Pick: no pickable object within ...")."""
 
     # -- queue API (called through Agent) -----------------------------------------------------
@@ -99,6 +105,7 @@ class ActionSystem:
         self._deferred.clear()
         self.completed_count = self.failed_count = 0
         self.failure_reasons.clear()
+        self.failure_robots.clear()
 
     # -- the step -------------------------------------------------------------------------
 
@@ -204,8 +211,14 @@ class ActionSystem:
             self._events.emit("action_completed", agent, action)
         elif action.status is ActionStatus.FAILED:
             self.failed_count += 1
-            reason = f"{type(action).__name__}: {action.error_message or 'failed'}"
+            message = action.error_message or "failed"
+            if agent.name:
+                message = message.replace(agent.name, "<robot>")
+            reason = f"{type(action).__name__}: {message}"
             self.failure_reasons[reason] += 1
+            robots = self.failure_robots.setdefault(reason, [])
+            if len(robots) < FAILURE_EXAMPLES and agent.name not in robots:
+                robots.append(agent.name)
             self._events.emit("action_failed", agent, action)
 
     def _cancel_current(self, agent: Agent) -> None:

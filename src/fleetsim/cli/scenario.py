@@ -293,7 +293,7 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     unresolved = k["deadlocks_unresolved"]
     return [
         ("tasks", f"{k['tasks_completed']} done, {k['tasks_failed']} failed, "
-                  f"{k['tasks_released']} released"),
+                  f"{k['tasks_released']} released (fleet manager orders)"),
         ("throughput", f"{k['throughput_per_hour']:.1f} tasks/hour"),
         ("cycle time", cycles),
         ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
@@ -314,7 +314,10 @@ def print_summary(summary: RunSummary) -> None:
         ("wall time", f"{summary.wall_time:.2f} s (building {summary.build_time:.2f} s)"),
         ("real-time factor", f"{summary.real_time_factor:.1f}x"),
         ("robots", str(summary.robots)),
-        ("actions completed", str(summary.actions_completed)),
+        (
+            "actions completed",
+            f"{summary.actions_completed} (robot actions: go_to, pick, wait, ...)",
+        ),
         ("actions failed", str(summary.actions_failed)),
     ]
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
@@ -329,7 +332,9 @@ def print_summary(summary: RunSummary) -> None:
     if reasons:
         console.print("failed actions by reason:", markup=False, highlight=False)
     for reason, count in reasons[:MAX_REASONS]:
-        line = f"  {count} x {_clip(reason, MAX_REASON_CHARS)}"
+        robots = summary.failure_robots.get(reason, [])
+        who = f" ({', '.join(robots)}{', ...' if count > len(robots) else ''})" if robots else ""
+        line = f"  {count} x {_clip(reason, MAX_REASON_CHARS)}{who}"
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     if len(reasons) > MAX_REASONS:
         rest = sum(n for _, n in reasons[MAX_REASONS:])

@@ -39,6 +39,7 @@ class RunSummary:
     build_time: float = 0.0
     collisions_by_kind: dict[str, int] = field(default_factory=dict)
     failure_reasons: dict[str, int] = field(default_factory=dict)
+    failure_robots: dict[str, list[str]] = field(default_factory=dict)  # examples per reason
     kpis: dict[str, Any] = field(default_factory=dict)  # from plugins with kpis() (fleets)
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # robots, tasks
 
@@ -107,6 +108,7 @@ def run_scenario(
         build_time=build_time,
         collisions_by_kind=sim.collision_counts,
         failure_reasons=dict(sim.actions.failure_reasons.most_common()),
+        failure_robots={k: list(v) for k, v in sim.actions.failure_robots.items()},
         kpis=_collect(plugins, "kpis"),
         tables=_collect(plugins, "tables"),
     )
