@@ -145,6 +145,21 @@ def test_ray_gives_the_same_kpis_as_local(tmp_path: Path) -> None:
         assert {k: a[key][k] for k in KPIS} == {k: b[key][k] for k in KPIS}
 
 
+def children_of_none(python: str) -> list[str]:
+    """Command lines of this interpreter's processes whose parent died (re-parented to 1):
+    what a killed sweep would leave behind."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == 1 and cmd.startswith(python):
+            found.append(cmd)
+    return found
+
+
 def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> None:
     """60 small runs: killed after some are done, then resumed; every run once in the file
     (the journal keeps them until the file is written)."""
@@ -163,6 +178,14 @@ def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> No
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
+    orphans: list[str] = []
+    for _ in range(100):  # the workers and the resource tracker go with the sweep
+        orphans = [cmd for cmd in children_of_none(sys.executable) if "spawn_main" in cmd
+                   or "resource_tracker" in cmd]  # fmt: skip
+        if not orphans:
+            break
+        time.sleep(0.1)
+    assert orphans == [], orphans
     done = sweep_cli(*args, "--resume")
     assert done.returncode == 0, done.stderr
     table = pq.read_table(out).to_pylist()
@@ -176,3 +199,19 @@ def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> No
     assert len(far) == len(near) == 20
     assert all(r["actions_completed"] == 0 for r in far)  # 4 s: not there yet
     assert all(r["actions_completed"] == 1 for r in near)
+
+
+def test_a_stopped_sweep_says_truthfully_where_its_rows_are(tmp_path: Path) -> None:
+    from fleetsim.cli.sweep import where_the_rows_are
+    from fleetsim.sweep.plan import parse_seeds
+
+    seeds = parse_seeds("1-1000000")  # (a set: this used to take minutes, silently)
+    assert len(seeds) == 1_000_000 and seeds[:2] == [1, 2] and seeds[-1] == 1_000_000
+    assert parse_seeds("3,1-4,2") == [3, 1, 2, 4]
+    out = tmp_path / "s.parquet"
+    assert "no run had finished: nothing was written" in where_the_rows_are(out)
+    out.with_name("s.parquet.journal").write_text("{}\n")
+    said = where_the_rows_are(out)
+    assert "s.parquet.journal" in said and "--resume carries on and writes" in said
+    out.write_bytes(b"PAR1")
+    assert "are in " + str(out) + " and " in where_the_rows_are(out)

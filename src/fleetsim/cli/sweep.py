@@ -121,7 +121,7 @@ def sweep(
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:
-        typer.echo(f"stopped: the finished runs are in {out} (--resume carries on)", err=True)
+        typer.echo(f"stopped: {where_the_rows_are(out)}", err=True)
         raise typer.Exit(130) from None
     typer.echo(f"{result.ran} runs ({result.failed} failed), {result.skipped} already in the "
                f"file; results: {out}")  # fmt: skip
@@ -185,3 +185,16 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return "" if math.isnan(value) else f"{value:.6g}"
     return "" if value is None else str(value)
+
+
+def where_the_rows_are(out: Path) -> str:
+    """What a stopped sweep left, truthfully: the results file, its journal, or nothing."""
+    journal = out.with_name(out.name + ".journal")
+    if out.exists() and journal.exists():
+        return f"the finished runs are in {out} and {journal} (--resume carries on)"
+    if out.exists():
+        return f"the finished runs are in {out} (--resume carries on)"
+    if journal.exists():
+        return (f"the finished runs are in {journal} (one JSON row a line; --resume carries "
+                f"on and writes {out})")  # fmt: skip
+    return f"no run had finished: nothing was written ({out} does not exist)"

@@ -8,16 +8,36 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 from fleetsim.sweep.plan import RunSpec
 
+PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def die_with_parent() -> None:
+    """This process is killed when the one that started it dies, even by SIGKILL (Linux's
+    parent-death signal; elsewhere a no-op): a killed sweep leaves no worker behind, and the
+    multiprocessing resource tracker, whose pipe the workers held, ends with them."""
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
 
 def quiet() -> None:
     """A worker's stdout (PyBullet prints there from C) goes nowhere; the driver draws the
-    progress bar."""
+    progress bar. It dies with the sweep that started it."""
+    die_with_parent()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
