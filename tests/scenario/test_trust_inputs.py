@@ -169,3 +169,13 @@ def test_failures_are_grouped_by_reason_without_the_robots_name(tmp_path: Path) 
         "12 x Drop: nothing to drop: <robot> holds no object (amr_0, amr_1, amr_2, ...)"
         in (lines[0])
     )
+
+
+def test_a_poisson_rate_no_site_could_serve_is_refused_at_once(tmp_path: Path) -> None:
+    """A rate of 1e9 orders an hour used to make a 5 s run take minutes."""
+    pickups = ["n3_0", "n3_2"]
+    path = depot_with(tmp_path, {"poisson": {"rate_per_hour": 1e9, "pickups": pickups,
+                                             "dropoffs": ["n0_1"]}})  # fmt: skip
+    done = fleetsim("validate", str(path), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "2,000,000,000 orders an hour" in done.stderr and "at most 1,000,000" in done.stderr

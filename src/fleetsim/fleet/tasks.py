@@ -18,6 +18,8 @@ import numpy as np
 from fleetsim.errors import ConfigError
 from fleetsim.site import NavGraph
 
+MAX_ORDERS_PER_HOUR = 1_000_000  # a Poisson stream's total rate: more is a typo
+
 
 class TaskStatus(Enum):
     WAITING = "waiting"  # not released yet
@@ -184,7 +186,21 @@ def poisson_tasks(
         raise ConfigError(f"rate_per_hour must be > 0, got {rate_per_hour!r}")
     if not pickups or not dropoffs:
         raise ConfigError("a Poisson task stream needs pick-up and drop-off places")
-    rate = rate_per_hour * len(pickups) / 3600.0
+    if rate_per_hour * len(pickups) > MAX_ORDERS_PER_HOUR:
+        raise ConfigError(
+            f"rate_per_hour {rate_per_hour:g} at {len(pickups)} pick-up stations is "
+            f"{rate_per_hour * len(pickups):,.0f} orders an hour "
+            f"({rate_per_hour * len(pickups) / 3600:,.0f} a second): at most "
+            f"{MAX_ORDERS_PER_HOUR:,} an hour in all (a site with tens of thousands of robots "
+            "serves a few thousand)"
+        )
+    return _arrivals(rate_per_hour * len(pickups) / 3600.0, pickups, dropoffs, rng, until,
+                     start)  # fmt: skip
+
+
+def _arrivals(rate: float, pickups: Sequence[str], dropoffs: Sequence[str],
+              rng: np.random.Generator, until: float, start: float) -> Iterator[Task]:  # fmt: skip
+    """The stream itself (checked by `poisson_tasks` before the first order is asked for)."""
     t, k = start, 0
     while True:
         t += float(rng.exponential(1.0 / rate))
