@@ -179,3 +179,34 @@ def test_a_poisson_rate_no_site_could_serve_is_refused_at_once(tmp_path: Path) -
     done = fleetsim("validate", str(path), timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "2,000,000,000 orders an hour" in done.stderr and "at most 1,000,000" in done.stderr
+
+
+def test_what_would_not_fit_in_memory_is_refused_with_the_estimate(tmp_path: Path) -> None:
+    side = 3000
+    (tmp_path / "huge.map").write_text(
+        f"type octile\nheight {side}\nwidth {side}\nmap\n" + ("." * side + "\n") * side
+    )
+    (tmp_path / "grid.yaml").write_text(
+        "site: {file: huge.map}\nrobots: [{model: mobile_robot, pose: {position: [0.5, 0.5, 0]}}]\n"
+    )
+    (tmp_path / "layout.yaml").write_text(
+        "site: {layout: {type: warehouse, aisles: 1000000}}\n" + ROBOT
+    )
+    for name, said in (("grid.yaml", "9,000,000 nodes would need about 4.5 GB"),
+                       ("layout.yaml", "21,000,005 nodes would need about 42.0 GB")):  # fmt: skip
+        done = fleetsim("validate", str(tmp_path / name), timeout=120)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert said in done.stderr and "over the limit of 3 GB" in done.stderr
+        assert "FLEETSIM_MAX_SITE_GB" in done.stderr
+
+
+def test_a_library_spawn_that_would_not_fit_is_refused() -> None:
+    from fleetsim import ConfigError, MultiRobotSimulationCore, SimulationParams
+    from fleetsim.agents import AgentManager, AgentSpawnParams, GridSpawnParams
+
+    with MultiRobotSimulationCore(SimulationParams(gui=False)) as sim:
+        manager = AgentManager(sim)
+        with pytest.raises(ConfigError, match=r"1,000,000,000 bodies would need about 2,600"):
+            manager.spawn_agents_grid(10**9, GridSpawnParams(),
+                                      AgentSpawnParams(urdf_path="simple_cube"))  # fmt: skip
+        assert len(sim.world.bodies) == 0  # nothing was built

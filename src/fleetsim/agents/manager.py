@@ -12,6 +12,7 @@ from fleetsim.agents.agent import Agent
 from fleetsim.agents.grid import GridSpawnParams
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose, quat
+from fleetsim.memory import check_fits
 from fleetsim.objects import SimObject
 from fleetsim.objects.sim_object import world_of
 from fleetsim.objects.world import HasWorld
@@ -175,3 +176,4 @@ def _weighted(items: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
 def _check_count(count: object, what: str) -> None:
     if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
         raise ConfigError(f"{what} must be whole numbers >= 0, got {count!r}")
+    check_fits(int(count), "bodies")  # before any array of them is made

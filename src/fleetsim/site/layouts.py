@@ -24,8 +24,11 @@ from typing import Any
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.memory import check_site_fits
 from fleetsim.site.graph import NavGraph
 from fleetsim.site.site import Obstacles, Site
+
+BYTES_PER_LAYOUT_NODE = 2_000  # node and lane dicts, then the graph's arrays
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,10 @@ def warehouse_layout(**numbers: Any) -> Site:
         known = ", ".join(WarehouseLayout.__dataclass_fields__)
         raise ConfigError(f"warehouse layout: {exc} (known: {known})") from None
     w.check()
+    steps = max(1, round(w.aisle_length / w.node_spacing))
+    estimate = (w.aisles * (w.blocks * (steps + 1)) + (2 * w.aisles) * (w.blocks + 1)
+                + (2 * w.aisles) * w.parking_rows + w.station_count)  # fmt: skip
+    check_site_fits(estimate, "warehouse layout", BYTES_PER_LAYOUT_NODE)  # before building
     nodes: list[dict[str, Any]] = []
     lanes: list[dict[str, Any]] = []
 

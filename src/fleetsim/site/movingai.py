@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.memory import check_site_fits
 from fleetsim.site.graph import NavGraph
 
 FREE, BLOCKED = ".GSE", "@OTW"
@@ -121,6 +122,7 @@ def load_movingai(path: str | Path, cell_size: float = 1.0, blocked: str = "") -
             f"(free: {free_chars}, blocked: {BLOCKED}{blocked}); if '{char}' marks an obstacle, "
             f"pass blocked='{char}' (`blocked: {char}` in a scenario's site, --blocked {char})"
         )
+    check_site_fits(int(np.count_nonzero(free)), f"{file} ({height} x {width})")
     if not free.any():
         raise ConfigError(f"{file}: no free cell (every cell is blocked: {BLOCKED}{blocked}); "
                           f"robots need free cells ({free_chars}) to drive on")  # fmt: skip

@@ -1,0 +1,53 @@
+"""What a request will cost in memory, said before it is built: a count that would need more
+memory than the machine has is refused with the estimate, instead of ending in a bare
+MemoryError (or the machine swapping) half-way."""
+
+from __future__ import annotations
+
+import os
+
+from fleetsim.errors import ConfigError
+
+BYTES_PER_BODY = 2_600  # measured: 100,000 cube robots in 237 MB with their tables and shapes
+USABLE = 0.8  # of the machine's memory
+
+
+def machine_bytes() -> int:
+    """The machine's physical memory in bytes (0 when it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def check_fits(count: int, what: str, bytes_each: int = BYTES_PER_BODY) -> None:
+    """Refuse `count` items of `bytes_each` when they would not fit in this machine's memory."""
+    need, have = count * bytes_each, machine_bytes()
+    if have and need > USABLE * have:
+        raise ConfigError(
+            f"{count:,} {what} would need about {need / 1e9:,.1f} GB of memory; this machine "
+            f"has {have / 1e9:.1f} GB: use fewer (a fleet of 100,000 needs about "
+            f"{100_000 * bytes_each / 1e9:.2f} GB)"
+        )
+
+
+BYTES_PER_GRID_CELL = 500  # measured: a 1,000 x 1,000 free grid map's graph in 470 MB
+SITE_LIMIT_ENV = "FLEETSIM_MAX_SITE_GB"
+SITE_LIMIT_GB = 3.0  # a site's graph larger than this is refused unless the variable says more
+
+
+def check_site_fits(nodes: int, what: str, bytes_each: int = BYTES_PER_GRID_CELL) -> None:
+    """Refuse a site graph of `nodes` whose estimate is over the site limit (3 GB, or
+    $FLEETSIM_MAX_SITE_GB) or over what this machine has, saying both."""
+    raw = os.environ.get(SITE_LIMIT_ENV, "")
+    try:
+        limit_gb = float(raw) if raw else SITE_LIMIT_GB
+    except ValueError:
+        raise ConfigError(f"{SITE_LIMIT_ENV}={raw!r}: expected gigabytes, such as 8") from None
+    need = nodes * bytes_each
+    if need > limit_gb * 1e9:
+        raise ConfigError(
+            f"{what}: {nodes:,} nodes would need about {need / 1e9:,.1f} GB of memory, over the "
+            f"limit of {limit_gb:g} GB (set {SITE_LIMIT_ENV} to allow more)"
+        )
+    check_fits(nodes, f"site nodes ({what})", bytes_each)
