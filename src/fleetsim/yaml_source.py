@@ -20,8 +20,11 @@ MAX_DEPTH = 64  # nesting of mappings and lists
 
 def parse_bounded(text: str, path: Path | str, error: type[ConfigError] = ConfigError) -> Any:
     """The YAML document in `text` (of the file `path`), or `error` naming the line."""
-    if _flow_depth(text) > MAX_DEPTH:  # before PyYAML, which is slow on such input
-        raise error(f"{path}: nested deeper than {MAX_DEPTH} levels")
+    deep = _too_deep_at(text)  # before PyYAML, which is slow on such input
+    if deep is not None:
+        line = text.count("\n", 0, deep) + 1
+        raise error(f"{path} line {line}: nested deeper than {MAX_DEPTH} levels (brackets "
+                    f"[ and {{ inside each other)")  # fmt: skip
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         if node is not None:
@@ -29,10 +32,8 @@ def parse_bounded(text: str, path: Path | str, error: type[ConfigError] = Config
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise error(
-            f"{path}{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}"
-        ) from None
+        at = f" line {mark.line + 1}" if mark is not None else ""
+        raise error(f"{path}{at}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
     except RecursionError:
         raise error(f"{path}: nested too deeply (at most {MAX_DEPTH} levels)") from None
 
@@ -64,12 +65,16 @@ def _check_node(root: yaml.Node, path: Path, error: type[ConfigError]) -> None:
         stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
 
 
-def _flow_depth(text: str) -> int:
-    """Deepest nesting of [ and { brackets (an upper bound: brackets in strings count too)."""
+def _too_deep_at(text: str) -> int | None:
+    """Where [ and { brackets first nest deeper than MAX_DEPTH (a character index), if they do
+    (an upper bound: brackets in strings count too)."""
     chars = np.frombuffer(text.encode("utf-8", errors="replace"), dtype=np.uint8)
     step = np.isin(chars, (ord("["), ord("{"))).astype(np.int32)
     step -= np.isin(chars, (ord("]"), ord("}")))
-    return int(np.cumsum(step).max(initial=0))
+    over = np.flatnonzero(np.cumsum(step) > MAX_DEPTH)
+    if not over.size:
+        return None
+    return len(chars[: int(over[0])].tobytes().decode("utf-8", errors="replace"))
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

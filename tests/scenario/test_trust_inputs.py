@@ -31,7 +31,7 @@ CASES = [
     ("a lane that is not a pair", building(VERTICES + "    lanes:\n      - 7\n"),
      "b.building.yaml line 8: levels.L1.lanes[0]: expected [vertex, vertex, {params}]"),
     ("a building nested 20,000 deep", "levels: " + "[" * 20000 + "]" * 20000 + "\n",
-     "b.building.yaml: nested deeper than 64 levels"),
+     "b.building.yaml line 1: nested deeper than 64 levels"),
 ]  # fmt: skip
 
 
