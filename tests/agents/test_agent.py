@@ -161,3 +161,21 @@ def test_set_waypoints_from_arrays(sim: MultiRobotSimulationCore) -> None:
             break
     assert robot.get_pose().position[:2] == pytest.approx((2.0, 2.0), abs=0.06)
     assert fastest_first <= 0.5 + 1e-6
+
+
+def test_cmd_vel_is_clipped_to_a_differential_agents_limits(sim: MultiRobotSimulationCore) -> None:
+    """Commands far above the limits drive at the limits: linear speed and turn rate."""
+    robot = Agent.from_urdf("mobile_robot", sim_core=sim, motion_mode="differential",
+                            max_linear_vel=0.8, max_angular_vel=1.2)  # fmt: skip
+    fastest, fastest_turn = 0.0, 0.0
+    for _ in range(300):  # 3 s at the default 0.01 s: past the ramp up
+        robot.controller.set_cmd_vel(5.0, 0.0, 0.0)
+        sim.step_once()
+        fastest = max(fastest, float(np.hypot(*robot.linear_velocity[:2])))
+    assert fastest == pytest.approx(0.8, abs=1e-6)
+    robot.stop()
+    for _ in range(300):
+        robot.controller.set_cmd_vel(0.0, 0.0, -9.0)
+        sim.step_once()
+        fastest_turn = max(fastest_turn, abs(float(robot.angular_velocity)))
+    assert fastest_turn == pytest.approx(1.2, abs=1e-6)

@@ -215,3 +215,27 @@ def test_a_stopped_sweep_says_truthfully_where_its_rows_are(tmp_path: Path) -> N
     assert "s.parquet.journal" in said and "--resume carries on and writes" in said
     out.write_bytes(b"PAR1")
     assert "are in " + str(out) + " and " in where_the_rows_are(out)
+
+
+def test_retry_failed_and_a_journal_without_resume(tmp_path: Path) -> None:
+    """`--resume` keeps the failed rows; `--resume --retry-failed` runs just those again; and a
+    sweep killed before its first Parquet write (only the journal left) is not mixed into a
+    new sweep: without --resume it is refused, naming --resume."""
+    scenario = tmp_path / "tiny.yaml"
+    scenario.write_text(TINY)
+    out = tmp_path / "r.parquet"
+    args = [str(scenario), "--set", "robots[0].model=simple_cube,no_such_model", "--seeds",
+            "1-2", "--workers", "2", "--out", str(out)]  # fmt: skip
+    first = sweep_cli(*args)
+    assert first.returncode == 1 and "4 runs (2 failed), 0 already" in first.stdout
+    again = sweep_cli(*args, "--resume")
+    assert "0 runs (0 failed), 4 already in the file" in again.stdout, again.stdout
+    retried = sweep_cli(*args, "--resume", "--retry-failed")
+    assert "2 runs (2 failed), 2 already in the file" in retried.stdout, retried.stdout
+    table = pq.read_table(out).to_pylist()
+    assert len(table) == 4 and sorted(r["status"] for r in table) == ["failed"] * 2 + ["ok"] * 2
+    fresh = tmp_path / "fresh.parquet"
+    fresh.with_name("fresh.parquet.journal").write_text(json.dumps({"run_id": "x"}) + "\n")
+    refused = sweep_cli(str(scenario), "--seeds", "1", "--out", str(fresh))
+    assert refused.returncode == 2 and "--resume" in refused.stderr, refused.stderr
+    assert not fresh.exists()

@@ -49,8 +49,10 @@ def test_a_new_order_then_updates_stitched_at_the_decision_point() -> None:
     assert [(n.node_id, n.released) for n in book.nodes] == [
         ("g", True), ("b", True), ("h", True), ("i", False)]  # fmt: skip
     assert [e.edge_id for e in book.edges] == ["d-g", "g-b", "b-h", "h-i"]
-    assert book.take(msg(["g", "b", "h", "i"], released=3, first_seq=4, update=1), on("x")) \
-        .accepted is False  # the same update again: ignored, no error  # fmt: skip
+    before = (book.version, [n.node_id for n in book.nodes], book.decision)
+    again = book.take(msg(["g", "b", "h", "i"], released=3, first_seq=4, update=1), on("x"))
+    assert again.accepted is False and again.error is None  # the same update: ignored, no error
+    assert (book.version, [n.node_id for n in book.nodes], book.decision) == before  # untouched
     for seq in (4, 6, 8):
         book.passed(seq)
     assert [n.node_id for n in book.nodes] == ["i"] and not book.idle  # waits on the horizon
