@@ -132,6 +132,9 @@ def test_a_live_view_in_process_paused_and_resumed() -> None:
                 if not client.is_alive():
                     break
                 time.sleep(0.01)
+            # while the simulation runs, not when it closes (close flushes what is left)
+            assert not client.is_alive() and len(got) == 1, "no event while running"
+            assert sim.sim_time < 0.5 + 1.0  # soon after the wait ended (0.2 s after resume)
             client.join(30)
     finally:
         server.stop()

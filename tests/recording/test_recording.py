@@ -469,3 +469,21 @@ def test_replay_in_the_window(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "replayed 21 frames, 0.0 to 2.0 s" in done.stdout
+
+
+def test_collision_events_with_checks_less_often_than_every_step(tmp_path: Path) -> None:
+    """Checks twice a second at 0.1 s steps: a contact that starts and lasts is one
+    `collisions` event at the check that found it, not one every step until the next check."""
+    out = tmp_path / "sparse.mcap"
+    with make_sim(timestep=0.1, collision_check_frequency=2.0) as sim:
+        a = Agent.from_urdf("simple_cube", Pose.from_xyz(0, 0, 0), sim_core=sim, name="a")
+        Agent.from_urdf("simple_cube", Pose.from_xyz(3, 0, 0), sim_core=sim, name="b")
+        sim.record(out, rate=10)
+        a.set_goal(Pose.from_xyz(3, 0, 0))  # drives into b and stays there
+        for _ in range(80):
+            sim.step_once()
+    with fleetsim.recording.open(out) as rec:
+        events = [e for e in rec.events() if e["kind"] == "collisions"]
+    assert len(events) == 1, events
+    (event,) = events
+    assert [sorted(p) for p in event["pairs"]] == [["a", "b"]]
