@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -99,3 +100,32 @@ def test_a_scenario_names_a_model_next_to_it(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("hopping:hop", "hopping:hpo"))
     with pytest.raises(ConfigError, match=r"robots\[0\]\.motion_mode: cannot import motion model"):
         build(load_scenario(path))
+
+
+def test_a_motion_model_that_returns_nonsense_stops_the_run_naming_it() -> None:
+    """Arrays of the wrong length, or NaN, used to be taken: agents "arrived" without
+    moving, or touched every body."""
+    from fleetsim import Agent, FleetSimError, Pose
+    from fleetsim.control import Motion, register_motion_model
+
+    from ..conftest import make_sim
+
+    def short(m, goal, goal_yaw, align, limits, dt):  # type: ignore[no-untyped-def]
+        return Motion(m.pos[:1], m.yaw[:1], m.vel[:1], m.yaw_rate[:1]), goal[:1, 0], goal_yaw[:1]
+
+    def nan(m, goal, goal_yaw, align, limits, dt):  # type: ignore[no-untyped-def]
+        pos = m.pos.copy()
+        pos[:, 0] = float("nan")
+        return Motion(pos, m.yaw, m.vel, m.yaw_rate), np.ones(len(goal)), np.zeros(len(goal))
+
+    register_motion_model("test_short", short, force=True)
+    register_motion_model("test_nan", nan, force=True)
+    for name, said in (("test_short", "returned pos of shape (1, 3) for 2 agents"),
+                       ("test_nan", "returned pos that is not all finite")):  # fmt: skip
+        with make_sim(timestep=0.1) as sim:
+            robots = [Agent.from_urdf("simple_cube", Pose.from_xyz(2.0 * k, 0, 0), sim_core=sim,
+                                      motion_mode=name) for k in range(2)]  # fmt: skip
+            for robot in robots:
+                robot.set_goal(Pose.from_xyz(5, 5, 0))
+            with pytest.raises(FleetSimError, match=re.escape(f"motion model '{name}' {said}")):
+                sim.step_once()

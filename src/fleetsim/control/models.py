@@ -23,7 +23,7 @@ import numpy as np
 
 from fleetsim.control.differential import step_differential
 from fleetsim.control.omni import Motion, step_omni
-from fleetsim.errors import ConfigError, closest
+from fleetsim.errors import ConfigError, FleetSimError, closest
 
 FloatArray = np.ndarray
 Limits = tuple[FloatArray, FloatArray, FloatArray, FloatArray]
@@ -39,6 +39,39 @@ MotionModel = Callable[
 
 _NAMES: dict[str, int] = {}
 _MODELS: list[MotionModel] = []
+BUILT_IN = ("omnidirectional", "differential")
+
+
+def checked(name: str, model: MotionModel) -> MotionModel:
+    """`model` with what it returns checked every step (a few array tests): the shapes the
+    agents' count gives, and finite numbers. A model that returns arrays of the wrong length or
+    NaN stops the run with an error naming it, instead of agents "arriving" without moving or
+    touching every body."""
+
+    def step(m: Motion, goal: FloatArray, goal_yaw: FloatArray, align: FloatArray,
+             limits: Limits, dt: float) -> tuple[Motion, FloatArray, FloatArray]:  # fmt: skip
+        out = model(m, goal, goal_yaw, align, limits, dt)
+        n = len(goal)
+        try:
+            after, dist_left, yaw_left = out
+            parts = {"pos": after.pos, "yaw": after.yaw, "vel": after.vel,
+                     "yaw_rate": after.yaw_rate, "dist_left": dist_left,
+                     "yaw_left": yaw_left}  # fmt: skip
+        except (TypeError, ValueError, AttributeError):
+            raise FleetSimError(f"motion model '{name}' must return (Motion, dist_left, "
+                                f"yaw_left), got {type(out).__name__}") from None  # fmt: skip
+        for key, value in parts.items():
+            shape = (n, 3) if key in ("pos", "vel") else (n,)
+            array = np.asarray(value)
+            if array.shape != shape:
+                raise FleetSimError(f"motion model '{name}' returned {key} of shape "
+                                    f"{array.shape} for {n} agents (expected {shape})")  # fmt: skip
+            if array.dtype.kind not in "fiu" or not np.isfinite(array).all():
+                raise FleetSimError(f"motion model '{name}' returned {key} that is not all "
+                                    "finite numbers (NaN or infinity)")  # fmt: skip
+        return after, dist_left, yaw_left
+
+    return step
 
 
 def register_motion_model(name: str, model: MotionModel, force: bool = False) -> int:
@@ -54,12 +87,12 @@ def register_motion_model(name: str, model: MotionModel, force: bool = False) ->
                 f"motion model '{name}' is already registered"
                 + ("" if _NAMES[name] < 2 else "; pass force=True to replace it")
             )
-        _MODELS[_NAMES[name]] = model
+        _MODELS[_NAMES[name]] = checked(name, model)
         return _NAMES[name]
     if len(_MODELS) >= MAX_MODELS:
         raise ConfigError(f"at most {MAX_MODELS} motion models can be registered")
     _NAMES[name] = len(_MODELS)
-    _MODELS.append(model)
+    _MODELS.append(model if name in BUILT_IN else checked(name, model))
     return _NAMES[name]
 
 
