@@ -27,7 +27,15 @@ def main() -> None:
     plan = make_plan("warehouse", [f"{SIZES}=10,20,40"], "1-3", duration=args.steps * 0.1)
     with tempfile.TemporaryDirectory() as folder:
         out = args.out or Path(folder) / "sweep.parquet"
-        result = run_sweep(plan, out, workers=2)
+
+        def progress(done: int, total: int, row: dict | None) -> None:
+            if row is None:
+                print(f"running {total} runs on 2 workers ...", flush=True)
+                return
+            print(f"  {done}/{total}: {row.get('status')} ({SIZES}={row.get(SIZES)}, seed "
+                  f"{row.get('seed')})", flush=True)  # fmt: skip
+
+        result = run_sweep(plan, out, workers=2, progress=progress)
         print(f"{result.ran} runs, {result.failed} failed; results in {out}")
         lines = summarise(result.rows, [SIZES], ["throughput_per_hour", "utilisation"])
         for line in sorted(lines, key=lambda line: line[SIZES]):
