@@ -169,14 +169,20 @@ class NavGraph:
         dst = np.concatenate((self.lane_to, self.lane_from[back]))
         lane = np.concatenate((lanes, back))
         order = np.argsort(src, kind="stable")
-        self.edge_to, self.edge_lane = dst[order], lane[order]
-        self.offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(src, minlength=len(self.names)), out=self.offsets[1:])
-        # Compact arrays of Python numbers for the search loop: indexing NumPy scalars one by
-        # one is slow, and lists of millions of ints (big grid maps) cost gigabytes.
-        self._to = array("q", self.edge_to.astype(np.int64).tobytes())
+        del src
+        # Compact arrays of Python numbers for the search loop (indexing NumPy scalars one by
+        # one is slow, and lists of millions of ints cost gigabytes), and the NumPy arrays as
+        # views of the same memory: a big grid map's graph is held once, not twice.
+        self._to = array("q", dst[order].astype(np.int64).tobytes())
+        self.edge_to = np.frombuffer(self._to, dtype=np.int64)
+        del dst
+        self.edge_lane = lane[order]
         self._cost = array("d", self.lane_length[self.edge_lane].astype(np.float64).tobytes())
-        self._start = array("q", self.offsets.tobytes())
+        counts = np.bincount(self.lane_from, minlength=len(self.names))
+        counts += np.bincount(self.lane_to[back], minlength=len(self.names))
+        self._start = array("q", bytes(8 * (len(self.names) + 1)))
+        self.offsets = np.frombuffer(self._start, dtype=np.int64)
+        np.cumsum(counts, out=self.offsets[1:])
         self._xs = array("d", np.ascontiguousarray(self.xy[:, 0]).tobytes())
         self._ys = array("d", np.ascontiguousarray(self.xy[:, 1]).tobytes())
 
