@@ -7,6 +7,7 @@ Each subclass also derives from the built-in exception a Python user would expec
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 
 
@@ -36,6 +37,12 @@ class SimulationClosedError(FleetSimError, RuntimeError):
 
 class BackendError(FleetSimError, RuntimeError):
     """PyBullet refused an operation (connection, shape or body creation)."""
+
+
+def is_finite_number(value: object) -> bool:
+    """A real number that is finite (not a bool, a string, NaN or infinity): what input
+    checks ask of coordinates, speeds and durations."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def closest(name: str, candidates: Iterable[str]) -> str | None:

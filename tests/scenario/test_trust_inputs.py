@@ -87,7 +87,7 @@ TASK_FILES = [
     ("a header without places", "cols.csv", b"a,b\n1,2\n",
      "cols.csv line 1: the header ['a', 'b'] names no 'pickup' and 'dropoff' columns"),
     ("places that are a number", "p42.json", b'[{"id": "a", "places": 42}]',
-     "p42.json: tasks[0].places: expected a list of place names, got 42"),
+     "p42.json: tasks[0]: places: expected a list of place names, got 42"),
     ("a list nested 100,000 deep", "deep.json", b"[" * 100000 + b"]" * 100000,
      "deep.json: nested too deeply to be a list of tasks"),
 ]  # fmt: skip

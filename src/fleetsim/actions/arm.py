@@ -7,14 +7,13 @@ arms under physics poll each step. Tolerances: the action's, else the agent's
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from fleetsim.actions.base import Action
-from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.errors import ConfigError, FleetSimError, is_finite_number
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
@@ -66,11 +65,7 @@ def checked_tolerance(tolerance: Any, what: str) -> Any:
     for v in values:
         if v is None and tolerance is None:
             continue
-        if (
-            isinstance(v, bool)
-            or not isinstance(v, int | float)
-            or not (math.isfinite(v) and v > 0)
-        ):
+        if not (is_finite_number(v) and v > 0):
             raise ConfigError(f"{what}: tolerance must be finite and > 0 (radians, metres), got "
                               f"{tolerance!r:.60}")  # fmt: skip
     return tolerance

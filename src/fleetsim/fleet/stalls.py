@@ -70,7 +70,8 @@ class StallWatch:
         return list(self._open.values())
 
     def check(self, fleet: FleetManager, now: float) -> None:
-        """Note progress (nodes passed) and stalls, once every `CHECK_EVERY_S`."""
+        """Note progress (closer to the place, at work) and stalls, once every
+        `CHECK_EVERY_S`: array operations, Python only for the stalls that begin or end."""
         if now < self._next_check:
             return
         self._next_check = now + CHECK_EVERY_S
@@ -79,12 +80,12 @@ class StallWatch:
         if bound.size:
             d = t.positions()[bound] - t.graph.xy[self._goal[bound]]
             left = np.hypot(d[:, 0], d[:, 1])
-            closer = left < self._best[bound] - CLOSER_M
+            closer = bound[left < self._best[bound] - CLOSER_M]
             self._best[bound] = np.minimum(self._best[bound], left)
-            for i in bound[closer].tolist():
-                self.advanced(i, now)
-        working = fleet.work_until < np.inf
-        self.progress_at[working] = now  # at work: progressing
+            self.progress_at[closer] = now
+        self.progress_at[fleet.work_until < np.inf] = now  # at work: progressing
+        for i in [i for i in self._open if self.progress_at[i] == now]:  # moving on again
+            self._open.pop(i).ended = now
         late = fleet.has_job & (now - self.progress_at >= self.after_s)
         for i in np.flatnonzero(late).tolist():
             if i in self._open:
@@ -93,7 +94,6 @@ class StallWatch:
             blocker = t.blocker(i, node) if node >= 0 else -1
             if (
                 blocker >= 0
-                and i not in self._open
                 and blocker not in self._open
                 and (now - self.progress_at[blocker] < self.after_s)
             ):

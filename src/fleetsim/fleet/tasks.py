@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -84,52 +84,48 @@ def check_tasks(tasks: Sequence[Task], graph: NavGraph, where: str = "tasks") ->
             raise ConfigError(f"{item}: the deadline is before the release time")
 
 
-def task_list(items: Sequence[dict[str, Any]]) -> list[Task]:
+def task_list(items: Sequence[dict[str, Any]],
+              label: Callable[[int], str] = "tasks[{}]".format) -> list[Task]:  # fmt: skip
     """Tasks from dicts: {id?, places | pickup + dropoff, kind?, release_time?, priority?,
-    deadline?} (a scenario's `tasks: {list: [...]}` or a JSON file's list)."""
+    deadline?} (a scenario's `tasks: {list: [...]}` or a JSON file's list); errors start with
+    `label(k)` (default `tasks[k]`)."""
     tasks = []
     for k, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise ConfigError(f"tasks[{k}]: a task is a mapping, got {item!r:.60}")
-        known = {
-            "id",
-            "places",
-            "pickup",
-            "dropoff",
-            "kind",
-            "release_time",
-            "priority",
-            "deadline",
-        }
-        unknown = set(item) - known
-        if unknown:
-            raise ConfigError(
-                f"tasks[{k}]: unknown keys {sorted(unknown)} (known: {sorted(known)})"
-            )
-        if "places" in item:
-            if not isinstance(item["places"], list | tuple) or not item["places"]:
-                raise ConfigError(f"tasks[{k}].places: expected a list of place names, got "
-                                  f"{item['places']!r:.40}")  # fmt: skip
-            places = tuple(str(p) for p in item["places"])
-        elif "pickup" in item and "dropoff" in item:
-            places = (str(item["pickup"]), str(item["dropoff"]))
-        else:
-            raise ConfigError(f"tasks[{k}]: give 'places' or 'pickup' and 'dropoff'")
         try:
-            deadline = item.get("deadline")
-            tasks.append(
-                Task(
-                    id=str(item.get("id", f"task_{k}")),
-                    places=places,
-                    kind=str(item.get("kind", "delivery")),
-                    release_time=float(item.get("release_time", 0.0)),
-                    priority=int(item.get("priority", 0)),
-                    deadline=None if deadline in (None, "") else float(deadline),
-                )
-            )
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"tasks[{k}]: {exc}") from None
+            tasks.append(_task(k, item))
+        except ConfigError as exc:
+            raise ConfigError(f"{label(k)}: {exc}") from None
     return sorted(tasks, key=lambda t: t.release_time)
+
+
+def _task(k: int, item: Any) -> Task:
+    """One task from its dict (errors without the `tasks[k]` the caller puts first)."""
+    if not isinstance(item, dict):
+        raise ConfigError(f"a task is a mapping, got {item!r:.60}")
+    unknown = set(item) - TASK_KEYS
+    if unknown:
+        raise ConfigError(f"unknown keys {sorted(unknown)} (known: {sorted(TASK_KEYS)})")
+    if "places" in item:
+        if not isinstance(item["places"], list | tuple) or not item["places"]:
+            raise ConfigError(f"places: expected a list of place names, got "
+                              f"{item['places']!r:.40}")  # fmt: skip
+        places = tuple(str(p) for p in item["places"])
+    elif "pickup" in item and "dropoff" in item:
+        places = (str(item["pickup"]), str(item["dropoff"]))
+    else:
+        raise ConfigError("give 'places' or 'pickup' and 'dropoff'")
+    try:
+        deadline = item.get("deadline")
+        return Task(
+            id=str(item.get("id", f"task_{k}")),
+            places=places,
+            kind=str(item.get("kind", "delivery")),
+            release_time=float(item.get("release_time", 0.0)),
+            priority=int(item.get("priority", 0)),
+            deadline=None if deadline in (None, "") else float(deadline),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def tasks_from_file(path: str | Path) -> list[Task]:
@@ -162,14 +158,15 @@ def tasks_from_file(path: str | Path) -> list[Task]:
         raise ConfigError(f"{file}: cannot read tasks: {exc}") from None
     if not items:
         raise ConfigError(f"{file}: no tasks in it")
+    in_csv = file.suffix.lower() != ".json"
+
+    def label(k: int) -> str:  # a CSV row k is on line k + 2, after the header
+        return f"line {k + 2}: tasks[{k}]" if in_csv else f"tasks[{k}]"
+
     try:
-        return task_list(items)
+        return task_list(items, label)
     except ConfigError as exc:
-        where = str(exc).split(":", 1)[0]  # tasks[k]: a CSV row is line k + 2 (the header)
-        line = ""
-        if file.suffix.lower() != ".json" and where.startswith("tasks["):
-            line = f" line {int(where[6:-1]) + 2}"
-        raise ConfigError(f"{file}{line}: {exc}") from None
+        raise ConfigError(f"{file}{' ' if in_csv else ': '}{exc}") from None
 
 
 def poisson_tasks(

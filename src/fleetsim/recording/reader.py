@@ -63,13 +63,14 @@ class Recording:
         self.truncated: str | None = None  # what was read of a file cut short
         try:
             self._reader.get_summary()
-        except Exception:  # no summary and footer: cut short
+        except Exception:  # no summary and footer: read it from the start
             salvaged = Salvaged(self._file)
             self._reader = salvaged
-            self.truncated = (
-                f"{path} was cut short (no summary: the run was killed?); read "
-                f"{salvaged.message_count} messages up to {salvaged.end_ns / NS:.1f} s"
-            )
+            if not salvaged.complete:  # (a whole file written without a summary is not)
+                self.truncated = (
+                    f"{path} was cut short (no summary: the run was killed?); read "
+                    f"{salvaged.message_count} messages up to {salvaged.end_ns / NS:.1f} s"
+                )
         self.metadata: dict[str, str] = {}
         for record in self._reader.iter_metadata():
             if record.name == "fleetsim":

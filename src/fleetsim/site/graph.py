@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.errors import ConfigError, closest
+from fleetsim.errors import ConfigError, closest, is_finite_number
 
 NODE_PROPERTIES = ("parking_spot", "charger", "holding_point", "pickup", "dropoff")
 FloatArray = np.ndarray
@@ -102,14 +102,14 @@ class NavGraph:
             if not isinstance(node, Mapping) or "name" not in node:
                 raise ConfigError(f"nodes[{k}]: expected {{name, x, y, ...}}, got {node!r:.60}")
             for key in ("x", "y"):
-                if not _number(node.get(key)):
+                if not is_finite_number(node.get(key)):
                     raise ConfigError(f"nodes[{k}].{key} ('{node['name']}'): expected a number "
                                       f"of metres, got {node.get(key)!r:.40}")  # fmt: skip
         for j, lane in enumerate(lanes):
             if not isinstance(lane, Mapping) or "from" not in lane or "to" not in lane:
                 raise ConfigError(f"lanes[{j}]: expected {{from, to, ...}}, got {lane!r:.60}")
             limit = lane.get("speed_limit")
-            if limit is not None and not (_number(limit) and limit > 0):
+            if limit is not None and not (is_finite_number(limit) and limit > 0):
                 raise ConfigError(f"lanes[{j}].speed_limit: expected m/s > 0 (leave it out for "
                                   f"no limit), got {limit!r:.40}")  # fmt: skip
         names = [str(node["name"]) for node in nodes]
@@ -337,10 +337,6 @@ class NavGraph:
             edges = range(self._start[u], self._start[u + 1])
             legs.append(min((e for e in edges if self._to[e] == v), key=self._cost.__getitem__))
         return self.edge_lane[np.array(legs, dtype=np.int64)] if legs else np.empty(0, np.int64)
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _unknown(what: str, name: str, known: Sequence[str]) -> str:

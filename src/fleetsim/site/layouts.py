@@ -110,7 +110,6 @@ def warehouse_layout(**numbers: Any) -> Site:
     def lane(a: str, b: str, one_way: bool = False) -> None:
         lanes.append({"from": a, "to": b, "bidirectional": not one_way, **_limit(w.speed_limit)})
 
-    steps = max(1, round(w.aisle_length / w.node_spacing))
     length = steps * w.node_spacing
     rows = [("bottom" if r == 0 else "top" if r == w.blocks else f"cross{r}", r * length)
             for r in range(w.blocks + 1)]  # fmt: skip

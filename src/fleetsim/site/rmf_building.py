@@ -18,14 +18,13 @@ it; with `cartesian_meters` they are metres already. Parameters are [type, value
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from fleetsim.errors import ConfigError, closest
+from fleetsim.errors import ConfigError, closest, is_finite_number
 from fleetsim.site.graph import NavGraph
 from fleetsim.yaml_source import key_path, line_of, parse_bounded
 
@@ -106,7 +105,7 @@ def load_rmf_building(
                               f"{type(spec[key]).__name__} {spec[key]!r:.40}")  # fmt: skip
     vertices = spec.get("vertices") or []
     for k, v in enumerate(vertices):
-        if not (isinstance(v, list) and len(v) >= 2 and all(_finite(c) for c in v[:2])):
+        if not (isinstance(v, list) and len(v) >= 2 and all(is_finite_number(c) for c in v[:2])):
             at = _at(file, text, "levels", name, "vertices", k)
             raise ConfigError(f"{at}: expected [x, y, z, name, {{params}}] with numbers x and y, "
                               f"got {v!r:.60}")  # fmt: skip
@@ -139,10 +138,6 @@ def _at(file: Path, text: str, *keys: str | int) -> str:
     """`file line N: levels.L1.vertices[3]` for messages."""
     line = line_of(text, keys)
     return f"{file}{f' line {line}' if line else ''}: {key_path(keys)}"
-
-
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _param(params: Any, key: str, default: Any = None) -> Any:

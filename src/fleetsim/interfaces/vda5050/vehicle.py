@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, is_finite_number
 from fleetsim.geometry import Pose
 from fleetsim.interfaces.vda5050 import encode, route
 from fleetsim.interfaces.vda5050.actions import OPEN, ActionQueue
@@ -143,7 +143,7 @@ class Vehicle:
         if not self.book.idle:
             return f"refused while driving order {self.book.order_id!r}"
         values = {k: action.parameter(k) for k in ("x", "y", "theta")}
-        bad = [k for k, v in values.items() if not _number(v)]
+        bad = [k for k, v in values.items() if not is_finite_number(v)]
         if bad:
             return f"parameters {', '.join(bad)} must be numbers (theta in radians)"
         self.robot.stop()
@@ -400,10 +400,6 @@ class Vehicle:
         return {"header_id": header_id, "timestamp": timestamp(now),
                 "version": self.topics.protocol_version,
                 "manufacturer": self.topics.manufacturer, "serial_number": self.serial}  # fmt: skip
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _reach(node: Node) -> float:
