@@ -4,6 +4,7 @@ Parquet, resume, plots and DuckDB queries, run as a user runs them."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -239,3 +240,49 @@ def test_retry_failed_and_a_journal_without_resume(tmp_path: Path) -> None:
     refused = sweep_cli(str(scenario), "--seeds", "1", "--out", str(fresh))
     assert refused.returncode == 2 and "--resume" in refused.stderr, refused.stderr
     assert not fresh.exists()
+
+
+LATE_ARMING = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from fleetsim.sweep.worker import die_with_parent
+
+def start_up():  # a worker's slow start-up imports, then the parent-death signal
+    open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+    time.sleep(1.5)
+    die_with_parent()
+
+if __name__ == "__main__":
+    pool = ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), start_up)
+    pool.submit(time.sleep, 0)  # the sweep's own pool: workers start with the first run
+    time.sleep(60)
+"""
+
+
+def gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_a_worker_whose_sweep_died_during_its_start_up_exits(tmp_path: Path) -> None:
+    """The sweep is killed before its worker arms the parent-death signal: the worker sees
+    it is no longer the sweep's child and exits rather than live on as an orphan."""
+    driver = tmp_path / "driver.py"
+    driver.write_text(LATE_ARMING)
+    proc = subprocess.Popen([sys.executable, str(driver), str(tmp_path)])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not [p for p in tmp_path.iterdir() if p.name.isdigit()]:
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait(30)
+    (worker,) = [int(p.name) for p in tmp_path.iterdir() if p.name.isdigit()]
+    for _ in range(100):
+        if gone(worker):
+            break
+        time.sleep(0.1)
+    alive = not gone(worker)
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "the worker outlived its sweep"

@@ -22,7 +22,12 @@ def die_with_parent() -> None:
     """This process is killed when the one that started it dies, even by SIGKILL (Linux's
     parent-death signal; elsewhere a no-op): a killed sweep leaves no worker behind, and the
     multiprocessing resource tracker, whose pipe the workers held, ends with them."""
-    parent = os.getppid()
+    import multiprocessing
+
+    started_by = multiprocessing.parent_process()  # None outside multiprocessing (Ray)
+    # The starter's own pid: os.getppid() here may already be 1 when the sweep died during
+    # this worker's start-up imports, and a worker compared with that would live on.
+    parent = started_by.pid if started_by is not None and started_by.pid else os.getppid()
     try:
         import ctypes
 
