@@ -1,23 +1,30 @@
 """Navigation graph at scale: build time and route time for grid-like graphs of N nodes.
 
 Then a MovingAI grid map of a warehouse (1,800 x 1,912 cells by default): load time, routes, and
-the time to make its obstacles bodies in a simulation.
+the time to make its obstacles bodies in a simulation. Then open N x N grid maps (`--open`,
+1,000 and 3,000 by default): memory at the peak of loading and held after (bytes a cell, from
+tracemalloc), a route corner to corner, the nearest nodes of 10,000 points and the traffic
+control's tables (conflict sets, distinct neighbours, reachability).
 Each graph is a square lattice (2 m apart) of two-way lanes with 10% of the nodes removed at
 random (so routes detour), the shape of a warehouse or a MAPF map. Routes join random node pairs.
-    python benchmarks/site_graph.py --sizes 10000 100000 --routes 20
+    python benchmarks/site_graph.py --sizes 10000 100000 --routes 20 --open 1000 3000
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 from fleetsim import MultiRobotSimulationCore, SimulationParams
+from fleetsim.fleet.conflicts import conflict_sets, distinct_neighbours
+from fleetsim.memory import BYTES_PER_GRID_CELL, SITE_LIMIT_ENV
 from fleetsim.site import NavGraph, RouteError, Site
 from fleetsim.site.movingai import load_movingai
 
@@ -54,6 +61,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--routes", type=int, default=20)
     parser.add_argument("--map", type=int, nargs=2, default=(1800, 1912), metavar=("H", "W"))
+    parser.add_argument("--open", type=int, nargs="*", default=[1000, 3000], metavar="N")
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     print(f"{'nodes':>9} {'lanes':>9} {'build s':>8} {'route ms (median)':>18} {'max':>8}")
@@ -98,6 +106,43 @@ def main() -> None:
             bodies = sim.set_site(site)
             made_s = time.perf_counter() - t0
             print(f"sim.set_site: {len(bodies):,} static bodies in {made_s:.2f} s")
+    os.environ.setdefault(SITE_LIMIT_ENV, "100")  # measure what the default would refuse
+    for side in args.open:
+        open_grid(side, rng)
+
+
+def open_grid(side: int, rng: np.random.Generator) -> None:
+    """An open side x side grid map: what it costs to load, route on and control traffic on."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "open.map"
+        path.write_text(f"type octile\nheight {side}\nwidth {side}\nmap\n"
+                        + ("." * side + "\n") * side)  # fmt: skip
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        graph = load_movingai(path).graph
+        load_s = time.perf_counter() - t0
+        held, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    cells = side * side
+    t0 = time.perf_counter()
+    route = graph.route("r0_c0", f"r{side - 1}_c{side - 1}")
+    route_ms = (time.perf_counter() - t0) * 1e3
+    points = rng.uniform(0, side, (10_000, 2))
+    t0 = time.perf_counter()
+    graph.nearest_nodes(points)
+    nearest_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    conflict_sets(graph.xy, 0.92)
+    distinct_neighbours(graph)
+    graph.reachable([0])
+    tables_s = time.perf_counter() - t0
+    print(
+        f"open {side:,} x {side:,} grid ({cells:,} cells): load {load_s:.2f} s, peak "
+        f"{peak / 1e6:,.0f} MB ({peak / cells:.0f} B a cell; the estimate says "
+        f"{BYTES_PER_GRID_CELL}), held {held / 1e6:,.0f} MB ({held / cells:.0f} B); route corner "
+        f"to corner {route_ms:.1f} ms ({len(route.nodes):,} nodes); nearest nodes of 10,000 "
+        f"points {nearest_s:.2f} s; traffic tables {tables_s:.2f} s"
+    )
 
 
 if __name__ == "__main__":

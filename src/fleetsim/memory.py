@@ -31,7 +31,9 @@ def check_fits(count: int, what: str, bytes_each: int = BYTES_PER_BODY) -> None:
         )
 
 
-BYTES_PER_GRID_CELL = 500  # measured: a 1,000 x 1,000 free grid map's graph in 470 MB
+# measured: a 3,000 x 3,000 free grid map loads with a peak of 150 bytes a free cell (held
+# after: 95); traffic control's tables for it (conflicts, owners) stay under that peak
+BYTES_PER_GRID_CELL = 160
 SITE_LIMIT_ENV = "FLEETSIM_MAX_SITE_GB"
 SITE_LIMIT_GB = 3.0  # a site's graph larger than this is refused unless the variable says more
 

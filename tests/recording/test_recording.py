@@ -487,3 +487,23 @@ def test_collision_events_with_checks_less_often_than_every_step(tmp_path: Path)
     assert len(events) == 1, events
     (event,) = events
     assert [sorted(p) for p in event["pairs"]] == [["a", "b"]]
+
+
+def test_a_site_with_more_lanes_than_drawn_records_no_lanes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big grid map's millions of lanes would make one huge scene message: past MAX_LANES
+    the lanes are left out (its blocked cells still show the map)."""
+    monkeypatch.setattr(fleetsim.recording.scene, "MAX_LANES", 50)
+    out = tmp_path / "grid.mcap"
+    built = build(load_scenario("grid_warehouse"), duration=0.3)
+    with built.sim as sim:
+        assert sim.site is not None and sim.site.graph.lane_count > 50
+        sim.record(out, rate=10)
+        sim.run_simulation()
+    scene_class = fleetsim.recording.schemas.foxglove("SceneUpdate")
+    with fleetsim.recording.open(out) as recording:
+        updates = [scene_class.FromString(d) for _t, _time, d in recording.messages("/scene")]
+    first = {e.id: e for e in updates[0].entities}
+    assert len(first["site"].lines[0].points) == 0
+    assert len(first["static"].cubes) > 1  # the floor and the blocked cells' boxes

@@ -107,7 +107,7 @@ def _resolve(t: TrafficControl, members: list[int], harder: bool = False,
     `ONTO_ROUTES_TRIES` times: in a dead-end corridor it only moves the robots to and fro)."""
     taken = np.flatnonzero(t.owner >= 0)
     holder = t.owner[taken]
-    near_m = DETOUR_NEAR_LANES * float(np.median(t.graph.lane_length)) + t.clearance
+    near_m = DETOUR_NEAR_LANES * t.graph.typical_lane_length + t.clearance
 
     def nearby(i: int) -> list[int]:
         """Nodes other robots hold near robot i, and the cycle's other routes ahead."""
@@ -172,8 +172,7 @@ def _retreat(t: TrafficControl, i: int, members: list[int], onto_routes: bool = 
         for start in dict.fromkeys((t.standing_on(i), head)):
             if start < 0 or (start == head and ahead & others_want):
                 continue
-            for e in range(g._start[start], g._start[start + 1]):
-                side = int(g._to[e])
+            for side in g.successors(start):
                 if side in avoid or (start != head and side in ahead):
                     continue
                 if t.blocker(i, side) >= 0:

@@ -283,7 +283,7 @@ class FleetManager:
         spots = np.asarray(self.parking)
         spots = spots[np.argsort(np.hypot(*(self.graph.xy[spots] - self.graph.xy[here]).T))]
         near = [p for p in spots.tolist() if p not in claimed and p not in others and p != here]
-        hop = float(np.median(self.graph.lane_length)) if len(self.graph.lane_length) else 1.0
+        hop = self.graph.typical_lane_length
         for spot in near[:5]:
             # a way round the others is near or not worth it: search a few times the distance
             far = float(np.hypot(*(self.graph.xy[spot] - self.graph.xy[here]))) / max(hop, 1e-6)
@@ -388,8 +388,7 @@ class FleetManager:
         for _ in range(6):  # a few lanes away at most
             nxt = []
             for u in frontier:
-                for e in range(self.graph._start[u], self.graph._start[u + 1]):
-                    v = int(self.graph._to[e])
+                for v in self.graph.successors(u):
                     if v in seen:
                         continue
                     seen.add(v)

@@ -24,7 +24,7 @@ import numpy as np
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.fleet.conflicts import conflict_sets, mutex_nodes
+from fleetsim.fleet.conflicts import conflict_sets, distinct_neighbours, mutex_nodes
 from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
 from fleetsim.site import NavGraph, RouteError
 
@@ -86,15 +86,13 @@ class TrafficControl:
         radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
         self.conflicts = conflict_sets(self.graph.xy, self.clearance, mutex_nodes(self.graph))
-        c = self.conflicts
-        self._near = [c.indices[c.indptr[k] : c.indptr[k + 1]].tolist() for k in range(n)]
-        self.owner = np.full(n, -1, dtype=np.int64)
+        # plain-number views for the loops that run whenever a robot wants a node
+        self._near_start, self._near = self.conflicts.indptr.data, self.conflicts.indices.data
+        self.owner = np.full(n, -1, dtype=np.int32)  # the robot holding each node, or -1
         self.routes: list[list[int]] = [[] for _ in range(r)]
         self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
         self.two_way: list[list[bool]] = [[] for _ in range(r)]
-        g = self.graph
-        pairs = np.unique(np.sort(np.column_stack((g.lane_from, g.lane_to)), axis=1), axis=0)
-        self.degree = np.bincount(pairs.ravel(), minlength=n)  # distinct neighbours
+        self.degree = distinct_neighbours(self.graph)
         self.tail = np.zeros(r, dtype=np.int64)  # oldest held route index
         self.head = np.zeros(r, dtype=np.int64)  # newest held route index
         self.last = np.zeros(r, dtype=np.int64)  # the goal's route index
@@ -203,7 +201,7 @@ class TrafficControl:
         if self.robots[i].is_moving:
             return -1
         x, y = self.positions()[i]
-        return node if math.hypot(x - self.graph._xs[node], y - self.graph._ys[node]) <= (
+        return node if math.hypot(x - self.graph.xs[node], y - self.graph.ys[node]) <= (
             NODE_SNAP_M) else -1  # fmt: skip
 
     def let_go_ahead(self, i: int) -> None:
@@ -268,7 +266,7 @@ class TrafficControl:
 
     def _advance(self, i: int, p: np.ndarray) -> None:
         # Plain floats and ints: this runs for every robot that passes a node or wants one.
-        xs, ys = self.graph._xs, self.graph._ys
+        xs, ys = self.graph.xs, self.graph.ys
         px, py = float(p[0]), float(p[1])
         route, last = self.routes[i], len(self.routes[i]) - 1
         nxt, tail, head = int(self.next[i]), int(self.tail[i]), int(self.head[i])
@@ -372,9 +370,9 @@ class TrafficControl:
 
     def blocker(self, i: int, node: int) -> int:
         """A robot other than i holding `node` or a node in its conflict set, else -1."""
-        owner = self.owner
-        for near in self._near[node]:
-            o = int(owner[near])
+        owner, near = self.owner, self._near
+        for e in range(self._near_start[node], self._near_start[node + 1]):
+            o = int(owner[near[e]])
             if o >= 0 and o != i:
                 return o
         return -1
@@ -418,7 +416,7 @@ class TrafficControl:
         if len(route) < 2:
             self.limits[i], self.two_way[i] = np.empty(0), []
             return
-        legs = self.graph._legs(np.array(route, dtype=np.int64))
+        legs = self.graph.legs(np.array(route, dtype=np.int64))
         self.limits[i] = np.asarray(self.graph.speed_limit[legs], dtype=np.float64)
         self.two_way[i] = self.graph.bidirectional[legs].tolist()
 
@@ -432,14 +430,13 @@ class TrafficControl:
 
     def _place_on_nodes(self) -> None:
         pos = self.sim.get_poses(self.handles)[0][:, :2]
-        for i, p in enumerate(pos):
-            d = np.hypot(*(self.graph.xy - p).T)
-            k = int(np.argmin(d))
+        nodes, dist = self.graph.nearest_nodes(pos)
+        for i, (p, k, d) in enumerate(zip(pos, nodes.tolist(), dist.tolist(), strict=True)):
             name = self.robots[i].name
-            if d[k] > NODE_SNAP_M:
+            if d > NODE_SNAP_M:
                 raise ConfigError(
                     f"{name} at ({p[0]:.2f}, {p[1]:.2f}) is not on a node (the nearest, "
-                    f"'{self.graph.names[k]}', is {d[k]:.2f} m away): start robots on nodes"
+                    f"'{self.graph.names[k]}', is {d:.2f} m away): start robots on nodes"
                 )
             other = self.blocker(i, k)
             if other >= 0:

@@ -17,6 +17,7 @@ from fleetsim.recording.schemas import foxglove
 from fleetsim.state.bodies import CollisionMode
 
 MAX_LABELS = 2000  # named places written as text (more would swamp the 3D view)
+MAX_LANES = 200_000  # lanes drawn (a big grid map's millions: its blocked cells show the map)
 FLOOR_MARGIN_M = 2.0
 GREY, SAND, BLUE, WHITE = (0.6, 0.6, 0.62, 1.0), (0.85, 0.7, 0.45, 1.0), (0.3, 0.5, 0.9, 0.8), (
     1.0, 1.0, 1.0, 1.0)  # fmt: skip
@@ -118,10 +119,11 @@ class SceneWriter:
         lanes = entity.lines.add(type=2, thickness=0.05)  # 2: LINE_LIST, a segment per pair
         _set_color(lanes.color, BLUE)
         lanes.pose.orientation.w = 1.0
-        for a, b in zip(graph.lane_from.tolist(), graph.lane_to.tolist(), strict=True):
-            for k in (a, b):
-                x, y = graph.xy[k].tolist()
-                lanes.points.add(x=x, y=y, z=0.01)
+        if graph.lane_count > MAX_LANES:
+            return
+        ends = np.column_stack((graph.lane_from, graph.lane_to)).ravel()
+        for x, y in graph.xy[ends].tolist():
+            lanes.points.add(x=x, y=y, z=0.01)
         if len(graph.names) > MAX_LABELS:
             return
         for name, (x, y) in zip(graph.names, graph.xy.tolist(), strict=True):

@@ -8,9 +8,10 @@ adjacency (CSR) of directed edges, one search per request, never per step.
 
 from __future__ import annotations
 
+import functools
 import heapq
+import itertools
 import math
-from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.errors import ConfigError, closest, is_finite_number
+from fleetsim.site import nearest
 
 NODE_PROPERTIES = ("parking_spot", "charger", "holding_point", "pickup", "dropoff")
 FloatArray = np.ndarray
@@ -64,30 +66,43 @@ class NavGraph:
         # A list of names, or a lazy sequence with a `lookup(name)` (a grid map's cells).
         self.names: Sequence[str] = names if hasattr(names, "lookup") else list(names)
         self.xy = np.asarray(xy, dtype=np.float64).reshape(n, 2)
-        self.yaw = np.full(n, np.nan) if yaw is None else np.asarray(yaw, dtype=np.float64)
-        levels = ["L1"] * n if level is None else list(level)
-        self.level_names = sorted(set(levels))
-        lookup = {name: k for k, name in enumerate(self.level_names)}
-        self.level = np.fromiter((lookup[v] for v in levels), dtype=np.int32, count=n)
-        self.properties = {p: np.zeros(n, dtype=bool) for p in NODE_PROPERTIES}
+        # Per-node and per-lane columns that are the same everywhere (no yaw, one level, no
+        # flags, no limits) are read-only broadcasts: a big grid map holds none of them.
+        self.yaw = _column(yaw, np.float64, np.nan, n)
+        if level is None:
+            self.level_names = ["L1"]
+            self.level = _column(None, np.int32, 0, n)
+        else:
+            levels = list(level)
+            self.level_names = sorted(set(levels))
+            lookup = {name: k for k, name in enumerate(self.level_names)}
+            self.level = np.fromiter((lookup[v] for v in levels), dtype=np.int32, count=n)
+        self.properties = {p: _column(None, np.bool_, False, n) for p in NODE_PROPERTIES}
         for key, flags in (properties or {}).items():
             if key not in self.properties:
                 raise ConfigError(_unknown("node property", key, NODE_PROPERTIES))
             self.properties[key] = np.asarray(flags, dtype=bool)
-        self.lane_from = np.asarray(lane_from, dtype=np.int64)
-        self.lane_to = np.asarray(lane_to, dtype=np.int64)
-        self.bidirectional = (
-            np.zeros(m, dtype=bool) if bidirectional is None else np.asarray(bidirectional, bool)
-        )
-        self.speed_limit = (
-            np.full(m, np.inf) if speed_limit is None else np.asarray(speed_limit, np.float64)
-        )
-        self.mutex = np.full(m, -1, np.int64) if mutex is None else np.asarray(mutex, np.int64)
+        index = _index_dtype(max(n, 2 * m))
+        self.lane_from = np.asarray(lane_from, dtype=index)
+        self.lane_to = np.asarray(lane_to, dtype=index)
+        self.bidirectional = _column(bidirectional, np.bool_, False, m)
+        self.speed_limit = _column(speed_limit, np.float64, np.inf, m)
+        self.mutex = _column(mutex, np.int64, -1, m)
         self._check()
         find: Callable[[str], int | None] | None = getattr(self.names, "lookup", None)
         self._lookup = find or {name: k for k, name in enumerate(self.names)}.get
-        self.lane_length = np.hypot(*(self.xy[self.lane_to] - self.xy[self.lane_from]).T)
+        self.lane_length, self.axis_aligned = _lengths(self.xy, self.lane_from, self.lane_to)
         self._build_adjacency()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for key in _VIEWS:  # memoryviews do not pickle; they are made again from the arrays
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._make_views()
 
     # -- construction -------------------------------------------------------------------------
 
@@ -161,30 +176,36 @@ class NavGraph:
             raise ConfigError("lane speed limits must be > 0 m/s")
 
     def _build_adjacency(self) -> None:
-        """Directed edges (each bidirectional lane both ways) as CSR: for node u, its edges are
-        `edge_to[offsets[u]:offsets[u + 1]]` with lane `edge_lane[...]`."""
-        lanes = np.arange(len(self.lane_from))
-        back = lanes[self.bidirectional]
+        """Directed edges (each bidirectional lane both ways, after the one-way edges) as CSR:
+        for node u, its edges are `edge_to[offsets[u]:offsets[u + 1]]` with lane
+        `edge_lane[...]`. Built one array at a time, each temporary let go before the next:
+        a big grid map's peak is the graph and about one more edge array."""
+        m = len(self.lane_from)
+        index = self.lane_from.dtype
+        back = np.flatnonzero(self.bidirectional).astype(index)
         src = np.concatenate((self.lane_from, self.lane_to[back]))
-        dst = np.concatenate((self.lane_to, self.lane_from[back]))
-        lane = np.concatenate((lanes, back))
         order = np.argsort(src, kind="stable")
         del src
-        # Compact arrays of Python numbers for the search loop (indexing NumPy scalars one by
-        # one is slow, and lists of millions of ints cost gigabytes), and the NumPy arrays as
-        # views of the same memory: a big grid map's graph is held once, not twice.
-        self._to = array("q", dst[order].astype(np.int64).tobytes())
-        self.edge_to = np.frombuffer(self._to, dtype=np.int64)
+        dst = np.concatenate((self.lane_to, self.lane_from[back]))
+        self.edge_to = dst[order]
         del dst
+        lane = np.concatenate((np.arange(m, dtype=index), back))
         self.edge_lane = lane[order]
-        self._cost = array("d", self.lane_length[self.edge_lane].astype(np.float64).tobytes())
-        counts = np.bincount(self.lane_from, minlength=len(self.names))
-        counts += np.bincount(self.lane_to[back], minlength=len(self.names))
-        self._start = array("q", bytes(8 * (len(self.names) + 1)))
-        self.offsets = np.frombuffer(self._start, dtype=np.int64)
+        del lane, order
+        n = len(self.names)
+        counts = np.bincount(self.lane_from, minlength=n)
+        counts += np.bincount(self.lane_to[back], minlength=n)
+        self.offsets = np.zeros(n + 1, dtype=_index_dtype(len(self.edge_to)))
         np.cumsum(counts, out=self.offsets[1:])
-        self._xs = array("d", np.ascontiguousarray(self.xy[:, 0]).tobytes())
-        self._ys = array("d", np.ascontiguousarray(self.xy[:, 1]).tobytes())
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """Plain-number access for the search loops: indexing a memoryview gives a Python int
+        or float as fast as a list does (indexing NumPy gives NumPy scalars, slowly), and it
+        holds no copy."""
+        self.xs, self.ys = self.xy[:, 0].data, self.xy[:, 1].data  # (`.data`: a memoryview)
+        self._to, self._start = self.edge_to.data, self.offsets.data
+        self._lane, self._length = self.edge_lane.data, self.lane_length.data
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -209,6 +230,15 @@ class NavGraph:
             raise ConfigError(f"node index {k} is not in 0..{len(self.names) - 1}")
         return k
 
+    def successors(self, u: int) -> list[int]:
+        """The nodes one lane from node `u`, in the lanes' directions."""
+        return self._to[self._start[u] : self._start[u + 1]].tolist()
+
+    @functools.cached_property
+    def typical_lane_length(self) -> float:
+        """The median lane length (m; 1.0 for a graph without lanes): a site's "one hop"."""
+        return float(np.median(self.lane_length)) if len(self.lane_length) else 1.0
+
     def nodes_with(self, prop: str) -> list[str]:
         """Names of the nodes with a property ("charger", "parking_spot", ...)."""
         if prop not in self.properties:
@@ -217,28 +247,55 @@ class NavGraph:
 
     def reachable(self, sources: Iterable[int]) -> np.ndarray:
         """Which nodes some route from `sources` (node indices) reaches, as a bool array (N,):
-        one breadth-first walk along the lanes' directions."""
+        one breadth-first walk along the lanes' directions, a whole frontier at a time with
+        NumPy once it is wide (a big grid's), node by node while it is narrow (a long chain's)."""
         seen = np.zeros(len(self.names), dtype=bool)
-        frontier = sorted(set(sources))
+        frontier = np.unique(np.fromiter(sources, dtype=np.int64))
         seen[frontier] = True
         to, start = self._to, self._start
-        while frontier:
-            nxt = []
-            for u in frontier:
-                for e in range(start[u], start[u + 1]):
-                    v = to[e]
-                    if not seen[v]:
-                        seen[v] = True
-                        nxt.append(v)
-            frontier = nxt
+        while len(frontier):
+            if len(frontier) < 64:
+                nxt = []
+                for u in frontier.tolist():
+                    for v in to[start[u] : start[u + 1]].tolist():
+                        if not seen[v]:
+                            seen[v] = True
+                            nxt.append(v)
+                frontier = np.array(nxt, dtype=np.int64)
+                continue
+            first = self.offsets[frontier]
+            count = self.offsets[frontier + 1] - first
+            skip = np.repeat(first - np.cumsum(count) + count, count)
+            ahead = self.edge_to[skip + np.arange(len(skip))]
+            frontier = np.unique(ahead[~seen[ahead]])
+            seen[frontier] = True
         return seen
 
     def nearest_node(self, x: float, y: float, level: str | None = None) -> int:
         """The node closest to (x, y), on `level` when given."""
-        d = np.hypot(self.xy[:, 0] - x, self.xy[:, 1] - y)
+        return int(self.nearest_nodes(np.array([[x, y]]), level)[0][0])
+
+    def nearest_nodes(
+        self, points: FloatArray, level: str | None = None
+    ) -> tuple[IntArray, FloatArray]:
+        """For each point (P, 2): the closest node (on `level` when given) and its distance
+        (m); ties go to the lowest node index. A big graph uses a grid of cells of nodes
+        (built on first use) instead of measuring every node for every point."""
+        p = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        allowed = None
         if level is not None:
-            d[self.level != self.level_names.index(level)] = np.inf
-        return int(np.argmin(d))
+            if level not in self.level_names:
+                raise ConfigError(_unknown("level", level, self.level_names))
+            allowed = self.level == self.level_names.index(level)
+        if len(self.names) == 0:
+            raise ConfigError("the site graph has no nodes")
+        if len(self.names) <= nearest.SMALL_GRAPH:
+            return nearest.brute_force(self.xy, p, allowed)
+        return self._node_index.nearest(p, allowed)
+
+    @functools.cached_property
+    def _node_index(self) -> nearest.NodeIndex:
+        return nearest.NodeIndex(self.xy)
 
     def lane_at(self, points: FloatArray) -> tuple[IntArray, FloatArray]:
         """For each point (N, 2): the nearest lane and the distance to it (m)."""
@@ -289,7 +346,7 @@ class NavGraph:
             path.append(previous[path[-1]])
         path.reverse()
         nodes = np.array(path, dtype=np.int64)
-        legs = self._legs(nodes)
+        legs = self.legs(nodes)
         return Route(
             tuple(path),
             self.xy[nodes].copy(),
@@ -300,14 +357,21 @@ class NavGraph:
     def _search(
         self, s: int, g: int, blocked: set[int], limit: int, weight: float = 1.0
     ) -> dict[int, int] | None:
-        gx, gy = self.xy[g]
-        xs, ys = self._xs, self._ys
-        to, cost, start = self._to, self._cost, self._start
+        xs, ys = self.xs, self.ys
+        gx, gy = xs[g], ys[g]
+        to, start, lane, length = self._to, self._start, self._lane, self._length
+        # On a graph whose lanes all run along x or y (grid maps, generated layouts) no route
+        # is shorter than the Manhattan distance: a far closer estimate than the straight
+        # line, so far fewer nodes are searched (an open grid's corner to corner: a line of
+        # nodes instead of the whole square).
+        manhattan = self.axis_aligned
         best = {s: 0.0}
         previous: dict[int, int] = {}
         # Ties on the estimate go to the node farthest along (-d first): on grid-like graphs
         # many nodes tie, and breadth-first among them would visit most of the box.
-        frontier = [(weight * math.hypot(xs[s] - gx, ys[s] - gy), -0.0, s)]
+        dx, dy = xs[s] - gx, ys[s] - gy
+        h = abs(dx) + abs(dy) if manhattan else math.hypot(dx, dy)
+        frontier = [(weight * h, -0.0, s)]
         done: set[int] = set(blocked)
         while frontier:
             _, neg_d, u = heapq.heappop(frontier)
@@ -322,21 +386,54 @@ class NavGraph:
                 return None
             for e in range(start[u], start[u + 1]):
                 v = to[e]
-                nd = d + cost[e]
+                nd = d + length[lane[e]]
                 if nd < best.get(v, math.inf):
                     best[v] = nd
                     previous[v] = u
-                    h = weight * math.hypot(xs[v] - gx, ys[v] - gy)
-                    heapq.heappush(frontier, (nd + h, -nd, v))
+                    dx, dy = xs[v] - gx, ys[v] - gy
+                    h = abs(dx) + abs(dy) if manhattan else math.hypot(dx, dy)
+                    heapq.heappush(frontier, (nd + weight * h, -nd, v))
         return None
 
-    def _legs(self, nodes: IntArray) -> IntArray:
-        """The shortest lane used for each consecutive pair of route nodes."""
+    def legs(self, nodes: Sequence[int] | IntArray) -> IntArray:
+        """The lanes a route drives: for each consecutive pair of nodes, the shortest lane
+        from one to the other."""
         legs = []
-        for u, v in zip(nodes[:-1].tolist(), nodes[1:].tolist(), strict=True):
-            edges = range(self._start[u], self._start[u + 1])
-            legs.append(min((e for e in edges if self._to[e] == v), key=self._cost.__getitem__))
-        return self.edge_lane[np.array(legs, dtype=np.int64)] if legs else np.empty(0, np.int64)
+        to, lane, length = self._to, self._lane, self._length
+        for u, v in itertools.pairwise(np.asarray(nodes).tolist()):
+            edges = [lane[e] for e in range(self._start[u], self._start[u + 1]) if to[e] == v]
+            legs.append(min(edges, key=length.__getitem__))
+        return np.array(legs, dtype=np.int64)
+
+
+_VIEWS = ("xs", "ys", "_to", "_start", "_lane", "_length")
+
+
+def _index_dtype(count: int) -> type[np.signedinteger[Any]]:
+    """Node, lane and edge indices in 4 bytes (8 for graphs of over two billion)."""
+    return np.int32 if count < np.iinfo(np.int32).max else np.int64
+
+
+def _column(values: Any, dtype: Any, default: Any, count: int) -> np.ndarray:
+    """`values` as an array of `dtype`; without values, `default` for all `count` rows as a
+    read-only broadcast that takes no memory."""
+    if values is None:
+        return np.broadcast_to(np.array(default, dtype=dtype), (count,))
+    return np.asarray(values, dtype=dtype)
+
+
+def _lengths(
+    xy: FloatArray, a: IntArray, b: IntArray, block: int = 1 << 20
+) -> tuple[FloatArray, bool]:
+    """Lane lengths |xy[b] - xy[a]| (a block of lanes at a time: no (m, 2) temporaries), and
+    whether every lane runs along x or along y."""
+    out = np.empty(len(a), dtype=np.float64)
+    aligned = True
+    for s in range(0, len(a), block):
+        d = xy[b[s : s + block]] - xy[a[s : s + block]]
+        out[s : s + block] = np.hypot(d[:, 0], d[:, 1])
+        aligned = aligned and bool(np.all((d[:, 0] == 0) | (d[:, 1] == 0)))
+    return out, aligned
 
 
 def _unknown(what: str, name: str, known: Sequence[str]) -> str:
