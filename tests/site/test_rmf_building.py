@@ -116,8 +116,10 @@ def test_bad_buildings_name_the_file_and_item(
 def test_unknown_level_suggests(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no level 'L3'"):
         load_rmf_building(write(tmp_path, BUILDING), level="L3")
-    with pytest.raises(ConfigError, match="L2: no measurements"):
-        load_rmf_building(write(tmp_path, BUILDING), level="L2")
+    with pytest.raises(ConfigError, match="L2: no lanes in graph 0"):
+        load_rmf_building(write(tmp_path, BUILDING), level="L2")  # placed by L1: no scale needed
+    with pytest.raises(ConfigError, match="L2: no measurements"):  # the reference's scale
+        load_rmf_building(write(tmp_path, "reference_level_name: L2\n" + BUILDING))
     metric = BUILDING.replace("reference_image", "cartesian_meters")
     with pytest.raises(ConfigError, match="L2: no lanes in graph 0"):
         load_rmf_building(write(tmp_path, metric), level="L2")

@@ -38,8 +38,8 @@ class GoTo(MoveTo):
         graph = site.graph
         here = agent.get_pose()
         try:
-            level = graph.level_names[int(graph.level[graph.node(self.node)])]
-            start = graph.nearest_node(here.x, here.y, level)
+            graph.node(self.node)  # (an unknown name fails here, naming it)
+            start = graph.nearest_node(here.x, here.y, site.level_at(here.z))  # its own floor
             route = graph.route(start, self.node)
         except FleetSimError as exc:
             self.fail(str(exc))

@@ -18,7 +18,7 @@ app = typer.Typer(help="Sites: navigation graphs, grid maps, Open-RMF buildings.
 
 
 FILE = typer.Argument(..., help="A MovingAI .map or an Open-RMF .building.yaml file.")
-LEVEL = typer.Option(None, "--level", help="Building level (default: first).")
+LEVEL = typer.Option(None, "--level", help="Only this building level (default: all).")
 GRAPH = typer.Option(0, "--graph", help="Building navigation graph index.")
 CELL_SIZE = typer.Option(1.0, "--cell-size", help="Grid map metres per cell.")
 BLOCKED = typer.Option("", "--blocked", help="Grid map: extra characters that are blocked.")
@@ -44,7 +44,9 @@ def show(
     site = load(file, level, graph, cell_size, blocked)
     g = site.graph
     one_way = int((~g.bidirectional).sum())
-    typer.echo(f"{file}: levels {', '.join(g.level_names)}")
+    heights = [f"{name} ({site.elevation(name):g} m, {int((g.level == k).sum()):,} nodes)"
+               for k, name in enumerate(g.level_names)]  # fmt: skip
+    typer.echo(f"{file}: levels {', '.join(heights)}")
     typer.echo(f"  nodes {len(g):,}; lanes {g.lane_count:,} ({one_way:,} one-way)")
     lo, hi = g.xy.min(axis=0), g.xy.max(axis=0)
     typer.echo(f"  extent x {lo[0]:.2f}..{hi[0]:.2f} m, y {lo[1]:.2f}..{hi[1]:.2f} m")
@@ -56,6 +58,13 @@ def show(
             typer.echo(f"  {prop}: {shown}")
     for spawn in site.spawns:
         typer.echo(f"  robot {spawn.robot_name} ({spawn.robot_type}) starts at {spawn.node}")
+    for lift in site.lifts:
+        inside = sorted(n for n, name in site.lift_of.items() if name == lift.name)
+        typer.echo(f"  lift {lift.name} at ({lift.x:.2f}, {lift.y:.2f}), serves "
+                   f"{', '.join(lift.levels) or 'no level'}; nodes in it: "
+                   f"{', '.join(inside) or 'none'}")  # fmt: skip
+    for door in site.doors:
+        typer.echo(f"  door {door.name} ({door.kind}) on {door.level}")
     if png is not None:
         try:
             typer.echo(f"wrote {plot_site(site, png, title=file.name)}")
@@ -144,7 +153,8 @@ def export(
     from fleetsim.interfaces.rmf.nav_graph import nav_graph
 
     data = nav_graph(site.graph, building_name=site.building_name or file.name.split(".")[0],
-                     doors=site.doors, unnamed=site.unnamed)  # fmt: skip
+                     doors=site.doors, unnamed=site.unnamed, lifts=site.lifts,
+                     lift_of=site.lift_of)  # fmt: skip
     output.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
     counts = {name: len(level_data["vertices"]) for name, level_data in data["levels"].items()}
     shown = ", ".join(f"{name} {n} vertices" for name, n in counts.items())

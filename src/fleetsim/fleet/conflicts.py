@@ -47,6 +47,17 @@ def distinct_neighbours(graph: NavGraph, block: int = 1 << 20) -> np.ndarray:
     return degree
 
 
+def levels_apart(graph: NavGraph, radius: float) -> np.ndarray:
+    """The nodes' positions with each level moved along x clear of the others, so nodes on
+    different floors (a lift's, one above the other) never conflict."""
+    if len(graph.level_names) < 2:
+        return graph.xy
+    width = float(np.ptp(graph.xy[:, 0])) + 4 * radius + 1.0
+    apart: np.ndarray = graph.xy.copy()
+    apart[:, 0] += np.asarray(graph.level, dtype=np.float64) * width
+    return apart
+
+
 def conflict_sets(
     xy: np.ndarray, radius: float, extra: dict[int, set[int]] | None = None, block: int = 1 << 16
 ) -> Csr:

@@ -24,7 +24,12 @@ import numpy as np
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
-from fleetsim.fleet.conflicts import conflict_sets, distinct_neighbours, mutex_nodes
+from fleetsim.fleet.conflicts import (
+    conflict_sets,
+    distinct_neighbours,
+    levels_apart,
+    mutex_nodes,
+)
 from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
 from fleetsim.site import NavGraph, RouteError
 
@@ -85,7 +90,8 @@ class TrafficControl:
         n, r = len(self.graph), len(self.robots)
         radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
-        self.conflicts = conflict_sets(self.graph.xy, self.clearance, mutex_nodes(self.graph))
+        apart = levels_apart(self.graph, self.clearance)
+        self.conflicts = conflict_sets(apart, self.clearance, mutex_nodes(self.graph))
         # plain-number views for the loops that run whenever a robot wants a node
         self._near_start, self._near = self.conflicts.indptr.data, self.conflicts.indices.data
         self.owner = np.full(n, -1, dtype=np.int32)  # the robot holding each node, or -1
@@ -429,8 +435,10 @@ class TrafficControl:
         self.head_xy[i] = xy[route[int(self.head[i])]]
 
     def _place_on_nodes(self) -> None:
-        pos = self.sim.get_poses(self.handles)[0][:, :2]
-        nodes, dist = self.graph.nearest_nodes(pos)
+        assert self.sim.site is not None  # (checked when built)
+        where = self.sim.get_poses(self.handles)[0]
+        nodes, dist = self.sim.site.nearest_nodes(where)
+        pos = where[:, :2]
         for i, (p, k, d) in enumerate(zip(pos, nodes.tolist(), dist.tolist(), strict=True)):
             name = self.robots[i].name
             if d > NODE_SNAP_M:

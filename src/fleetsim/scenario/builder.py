@@ -289,7 +289,7 @@ class _Builder:
             self.occupied.add(node)
             yaw = float(graph.yaw[node]) if np.isfinite(graph.yaw[node]) else 0.0
             x, y = graph.xy[node]
-            poses.append(Pose.from_yaw(float(x), float(y), 0.0, yaw))
+            poses.append(Pose.from_yaw(float(x), float(y), site.node_elevation(node), yaw))
         return poses, names
 
     def objects(self) -> None:

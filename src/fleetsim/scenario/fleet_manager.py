@@ -117,8 +117,8 @@ class FleetManagerPlugin(Plugin):
             raise ConfigError(f"params.robots: no robot named '{unknown[0]}' in the "
                               f"scenario: {hint}")  # fmt: skip
         robots = scene.robots if p.robots is None else [scene.robot(n) for n in p.robots]
-        here = np.array([r.get_pose().position[:2] for r in robots]).reshape(-1, 2)
-        self._starts = sim.site.graph.nearest_nodes(here)[0].tolist()
+        here = np.array([r.get_pose().position for r in robots]).reshape(-1, 3)
+        self._starts = sim.site.nearest_nodes(here)[0].tolist()
         assignment: Any = p.assignment
         if ":" in assignment or "." in assignment:
             assignment = import_object(assignment, scene.folder, "assignment policy")()

@@ -1,19 +1,22 @@
-"""Open-RMF traffic-editor buildings (`.building.yaml`): one level's navigation graph and walls.
+"""Open-RMF traffic-editor buildings (`.building.yaml`): every level's navigation graph, walls,
+doors and the lifts, each level where RMF's map generator puts it.
 
-Used fields, per level: `vertices` ([x, y, z, name, {params}]), `measurements` ([a, b,
-{distance: [3, metres]}]) for the scale, `lanes` ([a, b, {bidirectional, speed_limit, mutex,
-graph_idx}]), `walls` ([a, b, {texture_height}]); vertex params `is_charger`, `is_parking_spot`,
-`is_holding_point`, `pickup_dispenser`, `dropoff_ingestor`, `spawn_robot_name`,
-`spawn_robot_type`, `dock_name`; `doors` ([a, b, {name, type}]: where each door is, so lanes
-through it can name it); the top-level `building_name` (or `name`) and `coordinate_system`.
-Ignored: lifts, floors, models, layers, features, constraints, crowd_sim, lane `orientation`,
-level elevation. A vertex without a name is node `v<index>` (node names are unique) and is
-listed in `unnamed`, so exports can give it an empty name as RMF does.
+Used fields, per level: `elevation`, `vertices` ([x, y, z, name, {params}]), `measurements`
+([a, b, {distance: [3, metres]}]) for the reference level's scale, `fiducials` ([x, y, name])
+to place the other levels (see `rmf_placement`), `lanes` ([a, b, {bidirectional, speed_limit,
+mutex, graph_idx}]), `walls` ([a, b, {texture_height}]), `doors` ([a, b, {name, type}]); vertex
+params `is_charger`, `is_parking_spot`, `is_holding_point`, `pickup_dispenser`,
+`dropoff_ingestor`, `spawn_robot_name`, `spawn_robot_type`, `dock_name`; top level:
+`building_name` (or `name`), `coordinate_system`, `reference_level_name`, and `lifts` (x, y,
+yaw, width, depth, level_doors, doors, reference_floor_name, initial_floor_name). A vertex
+inside a lift's shaft on a level the lift serves belongs to that lift (`lift_of`), as RMF
+marks it. What the loader does not use (floors, holes, models, layers, features, lane
+orientation, crowd_sim) is listed by name in `ignored`.
 
-Coordinates: with `coordinate_system: reference_image` (or none) vertices are image pixels,
-metres per pixel is the mean of the measurements' distance / pixel length, and image y points
-down, so a vertex at pixel (x, y) is at (x * scale, -y * scale) m, as RMF's map generator puts
-it; with `cartesian_meters` they are metres already. Parameters are [type, value] pairs.
+A vertex without a name is node `v<index>` (`<level>:v<index>` in a building where several
+levels have lanes, so node names stay unique) and is listed in `unnamed`, so exports can give
+it an empty name as RMF does. With `coordinate_system: cartesian_meters` vertices are metres
+already (no placement); parameters are [type, value] pairs.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 
 from fleetsim.errors import ConfigError, closest, is_finite_number
 from fleetsim.site.graph import NavGraph
+from fleetsim.site.rmf_placement import Placement, from_fiducials
 from fleetsim.yaml_source import key_path, line_of, parse_bounded
 
 FLAGS = {
@@ -35,6 +39,10 @@ FLAGS = {
 }
 NAMED = {"pickup_dispenser": "pickup", "dropoff_ingestor": "dropoff"}
 WALL_HEIGHT_M = 2.5
+LIFT_GAP_M = 0.05  # between a lift's cabin and its shaft, each side (RMF's generator)
+USED_LEVEL_KEYS = {"elevation", "vertices", "measurements", "fiducials", "lanes", "walls", "doors",
+                   "drawing", "flattened_x_offset", "flattened_y_offset", "layers"}  # fmt: skip
+LEVEL_KEYS = ("vertices", "lanes", "walls", "measurements", "doors", "fiducials")
 
 
 @dataclass
@@ -58,11 +66,47 @@ class Door:
 
 
 @dataclass
-class BuildingSite:
-    """One level of a building: its graph, walls (K, 4) [x0, y0, x1, y1] m with their heights,
-    robots to spawn, docks by node, and the scale used (m per pixel; 1 for metric files)."""
+class Lift:
+    """A lift: its cabin centre (m) and yaw, cabin width and depth (m), the levels it serves
+    (in the file's order) with the names of its doors there, and the level it starts on."""
 
-    level: str
+    name: str
+    x: float
+    y: float
+    yaw: float
+    width: float
+    depth: float
+    levels: list[str]
+    doors: dict[str, list[str]]
+    initial_level: str
+
+    def shaft(self) -> np.ndarray:
+        """The shaft's corners (4, 2): the cabin and `LIFT_GAP_M` all round."""
+        w, d = self.width / 2 + LIFT_GAP_M, self.depth / 2 + LIFT_GAP_M
+        corners: np.ndarray = np.array([[-w, -d], [w, -d], [w, d], [-w, d]]) @ self._turn().T
+        corners += (self.x, self.y)
+        return corners
+
+    def contains(self, xy: np.ndarray) -> np.ndarray:
+        """Which points (N, 2) lie in the shaft (edges included)."""
+        local = (np.asarray(xy, dtype=float).reshape(-1, 2) - (self.x, self.y)) @ self._turn()
+        w, d = self.width / 2 + LIFT_GAP_M + 1e-9, self.depth / 2 + LIFT_GAP_M + 1e-9
+        inside: np.ndarray = (np.abs(local[:, 0]) <= w) & (np.abs(local[:, 1]) <= d)
+        return inside
+
+    def _turn(self) -> np.ndarray:
+        c, s = np.cos(self.yaw), np.sin(self.yaw)
+        return np.array([[c, -s], [s, c]])
+
+
+@dataclass
+class BuildingSite:
+    """A building's levels (or the one chosen): one graph over them, walls (K, 4)
+    [x0, y0, x1, y1] m with their heights and the elevation of their level, robots to
+    spawn, docks by node, doors, lifts, each level's elevation, and the reference level's
+    scale (m per pixel; 1 for metric files)."""
+
+    level: str | None  # the level chosen, or None for the whole building
     graph: NavGraph
     walls: np.ndarray
     wall_heights: np.ndarray
@@ -72,12 +116,18 @@ class BuildingSite:
     name: str = ""  # the building's name, as RMF reads it
     doors: list[Door] = field(default_factory=list)
     unnamed: frozenset[str] = frozenset()  # nodes whose vertex has no name
+    elevations: dict[str, float] = field(default_factory=dict)  # level -> metres
+    wall_bases: np.ndarray = field(default_factory=lambda: np.empty(0))  # (K,) elevations
+    lifts: list[Lift] = field(default_factory=list)
+    lift_of: dict[str, str] = field(default_factory=dict)  # node -> the lift it is in
+    placements: dict[str, Placement] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)  # what the file has that is not used
 
 
 def load_rmf_building(
     path: str | Path, level: str | None = None, graph_idx: int = 0
 ) -> BuildingSite:
-    """Read one level (default: the first) and one navigation graph (default 0)."""
+    """Read every level (or only `level`) and one navigation graph (default 0)."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"building file not found: {path}")
@@ -89,49 +139,235 @@ def load_rmf_building(
     levels = data.get("levels") if isinstance(data, dict) else None
     if not isinstance(levels, dict) or not levels:
         raise ConfigError(f"{file}: not a traffic-editor building (no 'levels')")
-    name = level if level is not None else next(iter(levels))
-    if name not in levels:
-        guess = closest(str(name), [str(k) for k in levels])
+    if level is not None and level not in levels:
+        guess = closest(str(level), [str(k) for k in levels])
         hint = f"did you mean '{guess}'?" if guess else f"levels: {', '.join(map(str, levels))}"
-        raise ConfigError(f"{file}: no level '{name}': {hint}")
-    where = f"{file} level {name}"
+        raise ConfigError(f"{file}: no level '{level}': {hint}")
+    specs = {str(name): _level_spec(file, text, levels, name) for name in levels}
+    system = data.get("coordinate_system", "reference_image")
+    if system not in ("reference_image", "cartesian_meters"):
+        raise ConfigError(
+            f"{file}: coordinate_system '{system}' (fleetsim reads reference_image and "
+            "cartesian_meters)"
+        )
+    reference = str(data.get("reference_level_name") or next(iter(specs)))
+    if reference not in specs:
+        raise ConfigError(f"{file}: reference_level_name '{reference}' is not a level")
+    ignored: list[str] = []
+    placements = _placements(file, specs, reference, system, level, ignored)
+    chosen = [level] if level is not None else list(specs)
+    several = sum(bool(spec.get("lanes")) for spec in specs.values()) > 1  # levels with lanes
+    site = _levels(file, specs, chosen, placements, graph_idx, several)
+    one = site.graph.level_names[0] if len(site.graph.level_names) == 1 else None
+    site.level = level if level is not None else one  # None: the graph spans levels
+    site.scale = placements[reference].scale
+    site.placements = placements
+    site.name = str(data.get("building_name") or data.get("name") or file.name.split(".")[0])
+    site.lifts = _lifts(file, data.get("lifts") or {}, placements, reference, specs, ignored)
+    site.lift_of = _in_lifts(site)
+    for name, spec in specs.items():
+        extra = sorted(str(k) for k in spec if k not in USED_LEVEL_KEYS)
+        ignored += [f"level {name}: {k}" for k in extra]
+    ignored += [f"{k}" for k in ("crowd_sim", "graphs") if data.get(k)]
+    site.ignored = ignored
+    return site
+
+
+def _level_spec(file: Path, text: str, levels: dict[Any, Any], name: Any) -> dict[str, Any]:
+    """One level's mapping, its lists checked (errors name the file, line and key)."""
     spec = levels[name] or {}
     if not isinstance(spec, dict):
         raise ConfigError(f"{_at(file, text, 'levels', name)}: expected a mapping of "
                           "vertices, lanes, walls, ...")  # fmt: skip
-    for key in ("vertices", "lanes", "walls", "measurements", "doors"):
+    for key in LEVEL_KEYS:
         if spec.get(key) is not None and not isinstance(spec[key], list):
             raise ConfigError(f"{_at(file, text, 'levels', name, key)}: expected a list, got "
                               f"{type(spec[key]).__name__} {spec[key]!r:.40}")  # fmt: skip
-    vertices = spec.get("vertices") or []
-    for k, v in enumerate(vertices):
+    for k, v in enumerate(spec.get("vertices") or []):
         if not (isinstance(v, list) and len(v) >= 2 and all(is_finite_number(c) for c in v[:2])):
             at = _at(file, text, "levels", name, "vertices", k)
             raise ConfigError(f"{at}: expected [x, y, z, name, {{params}}] with numbers x and y, "
                               f"got {v!r:.60}")  # fmt: skip
+    for k, f in enumerate(spec.get("fiducials") or []):
+        if not (isinstance(f, list) and len(f) >= 3 and all(is_finite_number(c) for c in f[:2])):
+            at = _at(file, text, "levels", name, "fiducials", k)
+            raise ConfigError(f"{at}: expected [x, y, name] with numbers x and y, got {f!r:.60}")
     for key in ("lanes", "walls", "measurements", "doors"):
         for k, edge in enumerate(spec.get(key) or []):
             if not (isinstance(edge, list) and len(edge) >= 2):
                 raise ConfigError(f"{_at(file, text, 'levels', name, key, k)}: expected "
                                   f"[vertex, vertex, {{params}}], got {edge!r:.60}")  # fmt: skip
-    pixels = np.array([[float(v[0]), float(v[1])] for v in vertices]).reshape(-1, 2)
-    system = data.get("coordinate_system", "reference_image")
+    elevation = spec.get("elevation", 0)
+    if not is_finite_number(elevation):
+        raise ConfigError(f"{_at(file, text, 'levels', name, 'elevation')}: expected metres, got "
+                          f"{elevation!r:.40}")  # fmt: skip
+    return spec
+
+
+def _pixels(spec: dict[str, Any]) -> np.ndarray:
+    return np.array([[float(v[0]), float(v[1])] for v in spec.get("vertices") or []]).reshape(-1, 2)
+
+
+def _placements(file: Path, specs: dict[str, dict[str, Any]], reference: str, system: str,
+                level: str | None, ignored: list[str]) -> dict[str, Placement]:  # fmt: skip
+    """Each level's placement: metric files none; the reference level by its measurements,
+    the others on it by their common fiducials (a level sharing fewer than two is placed by
+    its own measurements, unturned, and said so in `ignored`)."""
     if system == "cartesian_meters":
-        scale, xy = 1.0, pixels
-    elif system == "reference_image":
-        scale = _scale(spec.get("measurements") or [], pixels, where)
-        xy = pixels * (scale, -scale)
-    else:
-        raise ConfigError(
-            f"{file}: coordinate_system '{system}' (fleetsim reads reference_image and "
-            "cartesian_meters)"
-        )
-    site = _graph(vertices, xy, spec.get("lanes") or [], graph_idx, str(name), where)
-    site.scale = scale
-    site.walls, site.wall_heights = _walls(spec.get("walls") or [], xy, where)
-    site.doors = _doors(spec.get("doors") or [], xy, str(name), where)
-    site.name = str(data.get("building_name") or data.get("name") or file.name.split(".")[0])
+        return {name: _Metric() for name in specs}
+    ref = specs[reference]
+    needed = {reference} | ({level} if level is not None else set(specs))
+    ref_scale = _scale(ref.get("measurements") or [], _pixels(ref), f"{file} level {reference}")
+    out: dict[str, Placement] = {reference: Placement(ref_scale)}
+    marks = {name: {str(f[2]): (f[0], f[1]) for f in spec.get("fiducials") or []}
+             for name, spec in specs.items()}  # fmt: skip
+    for name, spec in specs.items():
+        if name == reference:
+            continue
+        placed = from_fiducials(marks[reference], marks[name], ref_scale)
+        if placed is None and name in needed and spec.get("vertices"):
+            ignored.append(f"level {name}: fewer than two fiducials shared with {reference}, "
+                           "so it is placed by its own measurements, not aligned")  # fmt: skip
+            own = spec.get("measurements") or []
+            scale = _scale(own, _pixels(spec), f"{file} level {name}") if own else ref_scale
+            placed = Placement(scale)
+        out[name] = placed or Placement(ref_scale)
+    return out
+
+
+class _Metric(Placement):
+    """Metres already, y up: no change."""
+
+    def __init__(self) -> None:
+        super().__init__(1.0)
+
+    def apply(self, pixels: np.ndarray) -> np.ndarray:
+        metres: np.ndarray = np.asarray(pixels, dtype=np.float64).reshape(-1, 2).copy()
+        return metres
+
+
+def _levels(
+    file: Path,
+    specs: dict[str, dict[str, Any]],
+    chosen: list[str],
+    placements: dict[str, Placement],
+    graph_idx: int,
+    several: bool,
+) -> BuildingSite:
+    """The chosen levels' graphs joined into one (node names unique across levels), with
+    their walls, doors, spawns and docks."""
+    parts, walls, heights, bases, doors = [], [], [], [], []
+    elevations = {name: float(specs[name].get("elevation", 0) or 0) for name in specs}
+    for name in chosen:
+        spec, where = specs[name], f"{file} level {name}"
+        xy = placements[name].apply(_pixels(spec))
+        part = _graph(spec.get("vertices") or [], xy, spec.get("lanes") or [], graph_idx, name,
+                      where, prefix=f"{name}:" if several else "")  # fmt: skip
+        if part is not None:
+            parts.append(part)
+        w, h = _walls(spec.get("walls") or [], xy, where)
+        walls.append(w)
+        heights.append(h)
+        bases.append(np.full(len(w), elevations[name]))
+        doors += _doors(spec.get("doors") or [], xy, name, where)
+    if not parts:
+        where = f"{file} level {chosen[0]}" if len(chosen) == 1 else str(file)
+        raise ConfigError(f"{where}: no lanes in graph {graph_idx}")
+    site = _join(parts)
+    site.walls, site.wall_heights = np.vstack(walls), np.concatenate(heights)
+    site.wall_bases, site.doors, site.elevations = np.concatenate(bases), doors, elevations
     return site
+
+
+def _join(parts: list[BuildingSite]) -> BuildingSite:
+    """One graph over the levels' graphs (no lanes between levels: lifts join them)."""
+    if len(parts) == 1:
+        return parts[0]
+    names: list[str] = []
+    seen: dict[str, str] = {}
+    for part in parts:
+        for n in part.graph.names:
+            if n in seen:
+                raise ConfigError(f"vertex name '{n}' is on levels {seen[n]} and {part.level}: "
+                                  "names must be unique in a building")  # fmt: skip
+            seen[n] = str(part.level)
+        names += list(part.graph.names)
+    offsets = np.cumsum([0] + [len(p.graph) for p in parts[:-1]])
+    g = [p.graph for p in parts]
+    graph = NavGraph(
+        names,
+        np.vstack([x.xy for x in g]),
+        np.concatenate([x.lane_from.astype(np.int64) + o for x, o in zip(g, offsets, strict=True)]),
+        np.concatenate([x.lane_to.astype(np.int64) + o for x, o in zip(g, offsets, strict=True)]),
+        level=[x.level_names[int(k)] for x in g for k in x.level.tolist()],
+        properties={p: np.concatenate([x.properties[p] for x in g]) for p in (*FLAGS.values(),
+                                                                              *NAMED.values())},
+        bidirectional=np.concatenate([x.bidirectional for x in g]),
+        speed_limit=np.concatenate([x.speed_limit for x in g]),
+        mutex=_join_mutex(g),
+    )  # fmt: skip
+    return BuildingSite(None, graph, np.empty((0, 4)), np.empty(0),
+                        [s for p in parts for s in p.spawns],
+                        {k: v for p in parts for k, v in p.docks.items()},
+                        unnamed=frozenset().union(*(p.unnamed for p in parts)))  # fmt: skip
+
+
+def _join_mutex(graphs: list[NavGraph]) -> np.ndarray:
+    """Mutex groups numbered apart per level (a group's name is per level in the file)."""
+    out: list[np.ndarray] = []
+    base = 0
+    for g in graphs:
+        m = np.asarray(g.mutex, dtype=np.int64)
+        out.append(np.where(m >= 0, m + base, -1))
+        base += int(m.max()) + 1 if len(m) and m.max() >= 0 else 0
+    joined: np.ndarray = np.concatenate(out) if out else np.empty(0, np.int64)
+    return joined
+
+
+def _lifts(file: Path, spec: Any, placements: dict[str, Placement], reference: str,
+           levels: dict[str, dict[str, Any]], ignored: list[str]) -> list[Lift]:  # fmt: skip
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{file}: lifts: expected a mapping of lift names")
+    out = []
+    for name, lift in spec.items():
+        where = f"{file}: lifts.{name}"
+        if not isinstance(lift, dict):
+            raise ConfigError(f"{where}: expected a mapping (x, y, yaw, width, depth, ...)")
+        for key in ("x", "y", "width", "depth"):
+            if not is_finite_number(lift.get(key)):
+                raise ConfigError(f"{where}.{key}: expected a number, got {lift.get(key)!r:.40}")
+        yaw = lift.get("yaw", 0.0)
+        if not is_finite_number(yaw):
+            raise ConfigError(f"{where}.yaw: expected radians, got {yaw!r:.40}")
+        floor = str(lift.get("reference_floor_name") or reference)
+        if floor not in placements:
+            raise ConfigError(f"{where}.reference_floor_name: no level '{floor}'")
+        x, y = placements[floor].apply(np.array([[lift["x"], lift["y"]]]))[0]
+        level_doors = lift.get("level_doors") or {}
+        if not isinstance(level_doors, dict):
+            raise ConfigError(f"{where}.level_doors: expected level: [door names]")
+        unknown = [str(k) for k in level_doors if str(k) not in levels]
+        if unknown:
+            raise ConfigError(f"{where}.level_doors: no level '{unknown[0]}'")
+        served = [str(k) for k in level_doors]
+        if not served:
+            ignored.append(f"lift {name}: serves no level (no level_doors)")
+        doors = {str(k): [str(d) for d in (v or [])] for k, v in level_doors.items()}
+        initial = str(lift.get("initial_floor_name") or (served[0] if served else reference))
+        out.append(Lift(str(name), float(x), float(y), float(yaw), float(lift["width"]),
+                        float(lift["depth"]), served, doors, initial))  # fmt: skip
+    return out
+
+
+def _in_lifts(site: BuildingSite) -> dict[str, str]:
+    """Nodes inside the shaft of a lift that serves their level (RMF's `lift` vertex param)."""
+    g, out = site.graph, {}
+    for lift in site.lifts:
+        inside = lift.contains(g.xy)
+        for k in np.flatnonzero(inside).tolist():
+            if g.level_names[int(g.level[k])] in lift.levels and g.names[k] not in out:
+                out[g.names[k]] = lift.name
+    return out
 
 
 def _at(file: Path, text: str, *keys: str | int) -> str:
@@ -172,8 +408,14 @@ def _scale(measurements: list[Any], pixels: np.ndarray, where: str) -> float:
 
 
 def _graph(
-    vertices: list[Any], xy: np.ndarray, lanes: list[Any], graph_idx: int, level: str, where: str
-) -> BuildingSite:
+    vertices: list[Any],
+    xy: np.ndarray,
+    lanes: list[Any],
+    graph_idx: int,
+    level: str,
+    where: str,
+    prefix: str = "",
+) -> BuildingSite | None:
     chosen = [
         (j, lane) for j, lane in enumerate(lanes) if int(_param(lane[2] if len(lane) > 2 else {},
                                                                  "graph_idx", 0)) == graph_idx
@@ -181,7 +423,7 @@ def _graph(
     used = sorted({_vertex(vertices, lane[e], where, f"lanes[{j}]") for j, lane in chosen
                    for e in (0, 1)})  # fmt: skip
     if not used:
-        raise ConfigError(f"{where}: no lanes in graph {graph_idx}")
+        return None  # a level without lanes in this graph (a roof, another fleet's level)
     node_of = {v: k for k, v in enumerate(used)}
     names: list[str] = []
     seen: dict[str, int] = {}
@@ -191,7 +433,7 @@ def _graph(
     unnamed = set()
     for k, v in enumerate(used):
         vertex = vertices[v]
-        label = str(vertex[3]) if len(vertex) > 3 and vertex[3] else f"v{v}"
+        label = str(vertex[3]) if len(vertex) > 3 and vertex[3] else f"{prefix}v{v}"
         if not (len(vertex) > 3 and vertex[3]):
             unnamed.add(label)
         if label in seen:

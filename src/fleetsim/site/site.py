@@ -3,6 +3,7 @@ cells) that become static bodies, from an inline graph, a grid map or an Open-RM
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ import numpy as np
 from fleetsim.errors import ConfigError
 from fleetsim.site.graph import NavGraph, Route
 from fleetsim.site.movingai import GridMap, load_movingai
-from fleetsim.site.rmf_building import Door, Spawn, load_rmf_building
+from fleetsim.site.rmf_building import Door, Lift, Spawn, load_rmf_building
+
+log = logging.getLogger("fleetsim.site")
 
 WALL_THICKNESS_M = 0.1
 BLOCK_HEIGHT_M = 1.0  # blocked grid cells become boxes this tall
@@ -43,6 +46,37 @@ class Site:
     building_name: str | None = None  # an Open-RMF building's name
     doors: list[Door] = field(default_factory=list)  # an Open-RMF building's doors
     unnamed: frozenset[str] = frozenset()  # nodes whose building vertex has no name
+    elevations: dict[str, float] = field(default_factory=dict)  # level -> metres (default 0)
+    lifts: list[Lift] = field(default_factory=list)  # an Open-RMF building's lifts
+    lift_of: dict[str, str] = field(default_factory=dict)  # node -> the lift it is in
+
+    def elevation(self, level: str) -> float:
+        """The height of a level's floor (m; 0 for a level the site gives none)."""
+        return float(self.elevations.get(level, 0.0))
+
+    def node_elevation(self, node: int) -> float:
+        """The height of the floor a node is on (m)."""
+        return self.elevation(self.graph.level_names[int(self.graph.level[node])])
+
+    def level_at(self, z: float) -> str:
+        """The level of the graph whose floor is nearest height z (a robot's level)."""
+        names = self.graph.level_names
+        if len(names) == 1:
+            return names[0]
+        return min(names, key=lambda name: (abs(self.elevation(name) - z), name))
+
+    def nearest_nodes(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each position (N, 3), the nearest node on its own level (the level whose floor
+        is nearest its z) and the distance in the plane (m)."""
+        p = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        if len(self.graph.level_names) == 1:
+            return self.graph.nearest_nodes(p[:, :2])
+        nodes, dist = np.zeros(len(p), dtype=np.int64), np.zeros(len(p))
+        levels = np.array([self.level_at(float(z)) for z in p[:, 2]])
+        for level in set(levels.tolist()):
+            on = levels == level
+            nodes[on], dist[on] = self.graph.nearest_nodes(p[on, :2], level)
+        return nodes, dist
 
     def route(self, start: str | int, goal: str | int) -> Route:
         """The shortest route between two nodes along the lanes (see `NavGraph.route`)."""
@@ -88,16 +122,23 @@ class Site:
     @classmethod
     def from_building(cls, path: str | Path, level: str | None = None, graph: int = 0) -> Site:
         building = load_rmf_building(path, level, graph)
+        if building.ignored:  # said once, by name, not dropped silently
+            log.warning("%s: not simulated: %s", path, "; ".join(building.ignored))
         w = building.walls
         length = np.hypot(w[:, 2] - w[:, 0], w[:, 3] - w[:, 1])
         keep = length > 1e-6
         w, length, height = w[keep], length[keep], building.wall_heights[keep]
-        centres = np.column_stack(((w[:, 0] + w[:, 2]) / 2, (w[:, 1] + w[:, 3]) / 2, height / 2))
+        base = building.wall_bases[keep]
+        centres = np.column_stack(
+            ((w[:, 0] + w[:, 2]) / 2, (w[:, 1] + w[:, 3]) / 2, base + height / 2)
+        )
         halves = np.column_stack((length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2))
         yaws = np.arctan2(w[:, 3] - w[:, 1], w[:, 2] - w[:, 0])
         return cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
                    source=str(path), level=building.level, building_name=building.name,
-                   doors=building.doors, unnamed=building.unnamed)  # fmt: skip
+                   doors=building.doors, unnamed=building.unnamed,
+                   elevations=building.elevations, lifts=building.lifts,
+                   lift_of=building.lift_of)  # fmt: skip
 
     def free_nodes(
         self, count: int, rng: np.random.Generator, flag: str | None = None

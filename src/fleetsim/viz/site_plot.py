@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -22,43 +23,63 @@ def plot_site(site: Site, path: str | Path, title: str = "") -> Path:
         from matplotlib.patches import Rectangle
     except ImportError:
         raise ConfigError("drawing a site needs matplotlib: pip install 'fleetsim[viz]'") from None
+    levels = site.graph.level_names
+    fig, axes = plt.subplots(1, len(levels), figsize=(10 * len(levels), 8), dpi=120,
+                             squeeze=False)  # fmt: skip
+    for ax, level in zip(axes[0], levels, strict=True):
+        _draw(ax, site, level, Rectangle)
+        name = title or site.source
+        ax.set_title(f"{name}: {level}" if len(levels) > 1 else name)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def _draw(ax: Any, site: Site, level: str, rectangle: Any) -> None:
+    """One level: its obstacles (a grid map's blocked cells), lanes and named places."""
     graph, obstacles = site.graph, site.obstacles
-    fig, ax = plt.subplots(figsize=(10, 8), dpi=120)
     if site.grid is not None:
         g = site.grid
         extent = (0.0, g.width * g.cell_size, 0.0, g.height * g.cell_size)
         ax.imshow(g.blocked, cmap="Greys", extent=extent, interpolation="nearest", alpha=0.8)
     else:
-        for (x, y, _), (hx, hy, _), yaw in zip(
-            obstacles.centres, obstacles.half_extents, obstacles.yaws, strict=True
-        ):
+        floors = [site.level_at(z - h) for z, h in zip(obstacles.centres[:, 2].tolist(),
+                                                      obstacles.half_extents[:, 2].tolist(),
+                                                      strict=True)]  # fmt: skip
+        for k in [k for k, f in enumerate(floors) if f == level]:
+            (x, y, _), (hx, hy, _), yaw = (obstacles.centres[k], obstacles.half_extents[k],
+                                           obstacles.yaws[k])  # fmt: skip
             corner = np.array([x, y]) - _rotate(np.array([hx, hy]), yaw)
-            ax.add_patch(Rectangle(tuple(corner), 2 * hx, 2 * hy, angle=float(np.degrees(yaw)),
+            ax.add_patch(rectangle(tuple(corner), 2 * hx, 2 * hy, angle=float(np.degrees(yaw)),
                                    color="0.35"))  # fmt: skip
-    if graph.lane_count <= MAX_DRAWN_LANES:
-        a, b = graph.xy[graph.lane_from], graph.xy[graph.lane_to]
-        for (x0, y0), (x1, y1), two_way in zip(a, b, graph.bidirectional, strict=True):
+    on = graph.level == graph.level_names.index(level)
+    lanes = np.flatnonzero(on[graph.lane_from] & on[graph.lane_to])
+    if len(lanes) <= MAX_DRAWN_LANES:
+        a, b = graph.xy[graph.lane_from[lanes]], graph.xy[graph.lane_to[lanes]]
+        for (x0, y0), (x1, y1), two_way in zip(a, b, graph.bidirectional[lanes], strict=True):
             if two_way:
                 ax.plot([x0, x1], [y0, y1], color="tab:blue", linewidth=1)
             else:
                 ax.annotate(
                     "", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "->", "color": "tab:orange"}
                 )
-        named = [k for k, name in enumerate(graph.names) if not _generated(name)]
+        named = [k for k in np.flatnonzero(on).tolist() if not _generated(graph.names[k])]
         ax.scatter(graph.xy[named, 0], graph.xy[named, 1], s=12, color="tab:red", zorder=3)
         for k in named:
             ax.annotate(graph.names[k], graph.xy[k], fontsize=7, xytext=(3, 3),
                         textcoords="offset points")  # fmt: skip
+    for lift in site.lifts:
+        if level in lift.levels:
+            ax.add_patch(rectangle(tuple(lift.shaft()[0]), lift.width + 0.1,
+                                   lift.depth + 0.1, angle=float(np.degrees(lift.yaw)),
+                                   fill=False, color="tab:green", linewidth=2))  # fmt: skip
+            ax.annotate(lift.name, (lift.x, lift.y), fontsize=7, color="tab:green")
     ax.set_aspect("equal")
     ax.autoscale_view()
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
-    ax.set_title(title or site.source)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
 
 
 def _rotate(v: np.ndarray, yaw: float) -> np.ndarray:
@@ -67,5 +88,7 @@ def _rotate(v: np.ndarray, yaw: float) -> np.ndarray:
 
 
 def _generated(name: str) -> bool:
-    """Names fleetsim made up (unnamed building vertices "v12", grid cells "r3_c4")."""
+    """Names fleetsim made up (unnamed building vertices "v12" or "L2:v12", grid cells
+    "r3_c4")."""
+    name = name.rpartition(":")[2]
     return (name[:1] == "v" and name[1:].isdigit()) or (name[:1] == "r" and "_c" in name)

@@ -1,0 +1,152 @@
+"""A building of three levels, each drawn at its own scale, turn and offset: every level's
+nodes land where they are in the world (the oracle: the building is written from world
+coordinates through known drawing transforms), a lift's vertices coincide across levels, and
+the whole building is one site of several floors."""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from fleetsim import MultiRobotSimulationCore, SimulationParams
+from fleetsim.agents import Agent, AgentSpawnParams
+from fleetsim.geometry import Pose
+from fleetsim.interfaces.rmf.nav_graph import nav_graph
+from fleetsim.site import Site, load_rmf_building
+
+# How each level's drawing relates to the world: metres per pixel, turn (rad), offset (m).
+DRAWINGS = {"L1": (0.05, 0.0, (0.0, 0.0)), "L2": (0.04, 0.1, (3.0, -2.0)),
+            "L3": (0.06, -0.05, (-1.5, 4.0))}  # fmt: skip
+ELEVATIONS = {"L1": 0.0, "L2": 4.0, "L3": 8.0}
+FIDUCIALS = {"north": (2.0, 1.0), "east": (14.0, -3.0), "south": (3.0, -9.0)}
+LIFT = (10.0, -5.0)  # the cabin's centre in the world
+PLACES = {  # per level: named places in the world (m); each joins the lift by a corridor
+    "L1": {"lobby": (2.0, -5.0), "desk": (6.0, -5.0)},
+    "L2": {"ward_a": (2.5, -4.0), "nurse": (6.0, -4.0)},
+    "L3": {"lab": (4.0, -6.5), "store": (7.0, -6.5)},
+}
+
+
+def to_pixels(level: str, world: tuple[float, float]) -> list[float]:
+    """The inverse of the drawing's transform: world metres to this level's image pixels."""
+    scale, turn, (tx, ty) = DRAWINGS[level]
+    x, y = world[0] - tx, world[1] - ty
+    c, s = math.cos(-turn), math.sin(-turn)
+    u, v = (c * x - s * y) / scale, (s * x + c * y) / scale
+    return [u, -v]  # image y points down
+
+
+def building() -> dict[str, Any]:
+    levels: dict[str, Any] = {}
+    for level, places in PLACES.items():
+        named = list(places.items())
+        vertices = [[*to_pixels(level, xy), 0, name] for name, xy in named]
+        vertices.append([*to_pixels(level, LIFT), 0, ""])  # the lift's vertex: unnamed
+        lift_vertex = len(vertices) - 1
+        lanes = [[0, 1, {"bidirectional": [4, True], "graph_idx": [2, 0]}],
+                 [1, lift_vertex, {"bidirectional": [4, True], "graph_idx": [2, 0]}]]  # fmt: skip
+        # a wall and a door beside the corridor, and a measurement on the reference level
+        vertices += [[*to_pixels(level, xy), 0, ""] for xy in ((4.0, -7.0), (8.0, -7.0))]
+        spec: dict[str, Any] = {
+            "elevation": ELEVATIONS[level],
+            "vertices": vertices,
+            "lanes": lanes,
+            "walls": [[3, 4, {"texture_height": [3, 2.0]}]],
+            "fiducials": [[*to_pixels(level, xy), name] for name, xy in FIDUCIALS.items()],
+            "doors": [[3, 4, {"name": [1, f"{level}_door"], "type": [1, "sliding"]}]],
+        }
+        if level == "L1":
+            spec["measurements"] = [[3, 4, {"distance": [3, 4.0]}]]
+            spec["floors"] = [{"vertices": [0, 1, 2]}]  # not simulated: said so by name
+        levels[level] = spec
+    lift = {"x": to_pixels("L1", LIFT)[0], "y": to_pixels("L1", LIFT)[1], "yaw": 0.0,
+            "width": 2.0, "depth": 2.0, "reference_floor_name": "L1",
+            "level_doors": {"L1": ["door1"], "L2": ["door1"], "L3": ["door1"]},
+            "doors": {"door1": {"door_type": 2, "x": 0, "y": -1, "motion_axis_orientation": 0,
+                                "width": 1.5}}}  # fmt: skip
+    return {"name": "tower", "coordinate_system": "reference_image", "levels": levels,
+            "lifts": {"Lift1": lift}, "crowd_sim": {"enable": 0}}  # fmt: skip
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    out = tmp_path / "tower.building.yaml"
+    out.write_text(yaml.safe_dump(building(), sort_keys=False))
+    return out
+
+
+def test_every_level_is_where_the_world_has_it(path: Path) -> None:
+    site = load_rmf_building(path)
+    graph = site.graph
+    assert site.level is None and graph.level_names == ["L1", "L2", "L3"]
+    for level, places in PLACES.items():
+        for name, xy in places.items():
+            k = graph.node(name)
+            assert graph.level_names[int(graph.level[k])] == level
+            assert np.hypot(*(graph.xy[k] - xy)) < 0.01, (name, graph.xy[k], xy)
+    lift_nodes = [graph.node(f"{level}:v2") for level in PLACES]
+    for k in lift_nodes:  # the same lift's vertices coincide, on the cabin's centre
+        assert np.hypot(*(graph.xy[k] - LIFT)) < 0.01
+    lift = site.lifts[0]
+    assert (lift.x, lift.y) == pytest.approx(LIFT, abs=0.01) and lift.levels == ["L1", "L2", "L3"]
+    assert site.lift_of == {f"{level}:v2": "Lift1" for level in PLACES}
+    assert site.elevations == ELEVATIONS
+    assert site.placements["L2"].scale == pytest.approx(0.04)
+    assert site.placements["L2"].rotation == pytest.approx(0.1)
+    assert {d.name: d.level for d in site.doors} == {f"{v}_door": v for v in PLACES}
+    assert "level L1: floors" in site.ignored and "crowd_sim" in site.ignored
+    only = load_rmf_building(path, level="L2")  # one level: the same place
+    assert only.graph.level_names == ["L2"] and only.level == "L2"
+    assert only.graph.xy[only.graph.node("nurse")] == pytest.approx((6.0, -4.0), abs=0.01)
+
+
+def test_a_level_without_shared_fiducials_is_said(path: Path) -> None:
+    data = building()
+    data["levels"]["L3"]["fiducials"] = data["levels"]["L3"]["fiducials"][:1]
+    path.write_text(yaml.safe_dump(data))
+    site = load_rmf_building(path)
+    assert any("L3: fewer than two fiducials" in note for note in site.ignored)
+
+
+def test_the_building_is_one_site_of_several_floors(
+    path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="fleetsim.site"):
+        site = Site.from_building(path)
+    said = [r.getMessage() for r in caplog.records if "not simulated" in r.getMessage()]
+    assert len(said) == 1 and "level L1: floors" in said[0]
+    walls = site.obstacles
+    assert sorted(np.round(walls.centres[:, 2], 6).tolist()) == [1.0, 5.0, 9.0]  # on each floor
+    assert site.level_at(4.2) == "L2" and site.node_elevation(site.graph.node("lab")) == 8.0
+    with MultiRobotSimulationCore(SimulationParams(gui=False, target_rtf=0)) as sim:
+        sim.set_site(site)
+        ward = site.graph.xy[site.graph.node("ward_a")]
+        cube = AgentSpawnParams(urdf_path="simple_cube", initial_pose=Pose.from_xyz(*ward, 4.0))
+        robot = Agent.from_params(cube, sim)
+        robot.go_to("nurse")
+        sim.run_simulation(duration=20.0)
+        pose = robot.get_pose()
+        assert (pose.x, pose.y) == pytest.approx((6.0, -4.0), abs=0.05)
+        assert pose.z == pytest.approx(4.0)  # drove on its own floor
+
+
+def test_export_writes_every_level_the_lifts_and_the_doors(path: Path) -> None:
+    site = Site.from_building(path)
+    data = nav_graph(site.graph, "tower", site.doors, site.unnamed, site.lifts, site.lift_of)
+    assert list(data["levels"]) == ["L1", "L2", "L3"]
+    for level in PLACES:
+        vertices = data["levels"][level]["vertices"]
+        in_lift = [v for v in vertices if v[2].get("lift") == "Lift1"]
+        assert len(in_lift) == 1 and in_lift[0][2]["name"] == ""
+        assert in_lift[0][:2] == pytest.approx(LIFT, abs=0.01)
+    assert data["lifts"]["Lift1"]["position"] == pytest.approx([*LIFT, 0.0], abs=0.01)
+    assert data["lifts"]["Lift1"]["dims"] == [2.0, 2.0]
+    assert data["doors"]["L2_door"]["map"] == "L2"
+    ends = np.array(data["doors"]["L3_door"]["endpoints"])
+    assert np.abs(ends - [[4.0, -7.0], [8.0, -7.0]]).max() < 0.01
