@@ -291,7 +291,14 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         else "none done"
     )
     unresolved = k["deadlocks_unresolved"]
+    doors = (
+        [("doors", f"{k['door_cycles']} openings, open {k['door_open_s']:.0f} s in all; robots "
+                   f"waited {k['door_waits']} times ({k['door_wait_s']:.0f} s)")]
+        if k.get("doors")
+        else []
+    )  # fmt: skip
     return [
+        *doors,
         ("tasks", f"{k['tasks_completed']} done, {k['tasks_failed']} failed, "
                   f"{k['tasks_released']} released (fleet manager orders)"),
         ("throughput", f"{k['throughput_per_hour']:.1f} tasks/hour"),

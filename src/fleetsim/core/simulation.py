@@ -35,7 +35,7 @@ from fleetsim.state import CollisionMode
 log = logging.getLogger(__name__)
 
 EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "object_renamed", "paused",
-          "resumed", "reset")  # fmt: skip
+          "resumed", "reset", "door_changed")  # fmt: skip
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]
@@ -90,6 +90,7 @@ class MultiRobotSimulationCore:
         self._world.contacts.color_change = p.enable_collision_color_change
         self._world.intended = self.collisions.intended
         self._next_collision_check = 0.0
+        self.doors: Any = None  # the site's doors (`fleetsim.devices.Doors`), when it has any
         self.gui: GuiControls | None = GuiControls(self) if p.gui else None
         self.monitor: DataMonitor | None = None
         self._recorders: list[Any] = []  # fleetsim.recording.Recorder, closed with the sim
@@ -412,6 +413,11 @@ class MultiRobotSimulationCore:
         finally:
             self._backend.set_rendering(True)
         self._world.site = site
+        if site.doors:
+            from fleetsim.devices import Doors
+
+            self.doors = Doors(self, site)
+            bodies += [d.body for d in self.doors.doors.values()]
         return bodies
 
     def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
@@ -511,6 +517,7 @@ class MultiRobotSimulationCore:
         self._scheduler.rewind(0.0)
         self.static_body_ids.clear()
         self._world.site = None
+        self.doors = None
         self.step_count = 0
         self._world.time = 0.0
         self.rng = np.random.default_rng(self.params.seed)

@@ -56,6 +56,7 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         "collisions": dict(fleet.sim.collision_counts),
         "near_misses": _by_kind(fleet.near_misses.records),
         "near_miss_gap_m": fleet.near_misses.gap,
+        **fleet.traffic.passage.kpis(),  # door waits; the doors' open time and cycles
     }
 
 

@@ -31,6 +31,7 @@ from fleetsim.fleet.conflicts import (
     mutex_nodes,
 )
 from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
+from fleetsim.fleet.door_passage import DoorPassage
 from fleetsim.site import NavGraph, RouteError
 
 NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
@@ -130,6 +131,7 @@ class TrafficControl:
         self.refusals = 0  # times a robot was refused a node (another held it or one near)
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
         self._place_on_nodes()
+        self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -165,6 +167,8 @@ class TrafficControl:
                 f"router {self.router!r:.60} must return nodes from {kept[-1]} to {goal_node}, "
                 f"got {list(plan)[:6]!r}"
             )
+        if i in self.passage.holds or self.passage.waiting:
+            self.passage.rerouted(i, self.positions()[i])
         self.routes[i] = kept + list(plan[1:])
         self.last[i] = len(self.routes[i]) - 1
         self._legs_of(i)
@@ -263,6 +267,8 @@ class TrafficControl:
         more &= ~self._asleep[act]
         for k in (passed | release | more).nonzero()[0].tolist():
             self._advance(int(act[k]), p[k])
+        if self.passage.holds:
+            self.passage.step(self.positions())
         for i in act[self.head[act] == last].tolist():  # (heads as advanced just now)
             if self.next[i] > len(self.routes[i]) - 1 or self.robots[i].is_goal_reached():
                 self._arrive(i)
@@ -301,6 +307,8 @@ class TrafficControl:
             if refused >= 0:
                 self._wait(i, refused)
                 break
+            if not self.passage.clear(i, [here, *group]):
+                break  # a door on the way is not open yet: asked to open, waits short of it
             for want in group:
                 self.owner[want] = i
             head += len(group)

@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.devices.doors import crosses
 from fleetsim.site.graph import NavGraph
 from fleetsim.site.rmf_building import Door, Lift
-
-PARALLEL = 1e-9  # |cross product| below this: the lane and the door do not cross
 
 
 def nav_graph(graph: NavGraph, building_name: str = "fleetsim", doors: Sequence[Door] = (),
@@ -70,15 +69,3 @@ def nav_graph(graph: NavGraph, building_name: str = "fleetsim", doors: Sequence[
         }
         out["doors"] = {d.name: {"endpoints": d.ends.tolist(), "map": d.level} for d in doors}
     return out
-
-
-def crosses(p1: np.ndarray, p2: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> bool:
-    """Whether segment p1-p2 meets segment q1-q2 (ends included; parallel ones never)."""
-    d, e = p2 - p1, q2 - q1
-    det = float(d[0] * e[1] - d[1] * e[0])
-    if abs(det) < PARALLEL:
-        return False
-    w = q1 - p1
-    t = float(w[0] * e[1] - w[1] * e[0]) / det  # along the lane
-    u = float(w[0] * d[1] - w[1] * d[0]) / det  # along the door
-    return 0.0 <= t <= 1.0 and 0.0 <= u <= 1.0

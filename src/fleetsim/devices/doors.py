@@ -1,0 +1,212 @@
+"""A building's doors as devices: closed, opening, open, closing.
+
+Each door is a thin static box across its opening, on its level, while it is not fully open
+(a closed door is a wall for collisions); fully open, the box takes no part in collisions.
+Who wants a door open says so by name (`request(door, requester, open)`: a robot of the fleet
+manager, an outside system over HTTP, a script); a door opens while anyone wants it open and
+closes when nobody does, as RMF's door supervisor merges requests. Opening and closing take
+the door's move time (by type, unless set). Every change of mode is a "door_changed" event
+(door, mode, time) for recordings and the live view; `kpis()` gives each door's open time and
+cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fleetsim.errors import ConfigError, closest
+
+if TYPE_CHECKING:
+    from fleetsim.core import MultiRobotSimulationCore
+    from fleetsim.site import NavGraph, Site
+
+MOVE_S = {"sliding": 2.0, "double_sliding": 2.0, "hinged": 3.0, "double_hinged": 3.0}
+DEFAULT_MOVE_S = 3.0  # a door type the table does not know
+HEIGHT_M = 2.2
+THICKNESS_M = 0.08
+
+
+class DoorMode(str, Enum):
+    CLOSED = "closed"
+    OPENING = "opening"
+    OPEN = "open"
+    CLOSING = "closing"
+
+
+@dataclass
+class DoorDevice:
+    """One door: where it is, how long it takes to move, its mode and how far open it is
+    (0 closed .. 1 open), who wants it open, and its totals."""
+
+    name: str
+    level: str
+    kind: str
+    ends: np.ndarray  # (2, 2) m
+    elevation: float
+    move_s: float
+    mode: DoorMode = DoorMode.CLOSED
+    opened: float = 0.0
+    wanted_by: set[str] = field(default_factory=set)
+    open_s: float = 0.0  # time not closed
+    cycles: int = 0  # times it began to open
+    body: Any = None  # its SimObject
+
+    def state(self) -> dict[str, Any]:
+        return {"name": self.name, "level": self.level, "mode": self.mode.value,
+                "opened": round(self.opened, 3), "wanted_by": sorted(self.wanted_by)}  # fmt: skip
+
+
+class Doors:
+    """The doors of a simulation's site (`sim.doors`)."""
+
+    def __init__(self, sim: MultiRobotSimulationCore, site: Site) -> None:
+        from fleetsim.objects import SimObject
+        from fleetsim.state import CollisionMode
+
+        self.sim = sim
+        self.doors: dict[str, DoorDevice] = {}
+        for door in site.doors:
+            if door.name in self.doors:
+                raise ConfigError(f"two doors are named '{door.name}': door names must be unique")
+            elevation = site.elevation(door.level)
+            move_s = MOVE_S.get(door.kind, DEFAULT_MOVE_S)
+            ends = np.asarray(door.ends, float)
+            self.doors[door.name] = DoorDevice(door.name, door.level, door.kind, ends, elevation,
+                                               move_s)  # fmt: skip
+        devices = list(self.doors.values())
+        if devices:
+            a = np.array([d.ends[0] for d in devices])
+            b = np.array([d.ends[1] for d in devices])
+            length = np.maximum(np.hypot(*(b - a).T), 1e-3)
+            centres = np.column_stack(((a + b) / 2, [d.elevation + HEIGHT_M / 2 for d in devices]))
+            halves = np.column_stack((length / 2, np.full(len(a), THICKNESS_M / 2),
+                                      np.full(len(a), HEIGHT_M / 2)))  # fmt: skip
+            yaws = np.arctan2(b[:, 1] - a[:, 1], b[:, 0] - a[:, 0])
+            bodies = SimObject.static_boxes(centres, halves, yaws, sim_core=sim)
+            for device, body in zip(devices, bodies, strict=True):
+                device.body = body
+                body.name = f"door:{device.name}"
+        self._static, self._disabled = CollisionMode.STATIC, CollisionMode.DISABLED
+        self._moving: set[str] = set()
+        self._callback = sim._scheduler.add(lambda *_: self.step(), self, None)
+
+    # -- commands ---------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.doors)
+
+    def __getitem__(self, name: str) -> DoorDevice:
+        door = self.doors.get(name)
+        if door is None:
+            guess = closest(str(name), list(self.doors))
+            hint = f"did you mean '{guess}'?" if guess else f"{len(self.doors)} doors"
+            raise ConfigError(f"unknown door '{name}': {hint}")
+        return door
+
+    def request(self, name: str, requester: str, open: bool) -> DoorDevice:
+        """`requester` wants door `name` open (or no longer wants it open)."""
+        door = self[name]
+        if open:
+            door.wanted_by.add(str(requester))
+        else:
+            door.wanted_by.discard(str(requester))
+        want = bool(door.wanted_by)
+        if (want and door.mode in (DoorMode.CLOSED, DoorMode.CLOSING)) or (
+            not want and door.mode in (DoorMode.OPEN, DoorMode.OPENING)
+        ):
+            self._set(door, DoorMode.OPENING if want else DoorMode.CLOSING)
+            self._moving.add(name)
+        return door
+
+    def open(self, name: str, requester: str = "api") -> DoorDevice:
+        return self.request(name, requester, True)
+
+    def close(self, name: str, requester: str = "api") -> DoorDevice:
+        return self.request(name, requester, False)
+
+    def is_open(self, name: str) -> bool:
+        return self[name].mode is DoorMode.OPEN
+
+    def states(self) -> list[dict[str, Any]]:
+        return [door.state() for door in self.doors.values()]
+
+    # -- the step ---------------------------------------------------------------------------
+
+    def step(self) -> None:
+        dt = self.sim.params.timestep
+        for door in self.doors.values():
+            if door.mode is not DoorMode.CLOSED:
+                door.open_s += dt
+        for name in list(self._moving):
+            door = self.doors[name]
+            rate = dt / max(door.move_s, 1e-9)
+            if door.mode is DoorMode.OPENING:
+                door.opened = min(1.0, door.opened + rate)
+                if door.opened >= 1.0:
+                    self._set(door, DoorMode.OPEN)
+                    self._moving.discard(name)
+            elif door.mode is DoorMode.CLOSING:
+                door.opened = max(0.0, door.opened - rate)
+                if door.opened <= 0.0:
+                    self._set(door, DoorMode.CLOSED)
+                    self._moving.discard(name)
+
+    def _set(self, door: DoorDevice, mode: DoorMode) -> None:
+        if mode is DoorMode.OPENING and door.mode is DoorMode.CLOSED:
+            door.cycles += 1
+        door.mode = mode
+        if door.body is not None:  # a wall unless fully open
+            door.body.set_collision_mode(self._disabled if mode is DoorMode.OPEN else self._static)
+        self.sim.events.emit("door_changed", door.name, mode.value, self.sim.sim_time)
+
+    def kpis(self) -> dict[str, Any]:
+        """Each door's open time (s, not closed) and cycles, and their totals."""
+        return {
+            "door_open_s": round(sum(d.open_s for d in self.doors.values()), 3),
+            "door_cycles": sum(d.cycles for d in self.doors.values()),
+            "doors": {
+                d.name: {"open_s": round(d.open_s, 3), "cycles": d.cycles}
+                for d in self.doors.values()
+            },
+        }
+
+    def crossings(self, graph: NavGraph) -> dict[int, str]:
+        """Lanes (index) that pass through a door on their level, with the door's name."""
+        out: dict[int, str] = {}
+        for door in self.doors.values():
+            if door.level not in graph.level_names:
+                continue
+            level = graph.level_names.index(door.level)
+            for lane in range(graph.lane_count):
+                a, b = int(graph.lane_from[lane]), int(graph.lane_to[lane])
+                if graph.level[a] != level or graph.level[b] != level:
+                    continue
+                if crosses(graph.xy[a], graph.xy[b], door.ends[0], door.ends[1]):
+                    out[lane] = door.name
+        return out
+
+
+def crosses(p1: np.ndarray, p2: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> bool:
+    """Whether segment p1-p2 meets segment q1-q2 (ends included; parallel ones never)."""
+    d, e = p2 - p1, q2 - q1
+    det = float(d[0] * e[1] - d[1] * e[0])
+    if abs(det) < 1e-9:
+        return False
+    w = q1 - p1
+    t = float(w[0] * e[1] - w[1] * e[0]) / det  # along the lane
+    u = float(w[0] * d[1] - w[1] * d[0]) / det  # along the door
+    return 0.0 <= t <= 1.0 and 0.0 <= u <= 1.0
+
+
+def crossing_point(p1: np.ndarray, p2: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    """Where lane p1-p2 meets the door q1-q2 (assumes they cross)."""
+    d, e = p2 - p1, q2 - q1
+    det = float(d[0] * e[1] - d[1] * e[0])
+    w = q1 - p1
+    t = float(w[0] * e[1] - w[1] * e[0]) / det if abs(det) > 1e-12 else 0.5
+    point: np.ndarray = p1 + t * d
+    return point

@@ -1,0 +1,148 @@
+"""Doors as devices: a closed door is a wall, it opens and closes in its own time, and the
+fleet manager's robots ask for it, wait for it and are never in it unless it is open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fleetsim.recording
+from fleetsim import ConfigError, MultiRobotSimulationCore, SimulationParams
+from fleetsim.agents import Agent, AgentSpawnParams
+from fleetsim.devices import DoorMode
+from fleetsim.geometry import Pose
+from fleetsim.scenario import build, load_scenario
+from fleetsim.site import Site
+
+# Two rooms split by a wall along x = 6 with a sliding door in it (y -1..1); a corridor runs
+# through the door from the west room to the east room, parking spots off each end.
+HOUSE = """
+coordinate_system: cartesian_meters
+name: doorhouse
+levels:
+  L1:
+    elevation: 0
+    vertices:
+      - [0, 0, 0, west, {pickup_dispenser: [1, w]}]
+      - [3, 0, 0, ""]
+      - [9, 0, 0, ""]
+      - [12, 0, 0, east, {dropoff_ingestor: [1, e]}]
+      - [6, -1, 0, ""]
+      - [6, 1, 0, ""]
+      - [6, -6, 0, ""]
+      - [6, 6, 0, ""]
+      - [0, 3, 0, park_w, {is_parking_spot: [4, true]}]
+      - [12, 3, 0, park_e, {is_parking_spot: [4, true]}]
+    lanes:
+      - [8, 0, {bidirectional: [4, true]}]
+      - [0, 1, {bidirectional: [4, true]}]
+      - [1, 2, {bidirectional: [4, true]}]
+      - [2, 3, {bidirectional: [4, true]}]
+      - [3, 9, {bidirectional: [4, true]}]
+    walls:
+      - [6, 4, {texture_height: [3, 2.0]}]
+      - [5, 7, {texture_height: [3, 2.0]}]
+    doors:
+      - [4, 5, {name: [1, main_door], type: [1, sliding]}]
+"""
+
+
+@pytest.fixture
+def house(tmp_path: Path) -> Path:
+    path = tmp_path / "house.building.yaml"
+    path.write_text(HOUSE)
+    return path
+
+
+def test_a_door_opens_in_its_time_and_a_closed_door_is_a_wall(house: Path) -> None:
+    recording = house.parent / "doors.mcap"
+    with MultiRobotSimulationCore(SimulationParams(gui=False, target_rtf=0)) as sim:
+        sim.set_site(Site.from_building(house))
+        sim.record(recording)
+        doors = sim.doors
+        seen: list[tuple[str, str]] = []
+        sim.on("door_changed", lambda door, mode, _t: seen.append((door, mode)))
+        assert doors["main_door"].mode is DoorMode.CLOSED and doors["main_door"].move_s == 2.0
+        with pytest.raises(ConfigError, match="unknown door 'main_dor': did you mean 'main_door'"):
+            doors.open("main_dor")
+        doors.open("main_door", "script")
+        sim.run_simulation(duration=1.0)
+        assert doors["main_door"].mode is DoorMode.OPENING and not doors.is_open("main_door")
+        sim.run_simulation(duration=1.2)
+        assert doors.is_open("main_door")
+        doors.close("main_door", "script")
+        sim.run_simulation(duration=2.2)
+        assert doors["main_door"].mode is DoorMode.CLOSED
+        assert seen == [("main_door", m) for m in ("opening", "open", "closing", "closed")]
+        assert doors.kpis()["door_cycles"] == 1
+        assert doors.kpis()["door_open_s"] == pytest.approx(4.0, abs=0.25)
+        # driven straight at the closed door, a robot hits it; once the door is open, it passes
+        cube = AgentSpawnParams(urdf_path="simple_cube", initial_pose=Pose.from_xyz(3, 0, 0.25))
+        robot = Agent.from_params(cube, sim)
+        robot.set_goal(Pose.from_xyz(9, 0, 0.25))
+        sim.run_simulation(duration=8.0)
+        assert sim.collision_counts.get("robot-structure", 0) >= 1
+        hits = sim.collision_counts.get("robot-structure", 0)
+        robot.set_pose(Pose.from_xyz(3, 0, 0.25))
+        doors.open("main_door")
+        sim.run_simulation(duration=2.5)
+        robot.set_goal(Pose.from_xyz(9, 0, 0.25))
+        sim.run_simulation(duration=8.0)
+        assert robot.get_pose().x == pytest.approx(9.0, abs=0.1)
+        assert sim.collision_counts.get("robot-structure", 0) == hits  # nothing more touched
+    with fleetsim.recording.open(recording) as read:
+        told = [(e["door"], e["mode"]) for e in read.events() if e["kind"] == "door"]
+    assert told == seen and seen[4:] == [("main_door", "opening"), ("main_door", "open")]
+
+
+def write_scenario(folder: Path, house: Path) -> Path:
+    tasks = [{"id": f"t{k}", "pickup": "west" if k % 2 == 0 else "east",
+              "dropoff": "east" if k % 2 == 0 else "west", "release_time": 5 * k}
+             for k in range(6)]  # fmt: skip
+    path = folder / "doors.yaml"
+    lines = [
+        "simulation: {timestep: 0.1, target_rtf: 0, duration: 400, seed: 3}",
+        f"site: {{file: {house.name}}}",
+        "robots:",
+        "  - {name: amr, model: mobile_robot, start: {random: 2, at: parking_spot}}",
+        "plugins:",
+        "  - type: fleet_manager",
+        "    params:",
+        "      pick_time: 1",
+        "      drop_time: 1",
+        f"      tasks: {{list: {tasks}}}",
+    ]
+    path.write_text("\n".join(lines).replace("'", '"') + "\n")
+    return path
+
+
+def test_the_fleet_manager_opens_waits_for_and_closes_the_door(house: Path) -> None:
+    built = build(load_scenario(write_scenario(house.parent, house)))
+    sim = built.sim
+    inside_closed = []
+    door = None
+
+    def watch(*_: object) -> None:
+        """The oracle: no robot's footprint overlaps the door's opening unless it is open."""
+        if door.mode is DoorMode.OPEN:
+            return
+        for robot in built.scene.robots:
+            x, y = robot.get_pose().position[:2]
+            if abs(x - 6.0) < 0.45 and abs(y) < 1.0:
+                inside_closed.append((sim.sim_time, robot.name, door.mode.value))
+
+    with sim:
+        door = sim.doors["main_door"]
+        sim.register_callback(watch)
+        sim.run_simulation()
+        manager = built.plugins[0].manager  # type: ignore[attr-defined]
+        kpis = manager.kpis()
+        assert kpis["tasks_completed"] == 6 and kpis["tasks_failed"] == 0
+        assert inside_closed == []
+        assert kpis["door_cycles"] >= 1 and kpis["door_waits"] >= 1 and kpis["door_wait_s"] > 0
+        assert kpis["door_open_s"] > 0
+        assert sum(kpis["collisions"].values()) == 0
+        assert door.mode is DoorMode.CLOSED and not door.wanted_by  # let go once all passed
+    assert np.isfinite(kpis["door_open_s"])
