@@ -44,6 +44,11 @@ class GoTo(MoveTo):
         except FleetSimError as exc:
             self.fail(str(exc))
             return
+        if len({int(graph.level[k]) for k in route.nodes}) > 1:
+            goal = graph.names[route.nodes[-1]]
+            self.fail(f"the route to '{goal}' changes floor by lift: robots ride lifts under "
+                      "the fleet manager (go_to keeps to one floor)")  # fmt: skip
+            return
         self.route = [graph.names[k] for k in route.nodes]
         goal_yaw = float(graph.yaw[route.nodes[-1]])
         poses = []

@@ -297,6 +297,11 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         if k.get("doors")
         else []
     )  # fmt: skip
+    lifts = k.get("lifts") or {}
+    if lifts:
+        use = ", ".join(f"{name} {v['trips']} trips, {v['utilisation'] * 100:.0f}% in use, "
+                        f"waits {v['wait_s_mean']:.0f} s" for name, v in lifts.items())  # fmt: skip
+        doors.append(("lifts", f"{k['lift_rides']} robot rides ({use})"))
     return [
         *doors,
         ("tasks", f"{k['tasks_completed']} done, {k['tasks_failed']} failed, "

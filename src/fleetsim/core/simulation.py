@@ -35,7 +35,7 @@ from fleetsim.state import CollisionMode
 log = logging.getLogger(__name__)
 
 EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "object_renamed", "paused",
-          "resumed", "reset", "door_changed")  # fmt: skip
+          "resumed", "reset", "door_changed", "lift_changed")  # fmt: skip
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]
@@ -91,6 +91,7 @@ class MultiRobotSimulationCore:
         self._world.intended = self.collisions.intended
         self._next_collision_check = 0.0
         self.doors: Any = None  # the site's doors (`fleetsim.devices.Doors`), when it has any
+        self.lifts: Any = None  # the site's lifts (`fleetsim.devices.Lifts`), when it has any
         self.gui: GuiControls | None = GuiControls(self) if p.gui else None
         self.monitor: DataMonitor | None = None
         self._recorders: list[Any] = []  # fleetsim.recording.Recorder, closed with the sim
@@ -418,6 +419,10 @@ class MultiRobotSimulationCore:
 
             self.doors = Doors(self, site)
             bodies += [d.body for d in self.doors.doors.values()]
+        if any(lift.levels for lift in site.lifts):
+            from fleetsim.devices import Lifts
+
+            self.lifts = Lifts(self, site)
         return bodies
 
     def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
@@ -518,6 +523,7 @@ class MultiRobotSimulationCore:
         self.static_body_ids.clear()
         self._world.site = None
         self.doors = None
+        self.lifts = None
         self.step_count = 0
         self._world.time = 0.0
         self.rng = np.random.default_rng(self.params.seed)

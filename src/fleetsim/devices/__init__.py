@@ -1,5 +1,6 @@
-"""Devices of a building that robots wait for and use: doors (and, next, lifts)."""
+"""Devices of a building that robots wait for and use: doors and lifts."""
 
 from fleetsim.devices.doors import DoorDevice, DoorMode, Doors
+from fleetsim.devices.lifts import LiftDevice, Lifts
 
-__all__ = ["DoorDevice", "DoorMode", "Doors"]
+__all__ = ["DoorDevice", "DoorMode", "Doors", "LiftDevice", "Lifts"]

@@ -57,6 +57,7 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         "near_misses": _by_kind(fleet.near_misses.records),
         "near_miss_gap_m": fleet.near_misses.gap,
         **fleet.traffic.passage.kpis(),  # door waits; the doors' open time and cycles
+        **fleet.traffic.lift_rides.kpis(),  # rides; the lifts' trips, use and waits
     }
 
 

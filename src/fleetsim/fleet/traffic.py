@@ -32,6 +32,7 @@ from fleetsim.fleet.conflicts import (
 )
 from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
 from fleetsim.fleet.door_passage import DoorPassage
+from fleetsim.fleet.lift_passage import LiftPassage
 from fleetsim.site import NavGraph, RouteError
 
 NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
@@ -132,6 +133,7 @@ class TrafficControl:
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
         self._place_on_nodes()
         self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
+        self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -169,6 +171,7 @@ class TrafficControl:
             )
         if i in self.passage.holds or self.passage.waiting:
             self.passage.rerouted(i, self.positions()[i])
+        self.lift_rides.rerouted(i)
         self.routes[i] = kept + list(plan[1:])
         self.last[i] = len(self.routes[i]) - 1
         self._legs_of(i)
@@ -267,8 +270,10 @@ class TrafficControl:
         more &= ~self._asleep[act]
         for k in (passed | release | more).nonzero()[0].tolist():
             self._advance(int(act[k]), p[k])
-        if self.passage.holds:
-            self.passage.step(self.positions())
+        if self.passage.holds or self.lift_rides.session:
+            now_xy = self.positions()
+            self.passage.step(now_xy)
+            self.lift_rides.step(now_xy)
         for i in act[self.head[act] == last].tolist():  # (heads as advanced just now)
             if self.next[i] > len(self.routes[i]) - 1 or self.robots[i].is_goal_reached():
                 self._arrive(i)
@@ -309,6 +314,8 @@ class TrafficControl:
                 break
             if not self.passage.clear(i, [here, *group]):
                 break  # a door on the way is not open yet: asked to open, waits short of it
+            if not self.lift_rides.clear(i, [here, *group]):
+                break  # the lift is not there for it yet (or is carrying it)
             for want in group:
                 self.owner[want] = i
             head += len(group)
@@ -326,6 +333,8 @@ class TrafficControl:
         group = [route[k]]
         while k < last and self.two_way[i][k]:
             here, ahead = route[k], route[k + 1]
+            if self.lift_rides.is_ride(here, ahead):
+                break  # a lift ride is a stretch of its own
             if self.degree[here] > 2 and self.degree[ahead] > 2:
                 break
             group.append(ahead)

@@ -35,7 +35,13 @@ from fleetsim.recording.scene import SceneWriter
 NS = 1_000_000_000
 STATE_EVERY_S = 1.0  # /fleet/state: a table a simulated second (10,000 robots are 200 kB of JSON)
 MOVING_MPS = 0.01
-PAUSED_EVENTS = ("post_step", "action_completed", "action_failed", "door_changed")  # unhooked
+PAUSED_EVENTS = (
+    "post_step",
+    "action_completed",
+    "action_failed",
+    "door_changed",
+    "lift_changed",
+)  # what `pause()` unhooks
 POINT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("yaw", "<f4"), ("id", "<u4")])
 # (A frame is written as an (N, 5) float32 array whose last column holds the uint32 ids.)
 
@@ -99,6 +105,7 @@ class Recorder:
             ("action_failed", sim.on("action_failed", self._action("action_failed"))),
             ("reset", sim.on("reset", lambda *_: self.close())),  # a recording is one run
             ("door_changed", sim.on("door_changed", self._door)),
+            ("lift_changed", sim.on("lift_changed", self._lift)),
         ]
         self._problems = _Problems(sim)  # fleetsim's warnings and errors, for /events
         logging.getLogger(LOGGER_NAME).addHandler(self._problems)
@@ -226,6 +233,11 @@ class Recorder:
     def _door(self, door: str, mode: str, time_s: float) -> None:
         """`door` events: a door began to open, is open, began to close, is closed."""
         self._write_json("/events", schemas.EVENT, {"kind": "door", "door": door, "mode": mode,
+                                                    "time": time_s}, time_s)  # fmt: skip
+
+    def _lift(self, lift: str, state: dict[str, Any], time_s: float) -> None:
+        """`lift` events: its doors, arrivals and sessions (level, height, who is aboard)."""
+        self._write_json("/events", schemas.EVENT, {"kind": "lift", "lift": lift, **state,
                                                     "time": time_s}, time_s)  # fmt: skip
 
     def _action(self, kind: str) -> Any:

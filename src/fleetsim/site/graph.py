@@ -61,6 +61,7 @@ class NavGraph:
         bidirectional: FloatArray | None = None,
         speed_limit: FloatArray | None = None,
         mutex: IntArray | None = None,
+        lane_cost: FloatArray | None = None,
     ) -> None:
         n, m = len(names), len(lane_from)
         # A list of names, or a lazy sequence with a `lookup(name)` (a grid map's cells).
@@ -92,6 +93,11 @@ class NavGraph:
         find: Callable[[str], int | None] | None = getattr(self.names, "lookup", None)
         self._lookup = find or {name: k for k, name in enumerate(self.names)}.get
         self.lane_length, self.axis_aligned = _lengths(self.xy, self.lane_from, self.lane_to)
+        # What routing minimises: the length, or more where a lane says so (a lift's lanes,
+        # no length in the plane, cost their ride)
+        self.lane_cost = self.lane_length
+        if lane_cost is not None:
+            self.lane_cost = np.maximum(self.lane_length, np.asarray(lane_cost, np.float64))
         self._build_adjacency()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -205,7 +211,7 @@ class NavGraph:
         holds no copy."""
         self.xs, self.ys = self.xy[:, 0].data, self.xy[:, 1].data  # (`.data`: a memoryview)
         self._to, self._start = self.edge_to.data, self.offsets.data
-        self._lane, self._length = self.edge_lane.data, self.lane_length.data
+        self._lane, self._length = self.edge_lane.data, self.lane_cost.data
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -229,6 +235,24 @@ class NavGraph:
         if not 0 <= k < len(self.names):
             raise ConfigError(f"node index {k} is not in 0..{len(self.names) - 1}")
         return k
+
+    def with_lanes(self, lane_from: Sequence[int], lane_to: Sequence[int],
+                   cost: Sequence[float]) -> NavGraph:  # fmt: skip
+        """This graph with more two-way lanes (each with its routing cost, m)."""
+        m = self.lane_count
+        return NavGraph(
+            self.names,
+            self.xy,
+            np.concatenate((self.lane_from, np.asarray(lane_from, dtype=self.lane_from.dtype))),
+            np.concatenate((self.lane_to, np.asarray(lane_to, dtype=self.lane_to.dtype))),
+            yaw=self.yaw,
+            level=[self.level_names[k] for k in self.level.tolist()],
+            properties=self.properties,
+            bidirectional=np.concatenate((self.bidirectional, np.ones(len(lane_from), bool))),
+            speed_limit=np.concatenate((self.speed_limit, np.full(len(lane_from), np.inf))),
+            mutex=np.concatenate((self.mutex, np.full(len(lane_from), -1))),
+            lane_cost=np.concatenate((self.lane_cost[:m], np.asarray(cost, np.float64))),
+        )
 
     def successors(self, u: int) -> list[int]:
         """The nodes one lane from node `u`, in the lanes' directions."""

@@ -3,6 +3,7 @@ cells) that become static bodies, from an inline graph, a grid map or an Open-RM
 
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ log = logging.getLogger("fleetsim.site")
 
 WALL_THICKNESS_M = 0.1
 BLOCK_HEIGHT_M = 1.0  # blocked grid cells become boxes this tall
+LIFT_COST_M = 20.0  # a lift ride costs its height and this much more (doors, the wait)
 
 
 @dataclass
@@ -49,6 +51,7 @@ class Site:
     elevations: dict[str, float] = field(default_factory=dict)  # level -> metres (default 0)
     lifts: list[Lift] = field(default_factory=list)  # an Open-RMF building's lifts
     lift_of: dict[str, str] = field(default_factory=dict)  # node -> the lift it is in
+    lift_lanes: dict[int, str] = field(default_factory=dict)  # lane -> the lift that rides it
 
     def elevation(self, level: str) -> float:
         """The height of a level's floor (m; 0 for a level the site gives none)."""
@@ -134,11 +137,32 @@ class Site:
         )
         halves = np.column_stack((length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2))
         yaws = np.arctan2(w[:, 3] - w[:, 1], w[:, 2] - w[:, 0])
-        return cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
+        site = cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
                    source=str(path), level=building.level, building_name=building.name,
                    doors=building.doors, unnamed=building.unnamed,
                    elevations=building.elevations, lifts=building.lifts,
                    lift_of=building.lift_of)  # fmt: skip
+        site._join_floors()
+        return site
+
+    def _join_floors(self) -> None:
+        """Lanes between each two floors a lift serves, from its node on one to its node on
+        the other; routing counts the ride (the height, and `LIFT_COST_M` for the doors and
+        the wait)."""
+        g, start, end, cost, lifts = self.graph, [], [], [], []
+        for lift in self.lifts:
+            stops: dict[str, int] = {}
+            for name in sorted(n for n, owner in self.lift_of.items() if owner == lift.name):
+                k = g.node(name)
+                stops.setdefault(g.level_names[int(g.level[k])], k)
+            for a, b in itertools.combinations(sorted(stops), 2):
+                start.append(stops[a])
+                end.append(stops[b])
+                cost.append(abs(self.elevation(a) - self.elevation(b)) + LIFT_COST_M)
+                lifts.append(lift.name)
+        if start:
+            self.graph = g.with_lanes(start, end, cost)
+            self.lift_lanes = {g.lane_count + j: name for j, name in enumerate(lifts)}
 
     def free_nodes(
         self, count: int, rng: np.random.Generator, flag: str | None = None
