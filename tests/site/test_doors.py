@@ -146,3 +146,25 @@ def test_the_fleet_manager_opens_waits_for_and_closes_the_door(house: Path) -> N
         assert sum(kpis["collisions"].values()) == 0
         assert door.mode is DoorMode.CLOSED and not door.wanted_by  # let go once all passed
     assert np.isfinite(kpis["door_open_s"])
+
+
+def test_go_to_asks_for_the_door_waits_and_lets_it_go(house: Path) -> None:
+    with MultiRobotSimulationCore(SimulationParams(gui=False, target_rtf=0)) as sim:
+        sim.set_site(Site.from_building(house))
+        door = sim.doors["main_door"]
+        cube = AgentSpawnParams(urdf_path="simple_cube", initial_pose=Pose.from_xyz(0, 0, 0.25))
+        robot = Agent.from_params(cube, sim)
+        inside_closed: list[float] = []
+
+        def watch(*_: object) -> None:
+            x, y = robot.get_pose().position[:2]
+            if door.mode is not DoorMode.OPEN and abs(x - 6.0) < 0.4 and abs(y) < 1.0:
+                inside_closed.append(sim.sim_time)
+
+        sim.register_callback(watch)
+        action = robot.go_to("east")
+        sim.run_simulation(duration=40.0)
+        assert action.status.value == "completed"
+        assert robot.get_pose().x == pytest.approx(12.0, abs=0.1)
+        assert inside_closed == [] and sim.collision_counts.get("robot-structure", 0) == 0
+        assert door.cycles == 1 and door.mode is DoorMode.CLOSED and not door.wanted_by

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from fleetsim.actions.door_route import DoorsOnRoute
 from fleetsim.actions.motion import MoveTo
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.geometry import Path, Pose
@@ -59,5 +60,37 @@ class GoTo(MoveTo):
         self.align_orientation = math.isfinite(goal_yaw)
         self.target = Path(poses)
         # The leg to the first node has no lane (yet); then each lane's own limit.
-        limits = [math.inf, *route.speed_limits.tolist()]
-        agent.set_path(self.target, self.tolerance, self.align_orientation, limits)
+        self._limits = [math.inf, *route.speed_limits.tolist()]
+        self._poses = poses
+        self._doors = DoorsOnRoute(agent, graph, list(route.nodes))
+        self.polls = bool(self._doors.crossings)  # (woken on arrival only, without doors)
+        self._drive(agent)
+
+    def _drive(self, agent: Agent) -> None:
+        """Drive to the next closed door on the route (asked to open), or to the end."""
+        stop = self._doors.stop_before()
+        end = len(self._poses) if stop is None else stop + 1
+        start = self._doors.driven
+        poses, limits = self._poses[start:end], self._limits[start:end]
+        if start > 0:  # from the node it waited at: that leg has no lane of its own
+            limits = [math.inf, *limits[1:]]
+        agent.set_path(Path(poses), self.tolerance, self.align_orientation if stop is None
+                       else False, limits)  # fmt: skip
+        self._doors.driven = end - 1
+
+    def update(self, agent: Agent, dt: float) -> None:
+        self._doors.let_go_passed(agent)
+        if not agent.is_goal_reached():
+            return
+        if self._doors.driven < len(self._poses) - 1:
+            if self._doors.open_ahead():
+                self._drive(agent)
+            return
+        self._doors.let_go_all()
+        self.complete()
+
+    def stop(self, agent: Agent) -> None:
+        doors = getattr(self, "_doors", None)
+        if doors is not None:
+            doors.let_go_all()
+        super().stop(agent)

@@ -39,8 +39,17 @@ def rmf(
         "scenario's rmf.activities.",
     ),
     overrides: list[str] = typer.Option([], "--set", help="key.path=value (repeatable)."),
+    doors: str = typer.Option(
+        "open",
+        "--doors",
+        help="'open': the building's doors are held open (RMF's fleet adapter does not open "
+        "them here); 'requests': they move only on door_request (a door adapter, a script).",
+    ),
 ) -> None:
     """Serve the scenario's robots to an RMF fleet adapter; prints the API's address."""
+    if doors not in ("open", "requests"):
+        typer.echo(f"error: --doors {doors!r}: use 'open' or 'requests'", err=True)
+        raise typer.Exit(2)
     from fleetsim.interfaces.rmf.fleet import RmfFleet, check_activities
     from fleetsim.interfaces.rmf.server import RmfServer, make_app
     from fleetsim.scenario.schema import RmfSpec
@@ -62,6 +71,9 @@ def rmf(
                        err=True)  # fmt: skip
         with built.sim:
             site = built.sim.site
+            if doors == "open" and built.sim.doors is not None:
+                for name in built.sim.doors.doors:
+                    built.sim.doors.open(name, "fleetsim rmf --doors open")
             level = map_name or spec.map_name or (site.level if site is not None else None)
             fleet = RmfFleet(built.sim, built.scene.robots, map_name=level or "L1",
                              activities=routes, blocked_after_s=spec.blocked_after_s)  # fmt: skip

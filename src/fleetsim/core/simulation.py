@@ -417,7 +417,7 @@ class MultiRobotSimulationCore:
         if site.doors:
             from fleetsim.devices import Doors
 
-            self.doors = Doors(self, site)
+            self.doors = self._world.doors = Doors(self, site)
             bodies += [d.body for d in self.doors.doors.values()]
         if any(lift.levels for lift in site.lifts):
             from fleetsim.devices import Lifts
@@ -522,7 +522,7 @@ class MultiRobotSimulationCore:
         self._scheduler.rewind(0.0)
         self.static_body_ids.clear()
         self._world.site = None
-        self.doors = None
+        self.doors = self._world.doors = None
         self.lifts = None
         self.step_count = 0
         self._world.time = 0.0

@@ -92,6 +92,7 @@ class Doors:
                 body.name = f"door:{device.name}"
         self._static, self._disabled = CollisionMode.STATIC, CollisionMode.DISABLED
         self._moving: set[str] = set()
+        self._crossings: dict[int, tuple[NavGraph, dict[int, str]]] = {}
         self._callback = sim._scheduler.add(lambda *_: self.step(), self, None)
 
     # -- commands ---------------------------------------------------------------------------
@@ -173,6 +174,13 @@ class Doors:
                 for d in self.doors.values()
             },
         }
+
+    def crossings_of(self, graph: NavGraph) -> dict[int, str]:
+        """`crossings(graph)`, worked out once per graph."""
+        cached = self._crossings.get(id(graph))
+        if cached is None or cached[0] is not graph:
+            cached = self._crossings[id(graph)] = (graph, self.crossings(graph))
+        return cached[1]
 
     def crossings(self, graph: NavGraph) -> dict[int, str]:
         """Lanes (index) that pass through a door on their level, with the door's name."""

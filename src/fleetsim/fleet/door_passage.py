@@ -33,7 +33,7 @@ class DoorPassage:
     def __init__(self, traffic: TrafficControl) -> None:
         self.t = traffic
         self.doors: Any = traffic.sim.doors
-        self.lanes: dict[int, str] = self.doors.crossings(traffic.graph) if self.doors else {}
+        self.lanes: dict[int, str] = self.doors.crossings_of(traffic.graph) if self.doors else {}
         self.holds: dict[int, list[_Hold]] = {}
         self.waiting: dict[str, set[int]] = {}  # door -> robots waiting for it to open
         self._since: dict[int, float] = {}  # robot -> when it began to wait

@@ -65,6 +65,7 @@ class World:
         self.actions: Any = None  # the action runner, installed by the simulation core
         self.intended = IntendedContacts()  # the collision system's, installed by the core
         self.site: Site | None = None  # the navigation graph robots route on (sim.set_site)
+        self.doors: Any = None  # the site's doors (sim.doors), for actions that pass them
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}

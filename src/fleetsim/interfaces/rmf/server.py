@@ -24,6 +24,7 @@ from urllib.parse import parse_qs
 from pydantic import BaseModel
 
 from fleetsim.errors import FleetSimError
+from fleetsim.interfaces.rmf import devices
 from fleetsim.interfaces.rmf.fast_http import fast_protocol
 from fleetsim.interfaces.rmf.fleet import RmfFleet
 from fleetsim.interfaces.rmf.openapi import DESCRIPTION, MAX_BODY_BYTES, truthful_openapi
@@ -208,6 +209,30 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         if running_cmd_id is not None and running not in (NO_COMMAND, running_cmd_id):
             raise RefusedError(f"{robot_name} is running command {running}, not {running_cmd_id}")
         fleet.stop(robot_name, stop_id)
+        return answer()
+
+    @route("get", "door_states")
+    async def door_states() -> Any:
+        return answer(devices.door_states(fleet))
+
+    @route("post", "door_request")
+    async def door_request(body: devices.DoorRequest) -> Any:
+        why = devices.check_door(fleet, body)
+        if why is not None:
+            raise RefusedError(why)
+        devices.apply_door(fleet, body)
+        return answer()
+
+    @route("get", "lift_states")
+    async def lift_states() -> Any:
+        return answer(devices.lift_states(fleet))
+
+    @route("post", "lift_request")
+    async def lift_request(body: devices.LiftRequest) -> Any:
+        why = devices.check_lift(fleet, body)
+        if why is not None:
+            raise RefusedError(why)
+        devices.apply_lift(fleet, body)
         return answer()
 
     app.openapi = lambda: truthful_openapi(app, token is not None)  # type: ignore[method-assign]

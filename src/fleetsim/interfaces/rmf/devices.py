@@ -1,0 +1,108 @@
+"""Doors and lifts over HTTP beside the fleet-manager API, modelled on Open-RMF's messages.
+
+`POST door_request` takes a `rmf_door_msgs/DoorRequest` as JSON (`door_name`, `requester_id`,
+`requested_mode: {value}`: 0 closed, 2 open); `GET door_states` answers `DoorState`s
+(`door_time`, `door_name`, `current_mode: {value}`: 0 closed, 1 moving, 2 open). `POST
+lift_request` takes a `rmf_lift_msgs/LiftRequest` (`lift_name`, `session_id`, `request_type`:
+0 end the session, 1 AGV, 2 human; `destination_floor`; `door_state` is the cabin's to open
+there, which fleetsim's lifts always do); `GET lift_states` answers `LiftState`s (`lift_time`,
+`lift_name`, `available_floors`, `current_floor`, `destination_floor`, `door_state`,
+`motion_state`: 0 stopped, 1 up, 2 down; `session_id`). Commands run in the simulation's next
+step; answers use the fleet manager's envelope, and an unknown door, lift or floor is
+`success: false` naming it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from fleetsim.interfaces.rmf.fleet import RmfFleet
+
+DOOR_CLOSED, DOOR_MOVING, DOOR_OPEN = 0, 1, 2
+END_SESSION = 0
+STOPPED, UP, DOWN = 0, 1, 2
+
+
+class Mode(BaseModel):
+    value: int = Field(ge=0, le=2)
+
+
+class DoorRequest(BaseModel):
+    door_name: str
+    requester_id: str = "rmf"
+    requested_mode: Mode
+
+
+class LiftRequest(BaseModel):
+    lift_name: str
+    session_id: str
+    request_type: int = Field(1, ge=0, le=2)
+    destination_floor: str = ""
+    door_state: int = Field(DOOR_OPEN, ge=0, le=2)
+
+
+def door_mode(mode: str) -> int:
+    return {"closed": DOOR_CLOSED, "open": DOOR_OPEN}.get(mode, DOOR_MOVING)
+
+
+def door_states(fleet: RmfFleet) -> list[dict[str, Any]]:
+    doors, now = fleet.sim.doors, fleet.sim.sim_time
+    if doors is None:
+        return []
+    return [{"door_time": now, "door_name": d.name, "current_mode": {"value": door_mode(d.mode)}}
+            for d in doors.doors.values()]  # fmt: skip
+
+
+def lift_states(fleet: RmfFleet) -> list[dict[str, Any]]:
+    lifts, now = fleet.sim.lifts, fleet.sim.sim_time
+    if lifts is None:
+        return []
+    out = []
+    for lift in lifts.lifts.values():
+        goal = lift.elevations[lift.target] if lift.target else lift.z
+        motion = STOPPED if abs(goal - lift.z) < 1e-9 else (UP if goal > lift.z else DOWN)
+        out.append({"lift_time": now, "lift_name": lift.name, "available_floors": lift.levels,
+                    "current_floor": lift.level, "destination_floor": lift.target or lift.level,
+                    "door_state": door_mode(lift.door.value), "motion_state": motion,
+                    "session_id": lift.session or ""})  # fmt: skip
+    return out
+
+
+def check_door(fleet: RmfFleet, request: DoorRequest) -> str | None:
+    """Why the request cannot be done (None: it can)."""
+    doors = fleet.sim.doors
+    if doors is None or request.door_name not in doors.doors:
+        known = ", ".join(doors.doors) if doors is not None else "none"
+        return f"no door {request.door_name!r} (doors: {known})"
+    if request.requested_mode.value == DOOR_MOVING:
+        return "requested_mode 1 (moving) is not a mode a door can be asked for: use 0 or 2"
+    return None
+
+
+def check_lift(fleet: RmfFleet, request: LiftRequest) -> str | None:
+    lifts = fleet.sim.lifts
+    if lifts is None or request.lift_name not in lifts.lifts:
+        known = ", ".join(lifts.lifts) if lifts is not None else "none"
+        return f"no lift {request.lift_name!r} (lifts: {known})"
+    floors = lifts.lifts[request.lift_name].levels
+    if request.request_type != END_SESSION and request.destination_floor not in floors:
+        floor = request.destination_floor
+        return f"lift {request.lift_name} serves {', '.join(floors)}, not {floor!r}"
+    return None
+
+
+def apply_door(fleet: RmfFleet, request: DoorRequest) -> None:
+    want = request.requested_mode.value == DOOR_OPEN
+    fleet.submit(lambda: fleet.sim.doors.request(request.door_name, request.requester_id, want))
+
+
+def apply_lift(fleet: RmfFleet, request: LiftRequest) -> None:
+    lifts = fleet.sim.lifts
+    if request.request_type == END_SESSION:
+        fleet.submit(lambda: lifts.release(request.lift_name, request.session_id))
+    else:
+        fleet.submit(lambda: lifts.request(request.lift_name, request.session_id,
+                                           request.destination_floor))  # fmt: skip
