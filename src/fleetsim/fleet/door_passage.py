@@ -67,15 +67,15 @@ class DoorPassage:
 
     def _hold(self, i: int, door: str, a: int, b: int) -> None:
         held = self.holds.setdefault(i, [])
-        if any(h.door == door for h in held):
-            return
         xy = self.t.graph.xy
-        ends = self.doors[door].ends
-        point = crossing_point(xy[a], xy[b], ends[0], ends[1])
         d = xy[b] - xy[a]
         norm = float(np.hypot(*d)) or 1.0
-        held.append(_Hold(door, (float(point[0]), float(point[1])),
-                          (float(d[0]) / norm, float(d[1]) / norm)))  # fmt: skip
+        heading = (float(d[0]) / norm, float(d[1]) / norm)
+        if any(h.door == door and h.heading == heading for h in held):
+            return  # (a route through it and back holds it both ways)
+        ends = self.doors[door].ends
+        point = crossing_point(xy[a], xy[b], ends[0], ends[1])
+        held.append(_Hold(door, (float(point[0]), float(point[1])), heading))
         self.doors.request(door, self._requester(i), True)
 
     def _changed(self, door: str, mode: str, _time: float) -> None:
@@ -92,11 +92,25 @@ class DoorPassage:
         for i in list(self.holds):
             self._let_go(i, positions[i], lambda along: along > clear)
 
-    def rerouted(self, i: int, position: np.ndarray) -> None:
-        """Robot i has a new route: it lets go of the doors it is not in (not reached, or
-        passed)."""
+    def rerouted(self, i: int, position: np.ndarray, kept: list[int]) -> None:
+        """Robot i has a new route, which keeps the nodes `kept` it holds: it lets go of the
+        doors it is not in and will not pass on those nodes."""
+        graph = self.t.graph
+        keep = (
+            {self.lanes.get(int(lane)) for lane in graph.legs(kept).tolist()}
+            if len(kept) > 1
+            else set()
+        )
         far = self.t.radius + CLEAR_M
-        self._let_go(i, position, lambda along: abs(along) > far)
+        held = self.holds.get(i, [])
+        for hold in list(held):
+            along = ((float(position[0]) - hold.point[0]) * hold.heading[0]
+                     + (float(position[1]) - hold.point[1]) * hold.heading[1])  # fmt: skip
+            if hold.door not in keep and abs(along) > far:
+                held.remove(hold)
+                self._drop(i, hold.door, held)
+        if not held:
+            self.holds.pop(i, None)
         for waiting in self.waiting.values():
             waiting.discard(i)
         self._since.pop(i, None)
@@ -109,9 +123,14 @@ class DoorPassage:
             along = (px - hold.point[0]) * hold.heading[0] + (py - hold.point[1]) * hold.heading[1]
             if done(along):
                 held.remove(hold)
-                self.doors.request(hold.door, self._requester(i), False)
+                self._drop(i, hold.door, held)
         if not held:
             self.holds.pop(i, None)
+
+    def _drop(self, i: int, door: str, held: list[_Hold]) -> None:
+        """Robot i no longer wants `door` open, unless it still passes it another way."""
+        if not any(h.door == door for h in held):
+            self.doors.request(door, self._requester(i), False)
 
     def kpis(self) -> dict[str, Any]:
         out: dict[str, Any] = {"door_waits": self.waits, "door_wait_s": round(self.wait_s, 3)}

@@ -82,7 +82,10 @@ class LiftPassage:
         self.session[i] = (lift, node)
         if self.lifts[lift].ready(level, requester):
             return True
-        self._wait(i, lift)
+        # Waiting for the cabin at `node` (whoever holds that node, in the cabin, is what it
+        # waits for: deadlock detection sees the lift's queue) until the lift changes.
+        self.t._wait(i, node)
+        self.waiting.setdefault(lift, set()).add(i)
         return False
 
     def _ride(self, i: int, lift: str, a: int, b: int) -> bool:
@@ -102,8 +105,9 @@ class LiftPassage:
         self.lifts.request(lift, requester, level)
         if device.ready(level, requester):
             self.lifts.alight(lift, requester)
-            self.session[i] = (lift, b)
-            self.rides_done += 1
+            if self.session.get(i) != (lift, b):
+                self.session[i] = (lift, b)
+                self.rides_done += 1
             return True
         self._wait(i, lift)
         return False
@@ -147,6 +151,30 @@ class LiftPassage:
         self.session.pop(i, None)
         for waiting in self.waiting.values():
             waiting.discard(i)
+
+    def progressing(self) -> list[int]:
+        """Robots waiting for or riding a lift that is on the move or serving one of the
+        fleet's robots (a lift held by someone else, standing still, is no progress)."""
+        out = []
+        for i, (lift, _node) in self.session.items():
+            device = self.lifts[lift]
+            busy = device.moving or device.door.value in ("opening", "closing")
+            if busy or (device.session or "").startswith("robot:"):
+                out.append(i)
+        return out
+
+    def waits_for(self, i: int) -> str | None:
+        """What robot i waits for at a lift (for stall reports), if it does."""
+        held = self.session.get(i)
+        if held is None:
+            return None
+        device = self.lifts[held[0]]
+        who = (
+            f", held by {device.session}"
+            if device.session not in (None, self._requester(i))
+            else ""
+        )
+        return f"lift {device.name} (at {device.level}, doors {device.door.value}{who})"
 
     def kpis(self) -> dict[str, Any]:
         out: dict[str, Any] = {"lift_rides": self.rides_done}

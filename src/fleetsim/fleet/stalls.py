@@ -84,6 +84,8 @@ class StallWatch:
             self._best[bound] = np.minimum(self._best[bound], left)
             self.progress_at[closer] = now
         self.progress_at[fleet.work_until < np.inf] = now  # at work: progressing
+        # waiting for (or riding) a lift that is itself serving the fleet: progressing
+        self.progress_at[t.lift_rides.progressing()] = now
         for i in [i for i in self._open if self.progress_at[i] == now]:  # moving on again
             self._open.pop(i).ended = now
         late = fleet.has_job & (now - self.progress_at >= self.after_s)
@@ -99,7 +101,7 @@ class StallWatch:
             ):
                 continue  # queued behind a robot that moves on: not stalled
             job = fleet.job[i]
-            waits = None
+            waits = t.lift_rides.waits_for(i)
             if node >= 0:
                 by = f" (held by {fleet.robots[blocker].name})" if blocker >= 0 else ""
                 waits = f"node {t.graph.names[node]}{by}"

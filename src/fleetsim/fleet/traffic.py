@@ -170,7 +170,7 @@ class TrafficControl:
                 f"got {list(plan)[:6]!r}"
             )
         if i in self.passage.holds or self.passage.waiting:
-            self.passage.rerouted(i, self.positions()[i])
+            self.passage.rerouted(i, self.positions()[i], kept)
         self.lift_rides.rerouted(i)
         self.routes[i] = kept + list(plan[1:])
         self.last[i] = len(self.routes[i]) - 1

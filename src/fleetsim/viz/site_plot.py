@@ -70,6 +70,11 @@ def _draw(ax: Any, site: Site, level: str, rectangle: Any) -> None:
         for k in named:
             ax.annotate(graph.names[k], graph.xy[k], fontsize=7, xytext=(3, 3),
                         textcoords="offset points")  # fmt: skip
+    for door in site.doors:
+        if door.level == level:
+            ax.plot(door.ends[:, 0], door.ends[:, 1], color="tab:purple", linewidth=3)
+            ax.annotate(door.name, door.ends.mean(axis=0), fontsize=6, color="tab:purple",
+                        xytext=(0, -9), textcoords="offset points")  # fmt: skip
     for lift in site.lifts:
         if level in lift.levels:
             ax.add_patch(rectangle(tuple(lift.shaft()[0]), lift.width + 0.1,
