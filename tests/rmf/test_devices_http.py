@@ -83,3 +83,24 @@ def test_a_lift_request_brings_the_cabin_and_ends_the_session(tower: Served) -> 
     tower.step_until(lambda: lift()["session_id"] == "" and lift()["door_state"] == 0)
     status, got = tower.call("POST", "lift_request", {**request, "destination_floor": "L9"})
     assert status == 200 and not got["success"] and "not 'L9'" in got["msg"]
+
+
+def test_status_reports_each_robots_level_as_its_map(tmp_path: Path) -> None:
+    path = tmp_path / "tower.building.yaml"
+    path.write_text(TOWER)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(Site.from_building(path))
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, z), sim_core=sim,
+                                  name=f"bot{k}", motion_mode="differential")
+                  for k, z in enumerate((0.0, 4.0, 8.0))]  # fmt: skip
+        fleet = RmfFleet(sim, robots, map_name="L1").start()
+        with RmfServer(make_app(fleet)) as server:
+            served = Served(sim, fleet, server)
+            served.step_until(lambda: True)
+            _, got = served.call("GET", "status")
+            maps = {r["robot_name"]: r["map_name"] for r in got["data"]["all_robots"]}
+            assert maps == {"bot0": "L1", "bot1": "L2", "bot2": "L3"}
+            body = {"map_name": "L1", "destination": {"x": 4, "y": 0, "yaw": 0}}
+            _, got = served.call("POST", "navigate?robot_name=bot1&cmd_id=1", body)
+            assert not got["success"] and "bot1 is on 'L2'" in got["msg"]
+        fleet.stop_serving()

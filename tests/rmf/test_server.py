@@ -165,7 +165,7 @@ def test_bad_requests_get_the_envelope_never_a_500(served: Served) -> None:
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=three", good, "cmd_id"),
         ("POST", "navigate/?robot_name=ghost&cmd_id=3", good, "no robot"),
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3",
-         {**good, "map_name": "B2"}, "the robots are on 'L1'"),
+         {**good, "map_name": "B2"}, "tinyRobot1 is on 'L1'"),
         ("GET", "stop_robot/?robot_name=ghost", None, "no robot"),
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=-1", good, "cmd_id -1"),
         ("GET", f"stop_robot/?robot_name=tinyRobot1&stop_cmd_id={2**64}", None, "cmd_id"),

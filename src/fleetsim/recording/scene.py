@@ -122,8 +122,12 @@ class SceneWriter:
         if graph.lane_count > MAX_LANES:
             return
         ends = np.column_stack((graph.lane_from, graph.lane_to)).ravel()
-        for x, y in graph.xy[ends].tolist():
-            lanes.points.add(x=x, y=y, z=0.01)
+        site = self.sim.site
+        floors = np.array([site.elevation(n) if site is not None else 0.0
+                           for n in graph.level_names])  # each level at its height  # fmt: skip
+        heights = floors[np.asarray(graph.level)[ends]] + 0.01
+        for (x, y), z in zip(graph.xy[ends].tolist(), heights.tolist(), strict=True):
+            lanes.points.add(x=x, y=y, z=z)
         if len(graph.names) > MAX_LABELS:
             return
         for name, (x, y) in zip(graph.names, graph.xy.tolist(), strict=True):

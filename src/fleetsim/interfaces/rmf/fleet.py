@@ -70,6 +70,7 @@ class RmfFleet:
         self._anchor = np.column_stack([self._last_xy, self._last_yaw])  # pose at last progress
         self._progress_at = np.zeros(n)  # sim time of the last progress (or command)
         self._hooks: StepHooks | None = None
+        self._one_map: list[str] | None = None
         self.board = self._board(self._last_xy, self._last_yaw)
 
     # -- the HTTP side ----------------------------------------------------------------------
@@ -207,9 +208,20 @@ class RmfFleet:
             left = np.hypot(*(xy - self.goal).T)
         running = self.cmd_id != NO_COMMAND
         replan = running & (self.sim.sim_time - self._progress_at >= self.blocked_after_s)
-        return StatusBoard.build(self.names, self._quoted, self.map_name, xy, yaw,
+        return StatusBoard.build(self.names, self._quoted, self._maps(), xy, yaw,
                                  self.batteries.percent, self.cmd_id, left / self._top_speed,
                                  self.completed, replan)  # fmt: skip
+
+    def _maps(self) -> list[str]:
+        """Each robot's map_name (JSON): its building level, by its height, on a site of
+        several levels; else the fleet's map_name."""
+        site = self.sim.site
+        if site is None or len(site.graph.level_names) < 2:
+            if self._one_map is None:
+                self._one_map = [json.dumps(self.map_name)] * len(self.robots)
+            return self._one_map
+        z = self.sim.world.bodies["pos"][self.sim.world.bodies.rows(self._handles), 2]
+        return [json.dumps(site.level_at(float(h))) for h in z.tolist()]
 
     def _poses(self) -> tuple[np.ndarray, np.ndarray]:
         bodies = self.sim.world.bodies

@@ -167,8 +167,10 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         d = body.destination
         if not all(math.isfinite(v) for v in (d.x, d.y, d.yaw, body.speed_limit)):
             raise RefusedError("destination and speed_limit must be finite numbers")
-        if body.map_name and body.map_name != fleet.map_name:
-            raise RefusedError(f"map {body.map_name!r}: the robots are on {fleet.map_name!r}")
+        here = json.loads(fleet.board.map_name[robot(robot_name)])
+        if body.map_name and body.map_name != here:
+            raise RefusedError(f"map {body.map_name!r}: {robot_name} is on {here!r} "
+                               "(a navigate stays on the robot's map)")  # fmt: skip
         drivable(robot_name, cmd_id)
         fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
         return answer()

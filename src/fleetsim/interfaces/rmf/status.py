@@ -24,7 +24,7 @@ class StatusBoard:
 
     names: list[str]
     quoted: list[str]  # the names as JSON strings
-    map_name: str
+    map_name: list[str]  # per robot, as JSON strings (a building's robots are on its levels)
     xy: list[list[float]]
     yaw: list[float]
     battery: list[float]
@@ -36,10 +36,10 @@ class StatusBoard:
     _all: bytes | None = None
 
     @classmethod
-    def build(cls, names: list[str], quoted: list[str], map_name: str, xy: np.ndarray,
+    def build(cls, names: list[str], quoted: list[str], map_name: list[str], xy: np.ndarray,
               yaw: np.ndarray, battery: np.ndarray, cmd_id: np.ndarray, duration: np.ndarray,
               completed: np.ndarray, replan: np.ndarray) -> StatusBoard:  # fmt: skip
-        return cls(names, quoted, json.dumps(map_name), xy.tolist(), yaw.tolist(),
+        return cls(names, quoted, map_name, xy.tolist(), yaw.tolist(),
                    battery.tolist(), cmd_id.tolist(), duration.tolist(), completed.tolist(),
                    replan.tolist())  # fmt: skip
 
@@ -50,7 +50,7 @@ class StatusBoard:
         done = self.completed[k]
         return {
             "robot_name": self.names[k],
-            "map_name": json.loads(self.map_name),
+            "map_name": json.loads(self.map_name[k]),
             "position": {"x": self.xy[k][0], "y": self.xy[k][1], "yaw": self.yaw[k]},
             "battery": self.battery[k],
             "destination_arrival": arrival,
@@ -84,7 +84,7 @@ class StatusBoard:
             arrival = f'{{"cmd_id":{cmd},"duration":{self.duration[k]!r}}}'
         last = "null" if done == NO_COMMAND else str(done)
         return (
-            f'{{"robot_name":{self.quoted[k]},"map_name":{self.map_name},'
+            f'{{"robot_name":{self.quoted[k]},"map_name":{self.map_name[k]},'
             f'"position":{{"x":{x!r},"y":{y!r},"yaw":{self.yaw[k]!r}}},'
             f'"battery":{self.battery[k]!r},"destination_arrival":{arrival},'
             f'"last_completed_request":{last},"replan":{"true" if self.replan[k] else "false"}}}'
