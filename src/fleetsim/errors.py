@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 class FleetSimError(Exception):
@@ -49,6 +52,16 @@ def closest(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `name`, or None when nothing is reasonably close."""
     matches = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.5)
     return matches[0] if matches else None
+
+
+def named(table: Mapping[str, T], name: str, what: str) -> T:
+    """`table[name]`, or a ConfigError naming the closest name (`what`: "door", "lift")."""
+    item = table.get(name)
+    if item is None:
+        guess = closest(str(name), list(table))
+        hint = f"did you mean '{guess}'?" if guess else f"{len(table)} {what}s"
+        raise ConfigError(f"unknown {what} '{name}': {hint}")
+    return item
 
 
 def unknown_key_message(key: str, valid: Iterable[str], where: str) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fleetsim.errors import ConfigError, closest
+from fleetsim.errors import ConfigError, named
 
 if TYPE_CHECKING:
     from fleetsim.core import MultiRobotSimulationCore
@@ -101,12 +101,7 @@ class Doors:
         return len(self.doors)
 
     def __getitem__(self, name: str) -> DoorDevice:
-        door = self.doors.get(name)
-        if door is None:
-            guess = closest(str(name), list(self.doors))
-            hint = f"did you mean '{guess}'?" if guess else f"{len(self.doors)} doors"
-            raise ConfigError(f"unknown door '{name}': {hint}")
-        return door
+        return named(self.doors, name, "door")
 
     def request(self, name: str, requester: str, open: bool) -> DoorDevice:
         """`requester` wants door `name` open (or no longer wants it open)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fleetsim.devices.doors import DoorMode
-from fleetsim.errors import ConfigError, closest
+from fleetsim.errors import ConfigError, named
 
 if TYPE_CHECKING:
     from fleetsim.core import MultiRobotSimulationCore
@@ -100,12 +100,7 @@ class Lifts:
         return len(self.lifts)
 
     def __getitem__(self, name: str) -> LiftDevice:
-        lift = self.lifts.get(name)
-        if lift is None:
-            guess = closest(str(name), list(self.lifts))
-            hint = f"did you mean '{guess}'?" if guess else f"{len(self.lifts)} lifts"
-            raise ConfigError(f"unknown lift '{name}': {hint}")
-        return lift
+        return named(self.lifts, name, "lift")
 
     # -- commands ---------------------------------------------------------------------------
 
