@@ -422,7 +422,7 @@ class MultiRobotSimulationCore:
         if any(lift.levels for lift in site.lifts):
             from fleetsim.devices import Lifts
 
-            self.lifts = Lifts(self, site)
+            self.lifts = self._world.lifts = Lifts(self, site)
         return bodies
 
     def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
@@ -523,7 +523,7 @@ class MultiRobotSimulationCore:
         self.static_body_ids.clear()
         self._world.site = None
         self.doors = self._world.doors = None
-        self.lifts = None
+        self.lifts = self._world.lifts = None
         self.step_count = 0
         self._world.time = 0.0
         self.rng = np.random.default_rng(self.params.seed)

@@ -66,6 +66,7 @@ class World:
         self.intended = IntendedContacts()  # the collision system's, installed by the core
         self.site: Site | None = None  # the navigation graph robots route on (sim.set_site)
         self.doors: Any = None  # the site's doors (sim.doors), for actions that pass them
+        self.lifts: Any = None  # the site's lifts (sim.lifts), for vehicles that ride them
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}

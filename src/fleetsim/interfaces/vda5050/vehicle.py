@@ -21,6 +21,7 @@ from fleetsim.interfaces.vda5050 import encode, route
 from fleetsim.interfaces.vda5050.actions import OPEN, ActionQueue
 from fleetsim.interfaces.vda5050.effects import VehicleEffects, unsupported
 from fleetsim.interfaces.vda5050.encode import Motion
+from fleetsim.interfaces.vda5050.floors import Floors
 from fleetsim.interfaces.vda5050.messages import (
     Action,
     ActionState,
@@ -50,7 +51,8 @@ class Vehicle:
     def __init__(
         self, robot: Any, topics: Topics, site: Site | None = None, map_id: str = "site"
     ) -> None:
-        self.robot, self.topics, self.site, self.map_id = robot, topics, site, map_id
+        self.robot, self.topics, self.site, self._map_id = robot, topics, site, map_id
+        self.floors = Floors(robot, site, self.position_of)  # levels as maps, lift rides
         self.serial = robot.name
         self.book = OrderBook()
         self.errors: list[Error] = []
@@ -66,6 +68,15 @@ class Vehicle:
         self._idle = ""
         self._omni = robot.spawn_params.motion_mode != "differential"
         self._route: tuple[int, str] = (-1, "")  # (book version, nodeStates+edgeStates JSON)
+
+    @property
+    def map_id(self) -> str:
+        """The vehicle's mapId: in a building of several levels the level it is on."""
+        return self.floors.map_of(self._map_id)
+
+    @map_id.setter
+    def map_id(self, value: str) -> None:
+        self._map_id = value
 
     @property
     def actions(self) -> dict[str, ActionState]:
@@ -295,6 +306,9 @@ class Vehicle:
             return "noRouteError", (
                 f"nodes without a nodePosition that are not on the site: {', '.join(unplaced[:5])}"
             )
+        if self.floors.levels:
+            why = self.floors.cannot(order, self.map_id)
+            return ("noRouteError", why) if why is not None else self._cannot_do(order)
         elsewhere = [n.node_id for n in order.nodes if n.node_position is not None
                      and n.node_position.map_id != self.map_id]  # fmt: skip
         if elsewhere:
@@ -302,6 +316,10 @@ class Vehicle:
                 f"nodes on another map than the vehicle's {self.map_id!r} (initPosition sets "
                 f"it): {', '.join(elsewhere[:5])}"
             )
+        return self._cannot_do(order)
+
+    def _cannot_do(self, order: Order) -> tuple[str, str] | None:
+        """(errorType, why) for an edge or action the vehicle cannot do."""
         for edge in order.edges:
             why = route.orientation_problem(edge, self._omni)
             if why is not None:
@@ -350,7 +368,10 @@ class Vehicle:
                 self._base = []
             return
         if not self._base and self.book.base:
+            if not self.floors.ride(self.book.base, self.map_id):
+                return  # in a lift: waiting to be carried to the next node's level
             self._drive()
+        self.floors.let_go()
 
     def _drive(self) -> None:
         """Drive through the base nodes not yet passed, at the edges' speed limits, as far as
@@ -362,6 +383,9 @@ class Vehicle:
             actions = list(node.actions) + (list(edge.actions) if edge is not None else [])
             if any(a.blocking_type is not BlockingType.NONE for a in actions):
                 break
+        cut = self.floors.gate(self._base, self.map_id)  # short of a lift not there yet
+        if cut is not None:
+            self._base = self._base[:cut]
         if not self._base:
             return
         pose = self.robot.get_pose()

@@ -1,0 +1,78 @@
+"""VDA 5050 across floors, driven by `vda5050-sdk`'s `MasterClient` (unmodified) against
+`fleetsim vda5050` in a subprocess: each building level is a mapId, the vehicle reports the
+level it is on, and an order whose nodes change map at a lift is driven through the lift (the
+vehicle calls it, rides it and leaves it); an order changing map anywhere else is refused."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ..conftest import scenario
+from ..site.test_lifts import TOWER
+from .test_real_master import Master, builder, run
+
+vda = pytest.importorskip("vda5050")
+
+SCENARIO = """
+simulation: {timestep: 0.05}
+site: {file: tower.building.yaml}
+robots:
+  - {name: diff_0, model: mobile_robot, motion_mode: differential, start: park_L1}
+"""
+
+
+@pytest.fixture(scope="module")
+def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    folder = tmp_path_factory.mktemp("floors")
+    (folder / "tower.building.yaml").write_text(TOWER)
+    path = scenario(folder, SCENARIO)
+    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker",
+                             broker.url, "--rtf", "4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "vehicles 1" in line, proc.stderr.read() if proc.poll() is not None else line
+        yield broker
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def order(order_id: str, stops: list[tuple[str, float, float, str]]) -> Any:
+    made = builder(order_id, "diff_0")
+    for k, (name, x, y, level) in enumerate(stops):
+        made.add_node(name, x=x, y=y, map_id=level)
+        if k:
+            made.add_edge(stops[k - 1][0], name)
+    return made.build()
+
+
+def test_an_order_across_floors_rides_the_lift(served: Any) -> None:
+    async def check(master: Master) -> None:
+        start = await master.until(lambda: master.last("diff_0"))
+        assert start.agv_position.map_id == "L1"
+        elsewhere = order("nowhere", [("park_L1", 0, 3, "L1"), ("lab", 0, 0, "L3")])
+        result = await master.client.dispatch(elsewhere, "fleetsim/diff_0")
+        refused = await master.until(
+            lambda: [e for e in master.errors if "outside a lift" in e.error.error_description]
+        )
+        assert refused and not master.last("diff_0").node_states
+        stops = [("park_L1", 0, 3, "L1"), ("dock", 0, 0, "L1"), ("hall_L1", 4, 0, "L1"),
+                 ("lift_L1", 8, 0, "L1"), ("lift_L3", 8, 0, "L3"),
+                 ("hall_L3", 4, 0, "L3")]  # fmt: skip
+        result = await master.client.dispatch(order("up", stops), "fleetsim/diff_0")
+        assert result.accepted, result
+        done = await master.when("diff_0", lambda s: s.last_node_id == "hall_L3"
+                                 and not s.node_states and not s.driving, seconds=120)  # fmt: skip
+        assert done.agv_position.map_id == "L3"
+        assert (done.agv_position.x, done.agv_position.y) == pytest.approx((4, 0), abs=0.3)
+        seen = {s.agv_position.map_id for s in master.states["diff_0"]}
+        assert seen == {"L1", "L3"}  # L1, then (after the ride) L3
+
+    run(check, served, serials=("diff_0",))
