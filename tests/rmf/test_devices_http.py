@@ -100,7 +100,37 @@ def test_status_reports_each_robots_level_as_its_map(tmp_path: Path) -> None:
             _, got = served.call("GET", "status")
             maps = {r["robot_name"]: r["map_name"] for r in got["data"]["all_robots"]}
             assert maps == {"bot0": "L1", "bot1": "L2", "bot2": "L3"}
-            body = {"map_name": "L1", "destination": {"x": 4, "y": 0, "yaw": 0}}
+            body = {"map_name": "B2", "destination": {"x": 4, "y": 0, "yaw": 0}}
             _, got = served.call("POST", "navigate?robot_name=bot1&cmd_id=1", body)
             assert not got["success"] and "bot1 is on 'L2'" in got["msg"]
+        fleet.stop_serving()
+
+
+def test_a_navigate_to_another_map_rides_the_lift(tmp_path: Path) -> None:
+    path = tmp_path / "tower.building.yaml"
+    path.write_text(TOWER)
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(Site.from_building(path))
+        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                name="bot", motion_mode="differential")  # fmt: skip
+        fleet = RmfFleet(sim, [robot], map_name="L1").start()
+        with RmfServer(make_app(fleet)) as server:
+            served = Served(sim, fleet, server)
+            body = {"map_name": "L3", "destination": {"x": 4, "y": 0, "yaw": 0}}
+            _, got = served.call("POST", "navigate?robot_name=bot&cmd_id=7", body)
+            assert got["success"], got
+
+            def status() -> dict[str, object]:
+                _, got = served.call("GET", "status?robot_name=bot")
+                data: dict[str, object] = got["data"]
+                return data
+
+            done = served.step_until(lambda: status()["last_completed_request"] == 7 and status(),
+                                     steps=3000)  # fmt: skip
+            assert done["map_name"] == "L3"
+            assert robot.get_pose().position == pytest.approx((4, 0, 8.0), abs=0.1)
+            assert sim.lifts["Lift1"].trips >= 1 and sim.lifts["Lift1"].session is None
+            body = {"map_name": "B9", "destination": {"x": 4, "y": 0, "yaw": 0}}
+            _, got = served.call("POST", "navigate?robot_name=bot&cmd_id=8", body)
+            assert not got["success"] and "maps are L1, L2, L3" in got["msg"]
         fleet.stop_serving()

@@ -12,6 +12,7 @@ command has made no progress (moved 5 cm or turned 0.05 rad) for `blocked_after_
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import queue
@@ -21,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from fleetsim.core import MultiRobotSimulationCore
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
+from fleetsim.interfaces.rmf import across
 from fleetsim.interfaces.rmf.accepted import KEEP, AcceptedCommands
 from fleetsim.interfaces.rmf.status import NO_COMMAND, StatusBoard
 from fleetsim.interfaces.serving import StepHooks
@@ -71,6 +73,7 @@ class RmfFleet:
         self._progress_at = np.zeros(n)  # sim time of the last progress (or command)
         self._hooks: StepHooks | None = None
         self._one_map: list[str] | None = None
+        self._across: dict[int, across.Across] = {}  # robots on their way to another map
         self.board = self._board(self._last_xy, self._last_yaw)
 
     # -- the HTTP side ----------------------------------------------------------------------
@@ -95,10 +98,20 @@ class RmfFleet:
         self.submit(apply)
 
     def navigate(self, name: str, cmd_id: int, x: float, y: float, yaw: float,
-                 speed_limit: float = 0.0) -> None:  # fmt: skip
+                 speed_limit: float = 0.0, map_name: str = "") -> None:  # fmt: skip
         k = self.index[name]
 
         def go() -> None:
+            self._give_up_across(k)
+            site = self.sim.site
+            if map_name and site is not None and map_name != json.loads(self._maps()[k]):
+                here = self.robots[k].get_pose().position
+                # (no way there: the command runs without progress, and RMF sees replan)
+                with contextlib.suppress(FleetSimError):
+                    self._across[k] = across.plan(site, here, x, y, yaw, map_name,
+                                                  f"rmf:{name}")  # fmt: skip
+                self._run(k, cmd_id, x, y)
+                return
             limits = [speed_limit] if speed_limit > 0 else None
             self.robots[k].set_waypoints([[x, y]], [yaw], tolerance=ARRIVED_M,
                                          align_orientation=True, speed_limits=limits)  # fmt: skip
@@ -153,12 +166,19 @@ class RmfFleet:
         k = self.index[name]
 
         def halt() -> None:
+            self._give_up_across(k)
             self.robots[k].stop()
             self.cmd_id[k] = NO_COMMAND
             if stop_cmd_id is not None:
                 self.completed[k] = stop_cmd_id
 
         self._accept(k, halt, NO_COMMAND)
+
+    def _give_up_across(self, k: int) -> None:
+        """A new command: a ride to another map under way is dropped (its lift let go)."""
+        gone = self._across.pop(k, None)
+        if gone is not None and gone.holding is not None and self.sim.lifts is not None:
+            self.sim.lifts.release(gone.holding, gone.requester)
 
     def _run(self, k: int, cmd_id: int, x: float, y: float) -> None:
         self.cmd_id[k], self.goal[k] = cmd_id, (x, y)
@@ -190,7 +210,12 @@ class RmfFleet:
         xy, yaw = self._poses()
         running = self.cmd_id != NO_COMMAND
         left = np.hypot(*(xy - self.goal).T)
-        for k in np.flatnonzero(running & (left <= ARRIVED_M + 1e-6)).tolist():
+        crossing = np.zeros(len(self.robots), dtype=bool)
+        for k, way in list(self._across.items()):  # navigates to another map, by lift
+            crossing[k] = not across.step(way, self.robots[k], self.sim.lifts)
+            if not crossing[k] and way.holding is None:
+                del self._across[k]
+        for k in np.flatnonzero(running & ~crossing & (left <= ARRIVED_M + 1e-6)).tolist():
             if not self.robots[k].is_moving:  # aligned too
                 self.completed[k], self.cmd_id[k] = self.cmd_id[k], NO_COMMAND
         moved = np.hypot(*(xy - self._anchor[:, :2]).T) > PROGRESS_M

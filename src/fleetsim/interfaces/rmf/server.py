@@ -168,11 +168,16 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         if not all(math.isfinite(v) for v in (d.x, d.y, d.yaw, body.speed_limit)):
             raise RefusedError("destination and speed_limit must be finite numbers")
         here = json.loads(fleet.board.map_name[robot(robot_name)])
-        if body.map_name and body.map_name != here:
-            raise RefusedError(f"map {body.map_name!r}: {robot_name} is on {here!r} "
-                               "(a navigate stays on the robot's map)")  # fmt: skip
+        levels = fleet.sim.site.graph.level_names if fleet.sim.site is not None else []
+        if body.map_name and body.map_name != here and body.map_name not in levels:
+            maps = ", ".join(levels) or here
+            raise RefusedError(f"map {body.map_name!r}: {robot_name} is on {here!r}, and the "
+                               f"site's maps are {maps}")  # fmt: skip
+        if body.map_name and body.map_name != here and fleet.sim.lifts is None:
+            raise RefusedError(f"map {body.map_name!r}: no lift to get there from {here!r}")
         drivable(robot_name, cmd_id)
-        fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0))
+        fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0),
+                       body.map_name if len(levels) > 1 else "")  # fmt: skip
         return answer()
 
     @route("get", "action_paths")
