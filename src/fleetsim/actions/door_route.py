@@ -47,10 +47,6 @@ class DoorsOnRoute:
             self.crossings.append(_Crossing(k, door, (float(point[0]), float(point[1])),
                                             (float(d[0]), float(d[1]))))  # fmt: skip
 
-    @property
-    def holding(self) -> bool:
-        return any(c.held for c in self.crossings)
-
     def stop_before(self) -> int | None:
         """Ask the doors ahead to open; the route index to stop at before the first that is
         not open yet (None: drive to the end)."""

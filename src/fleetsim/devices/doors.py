@@ -51,7 +51,8 @@ class DoorDevice:
     mode: DoorMode = DoorMode.CLOSED
     opened: float = 0.0
     wanted_by: set[str] = field(default_factory=set)
-    open_s: float = 0.0  # time not closed
+    open_s: float = 0.0  # time not closed, up to `open_since`
+    open_since: float | None = None  # when it last left CLOSED (None: closed now)
     cycles: int = 0  # times it began to open
     body: Any = None  # its SimObject
 
@@ -134,10 +135,7 @@ class Doors:
 
     def step(self) -> None:
         dt = self.sim.params.timestep
-        for door in self.doors.values():
-            if door.mode is not DoorMode.CLOSED:
-                door.open_s += dt
-        for name in list(self._moving):
+        for name in list(self._moving):  # (only the doors that move: none most steps)
             door = self.doors[name]
             rate = dt / max(door.move_s, 1e-9)
             if door.mode is DoorMode.OPENING:
@@ -152,8 +150,13 @@ class Doors:
                     self._moving.discard(name)
 
     def _set(self, door: DoorDevice, mode: DoorMode) -> None:
+        now = self.sim.sim_time
         if mode is DoorMode.OPENING and door.mode is DoorMode.CLOSED:
             door.cycles += 1
+            door.open_since = now
+        elif mode is DoorMode.CLOSED and door.open_since is not None:
+            door.open_s += now - door.open_since
+            door.open_since = None
         door.mode = mode
         if door.body is not None:  # a wall unless fully open
             door.body.set_collision_mode(self._disabled if mode is DoorMode.OPEN else self._static)
@@ -161,11 +164,14 @@ class Doors:
 
     def kpis(self) -> dict[str, Any]:
         """Each door's open time (s, not closed) and cycles, and their totals."""
+        now = self.sim.sim_time
+        open_s = {d.name: d.open_s + (now - d.open_since if d.open_since is not None else 0.0)
+                  for d in self.doors.values()}  # fmt: skip
         return {
-            "door_open_s": round(sum(d.open_s for d in self.doors.values()), 3),
+            "door_open_s": round(sum(open_s.values()), 3),
             "door_cycles": sum(d.cycles for d in self.doors.values()),
             "doors": {
-                d.name: {"open_s": round(d.open_s, 3), "cycles": d.cycles}
+                d.name: {"open_s": round(open_s[d.name], 3), "cycles": d.cycles}
                 for d in self.doors.values()
             },
         }

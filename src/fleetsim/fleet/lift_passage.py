@@ -34,6 +34,9 @@ class LiftPassage:
             a, b = int(g.lane_from[lane]), int(g.lane_to[lane])
             self.rides[(a, b)] = self.rides[(b, a)] = lift
         self.stops = {a for a, _ in self.rides}  # lift nodes
+        # how far from its node a robot is out of each lift's shaft
+        self.reach = {lift.name: 0.5 * max(lift.width, lift.depth) + traffic.radius + CLEAR_M
+                      for lift in (site.lifts if site is not None else [])}  # fmt: skip
         self.session: dict[int, tuple[str, int]] = {}  # robot -> (lift, node it leaves from)
         self.waiting: dict[str, set[int]] = {}  # lift -> robots waiting for it
         self.rides_done = 0
@@ -129,15 +132,9 @@ class LiftPassage:
             if k >= int(self.t.next[i]):
                 continue  # the cabin is still ahead: waiting to board
             d = positions[i] - g.xy[node]
-            if float(np.hypot(d[0], d[1])) > self._shaft_reach(lift):
+            if float(np.hypot(d[0], d[1])) > self.reach[lift]:
                 self.lifts.release(lift, self._requester(i))
                 self.session.pop(i, None)
-
-    def _shaft_reach(self, lift: str) -> float:
-        site = self.t.sim.site
-        spec = next((x for x in site.lifts if x.name == lift), None) if site else None
-        half = 0.5 * max(spec.width, spec.depth) if spec is not None else 1.0
-        return half + self.t.radius + CLEAR_M
 
     def rerouted(self, i: int) -> None:
         """Robot i has a new route: a lift it only waited for is let go (not one it is in)."""
