@@ -1,4 +1,4 @@
-"""What recording costs: step time with and without `sim.record(...)` on the same run, side by
+"""What recording costs: step time with and without `record(sim, ...)` on the same run, side by
 side (one recording, paused and resumed, so blocks of steps alternate between the two and drift
 on a shared machine hits both), and the file's size per frame.
 
@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fleetsim.recording import record
 from fleetsim.scenario import build, load_scenario
 
 
@@ -45,7 +46,7 @@ def blocks(n: int, rate: float, block: int, rounds: int) -> dict[str, Any]:
             sim.step_once()
         path = Path(folder) / "run.mcap"
         t = time.perf_counter()
-        recorder = sim.record(path, rate=rate)
+        recorder = record(sim, path, rate=rate)
         start_s = time.perf_counter() - t
         timed = recorder._after_step
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import fleetsim.recording
+from fleetsim.recording import record
 from fleetsim.scenario import build, load_scenario
 
 
@@ -32,7 +33,7 @@ def main() -> None:
         out = args.out or Path(folder) / "run.mcap"
         built = build(load_scenario("warehouse"), duration=args.steps * 0.1)
         with built.sim as sim:
-            recorder = sim.record(out, rate=5, metadata={"scenario": "warehouse"})
+            recorder = record(sim, out, rate=5, metadata={"scenario": "warehouse"})
             for plugin in built.plugins:  # states, tasks and KPIs from the fleet manager
                 if hasattr(plugin, "manager"):
                     recorder.watch_fleet(plugin.manager)

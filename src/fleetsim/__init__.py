@@ -27,6 +27,7 @@ from fleetsim.agents import (
     SimObjectManager,
 )
 from fleetsim.core import EVENTS, PROFILE_KEYS, MultiRobotSimulationCore, SimulationParams
+from fleetsim.core import frontends as _frontends
 from fleetsim.errors import (
     AssetError,
     AssetNotFoundError,
@@ -49,8 +50,12 @@ from fleetsim.models import (
 )
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.state import CollisionMode
+from fleetsim.version import __version__
+from fleetsim.viz import DataMonitor, GuiControls
 
-__version__ = "0.1.0"
+# The core calls its GUI controls and data monitor through protocols; they live above it.
+_frontends.provide(viewer=GuiControls, monitor=DataMonitor)
+
 
 __all__ = [
     "EVENTS",

@@ -11,9 +11,10 @@ to import, which a short run of a small fleet (a step well under a millisecond) 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from typing import Any
+
+from fleetsim import environment
 
 MIN_ROWS = 128
 # A kernel that runs once in a while (the box refresh after a spawn) loads Numba by itself only
@@ -25,7 +26,7 @@ _loaded = [False]
 
 @functools.cache
 def compiled(function: Callable[..., Any]) -> Callable[..., Any] | None:
-    if os.environ.get("FLEETSIM_NO_NUMBA"):
+    if not environment.numba_allowed():
         return None
     try:
         import numba

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from fleetsim import environment
 from fleetsim.errors import ConfigError
 
 BYTES_PER_BODY = 2_600  # measured: 100,000 cube robots in 237 MB with their tables and shapes
@@ -34,18 +35,13 @@ def check_fits(count: int, what: str, bytes_each: int = BYTES_PER_BODY) -> None:
 # measured: a 3,000 x 3,000 free grid map loads with a peak of 150 bytes a free cell (held
 # after: 95); traffic control's tables for it (conflicts, owners) stay under that peak
 BYTES_PER_GRID_CELL = 160
-SITE_LIMIT_ENV = "FLEETSIM_MAX_SITE_GB"
-SITE_LIMIT_GB = 3.0  # a site's graph larger than this is refused unless the variable says more
+SITE_LIMIT_ENV = environment.MAX_SITE_GB.name  # a larger graph is refused unless it says more
 
 
 def check_site_fits(nodes: int, what: str, bytes_each: int = BYTES_PER_GRID_CELL) -> None:
     """Refuse a site graph of `nodes` whose estimate is over the site limit (3 GB, or
     $FLEETSIM_MAX_SITE_GB) or over what this machine has, saying both."""
-    raw = os.environ.get(SITE_LIMIT_ENV, "")
-    try:
-        limit_gb = float(raw) if raw else SITE_LIMIT_GB
-    except ValueError:
-        raise ConfigError(f"{SITE_LIMIT_ENV}={raw!r}: expected gigabytes, such as 8") from None
+    limit_gb = environment.max_site_gb()
     need = nodes * bytes_each
     if need > limit_gb * 1e9:
         raise ConfigError(

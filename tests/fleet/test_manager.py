@@ -210,7 +210,7 @@ def test_batteries_drain_and_robots_charge_before_working() -> None:
         for _ in range(8000):
             sim.step_once()
             if sum(t.status is TaskStatus.DONE for t in manager.tasks) == 6 and not (
-                manager.to_charger >= 0).any():  # fmt: skip
+                manager.charging.bound >= 0).any():  # fmt: skip
                 break
         k = manager.kpis()
         assert k["tasks_completed"] == 6 and k["collisions"]["robot-robot"] == 0

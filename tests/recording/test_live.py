@@ -18,6 +18,7 @@ import websockets
 
 import fleetsim.recording
 from fleetsim.interfaces.serving import free_port
+from fleetsim.recording import record
 from fleetsim.recording.schemas import foxglove
 from fleetsim.recording.writer import POINT
 
@@ -101,7 +102,7 @@ def test_run_serve_streams_a_live_run(tmp_path: Path) -> None:
 
 
 def test_a_live_view_in_process_paused_and_resumed() -> None:
-    """`sim.record(None, out=LiveOut(server))`: a client subscribed to `/events` gets the
+    """`record(sim, None, out=LiveOut(server))`: a client subscribed to `/events` gets the
     action events (made by the writer's code) after a resume, and none from the pause."""
     from fleetsim import Agent, AgentSpawnParams
     from fleetsim.actions import Wait
@@ -113,7 +114,7 @@ def test_a_live_view_in_process_paused_and_resumed() -> None:
     try:
         with make_sim(timestep=0.1) as sim:
             robot = Agent.from_params(AgentSpawnParams(urdf_path="simple_cube"), sim)
-            recorder = sim.record(None, out=LiveOut(server))
+            recorder = record(sim, None, out=LiveOut(server))
             got: list[tuple[int, bytes]] = []
             client = threading.Thread(
                 target=lambda: got.extend(asyncio.run(watch(server.url, "/events", 1))[1])

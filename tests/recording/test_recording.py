@@ -31,7 +31,7 @@ from fleetsim import (
 from fleetsim.actions import MoveTo, Pick
 from fleetsim.geometry import quat
 from fleetsim.objects import ShapeParams, SimObjectSpawnParams
-from fleetsim.recording import slots
+from fleetsim.recording import record, slots
 from fleetsim.recording.replay import Replay
 from fleetsim.scenario import build, load_scenario
 
@@ -83,7 +83,7 @@ def test_the_file_is_self_describing_for_foxglove(tmp_path: Path) -> None:
                                   name=f"amr{k}") for k in range(4)]  # fmt: skip
         for r in robots:
             r.set_waypoints([[3.0, r.get_pose().position[1]]], [0.0])
-        sim.record(out, rate=10)
+        record(sim, out, rate=10)
         for _ in range(20):
             sim.step_once()
     with out.open("rb") as f:
@@ -117,7 +117,7 @@ def test_scene_static_world_site_and_bodies_that_come_and_go(tmp_path: Path) -> 
     out = tmp_path / "site.mcap"
     built = build(load_scenario("site_warehouse"), duration=2)
     with built.sim as sim:
-        sim.record(out, rate=10)
+        record(sim, out, rate=10)
         crate = SimObject.from_params(SimObjectSpawnParams(
             visual_shape=ShapeParams(half_extents=(0.2, 0.2, 0.2)),
             initial_pose=Pose.from_xyz(1.0, 1.0, 0.2), name="crate"), sim_core=sim)  # fmt: skip
@@ -155,9 +155,9 @@ def test_events_and_bad_input(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not an MCAP recording"):
         fleetsim.recording.open(not_mcap)
     with make_sim() as sim, pytest.raises(ConfigError, match="record rate"):
-        sim.record(tmp_path / "y.mcap", rate=-1)
+        record(sim, tmp_path / "y.mcap", rate=-1)
     with make_sim() as sim, pytest.raises(ConfigError, match="nowhere"):
-        sim.record(tmp_path / "nowhere" / "z.mcap")
+        record(sim, tmp_path / "nowhere" / "z.mcap")
 
 
 def test_warnings_and_errors_are_events(tmp_path: Path) -> None:
@@ -171,7 +171,7 @@ def test_warnings_and_errors_are_events(tmp_path: Path) -> None:
             raise ValueError("handler broke")
 
     with make_sim(timestep=0.1) as sim:
-        sim.record(tmp_path / "run.mcap")
+        record(sim, tmp_path / "run.mcap")
         sim.on("post_step", fails)
         sim.on("post_step", fails)  # the second error in a step is logged, the first raised
         for _ in range(2):
@@ -196,7 +196,7 @@ def test_warnings_and_errors_are_events(tmp_path: Path) -> None:
 def test_a_writer_that_dies_is_an_error_not_a_hang(tmp_path: Path) -> None:
     with make_sim(timestep=0.1) as sim:
         Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r")
-        recorder = sim.record(tmp_path / "run.mcap")
+        recorder = record(sim, tmp_path / "run.mcap")
         recorder._out._proc.kill()
         recorder._out._proc.wait(10)
         with pytest.raises(FleetSimError, match="recording"):
@@ -216,7 +216,7 @@ def test_a_fleet_that_grows_and_a_reset(tmp_path: Path) -> None:
     with make_sim(timestep=0.1) as sim:
         manager = AgentManager(sim)
         manager.spawn_objects_grid(3, GridSpawnParams(x_max=3, y_max=3), cube)
-        recorder = sim.record(tmp_path / "grow.mcap", rate=10)
+        recorder = record(sim, tmp_path / "grow.mcap", rate=10)
         sim.step_once()
         grid = GridSpawnParams(x_min=5, x_max=20, y_min=5, y_max=20, spacing=(1.5, 1.5))
         more = manager.spawn_objects_grid(100, grid, cube)
@@ -249,7 +249,7 @@ def test_pause_and_resume(tmp_path: Path) -> None:
             sim.step_once()
         live: dict[int, float] = {}
         sim.on("post_step", lambda *_: live.__setitem__(sim.step_count, robot.get_pose().x))
-        recorder = sim.record(tmp_path / "run.mcap", rate=5)  # a frame every 2 steps
+        recorder = record(sim, tmp_path / "run.mcap", rate=5)  # a frame every 2 steps
         live[sim.step_count] = robot.get_pose().x
         for _ in range(6):
             sim.step_once()
@@ -296,7 +296,7 @@ def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:
         SimObject.static_boxes([[5.0, 5.0, 0.5]], [[1.0, 0.2, 0.5]], [0.3], sim_core=sim)
         for k, r in enumerate(robots):
             r.set_waypoints([[4.0, 2.0 * k + 1.0]], [1.0])
-        sim.record(out, rate=10)
+        record(sim, out, rate=10)
         for _ in range(60):
             sim.step_once()
             live[sim.step_count] = np.array([r.get_pose().position for r in robots])
@@ -401,7 +401,7 @@ def test_collisions_are_events_and_the_report_places_them(tmp_path: Path) -> Non
         b = Agent.from_urdf("mobile_robot", Pose.from_xyz(6, 0, 0), sim_core=sim, name="west")
         a.set_waypoints([[6.0, 0.0]], [0.0])
         b.set_waypoints([[0.0, 0.0]], [3.14])
-        sim.record(out, rate=10)
+        record(sim, out, rate=10)
         for _ in range(120):
             sim.step_once()
         began = sim.collision_count
@@ -428,7 +428,7 @@ def test_a_robot_renamed_while_recorded(tmp_path: Path) -> None:
         sim.on("object_renamed", lambda obj: renamed.append(obj.name))
         a.set_waypoints([[6.0, 0.0]], [0.0])
         b.set_waypoints([[0.0, 0.0]], [3.14])
-        sim.record(tmp_path / "run.mcap", rate=10)
+        record(sim, tmp_path / "run.mcap", rate=10)
         for _ in range(5):
             sim.step_once()
         b.name = "west-2"
@@ -478,7 +478,7 @@ def test_collision_events_with_checks_less_often_than_every_step(tmp_path: Path)
     with make_sim(timestep=0.1, collision_check_frequency=2.0) as sim:
         a = Agent.from_urdf("simple_cube", Pose.from_xyz(0, 0, 0), sim_core=sim, name="a")
         Agent.from_urdf("simple_cube", Pose.from_xyz(3, 0, 0), sim_core=sim, name="b")
-        sim.record(out, rate=10)
+        record(sim, out, rate=10)
         a.set_goal(Pose.from_xyz(3, 0, 0))  # drives into b and stays there
         for _ in range(80):
             sim.step_once()
@@ -499,7 +499,7 @@ def test_a_site_with_more_lanes_than_drawn_records_no_lanes(
     built = build(load_scenario("grid_warehouse"), duration=0.3)
     with built.sim as sim:
         assert sim.site is not None and sim.site.graph.lane_count > 50
-        sim.record(out, rate=10)
+        record(sim, out, rate=10)
         sim.run_simulation()
     scene_class = fleetsim.recording.schemas.foxglove("SceneUpdate")
     with fleetsim.recording.open(out) as recording:

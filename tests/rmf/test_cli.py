@@ -128,18 +128,18 @@ def test_a_bad_rmf_section_is_refused_before_serving(tmp_path: Path) -> None:
     assert "rmf.activities.clean.zone_a" in done.stderr, done.stderr
 
 
-def test_the_readme_walk_through_runs_as_written(tmp_path: Path) -> None:
-    """The README's Open-RMF walk-through (its `sh` blocks), on a free port, with this
+def test_the_guides_walk_through_runs_as_written(tmp_path: Path) -> None:
+    """The Open-RMF guide's walk-through (its `sh` blocks), on a free port, with this
     interpreter's fleetsim; the line that starts RMF's own adapter needs ROS and is left out."""
     import shutil
     import socket
 
     if shutil.which("curl") is None:
         pytest.skip("no curl")
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
+    guide = (Path(__file__).parents[2] / "docs" / "guides" / "rmf.md").read_text()
+    blocks = re.findall(r"```sh\n(.*?)```", guide, re.S)
     walk = [b for b in blocks if "rmf_office" in b]
-    assert len(walk) == 2, "the README's RMF walk-through moved"
+    assert len(walk) == 2, "the guide's RMF walk-through moved"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = str(s.getsockname()[1])

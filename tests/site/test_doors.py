@@ -13,6 +13,7 @@ from fleetsim import ConfigError, MultiRobotSimulationCore, SimulationParams
 from fleetsim.agents import Agent, AgentSpawnParams
 from fleetsim.devices import DoorMode
 from fleetsim.geometry import Pose
+from fleetsim.recording import record
 from fleetsim.scenario import build, load_scenario
 from fleetsim.site import Site
 
@@ -60,7 +61,7 @@ def test_a_door_opens_in_its_time_and_a_closed_door_is_a_wall(house: Path) -> No
     recording = house.parent / "doors.mcap"
     with MultiRobotSimulationCore(SimulationParams(gui=False, target_rtf=0)) as sim:
         sim.set_site(Site.from_building(house))
-        sim.record(recording)
+        record(sim, recording)
         doors = sim.doors
         seen: list[tuple[str, str]] = []
         sim.on("door_changed", lambda door, mode, _t: seen.append((door, mode)))

@@ -5,11 +5,11 @@ it (or when the action ends)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fleetsim.devices.doors import crossing_point
+from fleetsim.devices.doors import Doors, crossing_point
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
@@ -29,7 +29,7 @@ class _Crossing:
 
 class DoorsOnRoute:
     def __init__(self, agent: Agent, graph: NavGraph, nodes: list[int]) -> None:
-        self.doors: Any = agent.world.doors
+        self.doors: Doors | None = agent.world.doors
         self.requester = f"robot:{agent.name}"
         self.crossings: list[_Crossing] = []
         self.driven = 0  # route index of the last node of the path given so far
@@ -47,6 +47,13 @@ class DoorsOnRoute:
             self.crossings.append(_Crossing(k, door, (float(point[0]), float(point[1])),
                                             (float(d[0]), float(d[1]))))  # fmt: skip
 
+    def _request(self, door: str, open_: bool) -> None:
+        if self.doors is not None:  # (there are crossings only when there are doors)
+            self.doors.request(door, self.requester, open_)
+
+    def _is_open(self, door: str) -> bool:
+        return self.doors is None or bool(self.doors.is_open(door))
+
     def stop_before(self) -> int | None:
         """Ask the doors ahead to open; the route index to stop at before the first that is
         not open yet (None: drive to the end)."""
@@ -54,16 +61,16 @@ class DoorsOnRoute:
             if c.near < self.driven:
                 continue
             if not c.held:
-                self.doors.request(c.door, self.requester, True)
+                self._request(c.door, True)
                 c.held = True
-            if not self.doors.is_open(c.door):
+            if not self._is_open(c.door):
                 return c.near
         return None
 
     def open_ahead(self) -> bool:
         """At a stop: whether the door in front is open now."""
         ahead = next((c for c in self.crossings if c.near == self.driven), None)
-        return ahead is None or bool(self.doors.is_open(ahead.door))
+        return ahead is None or self._is_open(ahead.door)
 
     def let_go_passed(self, agent: Agent) -> None:
         x, y = agent.get_pose().position[:2]
@@ -72,11 +79,11 @@ class DoorsOnRoute:
                 c.held
                 and (x - c.point[0]) * c.heading[0] + (y - c.point[1]) * c.heading[1] > PAST_M
             ):
-                self.doors.request(c.door, self.requester, False)
+                self._request(c.door, False)
                 c.held = False
 
     def let_go_all(self) -> None:
         for c in self.crossings:
             if c.held:
-                self.doors.request(c.door, self.requester, False)
+                self._request(c.door, False)
                 c.held = False

@@ -193,7 +193,8 @@ class Drop(LegsAction):
         target_object_id: which carried object (PyBullet id); by default the first one.
         place_gently: put it exactly at `drop_pose`; False releases it `drop_height` metres
             higher so that, with physics on, it falls.
-        use_approach, approach_offset: as for `Pick`.
+        use_approach: as for `Pick`.
+        approach_offset: as for `Pick`.
         drop_offset: the robot stops this many metres short of `drop_pose`.
         reach: metres `drop_pose` (the object's box there) may be from the robot's body or
             gripper; farther, the Drop fails and the robot keeps the object.

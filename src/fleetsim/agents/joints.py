@@ -22,7 +22,6 @@ from fleetsim.objects import World
 DEFAULT_JOINT_TOLERANCE = 0.01
 FALLBACK_REVOLUTE_VEL = 2.0  # rad/s
 FALLBACK_PRISMATIC_VEL = 0.5  # m/s
-DEFAULT_MAX_FORCE = 500.0  # N or N m
 
 Tolerance = float | Sequence[float] | Mapping[str, float] | None
 Targets = Sequence[float] | Mapping[str, float] | np.ndarray
@@ -267,6 +266,3 @@ class JointControl:
     def are_all_joints_at_targets(self, targets: Targets, tolerance: Tolerance = None) -> bool:
         """Whether every controllable joint is within tolerance of `targets`."""
         return self.are_joints_at_targets(targets, tolerance)
-
-    def _joint_summary(self) -> dict[str, Any]:
-        return {"joints": self.get_joint_positions(), "targets": self._last_joint_targets}

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 import yaml
 
+from fleetsim import environment
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
 from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
@@ -29,7 +30,7 @@ def rmf(
     token: str | None = typer.Option(
         None,
         "--token",
-        envvar="FLEETSIM_RMF_TOKEN",
+        envvar=environment.RMF_TOKEN.name,
         help="Require 'Authorization: Bearer TOKEN' (off by default: RMF's demo sends none).",
     ),
     activities: Path | None = typer.Option(

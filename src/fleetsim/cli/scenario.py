@@ -228,18 +228,21 @@ def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, r
     facts = {"scenario": loaded.scenario.name or loaded.path.stem,
              "scenario_file": str(loaded.path),
              "overrides": json.dumps(list(overrides))}  # fmt: skip
-    watch_fleet_of(built, built.sim.record(path, rate, facts))
+    from fleetsim.recording import record  # (60 ms to import: only for runs that record)
+
+    watch_fleet_of(built, record(built.sim, path, rate, facts))
 
 
 def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
     """A Foxglove WebSocket server streaming the run (the recording's topics) until it ends."""
+    from fleetsim.recording import record
     from fleetsim.recording.live import FoxgloveServer, LiveOut
 
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: the live view on {host}: anyone who reaches it can watch",
                    err=True)  # fmt: skip
     server = FoxgloveServer(host, port)
-    watch_fleet_of(built, built.sim.record(None, rate, out=LiveOut(server)))  # closed with sim
+    watch_fleet_of(built, record(built.sim, None, rate, out=LiveOut(server)))  # closed with sim
     return server
 
 

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 import typer
 
+from fleetsim import environment
 from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals, print_summary
 from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
@@ -38,7 +39,7 @@ def vda5050(
     password: str | None = typer.Option(
         None,
         "--password",
-        envvar="FLEETSIM_MQTT_PASSWORD",
+        envvar=environment.MQTT_PASSWORD.name,
         help="The broker's password (or set FLEETSIM_MQTT_PASSWORD).",
     ),
     tls_ca: str | None = typer.Option(

@@ -45,7 +45,6 @@ from fleetsim.state import BodyTable, CollisionMode, rows_of
 IntArray = np.ndarray
 
 NARROW_PHASES = ("aabb", "closest_points", "contact_points")
-CELL_SIZE_MODES = ("constant", "auto_initial", "auto_adaptive")
 
 
 @dataclass

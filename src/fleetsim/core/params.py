@@ -60,10 +60,18 @@ class SimulationParams:
         monitor: show the live data monitor.
         enable_floor: load PyBullet's plane.urdf as the floor (also after `reset()`).
         gravity: m/s^2, used when physics is on.
-        camera_mode, camera_view, camera_distance, camera_yaw, camera_pitch, camera_target:
-            GUI camera ("auto" frames the fleet; "manual" uses distance/yaw/pitch/target).
-        enable_visual_shapes, enable_collision_shapes, enable_structure_transparency,
-        enable_shadows, enable_gui_panels: GUI visual toggles.
+        camera_mode: GUI camera: "auto" frames the fleet; "manual" uses the distance, yaw,
+            pitch and target below.
+        camera_view: "top_down" or "perspective" (auto mode).
+        camera_distance: metres from the target (manual mode).
+        camera_yaw: degrees (manual mode).
+        camera_pitch: degrees (manual mode).
+        camera_target: the point looked at (manual mode).
+        enable_visual_shapes: show visual shapes in the GUI.
+        enable_collision_shapes: show collision shapes in the GUI.
+        enable_structure_transparency: draw static structure see-through in the GUI.
+        enable_shadows: GUI shadows.
+        enable_gui_panels: PyBullet's side panels in the GUI.
         spatial_hash_cell_size_mode: "constant", "auto_initial" (measured once) or
             "auto_adaptive" (re-measured when the body count doubles or halves).
         spatial_hash_cell_size: cell edge in metres (required for "constant").

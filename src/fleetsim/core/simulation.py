@@ -19,11 +19,12 @@ from fleetsim.backend import Backend
 from fleetsim.collision import CheckResult, CollisionSystem
 from fleetsim.collision.pairs import key_pairs
 from fleetsim.core import phases
-from fleetsim.core.gui import GuiControls, frame_fleet
-from fleetsim.core.monitor import DataMonitor
+from fleetsim.core.camera import frame_fleet
+from fleetsim.core.frontends import FRONTENDS, Monitor, Viewer
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
+from fleetsim.devices import Doors, Lifts
 from fleetsim.errors import ConfigError
 from fleetsim.events import EventBus, FirstError, Handler
 from fleetsim.geometry import quat
@@ -35,7 +36,7 @@ from fleetsim.state import CollisionMode
 log = logging.getLogger(__name__)
 
 EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "object_renamed", "paused",
-          "resumed", "reset", "door_changed", "lift_changed")  # fmt: skip
+          "resumed", "reset", "closing", "door_changed", "lift_changed")  # fmt: skip
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]
@@ -90,11 +91,10 @@ class MultiRobotSimulationCore:
         self._world.contacts.color_change = p.enable_collision_color_change
         self._world.intended = self.collisions.intended
         self._next_collision_check = 0.0
-        self.doors: Any = None  # the site's doors (`fleetsim.devices.Doors`), when it has any
-        self.lifts: Any = None  # the site's lifts (`fleetsim.devices.Lifts`), when it has any
-        self.gui: GuiControls | None = GuiControls(self) if p.gui else None
-        self.monitor: DataMonitor | None = None
-        self._recorders: list[Any] = []  # fleetsim.recording.Recorder, closed with the sim
+        self.doors: Doors | None = None  # the site's doors, when it has any
+        self.lifts: Lifts | None = None  # the site's lifts, when it has any
+        self.gui: Viewer | None = self._make_viewer() if p.gui else None
+        self.monitor: Monitor | None = None
         self._paused = False
         self._resume_event = threading.Event()
         self._resume_event.set()
@@ -292,8 +292,8 @@ class MultiRobotSimulationCore:
         end_step = None if duration is None else self.step_count + max(1, round(duration / dt))
         if self.gui is not None and not self.gui.camera_set:
             self.gui.setup_camera()
-        if self.params.monitor and self.monitor is None:
-            self.monitor = DataMonitor(self).start()
+        if self.params.monitor and self.monitor is None and FRONTENDS.monitor is not None:
+            self.monitor = FRONTENDS.monitor(self).start()
         pacer = Pacer(dt, self.params.target_rtf, self.params.max_steps_per_frame)
         pacer.start(self.sim_time)
         self._stop_requested = False
@@ -354,15 +354,19 @@ class MultiRobotSimulationCore:
 
     # -- callbacks and events -----------------------------------------------------------------
 
-    def register_callback(self, callback: Callback, frequency: float | None = None) -> int:
+    def register_callback(
+        self, callback: Callback, frequency: float | None = None, owner: object = None
+    ) -> int:
         """Call `callback(sim, dt)` every step, or at `frequency` Hz of simulated time.
 
         `dt` is the simulated time since the callback last ran. Returns an id for
-        `unregister_callback`.
+        `unregister_callback`. Callbacks stay registered through `reset()`, except those with
+        an `owner` (a part of the world, such as the site's doors), which go with the world.
         """
-        return self._scheduler.add(callback, self, frequency)
+        return self._scheduler.add(callback, self if owner is None else owner, frequency)
 
     def unregister_callback(self, callback_id: int) -> None:
+        """Stop calling the callback `register_callback` returned this id for."""
         self._scheduler.remove(callback_id)
 
     def on(self, event: str, handler: Handler) -> Handler:
@@ -415,13 +419,9 @@ class MultiRobotSimulationCore:
             self._backend.set_rendering(True)
         self._world.site = site
         if site.doors:
-            from fleetsim.devices import Doors
-
             self.doors = self._world.doors = Doors(self, site)
             bodies += [d.body for d in self.doors.doors.values()]
         if any(lift.levels for lift in site.lifts):
-            from fleetsim.devices import Lifts
-
             self.lifts = self._world.lifts = Lifts(self, site)
         return bodies
 
@@ -499,7 +499,12 @@ class MultiRobotSimulationCore:
         distance, yaw, pitch, target = frame_fleet(self, self.params.camera_view)
         return self._backend.window.render(width, height, distance, yaw, pitch, target)
 
-    def _gui_controls(self) -> GuiControls:
+    def _make_viewer(self) -> Viewer:
+        if FRONTENDS.viewer is None:
+            raise ConfigError("no GUI controls provided (fleetsim.core.frontends.provide)")
+        return FRONTENDS.viewer(self)
+
+    def _gui_controls(self) -> Viewer:
         if self.gui is None:
             raise ConfigError("this needs the GUI: create the simulation with gui=True")
         return self.gui
@@ -531,30 +536,15 @@ class MultiRobotSimulationCore:
         self._set_up_world()
         self.events.emit("reset", self)
 
-    def record(self, path: str | FsPath | None, rate: float = 10.0,
-               metadata: dict[str, str] | None = None, out: Any = None) -> Any:  # fmt: skip
-        """Record from now on to an MCAP file that opens in Foxglove (`rate` frames per
-        simulated second), until the returned recorder's `close()` or this simulation's.
-        `out` sends the same messages elsewhere instead (a live view's
-        `fleetsim.recording.live.LiveOut`). Needs `pip install "fleetsim[record]"`."""
-        from fleetsim import __version__
-        from fleetsim.recording import Recorder
-
-        facts = {"fleetsim": __version__, "seed": str(self.params.seed),
-                 "timestep": str(self.params.timestep), **(metadata or {})}  # fmt: skip
-        recorder = Recorder(self, path, rate, facts, out=out)
-        self._recorders.append(recorder)
-        return recorder
-
     def close(self) -> None:
-        """Disconnect from PyBullet (and close the monitor and recorders). Safe to call twice."""
+        """Disconnect from PyBullet, after the `closing` event (recorders and live views close
+        on it) and stopping the monitor. Safe to call twice."""
         self.stop()
-        for recorder in self._recorders:
+        if self._backend.is_open:
             try:
-                recorder.close()
-            except Exception as exc:  # the simulation still closes; the recording is lost
-                log.error("%s", exc)
-        self._recorders = []
+                self.events.emit("closing", self)
+            except Exception as exc:  # the simulation still closes (a recording may be lost)
+                log.error("while closing: %s", exc)
         if self.monitor is not None:
             self.monitor.stop()
             self.monitor = None

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fleetsim.errors import ConfigError, named
+from fleetsim.objects import SimObject
+from fleetsim.state import CollisionMode
 
 if TYPE_CHECKING:
     from fleetsim.core import MultiRobotSimulationCore
@@ -65,9 +67,6 @@ class Doors:
     """The doors of a simulation's site (`sim.doors`)."""
 
     def __init__(self, sim: MultiRobotSimulationCore, site: Site) -> None:
-        from fleetsim.objects import SimObject
-        from fleetsim.state import CollisionMode
-
         self.sim = sim
         self.doors: dict[str, DoorDevice] = {}
         for door in site.doors:
@@ -94,7 +93,7 @@ class Doors:
         self._static, self._disabled = CollisionMode.STATIC, CollisionMode.DISABLED
         self._moving: set[str] = set()
         self._crossings: dict[int, tuple[NavGraph, dict[int, str]]] = {}
-        self._callback = sim._scheduler.add(lambda *_: self.step(), self, None)
+        self._callback = sim.register_callback(lambda *_: self.step(), owner=self)
 
     # -- commands ---------------------------------------------------------------------------
 

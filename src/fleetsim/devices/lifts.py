@@ -94,7 +94,7 @@ class Lifts:
             start = lift.initial_level if lift.initial_level in served else served[0]
             device.level, device.z = start, device.elevations[start]
             self.lifts[lift.name] = device
-        self._callback = sim._scheduler.add(lambda *_: self.step(), self, None)
+        self._callback = sim.register_callback(lambda *_: self.step(), owner=self)
 
     def __len__(self) -> int:
         return len(self.lifts)

@@ -56,7 +56,6 @@ def find_deadlocks(t: TrafficControl) -> None:
     for i, j in list(waits.items()):
         if j >= 0 and not t.active[j]:  # an idle robot in the way: go around it
             if reroute(t, i, avoid=t.held(j)):
-                t.detours += 1
                 waits.pop(i)
             else:
                 t.blocked_by_idle.append((i, j))

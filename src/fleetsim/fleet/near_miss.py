@@ -23,6 +23,7 @@ from fleetsim.geometry.vectors import any_set
 from fleetsim.site.site import Obstacles
 
 _INCREMENTAL = broadphase.SMALL_SCENE_PAIRS  # up to N^2 of this, test only robots that moved
+EVERY_S = 0.25  # `every`: a check at most this often (simulated seconds)
 
 
 class _Seen(NamedTuple):
@@ -46,6 +47,20 @@ class NearMisses:
         self._open: dict[tuple[str, int, int], dict[str, Any]] = {}  # episodes going on
         self._boxes = _Structure(obstacles, self.radius + self.gap) if obstacles else None
         self._last: _Seen | None = None  # what the last `close` saw
+        self._next = 0.0  # when `every` checks next
+
+    def every(self, time: float, xy: np.ndarray) -> None:
+        """`check` when `EVERY_S` has passed since the last one `every` made."""
+        if time >= self._next:
+            self._next = time + EVERY_S
+            self.check(time, xy)
+
+    def kpis(self) -> dict[str, Any]:
+        """Episodes by kind so far, and the gap that makes one."""
+        counts = {"robot-robot": 0, "robot-structure": 0}
+        for r in self.records:
+            counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+        return {"near_misses": counts, "near_miss_gap_m": self.gap}
 
     def check(self, time: float, xy: np.ndarray) -> None:
         """Note the near misses of robots at `xy` (N, 2) at `time`: an episode starts when a

@@ -44,6 +44,8 @@ class Stall:
 
 
 class StallWatch:
+    """Which robots' tasks stopped advancing, and since when (`records`, `stalled`)."""
+
     def __init__(self, robots: int, after_s: float = STALL_AFTER_S) -> None:
         self.after_s = float(after_s)
         self.records: list[Stall] = []  # every stall, in the order they began
@@ -63,6 +65,11 @@ class StallWatch:
         stall = self._open.pop(i, None)
         if stall is not None:
             stall.ended = now
+
+    def kpis(self) -> dict[str, Any]:
+        """Stalls so far, those going on now, and the time without progress that makes one."""
+        return {"stalls": len(self.records), "stalled_now": len(self._open),
+                "stall_after_s": self.after_s}  # fmt: skip
 
     @property
     def stalled(self) -> list[Stall]:

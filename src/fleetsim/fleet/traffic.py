@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -128,7 +128,6 @@ class TrafficControl:
         self._next_check = 0.0
         self.cycles: set[frozenset[int]] = set()  # wait-for cycles at the last check
         self.stepping_aside: dict[int, int] = {}  # robots stepping aside -> their goal
-        self.detours = 0  # routes changed to go around an idle robot
         self.refusals = 0  # times a robot was refused a node (another held it or one near)
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
         self._place_on_nodes()
@@ -237,6 +236,17 @@ class TrafficControl:
         return self.waiting_on >= 0
 
     # -- the step -----------------------------------------------------------------------------
+
+    def kpis(self) -> dict[str, Any]:
+        """Conflicts (times a robot was refused a node and waited), deadlock episodes (one
+        that came back counts once), how many are unresolved and how often they were seen;
+        then the doors' and the lifts' numbers."""
+        return {
+            "conflicts": self.refusals,
+            "deadlocks": len(self.deadlocks),
+            "deadlocks_unresolved": sum(not d.resolved for d in self.deadlocks),
+            "deadlock_detections": sum(d.detections for d in self.deadlocks),
+        }
 
     def positions(self) -> np.ndarray:
         """Robot positions (R, 2) now (a copy)."""

@@ -13,8 +13,6 @@ from fleetsim.errors import ConfigError
 
 FloatArray = NDArray[np.float64]
 
-IDENTITY = np.array([0.0, 0.0, 0.0, 1.0])
-
 
 def normalize(q: ArrayLike) -> FloatArray:
     """Unit quaternions, shape (..., 4). Raises ValueError on a zero or non-finite quaternion."""

@@ -13,15 +13,18 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from fleetsim import environment
 from fleetsim.errors import AssetNotFoundError
 
 _FILENAME = re.compile(r'filename\s*=\s*"([^"]+)"')
 
 
 def ros_prefixes(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Install prefixes from `AMENT_PREFIX_PATH` (read when called, never at import)."""
-    env = os.environ if environ is None else environ
-    return [Path(p) for p in env.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    """Install prefixes from `AMENT_PREFIX_PATH` (of `environ`, or of this process's
+    environment, read when called)."""
+    if environ is None:
+        return environment.ros_prefixes()
+    return [Path(p) for p in environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
 
 
 def find_package(package: str, prefixes: list[Path] | None = None) -> Path | None:

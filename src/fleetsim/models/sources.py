@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.util
-import os
 from pathlib import Path
 
+from fleetsim import environment
 from fleetsim.backend import PYBULLET_DATA
 from fleetsim.errors import FleetSimError
 from fleetsim.models.ros import find_package, resolve_package_uris, ros_packages
@@ -125,9 +125,7 @@ def _robot_descriptions_root() -> Path | None:
 
 
 def _robot_descriptions_cache() -> Path:
-    return Path(
-        os.environ.get("ROBOT_DESCRIPTIONS_CACHE", "~/.cache/robot_descriptions")
-    ).expanduser()
+    return environment.robot_descriptions_cache()
 
 
 def _description_urdf(root: Path, module: str) -> tuple[Path, Path]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,6 +26,9 @@ from fleetsim.objects.deferred import SHARED_COLUMNS, Recipes, Template, UrdfRec
 from fleetsim.scheduling import CallbackScheduler
 from fleetsim.site import Site
 from fleetsim.state import BodyTable, JointTable
+
+if TYPE_CHECKING:
+    from fleetsim.devices import Doors, Lifts
 
 IntArray = NDArray[np.int64]
 
@@ -65,8 +68,8 @@ class World:
         self.actions: Any = None  # the action runner, installed by the simulation core
         self.intended = IntendedContacts()  # the collision system's, installed by the core
         self.site: Site | None = None  # the navigation graph robots route on (sim.set_site)
-        self.doors: Any = None  # the site's doors (sim.doors), for actions that pass them
-        self.lifts: Any = None  # the site's lifts (sim.lifts), for vehicles that ride them
+        self.doors: Doors | None = None  # the site's doors (sim.doors), for actions that pass
+        self.lifts: Lifts | None = None  # the site's lifts (sim.lifts), for vehicles to ride
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}

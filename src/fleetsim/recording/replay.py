@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.geometry import quat
 from fleetsim.objects import SimObject
 from fleetsim.recording.reader import Frame, Recording
@@ -34,7 +35,7 @@ class PlayResult:
 
 
 class Replay:
-    def __init__(self, recording: Recording, sim: Any) -> None:
+    def __init__(self, recording: Recording, sim: MultiRobotSimulationCore) -> None:
         self.recording, self.sim = recording, sim
         self.robots: dict[str, SimObject] = {}
         self.speed = 1.0

@@ -8,13 +8,16 @@ bodies that were removed. Robots are not here: they are `/fleet`, one message fo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fleetsim.geometry import quat
 from fleetsim.recording.schemas import foxglove
 from fleetsim.state.bodies import CollisionMode
+
+if TYPE_CHECKING:
+    from fleetsim.core import MultiRobotSimulationCore
 
 MAX_LABELS = 2000  # named places written as text (more would swamp the 3D view)
 MAX_LANES = 200_000  # lanes drawn (a big grid map's millions: its blocked cells show the map)
@@ -34,7 +37,7 @@ def _set_color(color: Any, rgba: tuple[float, float, float, float]) -> None:
 
 
 class SceneWriter:
-    def __init__(self, sim: Any) -> None:
+    def __init__(self, sim: MultiRobotSimulationCore) -> None:
         self.sim = sim
         # Bodies written so far: handles (sorted) and the pose (pos + quat) last written.
         self._sent_handles = np.empty(0, dtype=np.int64)

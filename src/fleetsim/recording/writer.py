@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.states import STATES
 from fleetsim.logs import LOGGER_NAME
@@ -60,7 +61,7 @@ class _Problems(logging.Handler):
     """Keeps fleetsim's warnings and errors until the recorder writes them on the simulation's
     thread (a server thread must not write to the recording itself)."""
 
-    def __init__(self, sim: Any) -> None:
+    def __init__(self, sim: MultiRobotSimulationCore) -> None:
         super().__init__(logging.WARNING)
         self.sim = sim
         self.records: collections.deque[tuple[float, logging.LogRecord]] = collections.deque(
@@ -74,8 +75,9 @@ class _Problems(logging.Handler):
 class Recorder:
     """Writes `sim` to `path` at `rate` frames per simulated second until `close()`."""
 
-    def __init__(self, sim: Any, path: str | Path | None, rate: float = 10.0,
-                 metadata: dict[str, str] | None = None, out: Any = None) -> None:  # fmt: skip
+    def __init__(self, sim: MultiRobotSimulationCore, path: str | Path | None,
+                 rate: float = 10.0, metadata: dict[str, str] | None = None,
+                 out: Any = None) -> None:  # fmt: skip
         """`out`: where the messages go instead of the MCAP file at `path` (a `LiveOut`)."""
         if not (isinstance(rate, int | float) and math.isfinite(rate) and rate > 0):
             raise ConfigError(f"record rate: expected frames per second > 0, got {rate!r}")
@@ -104,6 +106,7 @@ class Recorder:
             ("action_completed", sim.on("action_completed", self._action("action_completed"))),
             ("action_failed", sim.on("action_failed", self._action("action_failed"))),
             ("reset", sim.on("reset", lambda *_: self.close())),  # a recording is one run
+            ("closing", sim.on("closing", lambda *_: self.close())),  # with the simulation
             ("door_changed", sim.on("door_changed", self._door)),
             ("lift_changed", sim.on("lift_changed", self._lift)),
         ]

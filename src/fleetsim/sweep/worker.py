@@ -13,6 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.results import run_row, write_results
+from fleetsim.scenario.runner import run_scenario
 from fleetsim.sweep.plan import RunSpec
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
@@ -51,10 +54,6 @@ def quiet() -> None:
 
 def run_one(spec: RunSpec) -> dict[str, Any]:
     """Run `spec` to the end; the results row (never raises for a failed run)."""
-    from fleetsim.scenario import build, load_scenario
-    from fleetsim.scenario.results import run_row, write_results
-    from fleetsim.scenario.runner import run_scenario
-
     started = time.perf_counter()
     row: dict[str, Any] = {"run_id": spec.run_id, **spec.values, "seed": spec.seed,
                            "status": "ok", "error": None}  # fmt: skip

@@ -95,12 +95,15 @@ def check_lift(fleet: RmfFleet, request: LiftRequest) -> str | None:
 
 
 def apply_door(fleet: RmfFleet, request: DoorRequest) -> None:
-    want = request.requested_mode.value == DOOR_OPEN
-    fleet.submit(lambda: fleet.sim.doors.request(request.door_name, request.requester_id, want))
+    doors, want = fleet.sim.doors, request.requested_mode.value == DOOR_OPEN
+    if doors is not None:  # (check_door said so before)
+        fleet.submit(lambda: doors.request(request.door_name, request.requester_id, want))
 
 
 def apply_lift(fleet: RmfFleet, request: LiftRequest) -> None:
     lifts = fleet.sim.lifts
+    if lifts is None:  # (check_lift said so before)
+        return
     if request.request_type == END_SESSION:
         fleet.submit(lambda: lifts.release(request.lift_name, request.session_id))
     else:

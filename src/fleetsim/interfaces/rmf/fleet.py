@@ -67,7 +67,7 @@ class RmfFleet:
         self.batteries = Batteries(battery or BatteryParams(), n)
         self._handles = np.array([r.handle for r in self.robots])
         self._top_speed = np.array([r.spawn_params.max_linear_vel for r in self.robots])
-        self._inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._inbox: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
         self._last_xy, self._last_yaw = self._poses()
         self._anchor = np.column_stack([self._last_xy, self._last_yaw])  # pose at last progress
         self._progress_at = np.zeros(n)  # sim time of the last progress (or command)
@@ -82,8 +82,9 @@ class RmfFleet:
         """Robot `name`'s status after the last step, as `status/` reports it."""
         return self.board.data(self.index[name])
 
-    def submit(self, command: Callable[[], None]) -> None:
-        """Run `command()` at the start of the next step (from any thread)."""
+    def submit(self, command: Callable[[], object]) -> None:
+        """Run `command()` at the start of the next step (from any thread); what it returns
+        is dropped."""
         self._inbox.put(command)
 
     def _accept(self, k: int, command: Callable[[], None], cmd_id: int = KEEP,

@@ -15,6 +15,7 @@ import math
 from collections import Counter
 from typing import Any
 
+from fleetsim.agents import Agent
 from fleetsim.errors import ConfigError, is_finite_number
 from fleetsim.geometry import Pose
 from fleetsim.interfaces.vda5050 import encode, route
@@ -49,7 +50,7 @@ MAX_ERRORS = 50  # the newest warnings kept (a flood of bad messages cannot grow
 
 class Vehicle:
     def __init__(
-        self, robot: Any, topics: Topics, site: Site | None = None, map_id: str = "site"
+        self, robot: Agent, topics: Topics, site: Site | None = None, map_id: str = "site"
     ) -> None:
         self.robot, self.topics, self.site, self._map_id = robot, topics, site, map_id
         self.floors = Floors(robot, site, self.position_of)  # levels as maps, lift rides

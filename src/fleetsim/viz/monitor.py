@@ -7,7 +7,6 @@ written to disk.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -15,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.live import Live
 from rich.table import Table
+
+from fleetsim import environment
 
 if TYPE_CHECKING:
     from fleetsim.core.simulation import MultiRobotSimulationCore
@@ -103,7 +104,7 @@ class DataMonitor:
             paused=self.sim.is_paused,
         )
 
-    def _tick(self, sim: Any, dt: float) -> None:
+    def _tick(self, sim: MultiRobotSimulationCore, dt: float) -> None:
         now = time.perf_counter()
         if now - self._last_show >= self.period_s:
             self._last_show = now
@@ -111,10 +112,10 @@ class DataMonitor:
             if self.view is not None:
                 self.view.show(self.last)
 
-    def _on_pause(self, sim: Any) -> None:
+    def _on_pause(self, sim: MultiRobotSimulationCore) -> None:
         self._paused_since = time.perf_counter()
 
-    def _on_resume(self, sim: Any) -> None:
+    def _on_resume(self, sim: MultiRobotSimulationCore) -> None:
         if self._paused_since is not None:
             self._paused_total += time.perf_counter() - self._paused_since
             self._paused_since = None
@@ -124,7 +125,7 @@ def make_view(kind: str) -> View | None:
     """ "window" (tkinter), "terminal" (rich), "none", or "auto": a window when there is a
     display, the terminal when output is one, else nothing."""
     if kind == "auto":
-        if os.environ.get("DISPLAY") and _tk_available():
+        if environment.has_display() and _tk_available():
             kind = "window"
         else:
             kind = "terminal" if sys.stdout.isatty() else "none"

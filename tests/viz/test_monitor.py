@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from fleetsim import Agent, Pose
-from fleetsim.core.monitor import DataMonitor, MonitorFigures, make_view
+from fleetsim.viz.monitor import DataMonitor, MonitorFigures, make_view
 
 from ..conftest import make_sim, spawn_box
 

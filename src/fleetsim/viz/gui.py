@@ -1,5 +1,8 @@
 """`GuiControls`: the PyBullet GUI of a simulation: keys, camera, visualizer switches, frames.
 
+The simulation calls it through `fleetsim.core.frontends.Viewer` (core does not import this
+module); `fleetsim` provides it when the package is imported.
+
 Keys: SPACE pauses and resumes, `v` hides or shows visual shapes, `c` shows collision shapes
 (wireframe), `t` makes static structures see-through. Frames: PyBullet draws what it holds, so
 with the GUI (and no physics) poses are pushed at most `FRAME_RATE_HZ` times per wall second
@@ -8,13 +11,10 @@ instead of every step: at 50x real time that is 50 times fewer pushes.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from fleetsim.collision import refresh_moved_aabbs
+from fleetsim.core.camera import frame_fleet
 from fleetsim.state import CollisionMode
 
 if TYPE_CHECKING:
@@ -26,6 +26,8 @@ STATIC_ALPHA = 0.3
 
 
 class GuiControls:
+    """The GUI side of a simulation made with `gui=True`: `sim.gui`."""
+
     def __init__(self, sim: MultiRobotSimulationCore) -> None:
         self.sim = sim
         self.gui = sim.world.backend.window
@@ -138,27 +140,3 @@ class GuiControls:
         self.gui.set_camera(distance, yaw, pitch, target)
         self.camera_set = True
         return distance, yaw, pitch, tuple(target)  # type: ignore[return-value]
-
-
-def frame_fleet(
-    sim: MultiRobotSimulationCore, view: str
-) -> tuple[float, float, float, tuple[float, float, float]]:
-    """Camera (distance, yaw, pitch, target) that shows every body, from above or at an angle."""
-    b = sim.world.bodies
-    refresh_moved_aabbs(b)  # bodies spawned since the last step have no world box yet
-    if len(b) == 0:
-        return (
-            sim.params.camera_distance,
-            sim.params.camera_yaw,
-            sim.params.camera_pitch,
-            (0.0, 0.0, 0.0),
-        )
-    lo, hi = b["aabb_min"].min(axis=0), b["aabb_max"].max(axis=0)
-    centre = (lo + hi) / 2
-    extent = float(np.max(hi[:2] - lo[:2]))
-    fov = math.radians(60.0)  # PyBullet's GUI camera
-    distance = max(1.0, 1.15 * extent / (2 * math.tan(fov / 2)))
-    target = (float(centre[0]), float(centre[1]), float(lo[2]))
-    if view == "top_down":
-        return distance, 0.0, -89.9, target
-    return distance * 0.9, 45.0, -45.0, target

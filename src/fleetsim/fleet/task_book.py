@@ -1,0 +1,115 @@
+"""`TaskBook`: a run's tasks. Those to come (a list or a stream, by release time) are released
+as their time comes; released ones wait in the queue until a robot takes them; their numbers
+(released, done, failed, throughput, cycle, queue and service times) and rows come from here."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from fleetsim.fleet.tasks import Task, TaskStatus, check_tasks
+from fleetsim.site import NavGraph
+
+
+class TaskBook:
+    """The tasks of one fleet: `tasks` (every task released so far, in order) and `queue`
+    (released, not assigned)."""
+
+    def __init__(self, tasks: Iterable[Task], graph: NavGraph) -> None:
+        self.graph = graph
+        self._source: Iterator[Task] = iter(tasks)
+        self._upcoming: Task | None = None
+        self.tasks: list[Task] = []
+        self.queue: list[Task] = []
+
+    def release(self, now: float) -> None:
+        """Release every task whose time has come (each checked against the site first)."""
+        while True:
+            if self._upcoming is None:
+                self._upcoming = next(self._source, None)
+                if self._upcoming is None:
+                    return
+                check_tasks([self._upcoming], self.graph)
+            if self._upcoming.release_time > now:
+                return
+            task, self._upcoming = self._upcoming, None
+            task.mark(TaskStatus.RELEASED, now)
+            self.tasks.append(task)
+            self.queue.append(task)
+
+    def first(self, room: int) -> list[Task]:
+        """The first `room` waiting tasks, by priority, then release time."""
+        self.queue.sort(key=lambda t: (-t.priority, t.release_time))
+        return self.queue[:room]
+
+    def assign(self, task: Task, robot: str, now: float) -> None:
+        """`robot` takes `task` off the queue."""
+        self.queue.remove(task)
+        task.robot = robot
+        task.mark(TaskStatus.ASSIGNED, now)
+
+    def done(self) -> list[Task]:
+        return [t for t in self.tasks if t.status is TaskStatus.DONE]
+
+    def counts(self, now: float) -> dict[str, Any]:
+        """Released, completed and failed so far, and the throughput."""
+        done = sum(t.status is TaskStatus.DONE for t in self.tasks)
+        return {
+            "tasks_released": len(self.tasks),
+            "tasks_completed": done,
+            "tasks_failed": sum(t.status is TaskStatus.FAILED for t in self.tasks),
+            "throughput_per_hour": done / now * 3600 if now > 0 else 0.0,
+        }
+
+    def kpis(self, now: float) -> dict[str, Any]:
+        """The counts and the spread of cycle (released to done), queue (released to
+        assigned: waiting for a robot) and service (assigned to done: the robot's part)
+        times."""
+        done = self.done()
+        cycles = np.array([t.cycle_time for t in done], dtype=np.float64)
+        queued = np.array([t.times["assigned"] - t.times["released"] for t in done])
+        return {
+            **self.counts(now),
+            "cycle_time_s": _spread(cycles),
+            "queue_time_s": _spread(queued),
+            "service_time_s": _spread(cycles - queued),
+        }
+
+    def done_by_robot(self) -> dict[str | None, int]:
+        """Tasks done, by robot name."""
+        counts: dict[str | None, int] = {}
+        for t in self.done():
+            counts[t.robot] = counts.get(t.robot, 0) + 1
+        return counts
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per task: places, status, robot, life-cycle times, cycle time, lateness and
+        the reason it failed."""
+        stamps = [s.value for s in TaskStatus if s is not TaskStatus.WAITING]
+        return [
+            {
+                "task": t.id,
+                "kind": t.kind,
+                "places": " > ".join(t.places),
+                "priority": t.priority,
+                "status": t.status.value,
+                "robot": t.robot,
+                "release_time": t.release_time,
+                **{f"{name}_at": t.times.get(name) for name in stamps},
+                "cycle_time_s": t.cycle_time,
+                "deadline": t.deadline,
+                "late": t.deadline is not None and t.times.get("done", math.inf) > t.deadline,
+                "reason": t.reason,
+            }
+            for t in self.tasks
+        ]
+
+
+def _spread(x: np.ndarray) -> dict[str, float | None]:
+    if not x.size:
+        return dict.fromkeys(("mean", "p50", "p95", "max"))
+    p50, p95 = np.percentile(x, [50, 95]).tolist()
+    return {"mean": float(x.mean()), "p50": p50, "p95": p95, "max": float(x.max())}
