@@ -55,6 +55,7 @@ class EventBus:
 
     @property
     def names(self) -> tuple[str, ...]:
+        """The declared event names."""
         return tuple(self._handlers)
 
     def declare(self, *names: str) -> None:
@@ -86,6 +87,7 @@ class EventBus:
             handlers.remove(handler)
 
     def has_handlers(self, event: str) -> bool:
+        """Whether anything listens to `event`."""
         return bool(self._handlers_of(event))
 
     def emit(self, event: str, *args: Any) -> None:

@@ -26,6 +26,8 @@ _loaded = [False]
 
 @functools.cache
 def compiled(function: Callable[..., Any]) -> Callable[..., Any] | None:
+    """`function` compiled by Numba (cached on disk), or None without Numba or with
+    `FLEETSIM_NO_NUMBA`."""
     if not environment.numba_allowed():
         return None
     try:

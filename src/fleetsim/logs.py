@@ -38,6 +38,7 @@ class LogLevelManager:
 
     @staticmethod
     def get_log_level() -> int:
+        """The effective level of fleetsim's logger."""
         return logging.getLogger(LOGGER_NAME).getEffectiveLevel()
 
     @classmethod
@@ -47,6 +48,7 @@ class LogLevelManager:
 
     @classmethod
     def native_output_enabled(cls) -> bool:
+        """Whether PyBullet's own prints reach stdout (asked for, or logging at DEBUG)."""
         return cls._native_output or cls.get_log_level() <= logging.DEBUG
 
     @classmethod

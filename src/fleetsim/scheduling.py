@@ -51,6 +51,7 @@ class CallbackScheduler:
         return self._next_id - 1
 
     def remove(self, callback_id: int) -> None:
+        """Stop calling the callback with `callback_id`."""
         self._entries.pop(callback_id, None)
 
     def remove_owner(self, owner: Any) -> None:

@@ -100,6 +100,7 @@ def _no_duplicate_keys(node: yaml.MappingNode, path: Path, error: type[ConfigErr
 
 
 def line_of(text: str, keys: typing.Sequence[str | int]) -> int | None:
+    """The line (1-based) of the value at `keys` in YAML `text`, or None."""
     try:
         node = yaml.compose(text)
     except yaml.YAMLError:

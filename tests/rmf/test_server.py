@@ -240,6 +240,24 @@ def test_a_bearer_token_when_asked() -> None:
             request = urllib.request.Request(f"{server.url}/status/", headers=auth)
             with urllib.request.urlopen(request, timeout=10) as response:
                 assert json.loads(response.read())["success"] is True
+
+            def raw(path: str, headers: dict[str, str]) -> tuple[int, bytes]:
+                request = urllib.request.Request(f"{server.url}/{path}", headers=headers)
+                try:
+                    with urllib.request.urlopen(request, timeout=10) as response:
+                        return response.status, response.read()
+                except urllib.error.HTTPError as exc:
+                    return exc.code, exc.read()
+
+            # One check of the token, whichever path answers: the same refusal, byte for byte
+            refused = {raw(path, headers) for path in ("status/", "status/?robot_name=r1",
+                                                       "status/?robot_name=r1&x=1", "stop_robot/")
+                       for headers in ({}, {"Authorization": "Bearer wrong"})}  # fmt: skip
+            assert len(refused) == 1 and next(iter(refused))[0] == 401
+            fast = raw("status/?robot_name=r1", auth)  # answered before FastAPI
+            routed = raw("status/?robot_name=r1&x=1", auth)  # answered by the route
+            assert fast == routed and fast[0] == 200
+            assert raw("status/?robot_name=r9", auth) == raw("status/?robot_name=r9&x=1", auth)
         fleet.stop_serving()
 
 

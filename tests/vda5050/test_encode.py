@@ -22,11 +22,7 @@ STAMP = "2026-11-23T10:00:00.125Z"
 
 def general(vehicle: Vehicle, m: Motion, header_id: int) -> str:
     """The state through the general (non-template) path."""
-    from fleetsim.interfaces.vda5050 import encode
-
-    head = encode.header(header_id, STAMP, vehicle._ids)
-    return vehicle._compose(head, encode.flag(m.driving), encode.position(m, vehicle.map_id),
-                            encode.number(vehicle.battery), m)  # fmt: skip
+    return vehicle.out.composed(header_id, STAMP, m)
 
 
 @pytest.mark.parametrize("manufacturer", ["fleetsim", "100%_robots"])

@@ -54,6 +54,7 @@ class ArmMove:
         agent.set_wake_tolerance(self.tolerance)
 
     def done(self, agent: Agent) -> bool:
+        """Whether the joints are within the tolerance of their targets."""
         return agent.are_joints_at_targets(None, self.tolerance)
 
 
@@ -92,6 +93,7 @@ class JointAction(Action):
         self._move = ArmMove(joint_targets=target_joint_positions, max_force=max_force)
 
     def start(self, agent: Agent) -> None:
+        """Set the joint targets (motors with physics, else interpolation)."""
         if self.tolerance is None:
             self.tolerance = agent.joint_tolerance  # resolved once, written back (design rule)
         self._move.tolerance = self.tolerance
@@ -104,6 +106,7 @@ class JointAction(Action):
         self.update(agent, 0.0)
 
     def update(self, agent: Agent, dt: float) -> None:
+        """Complete once every joint is within the tolerance of its target."""
         if self._move.done(agent):
             self.complete()
 
@@ -139,6 +142,7 @@ class PoseAction(Action):
         self.max_force = max_force
 
     def start(self, agent: Agent) -> None:
+        """Solve IK for the target and set the joints moving towards the solution."""
         self.polls = agent.uses_physics_joints
         try:
             self._move.begin(agent)
@@ -148,6 +152,8 @@ class PoseAction(Action):
         self.update(agent, 0.0)
 
     def update(self, agent: Agent, dt: float) -> None:
+        """Complete when the joints have settled and the end effector is within the tolerance; fail
+        if it settled farther away or the target was out of reach."""
         if not self._move.done(agent):
             return
         if not self._move.reachable:
@@ -165,6 +171,8 @@ class PoseAction(Action):
 
 
 def finite_xyz(value: ArrayLike, name: str) -> np.ndarray:
+    """`value` as a float array (3,), or a `ConfigError` naming `name` unless it is 3 finite
+    numbers."""
     arr = np.asarray(value, dtype=np.float64).reshape(-1)
     if arr.shape != (3,) or not np.all(np.isfinite(arr)):
         raise ConfigError(f"{name} must be 3 finite numbers (x, y, z), got {value!r}")

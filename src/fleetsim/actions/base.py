@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 
 class ActionStatus(Enum):
+    """Where an action is: NOT_STARTED, IN_PROGRESS, COMPLETED, FAILED or CANCELLED."""
+
     NOT_STARTED = "not_started"
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
@@ -28,7 +30,10 @@ TERMINAL = frozenset({ActionStatus.COMPLETED, ActionStatus.FAILED, ActionStatus.
 
 
 class Waker(Protocol):
-    def wake_at(self, agent: Agent, time: float) -> None: ...
+    """What an action can ask its runner: to wake it at a simulated time."""
+
+    def wake_at(self, agent: Agent, time: float) -> None:
+        """Call the agent's current action again at simulated `time`."""
 
 
 class Action:
@@ -55,14 +60,17 @@ class Action:
         """Clean up when cancelled (stop motion, release what the action holds)."""
 
     def is_complete(self) -> bool:
+        """Whether it has ended: completed, failed or cancelled."""
         return self.status in TERMINAL
 
     # -- helpers for subclasses -----------------------------------------------------------
 
     def complete(self) -> None:
+        """End it as COMPLETED."""
         self.status = ActionStatus.COMPLETED
 
     def fail(self, message: str) -> None:
+        """End it as FAILED, with `message` as its `error_message`."""
         self.status = ActionStatus.FAILED
         self.error_message = message
 

@@ -28,6 +28,9 @@ class _Crossing:
 
 
 class DoorsOnRoute:
+    """The doors a route crosses: asked to open ahead of the robot, held while it passes, let go
+    once it is past."""
+
     def __init__(self, agent: Agent, graph: NavGraph, nodes: list[int]) -> None:
         self.doors: Doors | None = agent.world.doors
         self.requester = f"robot:{agent.name}"
@@ -73,6 +76,7 @@ class DoorsOnRoute:
         return ahead is None or self._is_open(ahead.door)
 
     def let_go_passed(self, agent: Agent) -> None:
+        """Let go of the doors the agent is now `PAST_M` beyond."""
         x, y = agent.get_pose().position[:2]
         for c in self.crossings:
             if (
@@ -83,6 +87,7 @@ class DoorsOnRoute:
                 c.held = False
 
     def let_go_all(self) -> None:
+        """Let go of every door still held (the route ended or was cancelled)."""
         for c in self.crossings:
             if c.held:
                 self._request(c.door, False)

@@ -63,6 +63,7 @@ class LegsAction(Action):
         self._arming = False
 
     def act(self, agent: Agent) -> None:
+        """Do the action's work at its place (pick up or put down); subclasses say what."""
         raise NotImplementedError
 
     def begin_legs(self, agent: Agent, legs: list[tuple[Pose, bool]], act_at: int) -> None:
@@ -108,6 +109,7 @@ class LegsAction(Action):
             self.complete()
 
     def update(self, agent: Agent, dt: float) -> None:
+        """Drive the legs in turn, then act, then back out."""
         if self._arming and self._leg == self.act_at:
             if self.arm is not None and self.arm.done(agent):
                 self._act_and_go_on(agent)
@@ -120,10 +122,12 @@ class LegsAction(Action):
             self._next_leg(agent)
 
     def stop(self, agent: Agent) -> None:
+        """Stop the agent where it is."""
         agent.stop()
 
 
 def check_offset(name: str, value: float) -> float:
+    """`value` as a float, or a `ConfigError` naming `name` unless it is a finite distance >= 0."""
     if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
         raise ConfigError(f"{name} must be a finite distance >= 0 m, got {value!r}")
     return float(value)

@@ -84,10 +84,12 @@ class Pick(LegsAction):
         self._agent: Agent | None = None
 
     def fail(self, message: str) -> None:
+        """End FAILED with `message`, and stop excusing the contact with the object."""
         super().fail(message)
         self._unexcuse()
 
     def stop(self, agent: Agent) -> None:
+        """Stop the agent, and stop excusing the contact with the object."""
         super().stop(agent)
         self._unexcuse()
 
@@ -100,6 +102,8 @@ class Pick(LegsAction):
             agent.world.intended.forget(agent.handle, target.handle)
 
     def start(self, agent: Agent) -> None:
+        """Find the object (by id, or the nearest pickable one within `search_radius`) and set off
+        for it; FAILED when there is none or another robot holds it."""
         obj = self._find(agent)
         if obj is None:
             return
@@ -119,6 +123,7 @@ class Pick(LegsAction):
         self.begin_legs(agent, legs, act_at=1 if len(legs) == 3 else 0)
 
     def act(self, agent: Agent) -> None:
+        """Attach the object, if it is within reach of the body or the gripper."""
         obj = self.target
         if obj is None or obj.is_removed:
             self.fail("the object to pick was removed")
@@ -235,6 +240,7 @@ class Drop(LegsAction):
         self.target: SimObject | None = None
 
     def start(self, agent: Agent) -> None:
+        """Check there is something to put down, then set off for the drop pose."""
         held = agent.get_attached_objects()
         if self.target_object_id is not None:
             held = [o for o in held if o.object_id == self.target_object_id]
@@ -252,6 +258,7 @@ class Drop(LegsAction):
         self.begin_legs(agent, legs, act_at=1 if len(legs) == 3 else 0)
 
     def act(self, agent: Agent) -> None:
+        """Detach the object at the drop pose (or its offset), if the pose is within reach."""
         obj = self.target
         if obj is None or obj.is_removed or obj.attached_to is not agent:
             self.fail(f"{agent.name} no longer holds the object to drop")

@@ -44,6 +44,7 @@ class MoveTo(Action):
         self.align_orientation = align_orientation
 
     def start(self, agent: Agent) -> None:
+        """Send the agent to the target pose or along the target path."""
         if not agent.drives:
             self.fail(f"{agent.name} has a fixed base and cannot drive")
         elif isinstance(self.target, Path):
@@ -52,10 +53,12 @@ class MoveTo(Action):
             agent.set_goal(self.target, self.tolerance, self.align_orientation)
 
     def update(self, agent: Agent, dt: float) -> None:
+        """Complete when the agent has arrived within the tolerance."""
         if agent.is_goal_reached():
             self.complete()
 
     def stop(self, agent: Agent) -> None:
+        """Stop the agent where it is."""
         agent.stop()
 
 
@@ -74,6 +77,7 @@ class Wait(Action):
         self.end_time = math.inf
 
     def start(self, agent: Agent) -> None:
+        """Note when the wait began."""
         self.end_time = agent.world.time + self.duration
         if self.duration == 0:
             self.complete()
@@ -81,6 +85,7 @@ class Wait(Action):
             self.wake_at(agent, self.end_time)
 
     def update(self, agent: Agent, dt: float) -> None:
+        """Complete once `duration` simulated seconds have passed."""
         if agent.world.time + 1e-9 >= self.end_time:
             self.complete()
 

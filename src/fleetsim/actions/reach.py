@@ -26,6 +26,7 @@ BASE_LINK = -1
 
 
 def check_reach(value: float) -> float:
+    """`value` as a float, or a `ConfigError` unless it is a finite distance >= 0."""
     if not (isinstance(value, int | float) and np.isfinite(value) and value >= 0):
         raise ConfigError(f"reach must be a finite distance >= 0 m, got {value!r}")
     return float(value)

@@ -29,6 +29,8 @@ class GoTo(MoveTo):
         self.route: list[str] = []
 
     def start(self, agent: Agent) -> None:
+        """Plan a route from the node nearest the agent to the target node and start driving it
+        (FAILED without a site, for an unknown node or when there is no route)."""
         site = agent.world.site
         if not agent.drives:
             self.fail(f"{agent.name} has a fixed base and cannot drive")
@@ -79,6 +81,7 @@ class GoTo(MoveTo):
         self._doors.driven = end - 1
 
     def update(self, agent: Agent, dt: float) -> None:
+        """Drive on (stopping short of doors that are not open yet); complete at the last node."""
         self._doors.let_go_passed(agent)
         if not agent.is_goal_reached():
             return
@@ -90,6 +93,7 @@ class GoTo(MoveTo):
         self.complete()
 
     def stop(self, agent: Agent) -> None:
+        """Stop the agent and let go of the doors it held."""
         doors = getattr(self, "_doors", None)
         if doors is not None:
             doors.let_go_all()

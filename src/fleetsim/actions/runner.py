@@ -34,6 +34,9 @@ FAILURE_EXAMPLES = 3  # robots named for each failure reason
 
 
 class ActionSystem:
+    """The per-agent action queues of a simulation (`sim.actions`): ticks the current actions of
+    agents that have something to do, counts completions and failures by reason."""
+
     def __init__(self, events: EventBus) -> None:
         self._events = events
         events.declare(*ACTION_EVENTS)
@@ -60,6 +63,7 @@ class ActionSystem:
     # -- queue API (called through Agent) -----------------------------------------------------
 
     def add(self, agent: Agent, action: Action) -> None:
+        """Queue `action` for `agent` (it starts when the ones before it end)."""
         self._check(action)
         self._queue(agent).append(action)
         if agent.handle not in self._current:
@@ -73,6 +77,7 @@ class ActionSystem:
         return action
 
     def execute(self, agent: Agent, action: Action) -> None:
+        """Cancel the agent's current action and run `action` now."""
         self._check(action)
         self._cancel_current(agent)
         self._queue(agent).appendleft(action)
@@ -80,17 +85,21 @@ class ActionSystem:
         self._errors.raise_()
 
     def clear(self, agent: Agent) -> None:
+        """Cancel the agent's current action and empty its queue."""
         self._cancel_current(agent)
         self._queue(agent).clear()
         agent.stop()
 
     def current(self, agent: Agent) -> Action | None:
+        """The agent's running action, or None."""
         return self._current.get(agent.handle)
 
     def queued(self, agent: Agent) -> list[Action]:
+        """The agent's actions waiting behind the current one."""
         return list(self._queues.get(agent.handle, ()))
 
     def wake_at(self, agent: Agent, time: float) -> None:
+        """Tick the agent's current action again at simulated `time`."""
         heapq.heappush(self._timers, (time, next(self._seq), agent.handle))
 
     def reset(self) -> None:

@@ -37,12 +37,23 @@ DEFAULT_TOLERANCE_M = 0.01
 class ActionRunner(Protocol):
     """What agents need from the action system (installed on the world by the simulation)."""
 
-    def add(self, agent: Agent, action: Any) -> None: ...
-    def execute(self, agent: Agent, action: Any) -> None: ...
-    def clear(self, agent: Agent) -> None: ...
-    def current(self, agent: Agent) -> Any: ...
-    def queued(self, agent: Agent) -> list[Any]: ...
-    def go_to(self, agent: Agent, node: str | int, tolerance: float) -> Any: ...
+    def add(self, agent: Agent, action: Any) -> None:
+        """Queue an action for the agent."""
+
+    def execute(self, agent: Agent, action: Any) -> None:
+        """Run an action now, cancelling the current one."""
+
+    def clear(self, agent: Agent) -> None:
+        """Cancel the current action and empty the queue."""
+
+    def current(self, agent: Agent) -> Any:
+        """The running action, or None."""
+
+    def queued(self, agent: Agent) -> list[Any]:
+        """The actions waiting behind the current one."""
+
+    def go_to(self, agent: Agent, node: str | int, tolerance: float) -> Any:
+        """Queue a `GoTo` to `node` along the site's lanes."""
 
 
 class AgentController:
@@ -74,6 +85,7 @@ class AgentController:
         )
 
     def stop(self) -> None:
+        """Stop velocity control: the agent stops within its deceleration limits."""
         self._agent.stop()
 
 
@@ -403,10 +415,12 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
 
     @property
     def linear_velocity(self) -> tuple[float, float, float]:
+        """Velocity (vx, vy, vz) in m/s, world frame."""
         return self.get_velocity()[0]
 
     @property
     def angular_velocity(self) -> float:
+        """Yaw rate in rad/s."""
         return self.get_velocity()[1]
 
     def update(self, dt: float) -> None:
@@ -433,6 +447,7 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         return self._runner().go_to(self, node, tolerance)
 
     def add_action_sequence(self, actions: Iterable[Any]) -> None:
+        """Queue each of `actions` in order."""
         for action in actions:
             self.add_action(action)
 

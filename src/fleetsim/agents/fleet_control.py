@@ -47,6 +47,7 @@ class FleetControl:
 
     @property
     def is_held(self) -> bool:
+        """Whether a fleet manager holds the agent (`hold()`, speed override 0)."""
         return self._motion >= 0 and self.speed_override == 0.0
 
     def hold(self) -> None:
@@ -83,4 +84,5 @@ class FleetControl:
 
     if TYPE_CHECKING:
 
-        def get_pose(self) -> Pose: ...  # provided by SimObject
+        def get_pose(self) -> Pose:  # provided by SimObject
+            """The agent's pose (its `SimObject`'s)."""

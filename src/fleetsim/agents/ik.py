@@ -48,22 +48,27 @@ class InverseKinematics:
     if TYPE_CHECKING:
 
         @property
-        def object_id(self) -> int: ...
+        def object_id(self) -> int:
+            """The PyBullet body id."""
 
         @property
-        def profile(self) -> RobotProfile: ...
+        def profile(self) -> RobotProfile:
+            """The robot's profile (joints, limits, end effector)."""
 
         @property
-        def handle(self) -> int: ...
+        def handle(self) -> int:
+            """The row handle in the body table."""
 
         @property
-        def controllable_joints(self) -> list[tuple[int, str]]: ...
+        def controllable_joints(self) -> list[tuple[int, str]]:
+            """(PyBullet index, name) of each controllable joint."""
 
         def _rows(self) -> np.ndarray: ...
 
         def set_all_joints_targets(
             self, positions: Targets, max_force: float | None = None
-        ) -> None: ...
+        ) -> None:
+            """Set every controllable joint's target."""
 
     def end_effector_link(self, link: int | str | None = None) -> int:
         """A link index: `link` (index or name), else the profile's end effector."""

@@ -40,13 +40,16 @@ class JointControl:
     if TYPE_CHECKING:  # provided by SimObject and Agent
 
         @property
-        def handle(self) -> int: ...
+        def handle(self) -> int:
+            """The row handle in the body table."""
 
         @property
-        def object_id(self) -> int: ...
+        def object_id(self) -> int:
+            """The PyBullet body id."""
 
         @property
-        def profile(self) -> RobotProfile: ...
+        def profile(self) -> RobotProfile:
+            """The robot's profile (joints, limits, end effector)."""
 
     # -- which joints ---------------------------------------------------------------------
 

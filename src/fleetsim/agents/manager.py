@@ -131,6 +131,7 @@ class AgentManager(SimObjectManager[Agent]):
 
     @property
     def agents(self) -> list[Agent]:
+        """The agents this manager spawned (and that are not removed)."""
         return self.objects
 
     spawn_agents_grid = SimObjectManager.spawn_objects_grid
@@ -138,6 +139,7 @@ class AgentManager(SimObjectManager[Agent]):
     spawn_agent_grid_counts = SimObjectManager.spawn_grid_counts
 
     def set_goal_pose(self, agent_index: int, goal: Pose) -> None:
+        """Send agent number `agent_index` (in spawn order) to `goal`."""
         self.objects[agent_index].set_goal(goal)
 
     def get_moving_count(self) -> int:

@@ -73,6 +73,8 @@ class AgentSpawnParams:
 
     @property
     def limits(self) -> tuple[float, float, float, float]:
+        """(max linear velocity, max linear acceleration, max angular velocity, max angular
+        acceleration)."""
         return (
             self.max_linear_vel,
             self.max_linear_accel,

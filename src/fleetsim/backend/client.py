@@ -63,6 +63,7 @@ class Backend:
 
     @property
     def is_open(self) -> bool:
+        """Whether the PyBullet client is connected."""
         return self._client is not None and bool(pb.isConnected(physicsClientId=self._client))
 
     def close(self) -> None:
@@ -80,6 +81,7 @@ class Backend:
         self.shapes.clear()
 
     def configure(self, timestep: float, gravity: Sequence[float]) -> None:
+        """Set the physics timestep and gravity."""
         c = self.client
         pb.setTimeStep(timestep, physicsClientId=c)
         pb.setGravity(*gravity, physicsClientId=c)
@@ -250,6 +252,7 @@ class Backend:
         return ids
 
     def remove_body(self, body_id: int) -> None:
+        """Remove a PyBullet body."""
         pb.removeBody(body_id, physicsClientId=self.client)
 
     def has_body(self, body_id: int) -> bool:
@@ -263,6 +266,7 @@ class Backend:
         return True
 
     def num_bodies(self) -> int:
+        """How many bodies PyBullet holds."""
         return int(pb.getNumBodies(physicsClientId=self.client))
 
     def push_poses(
@@ -347,9 +351,11 @@ class Backend:
         return tuple(shapes[0][7]) if shapes else (1.0, 1.0, 1.0, 1.0)
 
     def set_color(self, body_id: int, rgba: Sequence[float]) -> None:
+        """Colour a body's visual shapes (RGBA, 0-1)."""
         pb.changeVisualShape(body_id, -1, rgbaColor=list(rgba), physicsClientId=self.client)
 
     def step_physics(self) -> None:
+        """One PyBullet `stepSimulation`."""
         pb.stepSimulation(physicsClientId=self.client)
 
     def add_fixed_constraint(
@@ -372,4 +378,5 @@ class Backend:
         )
 
     def remove_constraint(self, constraint_id: int) -> None:
+        """Remove a PyBullet constraint."""
         pb.removeConstraint(constraint_id, physicsClientId=self.client)

@@ -31,6 +31,7 @@ class GuiBackend:
         return {key for key, state in events.items() if state & pb.KEY_WAS_TRIGGERED}
 
     def set_flag(self, name: str, enabled: bool) -> None:
+        """Switch a GUI feature (`shadows`, `gui_panels`, `wireframe`)."""
         pb.configureDebugVisualizer(
             VISUALIZER_FLAGS[name], int(enabled), physicsClientId=self._client
         )

@@ -39,6 +39,7 @@ class JointInfo:
 
     @property
     def is_movable(self) -> bool:
+        """Whether the joint moves (revolute, prismatic or continuous)."""
         return self.joint_type in ("revolute", "prismatic")
 
     @property
@@ -71,6 +72,7 @@ def joint_infos(client: int, body_id: int) -> list[JointInfo]:
 
 
 def base_link_name(client: int, body_id: int) -> str:
+    """The name of a body's base link."""
     return str(pb.getBodyInfo(body_id, physicsClientId=client)[0].decode())
 
 
@@ -86,6 +88,7 @@ def load_urdf(client: int, path: str, fixed_base: bool = False) -> int:
 
 
 def remove_body(client: int, body_id: int) -> None:
+    """Remove a body from client `client`."""
     pb.removeBody(body_id, physicsClientId=client)
 
 

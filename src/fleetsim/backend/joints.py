@@ -29,6 +29,7 @@ class JointBackend:
         )
 
     def read_positions(self, body_id: int, joints: Sequence[int]) -> np.ndarray:
+        """The positions of `joints` of a body, (len(joints),)."""
         states = pb.getJointStates(body_id, list(joints), physicsClientId=self._client)
         return np.array([s[0] for s in states], dtype=np.float64)
 

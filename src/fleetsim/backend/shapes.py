@@ -31,6 +31,7 @@ class ShapeCache:
         return len(self._collision) + len(self._visual)
 
     def clear(self) -> None:
+        """Forget every cached shape (the client was reset)."""
         self._collision.clear()
         self._visual.clear()
 

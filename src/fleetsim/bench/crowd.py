@@ -22,6 +22,9 @@ SPACING = 1.2
 
 
 class Crowd:
+    """The crowd workload: `mobile_robot`s in one aisle driving to random points through each other,
+    a collision check every step."""
+
     def __init__(self, n: int, seed: int = 1, **settings: Any) -> None:
         params = SimulationParams(timestep=TIMESTEP, target_rtf=0, seed=seed, **settings)
         self.sim = MultiRobotSimulationCore(params)

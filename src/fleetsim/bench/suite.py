@@ -37,6 +37,9 @@ VARIANTS = {
 
 @dataclass
 class Suite:
+    """The cases `fleetsim bench` runs (sizes, variants, the peer), each in a fresh process, and
+    their results."""
+
     sizes: list[int]
     variants: list[str]
     steps: int = 100
@@ -51,6 +54,7 @@ class Suite:
     results: list[dict[str, Any]] = field(default_factory=list)
 
     def run(self, progress: Any = print) -> list[dict[str, Any]]:
+        """Run every case, the sides alternating, reporting each through `progress`; the rows."""
         urdf = resolve_urdf("simple_cube")
         for n in self.sizes:
             order = self.variants if len(self.results) % 2 == 0 else list(reversed(self.variants))
@@ -109,6 +113,7 @@ class Suite:
         return None
 
     def to_json(self) -> dict[str, Any]:
+        """The suite's settings and results, for the JSON file."""
         return {
             "meta": {
                 "date": time.strftime("%Y-%m-%d"),
@@ -188,6 +193,7 @@ def _measure(suite: Suite, kind: str, n: int) -> float | None:
 
 
 def peer_installed(python: str | None) -> bool:
+    """Whether `pybullet-fleet` is importable by the interpreter `python`."""
     if python:
         try:
             check = subprocess.run(

@@ -42,6 +42,7 @@ def goals(n: int, seed: int) -> list[tuple[int, float, float]]:
 
 
 def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
+    """Run one fleetsim case in this process: spawn, warm up, time the steps; its row."""
     from fleetsim import (
         AgentManager,
         AgentSpawnParams,
@@ -142,6 +143,7 @@ def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_peer(case: dict[str, Any]) -> dict[str, Any]:
+    """Run one case on the peer (`pybullet-fleet`) in this process; its row."""
     import pybullet_fleet as pf
 
     n = case["n"]
@@ -203,6 +205,7 @@ def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, before: int) ->
 
 
 def main() -> None:
+    """Run the case given as JSON (argv[1]) and print its row as JSON (the suite's child)."""
     case = json.loads(sys.argv[1])
     runners = {"fleetsim": run_fleetsim, "arms": run_arms, "crowd": run_crowd, "peer": run_peer}
     runner = runners[case["impl"]]

@@ -67,6 +67,7 @@ def root(
 
 
 def main() -> None:
+    """The `fleetsim` command."""
     try:
         app()
     finally:

@@ -58,6 +58,7 @@ WAIT_S = 600.0  # --serve: how long to wait for a client before streaming anyway
 
 def serve_recording(rec: Any, host: str, port: int, speed: float, start: float,
                     until: float | None) -> int:  # fmt: skip
+    """Stream a recording to Foxglove over WebSocket until Ctrl-C or its end."""
     from fleetsim.recording.live import FoxgloveServer, stream_recording
 
     server = FoxgloveServer(host, port)

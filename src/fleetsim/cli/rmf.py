@@ -96,6 +96,7 @@ def rmf(
 
 
 def read_activities(path: Path) -> Any:
+    """The activities in a YAML file ({activity: {label: [[x, y, yaw], ...]}}), checked."""
     try:
         return yaml.safe_load(path.read_text())
     except OSError as exc:

@@ -322,6 +322,7 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def print_summary(summary: RunSummary) -> None:
+    """Print a run's summary table."""
     table = Table(title="fleetsim run summary", show_header=False)
     kinds = ", ".join(f"{k} {n}" for k, n in summary.collisions_by_kind.items())
     rows = [

@@ -29,6 +29,8 @@ def without_drivers(scenario: Scenario) -> list[str]:
 
 
 def say_turned_off(who: str, removed: list[str]) -> None:
+    """Say which of a scenario's drivers (its fleet manager, motion plugins) were turned off for
+    serving, and why."""
     if removed:
         typer.echo(f"{who} drives the robots: the scenario's "
                    f"{', '.join(sorted(set(removed)))} turned off")  # fmt: skip

@@ -25,6 +25,7 @@ BLOCKED = typer.Option("", "--blocked", help="Grid map: extra characters that ar
 
 
 def load(file: Path, level: str | None, graph: int, cell_size: float, blocked: str) -> Site:
+    """Load a site file (a grid map or a building) as the `site` commands' options say."""
     try:
         return Site.from_file(file, level=level, graph=graph, cell_size=cell_size, blocked=blocked)
     except FleetSimError as exc:

@@ -19,6 +19,9 @@ def _key(a: int, b: int) -> int:
 
 
 class IntendedContacts:
+    """Pairs of bodies whose contact is intended (a carrier and its load, a gripper and what it
+    picks); the collision check leaves them out."""
+
     def __init__(self) -> None:
         self._pairs: dict[int, bool] = {}  # key -> True: forget once the boxes are apart
         self.version = 0
@@ -37,10 +40,12 @@ class IntendedContacts:
         self.version += 1
 
     def forget(self, a: int, b: int) -> None:
+        """The contact of a and b is a collision again."""
         if self._pairs.pop(_key(a, b), None) is not None:
             self.version += 1
 
     def clear(self) -> None:
+        """Forget every intended contact."""
         self._pairs.clear()
         self.version += 1
 

@@ -45,6 +45,7 @@ class LastCheck:
         self._basis: _Basis | None = None
 
     def clear(self) -> None:
+        """Forget the last check (the next one starts afresh)."""
         self._basis = None
 
     def remember(self, bodies: BodyTable, setup: tuple[Any, ...], i: IntArray, j: IntArray) -> None:

@@ -22,6 +22,9 @@ MAX_CELLS = 1024  # a static box covering more cells is paired with every moving
 
 
 class StaticIndex:
+    """A grid over the static bodies' boxes, built once (and again when they change), that finds the
+    static bodies near moving ones."""
+
     def __init__(self) -> None:
         self._lo = np.empty((0, 3))
         self._hi = np.empty((0, 3))

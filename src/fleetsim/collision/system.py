@@ -62,6 +62,8 @@ class CellSizePolicy:
     resizes: int = 0
 
     def size(self, lo: np.ndarray, hi: np.ndarray) -> float:
+        """The cell size for bodies with boxes `lo`..`hi`, as the mode says (measured once, again
+        when the count doubles or halves, or constant)."""
         n = len(lo)
         if self.mode == "constant" and self.constant is not None:
             return self.constant
@@ -90,14 +92,19 @@ class CheckResult:
 
     @property
     def started(self) -> list[Pair]:
+        """The pairs that began to touch at this check."""
         return key_pairs(self.started_keys)
 
     @property
     def ended(self) -> list[Pair]:
+        """The pairs that stopped touching at this check."""
         return key_pairs(self.ended_keys)
 
 
 class CollisionSystem:
+    """A simulation's collision checks (`sim.collisions`): broadphase over the body table, the
+    narrow phase on its pairs, the pairs touching now and the episodes they began."""
+
     def __init__(
         self,
         bodies: BodyTable,
@@ -144,6 +151,7 @@ class CollisionSystem:
         return dict(zip(PAIR_KINDS, self._started_by_kind.tolist(), strict=True))
 
     def reset(self) -> None:
+        """Forget the pairs, the intended contacts and the last check (the world was emptied)."""
         self._last.clear()
         self.active = self.started = np.empty(0, dtype=np.int64)
         self.intended.clear()

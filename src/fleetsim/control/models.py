@@ -108,10 +108,12 @@ def motion_model_id(name: str) -> int:
 
 
 def motion_model(model_id: int) -> MotionModel:
+    """The motion model registered under `model_id`."""
     return _MODELS[model_id]
 
 
 def motion_model_names() -> list[str]:
+    """The names of the registered motion models."""
     return list(_NAMES)
 
 

@@ -72,6 +72,7 @@ class MotionSystem:
         )
 
     def remove(self, handle: int) -> None:
+        """Take an agent's row out of the motion table."""
         self.agents.remove(handle)
         self._paths.pop(handle, None)
 
@@ -82,6 +83,7 @@ class MotionSystem:
             self.remove(int(self.agents.handles[row]))
 
     def clear(self) -> None:
+        """Empty the motion table."""
         self.agents.clear()
         self._paths.clear()
 
@@ -426,12 +428,15 @@ class MotionSystem:
     # -- readback -----------------------------------------------------------------------------
 
     def is_arrived(self, handle: int) -> bool:
+        """Whether the agent has reached its goal."""
         return bool(self.agents["arrived"][self.agents.row(handle)])
 
     def is_moving(self, handle: int) -> bool:
+        """Whether the agent is driving."""
         return bool(self.agents["state"][self.agents.row(handle)] != int(DriveState.IDLE))
 
     def moving_count(self, handles: IntArray | None = None) -> int:
+        """How many of `handles` (default: all agents) are driving."""
         state = (
             self.agents["state"]
             if handles is None

@@ -30,15 +30,18 @@ def update_agents(world: World, dt: float) -> None:
 
 
 def follow_attachments(world: World) -> None:
+    """Carry attached children to their parents' new poses."""
     if world.links:
         attachments.follow(world)
 
 
 def run_callbacks(world: World, sim_time: float, dt: float) -> None:
+    """Run the callbacks due at `sim_time`."""
     world.scheduler.run(sim_time, dt)
 
 
 def flush_poses(world: World) -> int:
+    """Push moved poses to PyBullet as the pose-sync policy says; how many were pushed."""
     return world.flush()
 
 

@@ -53,9 +53,11 @@ class StepProfiler:
         self._t0 = 0.0
 
     def section(self, key: str) -> _Section:
+        """A `with` block timed into phase `key`."""
         return self._sections[key]
 
     def begin(self) -> None:
+        """Start timing a step."""
         self.current = dict.fromkeys(PROFILE_KEYS, 0.0)
         self._t0 = time.perf_counter()
 
@@ -73,4 +75,5 @@ class StepProfiler:
         return {key: sum(h[key] for h in self._history) / n for key in PROFILE_KEYS}
 
     def clear(self) -> None:
+        """Forget the steps timed so far."""
         self._history.clear()

@@ -350,6 +350,7 @@ class MultiRobotSimulationCore:
 
     @property
     def is_paused(self) -> bool:
+        """Whether `run_simulation` is paused."""
         return self._paused
 
     # -- callbacks and events -----------------------------------------------------------------
@@ -552,6 +553,7 @@ class MultiRobotSimulationCore:
 
     @property
     def is_closed(self) -> bool:
+        """Whether `close()` has released the PyBullet client."""
         return not self._backend.is_open
 
     def __enter__(self) -> MultiRobotSimulationCore:

@@ -33,6 +33,8 @@ THICKNESS_M = 0.08
 
 
 class DoorMode(str, Enum):
+    """A door's mode: closed, opening, open or closing (the values RMF's door states use)."""
+
     CLOSED = "closed"
     OPENING = "opening"
     OPEN = "open"
@@ -59,6 +61,7 @@ class DoorDevice:
     body: Any = None  # its SimObject
 
     def state(self) -> dict[str, Any]:
+        """Name, level, mode, how far open (0-1) and who wants it open."""
         return {"name": self.name, "level": self.level, "mode": self.mode.value,
                 "opened": round(self.opened, 3), "wanted_by": sorted(self.wanted_by)}  # fmt: skip
 
@@ -119,20 +122,25 @@ class Doors:
         return door
 
     def open(self, name: str, requester: str = "api") -> DoorDevice:
+        """`requester` wants the door open; returns the door."""
         return self.request(name, requester, True)
 
     def close(self, name: str, requester: str = "api") -> DoorDevice:
+        """`requester` no longer wants the door open; returns the door."""
         return self.request(name, requester, False)
 
     def is_open(self, name: str) -> bool:
+        """Whether the door is fully open."""
         return self[name].mode is DoorMode.OPEN
 
     def states(self) -> list[dict[str, Any]]:
+        """Every door's `state()`."""
         return [door.state() for door in self.doors.values()]
 
     # -- the step ---------------------------------------------------------------------------
 
     def step(self) -> None:
+        """Move the doors one step: open while anyone wants them open, close when nobody does."""
         dt = self.sim.params.timestep
         for name in list(self._moving):  # (only the doors that move: none most steps)
             door = self.doors[name]

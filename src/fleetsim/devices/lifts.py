@@ -66,6 +66,7 @@ class LiftDevice:
                 and self.door is DoorMode.OPEN)  # fmt: skip
 
     def state(self) -> dict[str, Any]:
+        """Name, level, height, door and motion, the session's requester and who is aboard."""
         return {"name": self.name, "level": self.level, "z": round(self.z, 3),
                 "door": self.door.value, "session": self.session, "target": self.target,
                 "queue": [c.requester for c in self.queue], "aboard": sorted(self.aboard),
@@ -73,6 +74,7 @@ class LiftDevice:
 
     @property
     def moving(self) -> bool:
+        """Whether the cabin is moving."""
         return self.target is not None and abs(self.z - self.elevations[self.target]) > 1e-9
 
 
@@ -144,14 +146,17 @@ class Lifts:
         return True
 
     def alight(self, name: str, requester: str) -> None:
+        """`requester` leaves the cabin."""
         self[name].aboard.pop(requester, None)
 
     def states(self) -> list[dict[str, Any]]:
+        """Every lift's `state()`."""
         return [lift.state() for lift in self.lifts.values()]
 
     # -- the step ---------------------------------------------------------------------------
 
     def step(self) -> None:
+        """Move the lifts one step: serve the queue, move cabins and doors, carry riders."""
         dt = self.sim.params.timestep
         for lift in self.lifts.values():
             if lift.session is None and lift.queue:

@@ -18,9 +18,13 @@ if TYPE_CHECKING:
 
 
 class AssignmentPolicy(Protocol):
+    """How a fleet manager pairs idle robots with waiting tasks: any object with `assign`."""
+
     def assign(
         self, fleet: FleetManager, idle: list[int], tasks: list[Task]
-    ) -> list[tuple[int, Task]]: ...
+    ) -> list[tuple[int, Task]]:
+        """(robot index, task) pairs for some of `idle` and `tasks`; each robot and task at most
+        once."""
 
 
 def _distances(fleet: FleetManager, idle: list[int], tasks: list[Task]) -> np.ndarray:
@@ -38,6 +42,7 @@ class Nearest:
     def assign(
         self, fleet: FleetManager, idle: list[int], tasks: list[Task]
     ) -> list[tuple[int, Task]]:
+        """Each task in turn (by priority, then release) to the nearest idle robot left."""
         if not idle or not tasks:
             return []
         tasks = tasks[: len(idle)]
@@ -57,6 +62,7 @@ class Greedy:
     def assign(
         self, fleet: FleetManager, idle: list[int], tasks: list[Task]
     ) -> list[tuple[int, Task]]:
+        """The robot-task pairs by distance, shortest first, each robot and task once."""
         if not idle or not tasks:
             return []
         d = _distances(fleet, idle, tasks)
@@ -79,6 +85,7 @@ POLICIES: dict[str, type] = {"nearest": Nearest, "greedy": Greedy}
 
 
 def policy_of(spec: str | AssignmentPolicy) -> AssignmentPolicy:
+    """The policy named `spec` ("nearest", "greedy"), or `spec` itself when it is a policy."""
     if isinstance(spec, str):
         if spec not in POLICIES:
             raise ConfigError(f"unknown assignment '{spec}' (built in: {', '.join(POLICIES)})")

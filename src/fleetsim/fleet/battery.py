@@ -61,4 +61,5 @@ class Batteries:
 
     @property
     def percent(self) -> np.ndarray:
+        """State of charge in percent, (R,)."""
         return self.soc * 100.0

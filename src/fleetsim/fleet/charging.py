@@ -33,6 +33,7 @@ class Charging:
 
     @property
     def on(self) -> bool:
+        """Whether the robots have batteries."""
         return self.batteries is not None
 
     def _check_chargers(self, names: list[str]) -> None:

@@ -13,6 +13,8 @@ from fleetsim.site import NavGraph
 
 @dataclass(frozen=True)
 class Csr:
+    """A compressed sparse row table: row k's entries are `indices[indptr[k]:indptr[k + 1]]`."""
+
     indptr: np.ndarray
     indices: np.ndarray
 

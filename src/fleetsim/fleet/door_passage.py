@@ -133,6 +133,7 @@ class DoorPassage:
             self.doors.request(door, self._requester(i), False)
 
     def kpis(self) -> dict[str, Any]:
+        """Door waits and wait time; the doors' openings and open time."""
         out: dict[str, Any] = {"door_waits": self.waits, "door_wait_s": round(self.wait_s, 3)}
         if self.doors is not None:
             out.update(self.doors.kpis())

@@ -47,6 +47,7 @@ class LiftPassage:
         return f"robot:{self.t.robots[i].name}"
 
     def is_ride(self, a: int, b: int) -> bool:
+        """Whether the lane a -> b is a lift ride."""
         return (a, b) in self.rides
 
     def _level(self, node: int) -> str:
@@ -174,6 +175,7 @@ class LiftPassage:
         return f"lift {device.name} (at {device.level}, doors {device.door.value}{who})"
 
     def kpis(self) -> dict[str, Any]:
+        """Lift rides; the lifts' trips, time in use and waits."""
         out: dict[str, Any] = {"lift_rides": self.rides_done}
         if self.lifts is not None:
             out.update(self.lifts.kpis())

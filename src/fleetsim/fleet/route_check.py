@@ -42,6 +42,7 @@ class RouteCheck:
 
     @property
     def ok(self) -> bool:
+        """Whether every route arrived, within the tolerance and without a contact."""
         return (
             self.reached == self.routes
             and not self.failures

@@ -39,6 +39,7 @@ class Stall:
     ended: float | None = None
 
     def row(self) -> dict[str, Any]:
+        """The stall as a row of the results table."""
         return {"time": self.time, "robot": self.robot, "task": self.task, "node": self.node,
                 "waits_for": self.waits_for, "since": self.since, "ended": self.ended}  # fmt: skip
 

@@ -6,6 +6,8 @@ from enum import IntEnum
 
 
 class RobotState(IntEnum):
+    """A robot's state under a fleet manager: idle, moving, waiting, working, charging, failed."""
+
     IDLE = 0
     MOVING = 1
     WAITING = 2  # held by traffic control

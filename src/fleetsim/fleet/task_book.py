@@ -52,6 +52,7 @@ class TaskBook:
         task.mark(TaskStatus.ASSIGNED, now)
 
     def done(self) -> list[Task]:
+        """The tasks done so far."""
         return [t for t in self.tasks if t.status is TaskStatus.DONE]
 
     def counts(self, now: float) -> dict[str, Any]:

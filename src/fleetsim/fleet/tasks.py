@@ -22,6 +22,8 @@ MAX_ORDERS_PER_HOUR = 1_000_000  # a Poisson stream's total rate: more is a typo
 
 
 class TaskStatus(Enum):
+    """A task's life: waiting, released, assigned, started, done or failed."""
+
     WAITING = "waiting"  # not released yet
     RELEASED = "released"
     ASSIGNED = "assigned"
@@ -47,6 +49,7 @@ class Task:
     times: dict[str, float] = field(default_factory=dict)  # status value -> simulation time
 
     def mark(self, status: TaskStatus, now: float) -> None:
+        """Move the task to `status` at simulated time `now` (kept in `times`)."""
         self.status = status
         self.times[status.value] = now
 

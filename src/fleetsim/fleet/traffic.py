@@ -51,7 +51,8 @@ class Router(Protocol):
         goal: int,
         avoid: Sequence[int],
         max_expansions: int | None,
-    ) -> Sequence[int]: ...
+    ) -> Sequence[int]:
+        """A route from `start` to `goal` round the nodes in `avoid`."""
 
 
 def shortest_route(
@@ -411,6 +412,7 @@ class TrafficControl:
         return -1
 
     def held(self, i: int) -> list[int]:
+        """The nodes robot i holds: its route from its tail to its head."""
         return self.routes[i][int(self.tail[i]) : int(self.head[i]) + 1]
 
     # -- helpers ------------------------------------------------------------------------------

@@ -89,14 +89,17 @@ class Pose:
 
     @property
     def x(self) -> float:
+        """The x coordinate, metres."""
         return self.position[0]
 
     @property
     def y(self) -> float:
+        """The y coordinate, metres."""
         return self.position[1]
 
     @property
     def z(self) -> float:
+        """The z coordinate, metres."""
         return self.position[2]
 
     @property

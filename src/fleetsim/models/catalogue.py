@@ -174,6 +174,8 @@ def _search_path_models() -> dict[str, str]:
 
 
 def is_path(name_or_path: str) -> bool:
+    """Whether `name_or_path` is a path (has a '/' or ends in .urdf or .sdf) rather than a model
+    name."""
     return (
         "/" in name_or_path
         or os.sep in name_or_path

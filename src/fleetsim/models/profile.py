@@ -71,6 +71,7 @@ def _arm_depths(joints: list[JointInfo]) -> dict[int, int]:
 
 
 def classify(joints: list[JointInfo]) -> RobotType:
+    """What a robot is from its movable joints: arm, mobile, mobile manipulator or static."""
     has_wheels = any(j.is_continuous for j in joints)
     arm_depth = max(_arm_depths(joints).values(), default=0)
     if has_wheels and arm_depth >= MIN_MANIPULATOR_ARM_DEPTH:

@@ -27,6 +27,7 @@ class ModelNotAvailableError(FleetSimError, FileNotFoundError):
 
 
 def local(name: str) -> str:
+    """The path of a robot bundled with fleetsim."""
     path = LOCAL_DIR / f"{name}.urdf"
     if not path.is_file():
         raise ModelNotAvailableError(f"bundled robot file missing: {path} (reinstall fleetsim)")
@@ -34,6 +35,7 @@ def local(name: str) -> str:
 
 
 def pybullet_data(relative: str) -> str:
+    """The path of a file in pybullet_data."""
     path = PYBULLET_DATA / relative
     if not path.is_file():
         raise ModelNotAvailableError(f"{relative} is not in pybullet_data ({PYBULLET_DATA})")
@@ -41,6 +43,7 @@ def pybullet_data(relative: str) -> str:
 
 
 def ros(package: str, relative: str) -> str:
+    """The path of a file in a ROS package (found through `AMENT_PREFIX_PATH`)."""
     share = find_package(package)
     if share is None:
         raise ModelNotAvailableError(

@@ -32,23 +32,28 @@ class AttachmentGraph:
         return bool(self._parent)
 
     def children(self, handle: int) -> list[int]:
+        """The handles attached to `handle`."""
         return self._children.get(handle, [])
 
     def parent(self, handle: int) -> int | None:
+        """The handle `handle` is attached to, or None."""
         return self._parent.get(handle)
 
     def ancestors(self, handle: int) -> list[int]:
+        """The parent, its parent and so on, nearest first."""
         out = []
         while (handle := self._parent.get(handle, -1)) >= 0:
             out.append(handle)
         return out
 
     def link(self, parent: int, child: int) -> None:
+        """Attach `child` to `parent`."""
         self._children.setdefault(parent, []).append(child)
         self._parent[child] = parent
         self._levels = None
 
     def unlink(self, parent: int, child: int) -> None:
+        """Detach `child` from `parent`."""
         self._children[parent].remove(child)
         if not self._children[parent]:
             del self._children[parent]

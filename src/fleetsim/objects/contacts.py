@@ -22,6 +22,9 @@ Handler = Callable[[Any, Any], Any]
 
 
 class ContactEvents:
+    """The `collision_started` and `collision_ended` events, on the simulation and per object, and
+    the red tint of touching bodies in the GUI."""
+
     def __init__(self, events: EventBus, backend: Backend, objects: dict[int, Any]) -> None:
         self._events = events
         self._backend = backend
@@ -34,14 +37,17 @@ class ContactEvents:
         self._colors: dict[int, tuple[float, ...]] = {}
 
     def on(self, handle: int, event: str, handler: Handler) -> None:
+        """Call `handler(obj, other)` on `event` for the object with `handle`."""
         if event not in COLLISION_EVENTS:
             raise ConfigError(f"objects emit {', '.join(COLLISION_EVENTS)}; got '{event}'")
         self._handlers[handle][event].append(handler)
 
     def forget(self, handle: int) -> None:
+        """Drop the handlers of a removed object."""
         self._handlers.pop(handle, None)
 
     def reset(self) -> None:
+        """Drop every handler and tint (the world was emptied)."""
         self._handlers.clear()
         self._known.clear()
         self._touching.clear()

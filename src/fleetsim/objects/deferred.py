@@ -32,9 +32,14 @@ SHARED_COLUMNS = (
 class Maker(Protocol):
     """What a recipe needs from the backend."""
 
-    def load_urdf(self, path: str, position: Any, orientation: Any, fixed_base: bool) -> int: ...
-    def prepare_agent_body(self, body_id: int, mass: float | None, kinematic: bool) -> float: ...
-    def remove_body(self, body_id: int) -> None: ...
+    def load_urdf(self, path: str, position: Any, orientation: Any, fixed_base: bool) -> int:
+        """Load a URDF body; its PyBullet id."""
+
+    def prepare_agent_body(self, body_id: int, mass: float | None, kinematic: bool) -> float:
+        """Set a loaded robot body up for the simulation (mass, kinematic joints); its mass."""
+
+    def remove_body(self, body_id: int) -> None:
+        """Remove a body."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ class Recipes:
         return bool(self.recipes)
 
     def template(self, recipe: UrdfRecipe) -> Template | None:
+        """What the first body of `recipe` taught (boxes, inertial frame, shape), or None."""
         return self._templates.get(recipe)
 
     def learn(self, recipe: UrdfRecipe, columns: dict[str, np.ndarray]) -> Template:
@@ -86,5 +92,6 @@ class Recipes:
         return template
 
     def clear(self) -> None:
+        """Forget every template (the world was emptied)."""
         self.recipes.clear()
         self._templates.clear()

@@ -29,6 +29,7 @@ def push_joint_rows(world: World, rows: IntArray) -> None:
 
 
 def joint_rows_of(world: World, body_handles: IntArray) -> IntArray:
+    """The joint-table rows of the bodies with `body_handles`, in order."""
     rows: IntArray = np.flatnonzero(np.isin(world.joints["body"], body_handles))
     return rows
 

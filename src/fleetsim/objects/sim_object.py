@@ -22,6 +22,7 @@ ObjectCallback = Callable[[Any, float], Any]
 
 
 def world_of(sim_core: HasWorld | None) -> World:
+    """The `World` of a simulation (`sim_core`), or a `ConfigError` when there is none."""
     if sim_core is None or not isinstance(getattr(sim_core, "world", None), World):
         raise ConfigError("pass the simulation as sim_core=sim (a MultiRobotSimulationCore)")
     return sim_core.world
@@ -240,6 +241,7 @@ class SimObject:
 
     @property
     def is_removed(self) -> bool:
+        """Whether the object was removed (its handle no longer names a row)."""
         return (
             not self._world.bodies.is_alive(self._handle)
             or self._world.objects.get(self._handle) is not self
@@ -247,10 +249,12 @@ class SimObject:
 
     @property
     def mass(self) -> float:
+        """Mass in kg (0: kinematic)."""
         return float(self._world.bodies["mass"][self._row])
 
     @property
     def pickable(self) -> bool:
+        """Whether robots may pick it up."""
         return bool(self._world.bodies["pickable"][self._row])
 
     @pickable.setter
@@ -259,6 +263,7 @@ class SimObject:
 
     @property
     def collision_mode(self) -> CollisionMode:
+        """How it takes part in collision checks (`CollisionMode`)."""
         return CollisionMode(int(self._world.bodies["collision_mode"][self._row]))
 
     def set_collision_mode(self, mode: CollisionMode | str) -> None:

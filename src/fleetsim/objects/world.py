@@ -37,7 +37,8 @@ class HasWorld(Protocol):
     """Anything that owns a `World`; in practice a `MultiRobotSimulationCore`."""
 
     @property
-    def world(self) -> World: ...
+    def world(self) -> World:
+        """The simulation's `World`."""
 
 
 class World:
@@ -385,12 +386,15 @@ class World:
     def attach(
         self, parent: int, child: int, rel_pos: ArrayLike, rel_quat: ArrayLike, link: int = -1
     ) -> None:
+        """Attach `child` to `parent` (or its `link`) at the relative position and rotation."""
         attachments.attach(self, parent, child, rel_pos, rel_quat, link)
 
     def detach(self, parent: int, child: int) -> None:
+        """Detach `child` from `parent`; it stays where it is."""
         attachments.detach(self, parent, child)
 
     def object(self, handle: int) -> Any:
+        """The object with row handle `handle`."""
         try:
             return self.objects[handle]
         except KeyError:

@@ -21,6 +21,9 @@ LAST_ONLY = ("/fleet/robots",)  # topics whose last message is the current state
 
 
 class Latch:
+    """The messages a viewer that joins late needs: the scene's entities as they stand and the last
+    message of the topics that hold the current state."""
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entities: dict[str, bytes] = {}  # the scene's entities by id, serialized
@@ -29,6 +32,7 @@ class Latch:
 
     @staticmethod
     def keeps(topic: str) -> bool:
+        """Whether `topic`'s messages are kept for viewers that join later."""
         return topic == SCENE or topic in LAST_ONLY
 
     def add(self, topic: str, time_ns: int, data: bytes) -> None:

@@ -60,9 +60,11 @@ class FoxgloveServer:
 
     @property
     def url(self) -> str:
+        """`ws://HOST:PORT`, for Foxglove's Open connection."""
         return f"ws://{self.host}:{self.port}"
 
     def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
+        """Announce a channel (once per topic)."""
         if topic in self._channels:
             return
         message_encoding = "protobuf" if encoding == "protobuf" else "json"
@@ -72,6 +74,7 @@ class FoxgloveServer:
                                                        context=self._context)  # fmt: skip
 
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        """Send a message to the clients of `topic` (and keep what a late viewer needs)."""
         if self.latch.keeps(topic):
             self.latch.add(topic, time_ns, data)
         self._channels[topic].log(data, log_time=time_ns)
@@ -85,6 +88,7 @@ class FoxgloveServer:
             channel.log(latched[1], log_time=latched[0])
 
     def stop(self) -> None:
+        """Stop the server (clients are disconnected)."""
         self._stopped = True
         self.server.stop()
 
@@ -97,31 +101,40 @@ class LiveOut:
         self._names = Names()
 
     def channel(self, topic: str, schema_name: str, encoding: str, schema: bytes) -> None:
+        """Announce a channel on the server."""
         self.server.channel(topic, schema_name, encoding, schema)
 
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        """Send an encoded message."""
         self.server.message(topic, time_ns, data)
 
     def fleet(self, topic: str, time_ns: int, head: bytes, pos: Any, quat: Any) -> None:
+        """Send a `/fleet` point cloud made from the poses."""
         self.server.message(topic, time_ns, bytes(fleet_points(pos, quat, head)))
 
     def state(self, topic: str, time_ns: int, table: dict[str, Any]) -> None:
+        """Send a `/fleet/state` table."""
         self.server.message(topic, time_ns, state_json(table))
 
     def names(self, names: dict[int, str]) -> None:
+        """Note robots' names for the events that name them."""
         self._names.update(names)
 
     def actions(self, topic: str, items: list[tuple[str, float, str, str, str | None]]) -> None:
+        """Send the action events of a step."""
         for item, data in zip(items, action_events(items), strict=True):
             self.server.message(topic, round(item[1] * NS), data)
 
     def collisions(self, topic: str, time_ns: int, keys: Any) -> None:
+        """Send a `collisions` event for the pairs in `keys`."""
         self.server.message(topic, time_ns, self._names.collisions(time_ns, keys))
 
     def flush(self, force: bool = False) -> None:
+        """Nothing to flush: messages go out as they come."""
         return None  # messages go out as they are logged
 
     def close(self) -> None:
+        """Nothing to close: the server stops with the run."""
         return None  # the server outlives one recorder; its owner stops it
 
 

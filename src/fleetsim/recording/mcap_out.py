@@ -40,6 +40,9 @@ def widen(pipe: IO[bytes]) -> None:
 
 
 class McapOut:
+    """A recorder's output to an MCAP file, written by a child process pinned to a core of its own;
+    poses are handed over through shared memory."""
+
     def __init__(self, path: Path, metadata: dict[str, str]) -> None:
         try:
             import mcap.writer  # noqa: F401 - fail here, not in the child, when it is missing
@@ -72,6 +75,7 @@ class McapOut:
             self._send(("channel", topic, schema_name, encoding, schema))
 
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
+        """Write an encoded message."""
         self._send(("message", topic, time_ns, data))
 
     def fleet(self, topic: str, time_ns: int, head: bytes, pos: np.ndarray,

@@ -112,6 +112,7 @@ class Names:
         self._quoted: dict[int, str] = {}
 
     def update(self, names: dict[int, str]) -> None:
+        """Note robots' names (quoted once) for the events that name them."""
         self._quoted.update((h, json.dumps(name)) for h, name in names.items())
 
     def collisions(self, time_ns: int, keys: Any) -> bytes:
@@ -137,6 +138,7 @@ class Slots:
         self._bytes = 0
 
     def map(self, path: str, slot_bytes: int) -> None:
+        """Map the shared pose slots in `path` (again, when they grew)."""
         if self._map is not None:
             self._map.close()
         with open(path, "rb") as file:
@@ -160,6 +162,7 @@ class _Zstd:
 
 
 def zstd_writer(file: IO[bytes]) -> Any:
+    """An MCAP writer with zstd chunks, closed at least every few simulated seconds."""
     import mcap.writer
     from mcap.writer import CompressionType, Writer
 

@@ -35,11 +35,15 @@ class Frame:
     yaw: np.ndarray
 
     def pose_of(self, name: str) -> tuple[np.ndarray, float]:
+        """Where robot `name` was in this frame: position (3,) and yaw."""
         k = self.names.index(name)
         return self.xyz[k], float(self.yaw[k])
 
 
 class Recording:
+    """A recording read back: metadata, frames (robot poses as arrays), events, scene and KPI
+    points; one that was cut short is read up to what is complete (`truncated`)."""
+
     def __init__(self, path: str | Path) -> None:
         try:
             from mcap.reader import make_reader
@@ -117,6 +121,7 @@ class Recording:
         return [json.loads(data) for _t, _time, data in self.messages("/events")]
 
     def close(self) -> None:
+        """Close the file."""
         self._file.close()
 
     def __enter__(self) -> Recording:

@@ -29,12 +29,17 @@ KEY_FORWARD, KEY_BACK = 65296, 65295  # PyBullet's right and left arrows
 
 @dataclass
 class PlayResult:
+    """What a replay showed: frames and the simulated span."""
+
     frames: int
     start: float
     end: float
 
 
 class Replay:
+    """A recording played back in a simulation: the static world as recorded, a box per robot, frame
+    by frame at the recorded pace."""
+
     def __init__(self, recording: Recording, sim: MultiRobotSimulationCore) -> None:
         self.recording, self.sim = recording, sim
         self.robots: dict[str, SimObject] = {}

@@ -66,6 +66,8 @@ def write_report(source: Path, out: Path, notes: list[str] | None = None) -> lis
 
 
 def from_recording(recording: Recording) -> dict[str, Any]:
+    """The report's data (tasks, states, cycle times, waits, collisions, near misses) from a
+    recording."""
     tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
     kpis = [json.loads(d) for _t, _time, d in recording.messages("/kpi")]
     events = recording.events()

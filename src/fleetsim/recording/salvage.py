@@ -24,6 +24,9 @@ class _Summary:
 
 
 class Salvaged:
+    """What can be read from an MCAP file that was cut short (no footer): its schemas, channels,
+    messages and metadata, by streaming it."""
+
     def __init__(self, file: IO[bytes]) -> None:
         from mcap.records import Channel, Message, Metadata, Schema
         from mcap.stream_reader import StreamReader
@@ -50,16 +53,20 @@ class Salvaged:
 
     @property
     def message_count(self) -> int:
+        """How many messages the readable part holds."""
         return len(self._messages)
 
     @property
     def end_ns(self) -> int:
+        """The log time of the last readable message, ns."""
         return self._messages[-1].log_time if self._messages else 0
 
     def get_summary(self) -> _Summary:
+        """A summary of the readable part, in the shape mcap's readers give."""
         return self._summary
 
     def iter_metadata(self) -> Iterator[Any]:
+        """The metadata records of the readable part."""
         return iter(self._metadata)
 
     def iter_messages(

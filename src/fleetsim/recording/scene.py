@@ -37,6 +37,9 @@ def _set_color(color: Any, rgba: tuple[float, float, float, float]) -> None:
 
 
 class SceneWriter:
+    """The `/scene` messages: the static world and the site once, and the other bodies (loads,
+    carts) when they appear, move or go."""
+
     def __init__(self, sim: MultiRobotSimulationCore) -> None:
         self.sim = sim
         # Bodies written so far: handles (sorted) and the pose (pos + quat) last written.
@@ -47,9 +50,11 @@ class SceneWriter:
         self._others_size = 0  # (the body count they were found at)
 
     def spawned(self) -> None:
+        """Bodies were spawned: they are sent with the next frame."""
         self._others = None
 
     def removed(self, obj: Any) -> None:
+        """`obj` was removed: its entity is deleted with the next frame."""
         self._others = None
         at = np.searchsorted(self._sent_handles, obj.handle)
         if at < len(self._sent_handles) and self._sent_handles[at] == obj.handle:

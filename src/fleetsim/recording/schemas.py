@@ -42,6 +42,7 @@ def descriptor_set(message_class: Any) -> bytes:
 
 
 def json_schema(title: str, properties: dict[str, Any]) -> bytes:
+    """A JSON Schema (for a JSON channel) with `title` and `properties`, as bytes."""
     return json.dumps({"title": title, "type": "object", "properties": properties}).encode()
 
 

@@ -26,6 +26,8 @@ SHM_DIR = "/dev/shm"
 
 
 class PoseSlots:
+    """Shared memory holding each recorded frame's poses, read by the writer process."""
+
     def __init__(self, acks: int, gone: Callable[[], Exception]) -> None:
         """`acks`: the file descriptor the writer acknowledges slots on; `gone()`: the error to
         raise when the writer has exited."""
@@ -43,6 +45,7 @@ class PoseSlots:
         return self._pending >= SLOTS
 
     def fits(self, robots: int) -> bool:
+        """Whether the slots hold `robots` poses."""
         return self._map is not None and BYTES_PER_ROBOT * robots <= self.slot_bytes
 
     def remap(self, robots: int) -> tuple[str, int]:
@@ -91,6 +94,7 @@ class PoseSlots:
                 return
 
     def close(self) -> None:
+        """Unmap and remove the shared memory."""
         if self._map is not None:
             self._map.close()
             self._map = None

@@ -70,15 +70,18 @@ class Scene:
 
     @property
     def rng(self) -> np.random.Generator:
+        """The simulation's seeded random generator."""
         return self.sim.rng
 
     def robot(self, name: str) -> Agent:
+        """The robot named `name` (a `ConfigError` naming the robots otherwise)."""
         for robot in self.robots:
             if robot.name == name:
                 return robot
         raise KeyError(f"no robot named '{name}' in the scene")
 
     def object(self, name: str) -> SimObject:
+        """The object named `name` (a `ConfigError` naming the objects otherwise)."""
         return self.objects[name]
 
 
@@ -94,6 +97,7 @@ class ScenarioRun:
 
 
 def pose_of(spec: s.PoseSpec | None) -> Pose:
+    """The `Pose` a pose entry describes (the origin when None)."""
     if spec is None:
         return Pose()
     if spec.orientation is not None:
@@ -171,6 +175,8 @@ def _count(where: str, grid: s.GridSpec | None, start: Any) -> tuple[str, int]:
 
 
 def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
+    """Refuse a scenario with more bodies than `max_bodies`, or than memory holds, before building
+    it."""
     counts = body_counts(loaded)
     total = sum(n for _, n in counts)
     if total > max_bodies:
@@ -183,6 +189,7 @@ def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
 
 
 def simulation_params(loaded: LoadedScenario, overrides: dict[str, Any]) -> SimulationParams:
+    """The `SimulationParams` of the scenario's `simulation` section and `overrides`."""
     section: dict[str, Any] = loaded.scenario.simulation.model_dump()  # type: ignore[attr-defined]
     physics_dt = section.pop("physics_dt")
     section.pop("render_dt")

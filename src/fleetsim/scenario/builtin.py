@@ -53,11 +53,14 @@ class Patrol(_RobotPlugin):
     """Drive through `waypoints` ([x, y, z] each) in order, forever (or once: `loop: false`)."""
 
     class Params(_Params):
+        """`waypoints`, `loop` and `tolerance`."""
+
         waypoints: list[Vec3] = Field(min_length=1)
         loop: bool = True
         tolerance: NonNegative = 0.05
 
     def next_round(self, first: bool = False) -> None:
+        """Queue the drive through the waypoints (again, when looping)."""
         if first or self.params.loop:
             move = MoveTo(Path.from_positions(self.params.waypoints), self.params.tolerance)
             self.chain([move], failed=False)
@@ -71,12 +74,15 @@ class RandomGoals(_RobotPlugin):
     """
 
     class Params(_Params):
+        """`area`, `z` and `tolerance`."""
+
         area: tuple[Finite, Finite, Finite, Finite]
         z: Finite = 0.0
         tolerance: NonNegative = 0.05
         pause_s: NonNegative = 0.0
 
     def next_round(self, first: bool = False) -> None:
+        """Queue a drive to the next random goal."""
         x_min, y_min, x_max, y_max = self.params.area
         x, y = self.scene.rng.uniform((x_min, y_min), (x_max, y_max))
         actions: list[Action] = [
@@ -96,6 +102,8 @@ class Shuttle(_RobotPlugin):
     """
 
     class Params(_Params):
+        """`pick`, `drop` (or the objects' places) and `carry_height`."""
+
         pick: Vec3 | None = None
         drop: Vec3 | None = None
         pick_grid: GridSpec | None = None
@@ -105,6 +113,7 @@ class Shuttle(_RobotPlugin):
         carry_height: Finite | None = None
 
     def initialize(self) -> None:
+        """Find the load and the places to shuttle between."""
         self._a = self._slot(self.params.pick, self.params.pick_grid, "pick")
         self._b = self._slot(self.params.drop, self.params.drop_grid, "drop")
         self._outbound = True
@@ -127,6 +136,7 @@ class Shuttle(_RobotPlugin):
         return (float(x), float(y), float(z))
 
     def next_round(self, first: bool = False) -> None:
+        """Queue the next pick and drop."""
         failed = any(a.status is ActionStatus.FAILED for a in self._trip)
         if not first and not failed:
             self._outbound = not self._outbound

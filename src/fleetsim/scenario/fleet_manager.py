@@ -49,6 +49,8 @@ class _Strict(BaseModel):
 
 
 class PoissonSpec(_Strict):
+    """Tasks arriving as a Poisson process: rate, kinds and places, seeded."""
+
     rate_per_hour: Positive
     """Orders per hour at each pick-up station."""
     pickups: list[str] | None = None
@@ -72,6 +74,8 @@ class BatterySpec(_Strict):
 
 
 class TasksSpec(_Strict):
+    """Where the fleet manager's tasks come from: a list, a file, or a Poisson stream."""
+
     list_: list[dict[str, Any]] | None = Field(None, alias="list")
     poisson: PoissonSpec | None = None
     file: str | None = None
@@ -88,6 +92,9 @@ class FleetManagerPlugin(Plugin):
     """Tasks, assignment, traffic control, robot states and KPIs for the scenario's robots."""
 
     class Params(_Strict):
+        """The `fleet_manager` plugin's parameters: tasks, assignment, times, batteries, parking,
+        limits."""
+
         tasks: TasksSpec
         assignment: str = "nearest"
         pick_time: NonNegative = 5.0
@@ -103,6 +110,7 @@ class FleetManagerPlugin(Plugin):
     _reach: np.ndarray | None = None
 
     def initialize(self) -> None:
+        """Make the fleet manager over the scenario's robots and attach it to the simulation."""
         if self.robot is not None:
             raise ConfigError("'fleet_manager' is a world plugin: list it under plugins:")
         scene, p = self.scene, self.params
@@ -171,7 +179,9 @@ class FleetManagerPlugin(Plugin):
                 )
 
     def kpis(self) -> dict[str, Any]:
+        """The fleet manager's KPIs."""
         return self.manager.kpis() if self.manager is not None else {}
 
     def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """The fleet manager's tables."""
         return self.manager.tables() if self.manager is not None else {}

@@ -53,6 +53,8 @@ class Conversion:
     notes: list[str] = field(default_factory=list)
 
     def to_yaml(self, source: str) -> str:
+        """The scenario as YAML, with a header naming `source` and listing what was not carried
+        over."""
         header = [f"# Converted by `fleetsim import pybullet-fleet` from {source}."]
         if self.notes:
             header.append("# Not carried over (or changed):")

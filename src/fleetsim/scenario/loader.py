@@ -34,6 +34,8 @@ class ScenarioError(ConfigError):
 
 @dataclass
 class LoadedScenario:
+    """A scenario read and checked: its spec, file, text and overrides."""
+
     scenario: Scenario
     path: Path
     raw: dict[str, Any]
@@ -164,6 +166,8 @@ def apply_override(data: dict[str, Any], item: str) -> None:
 
 
 def describe(exc: pydantic.ValidationError, path: Path, text: str, data: dict[str, Any]) -> str:
+    """A validation error as `file line N: key.path: message` lines, with the closest valid key for
+    a typo."""
     lines = []
     errors = exc.errors()
     for err in errors[:MAX_REPORTED_ERRORS]:

@@ -66,9 +66,11 @@ class Plugin:
         self.scene: Any = None
 
     def on_plugin_load(self, robot: Any) -> None:
+        """When the robot (None for a world plugin) has been loaded."""
         self.robot = robot
 
     def set_up_scene(self, scene: Any) -> None:
+        """When the robot is registered in the scene."""
         self.scene = scene
 
     def initialize(self) -> None:
@@ -88,6 +90,7 @@ class Plugin:
 
     @property
     def label(self) -> str:
+        """How messages name the plugin: its name and its robot."""
         owner = f" on {self.robot.name}" if self.robot is not None else ""
         return f"plugin '{self.name or type(self).__name__}'{owner}"
 

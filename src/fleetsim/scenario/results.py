@@ -24,6 +24,7 @@ FORMATS = (".json", ".csv", ".parquet")
 
 
 def fleetsim_version() -> str:
+    """The fleetsim version that wrote the results."""
     try:
         return version("fleetsim")
     except PackageNotFoundError:  # pragma: no cover - running from a source tree

@@ -45,6 +45,7 @@ class RunSummary:
 
     @property
     def interrupted(self) -> bool:
+        """Whether a signal stopped the run."""
         return self.stopped_by is not None
 
     @property

@@ -34,6 +34,9 @@ class Spec(BaseModel):
     # Each field's docstring (the string below it) is its description in the JSON Schema, put
     # there by `json_schema` (pydantic's `use_attribute_docstrings` reads this file's source
     # once per class as it is made: a fifth of every command's start-up).
+    """A part of a scenario file: unknown keys are errors, and each field's docstring is its
+    description in the JSON Schema."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -91,6 +94,7 @@ class GridSpec(Spec):
     """Heading of every item in radians."""
 
     def positions(self) -> np.ndarray:
+        """The grid's item positions, (count, 3)."""
         cols = self.columns or math.ceil(math.sqrt(self.count))
         spacing = (self.spacing,) * 3 if isinstance(self.spacing, float | int) else self.spacing
         dx, dy = spacing[0], spacing[1]

@@ -220,6 +220,7 @@ class NavGraph:
 
     @property
     def lane_count(self) -> int:
+        """How many lanes the graph has (a two-way lane counts once)."""
         return len(self.lane_from)
 
     def node(self, name_or_index: str | int) -> int:

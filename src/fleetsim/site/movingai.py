@@ -75,10 +75,12 @@ class GridMap:
 
     @property
     def height(self) -> int:
+        """Rows of the map."""
         return int(self.blocked.shape[0])
 
     @property
     def width(self) -> int:
+        """Columns of the map."""
         return int(self.blocked.shape[1])
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:

@@ -87,10 +87,14 @@ class Site:
 
     @classmethod
     def from_graph(cls, nodes: Any, lanes: Any) -> Site:
+        """A site of a navigation graph from node and lane dicts (see `NavGraph.from_lists`), with
+        no obstacles."""
         return cls(NavGraph.from_lists(nodes, lanes))
 
     @classmethod
     def from_grid(cls, path: str | Path, cell_size: float = 1.0, blocked: str = "") -> Site:
+        """A site from a MovingAI grid map: the free cells' graph, and the blocked cells merged into
+        boxes 1 m tall."""
         grid = load_movingai(path, cell_size, blocked)
         r = grid.rectangles
         centres = np.column_stack(
@@ -124,6 +128,8 @@ class Site:
 
     @classmethod
     def from_building(cls, path: str | Path, level: str | None = None, graph: int = 0) -> Site:
+        """A site from an Open-RMF building: its levels' lanes, walls at their elevation, doors and
+        lifts (`level` for one level only)."""
         building = load_rmf_building(path, level, graph)
         if building.ignored:  # said once, by name, not dropped silently
             log.warning("%s: not simulated: %s", path, "; ".join(building.ignored))

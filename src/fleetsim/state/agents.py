@@ -14,6 +14,8 @@ from fleetsim.state.table import Column, Table
 
 
 class MotionMode(IntEnum):
+    """How an agent moves: omnidirectional, differential or a registered model."""
+
     OMNIDIRECTIONAL = 0
     """Moves straight towards the goal in any direction; turns while it drives."""
     DIFFERENTIAL = 1
@@ -21,6 +23,8 @@ class MotionMode(IntEnum):
 
 
 class DriveState(IntEnum):
+    """Where a differential robot is in a leg: turning to it, driving, turning to the goal yaw."""
+
     IDLE = 0
     GOAL = 1
     """Driving to `goal` (a single goal or the current waypoint of a path)."""
@@ -61,5 +65,7 @@ AGENT_COLUMNS: dict[str, Column] = {
 
 
 class AgentTable(Table):
+    """The motion table: one row per agent (goal, path, limits, velocities, flags)."""
+
     def __init__(self, capacity: int = 64) -> None:
         super().__init__(AGENT_COLUMNS, capacity)

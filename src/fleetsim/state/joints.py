@@ -28,5 +28,7 @@ JOINT_COLUMNS: dict[str, Column] = {
 
 
 class JointTable(Table):
+    """The joint table: a row per controllable joint of every robot (positions, targets, limits)."""
+
     def __init__(self, capacity: int = 64) -> None:
         super().__init__(JOINT_COLUMNS, capacity)

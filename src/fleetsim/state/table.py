@@ -69,6 +69,7 @@ class Table:
 
     @property
     def column_names(self) -> tuple[str, ...]:
+        """The table's column names."""
         return tuple(self._columns)
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -167,6 +168,7 @@ class Table:
         self._handle_to_row = h2r
 
     def is_alive(self, handle: int) -> bool:
+        """Whether `handle` names a row."""
         return (
             self._base <= handle < self._next_handle
             and self._handle_to_row[handle - self._base] >= 0

@@ -136,6 +136,7 @@ _quieted = [False]
 
 
 def quiet_once() -> None:
+    """Quiet a worker once (its stdout goes nowhere; it dies with its parent)."""
     if not _quieted[0]:
         quiet()
         _quieted[0] = True

@@ -19,6 +19,8 @@ MAX_WORKERS = 1024
 
 @dataclass
 class SweepResult:
+    """What a sweep did: the rows, the file, and the counts of runs done, failed and skipped."""
+
     rows: list[dict[str, Any]]  # every row in the file (earlier sweeps' too, when resumed)
     ran: int  # runs done now
     skipped: int  # runs the file already had

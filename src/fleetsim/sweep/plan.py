@@ -46,6 +46,8 @@ class RunSpec:
 
 @dataclass
 class Plan:
+    """A sweep's plan: the scenario, the swept keys and values, fixed overrides and the seeds."""
+
     scenario: Path
     swept: dict[str, list[Any]]  # key -> its values, in the order given
     fixed: list[str]
@@ -54,11 +56,13 @@ class Plan:
 
     @property
     def combinations(self) -> list[dict[str, Any]]:
+        """Every combination of the swept values, in order."""
         keys = list(self.swept)
         return [dict(zip(keys, values, strict=True))
                 for values in itertools.product(*self.swept.values())]  # fmt: skip
 
     def runs(self, details: Path | None = None) -> list[RunSpec]:
+        """Every run: each combination with each seed (with a details file under `details`)."""
         out = []
         for combination in self.combinations:
             swept = [f"{k}={_text(v)}" for k, v in combination.items()]

@@ -20,6 +20,7 @@ NEEDS = 'sweep plots need matplotlib: pip install "fleetsim[viz]"'
 
 def write_plots(rows: Sequence[dict[str, Any]], swept: Sequence[str], kpis: Sequence[str],
                 folder: Path) -> list[Path]:  # fmt: skip
+    """A PNG per KPI that varies, against the first swept key (a line per value of a second)."""
     try:
         import matplotlib
 

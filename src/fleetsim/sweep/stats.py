@@ -17,16 +17,20 @@ RUN_KPIS = ("actions_completed", "actions_failed")
 
 
 def t95(df: int) -> float:
+    """The two-sided 95% quantile of Student's t with `df` degrees of freedom."""
     return T95[df - 1] if df <= len(T95) else 1.96 + 2.36 / df
 
 
 @dataclass(frozen=True)
 class Estimate:
+    """A mean and the half-width of its 95% interval (None with one value)."""
+
     n: int
     mean: float
     half_width: float  # the 95% interval is mean +- half_width (nan for one run)
 
     def text(self) -> str:
+        """`mean ± half-width`."""
         if self.n == 0:
             return "-"
         digits = 1 if abs(self.mean) >= 100 else (2 if abs(self.mean) >= 1 else 3)
@@ -36,6 +40,7 @@ class Estimate:
 
 
 def estimate(values: Sequence[float]) -> Estimate:
+    """The mean of `values` and its 95% interval."""
     xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
     n = len(xs)
     if n == 0:

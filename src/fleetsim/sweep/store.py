@@ -34,6 +34,9 @@ def _pyarrow() -> Any:
 
 
 class ResultStore:
+    """A sweep's results: rows appended to a journal as runs finish, the Parquet file written from
+    it at the end and every 10 minutes."""
+
     def __init__(self, path: Path, resume: bool = False) -> None:
         _pyarrow()
         if path.suffix.lower() != ".parquet":
@@ -70,6 +73,7 @@ class ResultStore:
         return list(by_id.values())
 
     def add(self, row: dict[str, Any]) -> None:
+        """Append a run's row to the journal."""
         if self._file is None:
             try:
                 self._file = self.journal.open("a")
@@ -99,6 +103,7 @@ class ResultStore:
         self._since = time.monotonic()
 
     def close(self) -> None:
+        """Write the Parquet file and close the journal."""
         self.consolidate()
         if self._file is not None:
             self._file.close()
@@ -106,6 +111,7 @@ class ResultStore:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results file (Parquet, with its journal)."""
     _pyarrow()
     import pyarrow.parquet as pq
 

@@ -57,6 +57,7 @@ class GuiControls:
             self.sim.sync()
 
     def handle_keys(self) -> None:
+        """Act on the keys pressed since the last frame (SPACE, v, c, t)."""
         keys = self.gui.triggered_keys()
         if KEY_SPACE in keys:
             if self.sim.is_paused:

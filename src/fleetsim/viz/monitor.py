@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class MonitorFigures:
+    """What the monitor shows: times, real-time factors, step time, moving robots, collisions,
+    paused."""
+
     sim_time: float  # s
     real_time: float  # wall s since the monitor started, pauses excluded
     target_rtf: float
@@ -34,6 +37,7 @@ class MonitorFigures:
     paused: bool
 
     def rows(self) -> list[tuple[str, str]]:
+        """(label, value) rows to show."""
         target = "max" if self.target_rtf <= 0 else f"{self.target_rtf:.2f}x"
         return [
             ("sim time", f"{self.sim_time:.2f} s"),
@@ -48,8 +52,13 @@ class MonitorFigures:
 
 
 class View(Protocol):
-    def show(self, figures: MonitorFigures) -> None: ...
-    def close(self) -> None: ...
+    """Where the figures are shown."""
+
+    def show(self, figures: MonitorFigures) -> None:
+        """Show the latest figures."""
+
+    def close(self) -> None:
+        """Close the view."""
 
 
 class DataMonitor:
@@ -68,6 +77,7 @@ class DataMonitor:
         self._paused_total = 0.0
 
     def start(self) -> DataMonitor:
+        """Start sampling after each step; returns itself."""
         self._start_wall, self._start_sim = time.perf_counter(), self.sim.sim_time
         self.view = make_view(self.view_kind)
         events = self.sim.events
@@ -77,6 +87,7 @@ class DataMonitor:
         return self
 
     def stop(self) -> None:
+        """Stop sampling and close the view."""
         events = self.sim.events
         events.off("post_step", self._tick)
         events.off("paused", self._on_pause)
@@ -86,6 +97,7 @@ class DataMonitor:
             self.view = None
 
     def figures(self) -> MonitorFigures:
+        """The figures now."""
         now = time.perf_counter()
         paused = self._paused_total + (
             now - self._paused_since if self._paused_since is not None else 0.0
@@ -145,21 +157,27 @@ def _tk_available() -> bool:
 
 
 class TerminalView:
+    """The figures as a live panel in the terminal (rich)."""
+
     def __init__(self) -> None:
         self._live = Live(Table(), refresh_per_second=4, transient=True)
         self._live.start()
 
     def show(self, figures: MonitorFigures) -> None:
+        """Redraw the panel."""
         table = Table(title="fleetsim monitor", show_header=False)
         for name, value in figures.rows():
             table.add_row(name, value)
         self._live.update(table)
 
     def close(self) -> None:
+        """End the live panel."""
         self._live.stop()
 
 
 class WindowView:
+    """The figures in a small tkinter window."""
+
     def __init__(self) -> None:
         import tkinter as tk  # only when a window is wanted and possible
 
@@ -173,9 +191,11 @@ class WindowView:
         self._root.update()
 
     def show(self, figures: MonitorFigures) -> None:
+        """Update the window."""
         for name, value in figures.rows():
             self._labels[name].configure(text=value)
         self._root.update()
 
     def close(self) -> None:
+        """Close the window."""
         self._root.destroy()

@@ -18,6 +18,9 @@ KEEP = -2  # accept(): the command leaves the running command as it is
 
 
 class AcceptedCommands:
+    """The commands the HTTP side has accepted, ahead of the step that applies them: teleop, and the
+    command id each robot will be running, so answers follow what was accepted."""
+
     def __init__(self, live_cmd_id: np.ndarray) -> None:
         n = len(live_cmd_id)
         self.teleop = np.zeros(n, dtype=bool)  # as accepted, read by the HTTP side

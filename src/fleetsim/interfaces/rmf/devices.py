@@ -27,16 +27,23 @@ STOPPED, UP, DOWN = 0, 1, 2
 
 
 class Mode(BaseModel):
+    """RMF's mode message: `{value: int}`."""
+
     value: int = Field(ge=0, le=2)
 
 
 class DoorRequest(BaseModel):
+    """RMF's `DoorRequest`: which door, who asks, and the mode wanted (0 closed, 2 open)."""
+
     door_name: str
     requester_id: str = "rmf"
     requested_mode: Mode
 
 
 class LiftRequest(BaseModel):
+    """RMF's `LiftRequest`: which lift, the session, the request type (0 end, 1 AGV) and the
+    destination floor."""
+
     lift_name: str
     session_id: str
     request_type: int = Field(1, ge=0, le=2)
@@ -45,10 +52,12 @@ class LiftRequest(BaseModel):
 
 
 def door_mode(mode: str) -> int:
+    """RMF's door mode number for a `DoorMode` value."""
     return {"closed": DOOR_CLOSED, "open": DOOR_OPEN}.get(mode, DOOR_MOVING)
 
 
 def door_states(fleet: RmfFleet) -> list[dict[str, Any]]:
+    """Every door's state in the shape of RMF's `DoorState`."""
     doors, now = fleet.sim.doors, fleet.sim.sim_time
     if doors is None:
         return []
@@ -57,6 +66,7 @@ def door_states(fleet: RmfFleet) -> list[dict[str, Any]]:
 
 
 def lift_states(fleet: RmfFleet) -> list[dict[str, Any]]:
+    """Every lift's state in the shape of RMF's `LiftState`."""
     lifts, now = fleet.sim.lifts, fleet.sim.sim_time
     if lifts is None:
         return []
@@ -83,6 +93,8 @@ def check_door(fleet: RmfFleet, request: DoorRequest) -> str | None:
 
 
 def check_lift(fleet: RmfFleet, request: LiftRequest) -> str | None:
+    """Why the lift request cannot be carried out (an unknown lift, a floor it does not serve), or
+    None."""
     lifts = fleet.sim.lifts
     if lifts is None or request.lift_name not in lifts.lifts:
         known = ", ".join(lifts.lifts) if lifts is not None else "none"
@@ -95,12 +107,14 @@ def check_lift(fleet: RmfFleet, request: LiftRequest) -> str | None:
 
 
 def apply_door(fleet: RmfFleet, request: DoorRequest) -> None:
+    """Queue the door request for the next step."""
     doors, want = fleet.sim.doors, request.requested_mode.value == DOOR_OPEN
     if doors is not None:  # (check_door said so before)
         fleet.submit(lambda: doors.request(request.door_name, request.requester_id, want))
 
 
 def apply_lift(fleet: RmfFleet, request: LiftRequest) -> None:
+    """Queue the lift request (or the end of its session) for the next step."""
     lifts = fleet.sim.lifts
     if lifts is None:  # (check_lift said so before)
         return

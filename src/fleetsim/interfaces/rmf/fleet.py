@@ -38,6 +38,9 @@ PROGRESS_M, PROGRESS_RAD = 0.05, 0.05  # less since the last progress is standin
 
 
 class RmfFleet:
+    """The simulation side of the RMF fleet-manager API: commands queued by the HTTP side are
+    applied at the start of a step, and a status board is put up after it."""
+
     def __init__(
         self,
         sim: MultiRobotSimulationCore,
@@ -100,6 +103,8 @@ class RmfFleet:
 
     def navigate(self, name: str, cmd_id: int, x: float, y: float, yaw: float,
                  speed_limit: float = 0.0, map_name: str = "") -> None:  # fmt: skip
+        """Send robot `name` straight to (x, y), ending on `yaw`, at most `speed_limit` m/s when > 0
+        (another map: by lift); `cmd_id` completes on arrival."""
         k = self.index[name]
 
         def go() -> None:
@@ -164,6 +169,8 @@ class RmfFleet:
         self.submit(toggle)
 
     def stop(self, name: str, stop_cmd_id: int | None = None) -> None:
+        """Stop robot `name` within its deceleration; `stop_cmd_id` becomes its last completed
+        request."""
         k = self.index[name]
 
         def halt() -> None:
@@ -189,15 +196,18 @@ class RmfFleet:
     # -- the simulation side ----------------------------------------------------------------
 
     def start(self) -> RmfFleet:
+        """Hook into the simulation's steps (inbox before, status board after); returns itself."""
         self._hooks = StepHooks(self.sim, self.apply_inbound, self.report)
         return self
 
     def stop_serving(self) -> None:
+        """Unhook from the simulation."""
         if self._hooks is not None:
             self._hooks.remove()
             self._hooks = None
 
     def apply_inbound(self) -> None:
+        """Apply every queued command, in the order accepted."""
         while True:
             try:
                 command = self._inbox.get_nowait()

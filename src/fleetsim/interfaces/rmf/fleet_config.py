@@ -35,6 +35,9 @@ def footprint_of(model: str) -> float:
 
 def fleet_config(site: Site, model: str = "mobile_robot", fleet_name: str | None = None,
                  fleet_manager: str = "http://127.0.0.1:22011") -> dict[str, Any]:  # fmt: skip
+    """A starter configuration for RMF's demo fleet adapter: the robots the building places, their
+    chargers, limits and footprint, the fleet manager's address and each level's reference
+    coordinates."""
     if not site.spawns:
         raise ConfigError("the site places no robots (an Open-RMF building's spawn_robot_name "
                           "on a vertex); a fleet config lists the fleet's robots")  # fmt: skip

@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qs
 
 from pydantic import BaseModel
 
@@ -27,11 +26,18 @@ from fleetsim.errors import FleetSimError
 from fleetsim.interfaces.rmf import devices
 from fleetsim.interfaces.rmf.fast_http import fast_protocol
 from fleetsim.interfaces.rmf.fleet import RmfFleet
-from fleetsim.interfaces.rmf.openapi import DESCRIPTION, MAX_BODY_BYTES, truthful_openapi
+from fleetsim.interfaces.rmf.openapi import DESCRIPTION, truthful_openapi
 from fleetsim.interfaces.rmf.status import NO_COMMAND
+from fleetsim.interfaces.rmf.status_path import (
+    PREFIX,
+    Bearer,
+    RefusedError,
+    StatusFastPath,
+    answer,
+    status_body,
+)
 from fleetsim.interfaces.serving import free_port
 
-PREFIX = "/open-rmf/rmf_demos_fm"
 START_TIMEOUT_S = 10.0
 JSON = "application/json"
 MAX_CMD_ID = 2**63 - 1  # command ids are kept as int64
@@ -39,35 +45,35 @@ NEEDS = 'the RMF fleet manager needs FastAPI and uvicorn: pip install "fleetsim[
 
 
 class Destination(BaseModel):
+    """A navigate destination: x, y (metres, RMF's coordinates) and yaw (radians)."""
+
     x: float
     y: float
     yaw: float = 0.0
 
 
 class ActivityBody(BaseModel):
+    """A `start_activity` body: the activity and its label."""
+
     activity: str
     label: str
 
 
 class ToggleBody(BaseModel):
+    """A toggle body: `{toggle: bool}`."""
+
     toggle: bool
 
 
 class NavigateBody(BaseModel):
+    """A `navigate` body: map name, destination and speed limit (0: the robot's own)."""
+
     map_name: str = ""
     destination: Destination
     speed_limit: float = 0.0
 
 
 Handler = Callable[..., Awaitable[Any]]
-
-
-class RefusedError(Exception):
-    """A request the fleet manager turns down: answered `success: false` with this message."""
-
-
-def answer(data: Any = None, success: bool = True, msg: str = "") -> dict[str, Any]:
-    return {"data": data if data is not None else {}, "success": success, "msg": msg}
 
 
 def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
@@ -103,13 +109,13 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         where = ".".join(str(p) for p in first.get("loc", ())) or "request"
         return refuse(f"{where}: {first.get('msg', 'malformed')}")
 
+    auth = Bearer(token)
     if token is not None:
 
         @app.middleware("http")
         async def bearer(request: Request, call_next: Any) -> Any:
-            if request.headers.get("authorization", "") != f"Bearer {token}":
-                body = answer(success=False, msg="a bearer token is required (--token)")
-                return JSONResponse(body, status_code=401)
+            if not auth.allows(request.headers.get("authorization", "").encode("latin-1")):
+                return Response(auth.REFUSAL, status_code=401, media_type=JSON)
             return await call_next(request)
 
     @app.exception_handler(RefusedError)
@@ -156,10 +162,10 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
 
     @route("get", "status")
     async def status(robot_name: str | None = None) -> Any:
-        board = fleet.board
-        if robot_name is not None:
-            return Response(board.body(robot(robot_name)), media_type=JSON)
-        return Response(board.all_body(), media_type=JSON)
+        body = status_body(fleet, robot_name)
+        if body is None:
+            robot(robot_name or "")  # an unknown robot: refused, naming the robots
+        return Response(body, media_type=JSON)
 
     @route("post", "navigate")
     async def navigate(robot_name: str, cmd_id: int, body: NavigateBody) -> Any:
@@ -243,98 +249,7 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer()
 
     app.openapi = lambda: truthful_openapi(app, token is not None)  # type: ignore[method-assign]
-    return StatusFastPath(app, fleet, token)
-
-
-class StatusFastPath:
-    """An ASGI app answering `GET status/` (one robot or all) straight from the fleet's status
-    board, and handing every other request, and every status request it cannot answer
-    (an unknown robot, a missing token), to `app`. RMF's adapters poll status for every robot
-    several times a second; FastAPI's routing and validation would be most of that cost. A
-    request body over `MAX_BODY_BYTES` is answered 413 here, before any of it is parsed."""
-
-    def __init__(self, app: Any, fleet: RmfFleet, token: str | None = None) -> None:
-        self.app, self.fleet = app, fleet
-        self._paths = (f"{PREFIX}/status/".encode(), f"{PREFIX}/status".encode())
-        self._auth = None if token is None else f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        body = None
-        if scope["type"] == "http" and scope["method"] == "GET":
-            body = self.answer(scope["path"].encode(), scope["query_string"], scope["headers"])
-        if body is not None:
-            await respond(send, 200, body)
-            return
-        if scope["type"] == "http":
-            request = await read_body(scope, receive)
-            if request is None:
-                msg = f"the request body is over the limit of {MAX_BODY_BYTES} bytes"
-                await respond(send, 413, json.dumps(answer(success=False, msg=msg)).encode())
-                return
-            receive = replay(request, receive)
-        await self.app(scope, receive, send)
-
-    def answer_url(self, url: bytes, headers: list[tuple[bytes, bytes]]) -> bytes | None:
-        """The answer to `GET url` (a raw request target), or None to leave it to the app."""
-        path, _, query = url.partition(b"?")
-        return self.answer(path, query.partition(b"#")[0], headers)
-
-    def answer(self, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
-               ) -> bytes | None:  # fmt: skip
-        if path not in self._paths:
-            return None
-        if self._auth is not None and (b"authorization", self._auth) not in headers:
-            return None
-        board = self.fleet.board
-        if not query:
-            return board.all_body()
-        fields = parse_qs(query.decode("latin-1"), keep_blank_values=True)
-        names = fields.get("robot_name")
-        if names is None or len(fields) > 1:
-            return None
-        k = self.fleet.index.get(names[-1])
-        return None if k is None else board.body(k)
-
-
-async def respond(send: Any, status: int, body: bytes) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def read_body(scope: Any, receive: Any) -> bytes | None:
-    """The whole request body, or None when it is over `MAX_BODY_BYTES` (read no further)."""
-    for name, value in scope["headers"]:
-        if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY_BYTES:
-            return None
-    parts, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break  # the client went away; the app sees an empty body
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return None
-        parts.append(chunk)
-        if not message.get("more_body", False):
-            break
-    return b"".join(parts)
-
-
-def replay(body: bytes, receive_more: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
-    """An ASGI `receive` giving `body` in one message, then what the connection says next
-    (a disconnect, when it comes)."""
-    sent = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if sent:
-            return dict(await receive_more())
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return receive
+    return StatusFastPath(app, fleet, auth)
 
 
 class RmfServer:
@@ -349,9 +264,11 @@ class RmfServer:
 
     @property
     def url(self) -> str:
+        """The server's base URL, `http://127.0.0.1:PORT/open-rmf/rmf_demos_fm`."""
         return f"http://{self.host}:{self.port}{PREFIX}"
 
     def start(self) -> RmfServer:
+        """Serve in a thread of its own; returns once it accepts connections."""
         try:
             import uvicorn
         except ImportError:
@@ -379,6 +296,7 @@ class RmfServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving and join the thread (open connections are closed)."""
         if self._server is not None and self._thread is not None:
             self._server.should_exit = True
             self._thread.join(START_TIMEOUT_S)

@@ -36,12 +36,19 @@ class ActionError(Exception):
 
 
 class Effects(Protocol):
-    def begin(self, action: Action, node: Node | None) -> float: ...
-    def finish(self, action: Action, node: Node | None) -> None: ...
+    """What actions do to the vehicle (`VehicleEffects`)."""
+
+    def begin(self, action: Action, node: Node | None) -> float:
+        """Start `action` (at `node`, None for edge and instant actions); the seconds it takes."""
+
+    def finish(self, action: Action, node: Node | None) -> None:
+        """Finish `action`: what it does is done."""
 
 
 @dataclass
 class Job:
+    """An action to run: its message, its reported state, its node and the work left."""
+
     action: Action
     state: ActionState
     node: Node | None  # the node it runs at (None: an edge or instant action)
@@ -49,10 +56,14 @@ class Job:
 
     @property
     def blocking(self) -> BlockingType:
+        """The action's blocking type (NONE, SOFT or HARD)."""
         return self.action.blocking_type
 
 
 class ActionQueue:
+    """A vehicle's node, edge and instant actions: started in order as their blocking types allow,
+    run for their duration, their states reported."""
+
     def __init__(self, effects: Effects) -> None:
         self.effects = effects
         self.states: dict[str, ActionState] = {}  # actionId -> its state, as reported
@@ -84,6 +95,7 @@ class ActionQueue:
 
     @property
     def busy(self) -> bool:
+        """Whether any action is queued or running."""
         return bool(self._queued or self._running)
 
     @property

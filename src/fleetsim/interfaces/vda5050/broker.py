@@ -32,6 +32,9 @@ ANONYMOUS = "amqtt.plugins.authentication.AnonymousAuthPlugin"
 
 
 class EmbeddedBroker:
+    """An MQTT broker (amqtt) in a thread of this process, on 127.0.0.1 and a free port, for tests
+    and for `fleetsim vda5050` without a broker of your own."""
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.host = host
         self.port = port or free_port(host)
@@ -43,9 +46,11 @@ class EmbeddedBroker:
 
     @property
     def url(self) -> str:
+        """`mqtt://127.0.0.1:PORT`."""
         return f"mqtt://{self.host}:{self.port}"
 
     def start(self) -> EmbeddedBroker:
+        """Start serving; returns once it accepts connections."""
         try:
             from amqtt.broker import Broker
         except ImportError:
@@ -91,6 +96,7 @@ class EmbeddedBroker:
         return self
 
     def stop(self) -> None:
+        """Stop the broker and its thread."""
         if self._loop is not None and self._thread is not None and self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(START_TIMEOUT_S)
@@ -122,13 +128,16 @@ class MosquittoBroker:
 
     @staticmethod
     def available() -> bool:
+        """Whether Debian's `mosquitto` is installed."""
         return _sbin("mosquitto") is not None
 
     @property
     def url(self) -> str:
+        """`mqtt://127.0.0.1:PORT`."""
         return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
 
     def start(self) -> MosquittoBroker:
+        """Start `mosquitto` on 127.0.0.1 and a free port; returns once it accepts connections."""
         exe = _sbin("mosquitto")
         if exe is None:
             raise FleetSimError("mosquitto is not installed (Debian: apt-get install mosquitto)")
@@ -170,6 +179,7 @@ class MosquittoBroker:
         raise FleetSimError(f"mosquitto did not start on {self.url}: {said or 'timed out'}")
 
     def stop(self) -> None:
+        """Stop `mosquitto` and wait for it to end."""
         if self._proc is not None:
             self._proc.terminate()
             try:

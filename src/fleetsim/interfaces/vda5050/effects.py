@@ -63,6 +63,9 @@ def unsupported(action: Action, scope: str) -> str | None:
 
 @dataclass
 class Carried:
+    """A load the vehicle carries: its message, the object carried (None: reported only) and the
+    height it was picked from."""
+
     load: Load
     obj: Any  # the SimObject carried, or None for a recorded-only load
     z: float  # the height it was picked from
@@ -79,9 +82,12 @@ class VehicleEffects:
 
     @property
     def loads(self) -> list[Load]:
+        """The loads carried, for the state's `loads`."""
         return [c.load for c in self.carried]
 
     def begin(self, action: Action, node: Node | None) -> float:
+        """Start `action`: check it can be done here (an `ActionError` says why not); the seconds it
+        takes."""
         kind = action.action_type
         duration = _duration(action)
         if kind == "pick" and self.carried:
@@ -95,6 +101,7 @@ class VehicleEffects:
         return duration
 
     def finish(self, action: Action, node: Node | None) -> None:
+        """Finish `action`: pick, drop, charge or let go as it says."""
         kind = action.action_type
         if kind == "pick":
             self._pick(action)

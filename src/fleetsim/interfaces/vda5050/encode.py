@@ -33,10 +33,12 @@ def text(value: str) -> str:
 
 
 def flag(value: bool) -> str:
+    """A JSON boolean."""
     return "true" if value else "false"
 
 
 def number(value: float) -> str:
+    """A JSON number (Python's shortest round-trip form)."""
     return repr(float(value))
 
 
@@ -48,6 +50,7 @@ def models(items: Collection[Message]) -> str:
 
 
 def position(m: Motion, map_id: str) -> str:
+    """The `agvPosition` and `velocity` fields of a state or visualization."""
     where = f'"x":{number(m.x)},"y":{number(m.y)},"theta":{number(m.theta)}'
     speed = f'"vx":{number(m.vx)},"vy":{number(m.vy)},"omega":{number(m.omega)}'
     return (f'"agvPosition":{{{where},"mapId":{text(map_id)},"positionInitialized":true}},'
@@ -60,6 +63,7 @@ def header(header_id: int, stamp: str, ids: str) -> str:
 
 
 def ids(version: str, manufacturer: str, serial: str) -> str:
+    """The version, manufacturer and serialNumber header fields, encoded once per vehicle."""
     return (f'"version":{text(version)},"manufacturer":{text(manufacturer)},'
             f'"serialNumber":{text(serial)}')  # fmt: skip
 

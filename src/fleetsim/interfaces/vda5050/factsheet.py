@@ -16,12 +16,16 @@ from fleetsim.interfaces.vda5050.messages import Header, Message
 
 
 class AgvKinematic(str, Enum):
+    """The factsheet's `agvKinematic`: differential, omnidirectional or threeWheel."""
+
     DIFF = "DIFF"
     OMNI = "OMNI"
     THREEWHEEL = "THREEWHEEL"
 
 
 class AgvClass(str, Enum):
+    """The factsheet's `agvClass`: forklift, conveyor, tugger or carrier."""
+
     FORKLIFT = "FORKLIFT"
     CONVEYOR = "CONVEYOR"
     TUGGER = "TUGGER"
@@ -29,6 +33,9 @@ class AgvClass(str, Enum):
 
 
 class TypeSpecification(Message):
+    """The factsheet's `typeSpecification`: the series, its kinematics, class, payload and
+    navigation."""
+
     series_name: str
     series_description: str | None = None
     agv_kinematic: AgvKinematic
@@ -39,6 +46,8 @@ class TypeSpecification(Message):
 
 
 class PhysicalParameters(Message):
+    """The factsheet's `physicalParameters`: speeds, accelerations and size."""
+
     speed_min: float
     speed_max: float
     acceleration_max: float
@@ -50,6 +59,8 @@ class PhysicalParameters(Message):
 
 
 class Timing(Message):
+    """The factsheet's `timing`: the state interval the vehicle keeps to."""
+
     min_order_interval: float  # s
     min_state_interval: float
     default_state_interval: float | None = None
@@ -57,12 +68,16 @@ class Timing(Message):
 
 
 class ProtocolLimits(Message):
+    """The factsheet's `protocolLimits`: the maximum lengths of strings and arrays."""
+
     max_string_lens: dict[str, int] = Field(default_factory=dict)
     max_array_lens: dict[str, int] = Field(default_factory=dict)
     timing: Timing
 
 
 class ActionParameterSpec(Message):
+    """A parameter an action takes, in the factsheet."""
+
     key: str
     value_data_type: str  # BOOL, NUMBER, INTEGER, FLOAT, STRING, OBJECT, ARRAY
     description: str | None = None
@@ -70,6 +85,8 @@ class ActionParameterSpec(Message):
 
 
 class AgvAction(Message):
+    """An action the vehicle can do, where (node, edge, instant) and with what parameters."""
+
     action_type: str
     action_description: str | None = None
     action_scopes: list[str]  # INSTANT, NODE, EDGE
@@ -78,28 +95,38 @@ class AgvAction(Message):
 
 
 class OptionalParameter(Message):
+    """An optional field of the standard and whether the vehicle supports or needs it."""
+
     parameter: str
     support: str  # SUPPORTED or REQUIRED
     description: str | None = None
 
 
 class ProtocolFeatures(Message):
+    """The factsheet's `protocolFeatures`: optional fields and the actions supported."""
+
     optional_parameters: list[OptionalParameter]
     agv_actions: list[AgvAction]
 
 
 class AgvGeometry(Message):
+    """The factsheet's `agvGeometry` (the envelope is left out)."""
+
     wheel_definitions: list[dict[str, Any]] | None = None
     envelopes2d: list[dict[str, Any]] | None = None
     envelopes3d: list[dict[str, Any]] | None = None
 
 
 class LoadSpecification(Message):
+    """The factsheet's `loadSpecification`: the load positions and sets (none declared)."""
+
     load_positions: list[str] | None = None
     load_sets: list[dict[str, Any]] | None = None
 
 
 class Factsheet(Header):
+    """The `factsheet` message (VDA 5050 2.0): what the vehicle is and can do."""
+
     type_specification: TypeSpecification
     physical_parameters: PhysicalParameters
     protocol_limits: ProtocolLimits

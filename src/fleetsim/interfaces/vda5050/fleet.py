@@ -55,6 +55,9 @@ BATTERY_EVERY_S = 0.1  # the battery model's update period, simulated s
 
 
 class VdaFleet:
+    """A simulation's robots as VDA 5050 vehicles on an MQTT broker: orders and instant actions
+    applied at the start of a step, states and visualizations published after it."""
+
     def __init__(
         self,
         sim: MultiRobotSimulationCore,
@@ -123,6 +126,8 @@ class VdaFleet:
         return self
 
     def stop(self) -> None:
+        """Unhook from the simulation, send OFFLINE on every vehicle's connection topic and
+        disconnect."""
         if self._hooks is not None:
             self._hooks.remove()
             self._hooks = None

@@ -60,6 +60,7 @@ class Floors:
         return None
 
     def lift_between(self, a: Node, ma: str, b: Node, mb: str) -> Lift | None:
+        """The lift that serves both maps and stands at both nodes, or None."""
         if self.site is None or self.lifts is None:
             return None
         pa, pb = self.position_of(a), self.position_of(b)

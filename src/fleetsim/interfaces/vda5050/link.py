@@ -33,6 +33,8 @@ MODES = ("per-vehicle", "shared")
 
 @dataclass(frozen=True)
 class Inbound:
+    """A message received for a vehicle: its serial number, topic and payload."""
+
     serial: str
     topic: str  # "order" or "instantActions"
     payload: bytes
@@ -48,6 +50,9 @@ def broker_address(url: str) -> tuple[str, int, bool]:
 
 
 class MqttLink:
+    """The vehicles' MQTT connections (one per vehicle, or one shared): subscriptions, last wills,
+    inbound messages queued, outbound published."""
+
     def __init__(
         self,
         topics: Topics,
@@ -174,6 +179,7 @@ class MqttLink:
                 return out
 
     def publish(self, serial: str, topic: str, payload: str) -> None:
+        """Publish `payload` on the vehicle's `topic` with the topic's QoS and retain flag."""
         qos, retain = OUTBOUND[topic]
         client = self._clients.get(serial if self.mode == "per-vehicle" else "")
         if client is not None and self._loop is not None:

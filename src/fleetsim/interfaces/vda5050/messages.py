@@ -30,10 +30,13 @@ class Message(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     def to_json(self) -> str:
+        """The message as JSON: camelCase names, fields that are None left out."""
         return self.model_dump_json(by_alias=True, exclude_none=True)
 
 
 class Header(Message):
+    """The header of every message: headerId, timestamp, version, manufacturer, serialNumber."""
+
     header_id: int = Field(ge=0, le=UINT32)
     timestamp: str
     version: str
@@ -62,17 +65,23 @@ def timestamp(seconds: float) -> str:
 
 
 class BlockingType(str, Enum):
+    """How an action blocks driving and other actions: NONE, SOFT or HARD."""
+
     NONE = "NONE"  # driving and other actions allowed
     SOFT = "SOFT"  # other actions allowed, no driving
     HARD = "HARD"  # the only action at the time
 
 
 class ActionParameter(Message):
+    """A key and value given to an action."""
+
     key: str
     value: Any
 
 
 class Action(Message):
+    """An action of an order or of instantActions: type, id, blocking type and parameters."""
+
     action_type: str
     action_id: str
     action_description: str | None = None
@@ -80,6 +89,7 @@ class Action(Message):
     action_parameters: list[ActionParameter] | None = None
 
     def parameter(self, key: str, default: Any = None) -> Any:
+        """The value of parameter `key`, or `default`."""
         for p in self.action_parameters or ():
             if p.key == key:
                 return p.value
@@ -87,6 +97,8 @@ class Action(Message):
 
 
 class NodePosition(Message):
+    """Where a node is: x, y, theta, the allowed deviations and the map."""
+
     x: float
     y: float
     theta: float | None = Field(None, ge=-math.pi, le=math.pi)
@@ -97,6 +109,8 @@ class NodePosition(Message):
 
 
 class Node(Message):
+    """An order's node: id, sequence id, released or not, position and actions."""
+
     node_id: str
     sequence_id: int = Field(ge=0, le=UINT32)
     node_description: str | None = None
@@ -106,6 +120,8 @@ class Node(Message):
 
 
 class ControlPoint(Message):
+    """A NURBS control point of an edge's trajectory."""
+
     x: float
     y: float
     weight: float = Field(1.0, gt=0)
@@ -130,11 +146,15 @@ class Trajectory(Message):
 
 
 class OrientationType(str, Enum):
+    """How an edge's orientation is meant: GLOBAL or TANGENTIAL."""
+
     GLOBAL = "GLOBAL"
     TANGENTIAL = "TANGENTIAL"
 
 
 class Edge(Message):
+    """An order's edge: ids, released or not, its nodes, limits, trajectory and actions."""
+
     edge_id: str
     sequence_id: int = Field(ge=0, le=UINT32)
     edge_description: str | None = None
@@ -155,6 +175,8 @@ class Edge(Message):
 
 
 class Order(Header):
+    """The `order` message: nodes and edges to drive, the base released and the horizon not."""
+
     order_id: str
     order_update_id: int = Field(ge=0, le=UINT32)
     zone_set_id: str | None = None
@@ -163,6 +185,8 @@ class Order(Header):
 
 
 class InstantActions(Header):
+    """The `instantActions` message: actions to run now."""
+
     actions: list[Action]
 
 
@@ -170,6 +194,8 @@ class InstantActions(Header):
 
 
 class NodeState(Message):
+    """A node of the order not yet passed, as the state reports it."""
+
     node_id: str
     sequence_id: int
     node_description: str | None = None
@@ -178,6 +204,8 @@ class NodeState(Message):
 
 
 class EdgeState(Message):
+    """An edge of the order not yet passed, as the state reports it."""
+
     edge_id: str
     sequence_id: int
     edge_description: str | None = None
@@ -186,6 +214,8 @@ class EdgeState(Message):
 
 
 class AgvPosition(Message):
+    """Where the vehicle is: x, y, theta, the map and whether the position is initialised."""
+
     x: float
     y: float
     theta: float
@@ -197,12 +227,16 @@ class AgvPosition(Message):
 
 
 class Velocity(Message):
+    """The vehicle's velocity: vx, vy, omega."""
+
     vx: float | None = None
     vy: float | None = None
     omega: float | None = None
 
 
 class Load(Message):
+    """A load the vehicle carries."""
+
     load_id: str | None = None
     load_type: str | None = None
     load_position: str | None = None
@@ -210,6 +244,8 @@ class Load(Message):
 
 
 class ActionStatus(str, Enum):
+    """An action's status: WAITING, INITIALIZING, RUNNING, PAUSED, FINISHED or FAILED."""
+
     WAITING = "WAITING"
     INITIALIZING = "INITIALIZING"
     RUNNING = "RUNNING"
@@ -219,6 +255,8 @@ class ActionStatus(str, Enum):
 
 
 class ActionState(Message):
+    """An action's state as the state reports it: id, type, status and result."""
+
     action_id: str
     action_type: str | None = None
     action_description: str | None = None
@@ -227,6 +265,8 @@ class ActionState(Message):
 
 
 class BatteryState(Message):
+    """The battery: charge (percent), voltage, health, charging, reach."""
+
     battery_charge: float = Field(ge=0, le=100)  # percent
     battery_voltage: float | None = None
     battery_health: float | None = None
@@ -235,16 +275,22 @@ class BatteryState(Message):
 
 
 class ErrorLevel(str, Enum):
+    """An error's level: WARNING or FATAL."""
+
     WARNING = "WARNING"
     FATAL = "FATAL"
 
 
 class ErrorReference(Message):
+    """What an error refers to: a key (orderId, nodeId, ...) and its value."""
+
     reference_key: str
     reference_value: str
 
 
 class Error(Message):
+    """An error the vehicle reports: type, level, description and references."""
+
     error_type: str  # validationError, orderError, orderUpdateError, noRouteError, ...
     error_references: list[ErrorReference] | None = None
     error_description: str | None = None
@@ -252,11 +298,15 @@ class Error(Message):
 
 
 class InfoLevel(str, Enum):
+    """An information's level: INFO or DEBUG."""
+
     INFO = "INFO"
     DEBUG = "DEBUG"
 
 
 class Information(Message):
+    """Information the vehicle reports."""
+
     info_type: str
     info_references: list[ErrorReference] | None = None  # same shape: a key and a value
     info_description: str | None = None
@@ -264,6 +314,8 @@ class Information(Message):
 
 
 class EStop(str, Enum):
+    """The emergency stop: AUTOACK, MANUAL, REMOTE or NONE."""
+
     AUTOACK = "AUTOACK"
     MANUAL = "MANUAL"
     REMOTE = "REMOTE"
@@ -271,11 +323,15 @@ class EStop(str, Enum):
 
 
 class SafetyState(Message):
+    """The safety state: the emergency stop and whether a protective field is violated."""
+
     e_stop: EStop = EStop.NONE
     field_violation: bool = False
 
 
 class OperatingMode(str, Enum):
+    """Who is in charge of the vehicle: AUTOMATIC, SEMIAUTOMATIC, MANUAL, SERVICE or TEACHIN."""
+
     AUTOMATIC = "AUTOMATIC"
     SEMIAUTOMATIC = "SEMIAUTOMATIC"
     MANUAL = "MANUAL"
@@ -284,6 +340,9 @@ class OperatingMode(str, Enum):
 
 
 class State(Header):
+    """The `state` message: the order's progress, position, velocity, loads, actions, battery,
+    errors and safety."""
+
     order_id: str
     order_update_id: int
     zone_set_id: str | None = None
@@ -307,16 +366,22 @@ class State(Header):
 
 
 class ConnectionState(str, Enum):
+    """A connection state: ONLINE, OFFLINE or CONNECTIONBROKEN."""
+
     ONLINE = "ONLINE"
     OFFLINE = "OFFLINE"
     CONNECTIONBROKEN = "CONNECTIONBROKEN"
 
 
 class Connection(Header):
+    """The `connection` message (also the broker's last will)."""
+
     connection_state: ConnectionState
 
 
 class Visualization(Header):
+    """The `visualization` message: position and velocity only, sent more often."""
+
     agv_position: AgvPosition | None = None
     velocity: Velocity | None = None
 

@@ -45,6 +45,9 @@ class Verdict:
 
 @dataclass
 class OrderBook:
+    """A vehicle's order: the nodes and edges not yet passed, the ids, what is released, and the
+    rules for taking updates."""
+
     order_id: str = ""
     order_update_id: int = 0
     zone_set_id: str | None = None
@@ -58,10 +61,12 @@ class OrderBook:
 
     @property
     def base(self) -> list[Node]:
+        """The released nodes not yet passed."""
         return [n for n in self.nodes if n.released]
 
     @property
     def horizon(self) -> list[Node]:
+        """The nodes not released yet."""
         return [n for n in self.nodes if not n.released]
 
     @property
@@ -124,11 +129,13 @@ class OrderBook:
         return True
 
     def node_states(self) -> list[NodeState]:
+        """The state's nodeStates: every node not yet passed."""
         return [NodeState(node_id=n.node_id, sequence_id=n.sequence_id, released=n.released,
                           node_description=n.node_description, node_position=n.node_position)
                 for n in self.nodes]  # fmt: skip
 
     def edge_states(self) -> list[EdgeState]:
+        """The state's edgeStates: every edge not yet passed."""
         return [EdgeState(edge_id=e.edge_id, sequence_id=e.sequence_id, released=e.released,
                           edge_description=e.edge_description, trajectory=e.trajectory)
                 for e in self.edges]  # fmt: skip

@@ -18,6 +18,8 @@ Place = tuple[float, float, float | None]
 
 @dataclass
 class Waypoints:
+    """What a vehicle drives: points, yaws, per-leg speed limits and where it faces."""
+
     points: list[tuple[float, float]] = field(default_factory=list)
     yaws: list[float] = field(default_factory=list)
     limits: list[float] = field(default_factory=list)  # m/s of the leg ending at each

@@ -38,6 +38,7 @@ class Topics:
 
     @property
     def prefix(self) -> str:
+        """`interface/majorVersion/manufacturer`, the start of every topic."""
         return f"{self.interface}/v{self.version.split('.')[0]}/{self.manufacturer}"
 
     @property
@@ -46,6 +47,7 @@ class Topics:
         return f"{self.version}.0"
 
     def topic(self, serial: str, name: str) -> str:
+        """The full topic `name` of vehicle `serial`."""
         return f"{self.prefix}/{serial}/{name}"
 
     def inbound_filter(self, serial: str = "+") -> list[tuple[str, int]]:

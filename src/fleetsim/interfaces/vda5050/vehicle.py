@@ -39,6 +39,7 @@ from fleetsim.interfaces.vda5050.messages import (
     warning,
 )
 from fleetsim.interfaces.vda5050.order_book import OrderBook
+from fleetsim.interfaces.vda5050.state_out import StateOut
 from fleetsim.interfaces.vda5050.topics import Topics
 from fleetsim.site import Site
 
@@ -49,6 +50,8 @@ MAX_ERRORS = 50  # the newest warnings kept (a flood of bad messages cannot grow
 
 
 class Vehicle:
+    """One robot as a VDA 5050 vehicle: its orders, actions, errors and messages."""
+
     def __init__(
         self, robot: Agent, topics: Topics, site: Site | None = None, map_id: str = "site"
     ) -> None:
@@ -64,11 +67,9 @@ class Vehicle:
         self.headers: Counter[str] = Counter()
         self._base: list[Node] = []  # the base nodes the robot is driving through now
         self._last_xy: tuple[float, float] | None = None  # where the last node passed is
-        self._ids = encode.ids(topics.protocol_version, topics.manufacturer, self.serial)
-        self._idle_key: tuple[Any, ...] = ()  # what the idle-state template was made for
-        self._idle = ""
+        ids = encode.ids(topics.protocol_version, topics.manufacturer, self.serial)
+        self.out = StateOut(self, ids)  # the state and visualization JSON
         self._omni = robot.spawn_params.motion_mode != "differential"
-        self._route: tuple[int, str] = (-1, "")  # (book version, nodeStates+edgeStates JSON)
 
     @property
     def map_id(self) -> str:
@@ -223,68 +224,8 @@ class Vehicle:
         return State.model_validate_json(self.state_json(timestamp(now), self.motion()))
 
     def state_json(self, stamp: str, m: Motion) -> str:
-        """The `state` message as JSON, fast (see `encode`); `stamp` from `timestamp()`. A
-        vehicle with no order, action, error or load (most of a large fleet, most of the time)
-        fills in a template kept while its ids stay the same."""
-        header_id = self.headers["state"]
-        self.headers["state"] += 1
-        book = self.book
-        if book.nodes or self.work.states or self.errors or self.effects.carried or self._base:
-            head = encode.header(header_id, stamp, self._ids)
-            return self._compose(head, encode.flag(m.driving), encode.position(m, self.map_id),
-                                 encode.number(self.battery), m)  # fmt: skip
-        key = (book.order_id, book.order_update_id, book.zone_set_id, book.last_node_id,
-               book.last_node_sequence_id, self.paused, self.effects.charging,
-               self.map_id)  # fmt: skip
-        if key != self._idle_key:
-            self._idle_key, self._idle = key, self._template()
-        values = (header_id, stamp, "true" if m.driving else "false", m.x, m.y, m.theta, m.vx, m.vy,
-                  m.omega, float(self.battery))  # fmt: skip
-        return self._idle % values
-
-    def _template(self) -> str:
-        """This vehicle's idle state with %-placeholders for what changes every message."""
-        marks = ("\0H", "\0D", "\0P", "\0B")  # JSON text never holds a raw NUL
-        text = self._compose(*marks, None).replace("%", "%%")
-        fill = (encode.header_template(self._ids), "%s", encode.position_template(self.map_id),
-                "%r")  # fmt: skip
-        for mark, value in zip(marks, fill, strict=True):
-            text = text.replace(mark, value)
-        return text
-
-    def _compose(self, head: str, driving: str, position: str, battery: str, m: Motion | None
-                 ) -> str:  # fmt: skip
-        book = self.book
-        since, wants = None, False
-        if m is not None:
-            if self._base and self._last_xy is not None:  # driving on from the last node
-                since = math.hypot(m.x - self._last_xy[0], m.y - self._last_xy[1])
-            wants = self._wants_base(m.x, m.y, math.hypot(m.vx, m.vy))
-        out = [head, f',"orderId":{encode.text(book.order_id)},"orderUpdateId":'
-               f'{book.order_update_id}']  # fmt: skip
-        if book.zone_set_id is not None:
-            out.append(f',"zoneSetId":{encode.text(book.zone_set_id)}')
-        out.append(f',"lastNodeId":{encode.text(book.last_node_id)},"lastNodeSequenceId":'
-                   f'{book.last_node_sequence_id},"driving":{driving},"paused":'
-                   f'{encode.flag(self.paused)},"newBaseRequest":{encode.flag(wants)}')  # fmt: skip
-        if since is not None:
-            out.append(f',"distanceSinceLastNode":{encode.number(since)}')
-        out.append(f',"operatingMode":"AUTOMATIC",{self._route_json()},{position},"loads":'
-                   f'{encode.models(self.effects.loads)},"actionStates":'
-                   f'{encode.models(self.actions.values())},"batteryState":{{"batteryCharge":'
-                   f'{battery},"charging":{encode.flag(self.effects.charging)}}},"errors":'
-                   f'{encode.models(self.errors)},"safetyState":{{"eStop":"NONE",'
-                   '"fieldViolation":false}}')  # fmt: skip
-        return "".join(out)
-
-    def _route_json(self) -> str:
-        """The nodeStates and edgeStates fields, made again only when the book changed."""
-        book = self.book
-        if self._route[0] != book.version:
-            text = (f'"nodeStates":{encode.models(book.node_states())},'
-                    f'"edgeStates":{encode.models(book.edge_states())}')  # fmt: skip
-            self._route = (book.version, text)
-        return self._route[1]
+        """The next `state` message as JSON (`StateOut.state`); `stamp` from `timestamp()`."""
+        return self.out.state(stamp, m)
 
     def visualization(self, now: float) -> Visualization:
         """Position and velocity only, for the `visualization` topic."""
@@ -293,9 +234,19 @@ class Vehicle:
         )
 
     def visualization_json(self, stamp: str, m: Motion) -> str:
-        header_id = self.headers["visualization"]
-        self.headers["visualization"] += 1
-        return f"{encode.header(header_id, stamp, self._ids)},{encode.position(m, self.map_id)}}}"
+        """The next `visualization` message as JSON."""
+        return self.out.visualization(stamp, m)
+
+    @property
+    def driving_base(self) -> bool:
+        """Whether it is driving through base nodes now."""
+        return bool(self._base)
+
+    def distance_since_last_node(self, x: float, y: float) -> float | None:
+        """Metres from the last node passed, while driving on through the base (else None)."""
+        if self._base and self._last_xy is not None:
+            return math.hypot(x - self._last_xy[0], y - self._last_xy[1])
+        return None
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -396,7 +347,7 @@ class Vehicle:
         self.robot.set_waypoints(way.points, way.yaws, tolerance=0.05, align_orientation=way.align,
                                  speed_limits=way.limits, face=face)  # fmt: skip
 
-    def _wants_base(self, x: float, y: float, speed: float) -> bool:
+    def wants_base(self, x: float, y: float, speed: float) -> bool:
         """newBaseRequest: a horizon waits and the end of the base is near (within
         `NEW_BASE_S` at the current speed, or `NEW_BASE_MIN_M`)."""
         if not self.book.nodes or not self.book.horizon:
