@@ -175,7 +175,7 @@ class FleetManager:
             if self._is_free(blocker):
                 self.parking.make_way(blocker, waiting, self._charger_claims())
         self.traffic.blocked_by_idle = []
-        if self.parking.spots:
+        if self.parking.due(now):
             self.parking.strays(self._free(), now, self._charger_claims())
         self._account(dt, xy)
         self.stalls.check(self, now)

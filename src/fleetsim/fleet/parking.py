@@ -64,12 +64,14 @@ class Parking:
             return True
         return False
 
+    def due(self, now: float) -> bool:
+        """Whether robots off a spot look for one now (every `RETRY_S`, when there are spots)."""
+        return bool(self.spots) and now >= self._next_round
+
     def strays(self, free: np.ndarray, now: float, claimed: set[int]) -> None:
-        """Robots left with nothing to do (`free`, (R,) bool) off a spot try again, every
-        `RETRY_S` at most: an idle robot must not block a lane. No way yet: each backs off (1,
-        2, 4 .. 16 s) while the traffic moves."""
-        if not self.spots or now < self._next_round:
-            return
+        """Robots left with nothing to do (`free`, (R,) bool) off a spot try again (call when
+        `due`): an idle robot must not block a lane. No way yet: each backs off (1, 2, 4 .. 16
+        s) while the traffic moves."""
         self._next_round = now + RETRY_S
         stray = free & ~self.traffic.active & (self._retry <= now)
         for i in np.flatnonzero(stray).tolist():
