@@ -27,6 +27,7 @@ import numpy as np
 
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.fleet.manager import FleetManager
 from fleetsim.fleet.states import STATES
 from fleetsim.logs import LOGGER_NAME
 from fleetsim.recording import schemas
@@ -117,7 +118,7 @@ class Recorder:
         self._closed = False
         self.paused = False
         self._kpis: list[dict[str, Any]] | None = None
-        self._manager: Any = None
+        self._manager: FleetManager | None = None
         self._manager_ids: np.ndarray | None = None  # each manager robot's /fleet id
         self._open_tasks: list[Any] = []  # the fleet manager's tasks not finished yet
         self._tasks_seen = 0
@@ -286,7 +287,7 @@ class Recorder:
         with its simulated `time`) as they come, at the next frame."""
         self._kpis, self._kpis_sent = series, 0
 
-    def watch_fleet(self, manager: Any) -> None:
+    def watch_fleet(self, manager: FleetManager) -> None:
         """Take `/fleet/state` (robot states, tasks, batteries) and `/kpi` from a
         `FleetManager`."""
         self._manager = manager

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.battery import Batteries, BatteryParams
@@ -44,7 +45,7 @@ class RmfFleet:
     def __init__(
         self,
         sim: MultiRobotSimulationCore,
-        robots: Sequence[Any],
+        robots: Sequence[Agent],
         map_name: str = "L1",
         battery: BatteryParams | None = None,
         activities: dict[str, dict[str, list[list[float]]]] | None = None,

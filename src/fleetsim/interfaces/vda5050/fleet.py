@@ -21,10 +21,10 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
+from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
@@ -61,7 +61,7 @@ class VdaFleet:
     def __init__(
         self,
         sim: MultiRobotSimulationCore,
-        robots: Sequence[Any],
+        robots: Sequence[Agent],
         broker: str,
         topics: Topics | None = None,
         state_interval: float = 1.0,
