@@ -4,6 +4,9 @@ The public API follows the PyBulletFleet design names: `MultiRobotSimulationCore
 `SimulationParams`, `SimObject`, `SimObjectSpawnParams`, `ShapeParams`, `Pose`, `Path`.
 """
 
+from pathlib import Path as _FsPath
+from typing import Any as _Any
+
 from fleetsim.actions import (
     Action,
     ActionStatus,
@@ -53,8 +56,18 @@ from fleetsim.state import CollisionMode
 from fleetsim.version import __version__
 from fleetsim.viz import DataMonitor, GuiControls
 
-# The core calls its GUI controls and data monitor through protocols; they live above it.
-_frontends.provide(viewer=GuiControls, monitor=DataMonitor)
+
+def _record(sim: MultiRobotSimulationCore, path: _FsPath | str | None, rate: float,
+            metadata: dict[str, str] | None, out: _Any) -> _frontends.Recorder:  # fmt: skip
+    """`sim.record(...)`: `fleetsim.recording.record`, imported when first used (60 ms, and the
+    `[record]` extra)."""
+    from fleetsim.recording import record
+
+    return record(sim, path, rate, metadata, out)
+
+
+# The core calls its GUI controls, data monitor and recorder through protocols; they live above.
+_frontends.provide(viewer=GuiControls, monitor=DataMonitor, recorder=_record)
 
 
 __all__ = [

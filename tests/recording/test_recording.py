@@ -507,3 +507,26 @@ def test_a_site_with_more_lanes_than_drawn_records_no_lanes(
     first = {e.id: e for e in updates[0].entities}
     assert len(first["site"].lines[0].points) == 0
     assert len(first["static"].cubes) > 1  # the floor and the blocked cells' boxes
+
+
+def test_sim_record_is_recording_record(tmp_path: Path) -> None:
+    """`sim.record(...)` (the core calls out to the recorder it was given) writes what
+    `fleetsim.recording.record(sim, ...)` writes, and the file is finished when the
+    simulation closes."""
+    paths = []
+    for how in ("method", "function"):
+        path = tmp_path / f"{how}.mcap"
+        with make_sim(timestep=0.1) as sim:
+            amr = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="a")
+            amr.set_waypoints([[2.0, 1.0]], [0.5])
+            recorder = sim.record(path, rate=5) if how == "method" else record(sim, path, rate=5)
+            assert isinstance(recorder, fleetsim.recording.Recorder)
+            for _ in range(30):
+                sim.step_once()
+        paths.append(path)
+    frames = []
+    for path in paths:
+        with fleetsim.recording.open(path) as rec:
+            assert not rec.truncated
+            frames.append([(f.time, *f.pose_of("a")[0]) for f in rec.frames()])
+    assert len(frames[0]) == 16 and frames[0] == frames[1]

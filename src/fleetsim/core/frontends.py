@@ -1,16 +1,18 @@
-"""What the simulation calls out to without importing it: its GUI controls and its data monitor.
+"""What the simulation calls out to without importing it: its GUI controls, its data monitor
+and its recorder.
 
-Both live above the core (`fleetsim.viz`), as the architecture puts them; the core only knows
-these small protocols. `provide()` is called once, by the `fleetsim` package when it is
-imported, with `fleetsim.viz`'s classes; a program may provide its own (a different window, a
-monitor that writes to a dashboard) before it makes its simulations.
+They live above the core (`fleetsim.viz`, `fleetsim.recording`), as the architecture puts them;
+the core only knows these small protocols. `provide()` is called once, by the `fleetsim`
+package when it is imported; a program may provide its own (a different window, a monitor that
+writes to a dashboard) before it makes its simulations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from fleetsim.core.simulation import MultiRobotSimulationCore
@@ -58,12 +60,34 @@ class Monitor(Protocol):
         """Stop and close whatever shows the figures."""
 
 
+class Recorder(Protocol):
+    """A recording of a simulation (`sim.record(...)`; `fleetsim.recording.Recorder`)."""
+
+    def pause(self) -> None:
+        """Leave out what happens until `resume()`."""
+
+    def resume(self) -> None:
+        """Record again."""
+
+    def close(self) -> None:
+        """Finish the recording."""
+
+
+class RecorderFactory(Protocol):
+    """Makes a recorder: `(sim, path, rate, metadata, out)`."""
+
+    def __call__(self, sim: MultiRobotSimulationCore, path: str | Path | None, rate: float,
+                 metadata: dict[str, str] | None, out: Any) -> Recorder:  # fmt: skip
+        """Start recording `sim`."""
+
+
 @dataclass
 class Frontends:
     """The factories the simulation uses: each takes the simulation and returns one."""
 
     viewer: Callable[[MultiRobotSimulationCore], Viewer] | None = None
     monitor: Callable[[MultiRobotSimulationCore], Monitor] | None = None
+    recorder: RecorderFactory | None = None
 
 
 FRONTENDS = Frontends()
@@ -72,9 +96,13 @@ FRONTENDS = Frontends()
 def provide(
     viewer: Callable[[MultiRobotSimulationCore], Viewer] | None = None,
     monitor: Callable[[MultiRobotSimulationCore], Monitor] | None = None,
+    recorder: RecorderFactory | None = None,
 ) -> None:
-    """Set the GUI controls and the data monitor simulations use from now on (None keeps one)."""
+    """Set the GUI controls, data monitor and recorder simulations use from now on (None keeps
+    one)."""
     if viewer is not None:
         FRONTENDS.viewer = viewer
     if monitor is not None:
         FRONTENDS.monitor = monitor
+    if recorder is not None:
+        FRONTENDS.recorder = recorder

@@ -20,7 +20,7 @@ from fleetsim.collision import CheckResult, CollisionSystem
 from fleetsim.collision.pairs import key_pairs
 from fleetsim.core import phases
 from fleetsim.core.camera import frame_fleet
-from fleetsim.core.frontends import FRONTENDS, Monitor, Viewer
+from fleetsim.core.frontends import FRONTENDS, Monitor, Recorder, Viewer
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
@@ -536,6 +536,16 @@ class MultiRobotSimulationCore:
         self._profiler.clear()
         self._set_up_world()
         self.events.emit("reset", self)
+
+    def record(self, path: str | FsPath | None, rate: float = 10.0,
+               metadata: dict[str, str] | None = None, out: Any = None) -> Recorder:  # fmt: skip
+        """Record from now on to an MCAP file that opens in Foxglove (`rate` frames per
+        simulated second), until the returned recorder's `close()` or this simulation's: the
+        same as `fleetsim.recording.record(self, ...)`, which it calls. Needs `pip install
+        "fleetsim[record]"`."""
+        if FRONTENDS.recorder is None:
+            raise ConfigError("no recorder provided (fleetsim.core.frontends.provide)")
+        return FRONTENDS.recorder(self, path, rate, metadata, out)
 
     def close(self) -> None:
         """Disconnect from PyBullet, after the `closing` event (recorders and live views close
