@@ -19,6 +19,7 @@ LAYERS: list[set[str]] = [
     {"errors"},
     {"environment", "version", "logs", "events", "assets", "yaml_source"},
     {"jit", "memory", "scheduling"},
+    {"faults"},  # (so far: random draws and delays, on errors only)
     {"geometry"},
     {"state", "site"},
     {"backend"},

@@ -1,0 +1,127 @@
+"""Random draws as a C++ program built with GCC's standard library makes them, so that a seeded
+process here gives what the same process gives there (the League of Robot Runners' delays).
+
+The engine is the Mersenne Twister `mt19937` seeded with one 32-bit number, as `std::mt19937
+(seed)` is: NumPy's legacy `RandomState(seed)` is that engine with that seeding, and its full
+32-bit range draws are the engine's raw outputs. The distributions are written here from the
+descriptions of libstdc++'s algorithms (GCC 11 and later):
+
+- a canonical double in [0, 1): two 32-bit outputs, (first + second * 2^32) / 2^64;
+- Bernoulli(p): a canonical below p;
+- uniform integers in [a, b]: Lemire's method with a 64-bit product, rejecting low parts under
+  (2^32 - range) mod range;
+- normal(mean, sd): Marsaglia's polar method, a fresh distribution per draw (its spare value is
+  thrown away);
+- Poisson(mean) for means under 12: the number of canonicals multiplied in before the product
+  falls to e^-mean or below, less one;
+- shuffle: positions for two elements at a time from one uniform draw over [0, b(b+1) - 1],
+  after a single swap up front when an odd number of swaps is needed.
+
+Other standard libraries (libc++, MSVC) draw differently; so does NumPy's own `Generator`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import MutableSequence
+from typing import TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+TWO_32 = 2.0**32
+TWO_64 = 2.0**64
+BELOW_ONE = math.nextafter(1.0, 0.0)
+BLOCK = 4096  # engine outputs drawn from NumPy at a time (the stream is the same)
+
+
+class StdRandom:
+    """`std::mt19937(seed)` and the libstdc++ distributions fleetsim needs."""
+
+    def __init__(self, seed: int) -> None:
+        if not (isinstance(seed, int) and 0 <= seed < 2**32):
+            raise ValueError(f"seed: expected a 32-bit unsigned integer, got {seed!r}")
+        self._engine = np.random.RandomState(seed)
+        self._block: list[int] = []
+        self._next = 0
+
+    def raw(self) -> int:
+        """The engine's next 32-bit output."""
+        if self._next == len(self._block):
+            self._block = self._engine.randint(0, 2**32, size=BLOCK, dtype=np.uint32).tolist()
+            self._next = 0
+        value = self._block[self._next]
+        self._next += 1
+        return value
+
+    def canonical(self) -> float:
+        """A double in [0, 1) from two outputs (`std::generate_canonical<double, 53>`)."""
+        low = self.raw()
+        value = (low + self.raw() * TWO_32) / TWO_64
+        return value if value < 1.0 else BELOW_ONE
+
+    def bernoulli(self, p: float) -> bool:
+        """True with probability `p`."""
+        return self.canonical() < p
+
+    def uniform_int(self, a: int, b: int) -> int:
+        """An integer in [a, b] (`std::uniform_int_distribution`, ranges under 2^32)."""
+        span = b - a
+        if span < 0:
+            raise ValueError(f"uniform_int: empty range [{a}, {b}]")
+        if span == 0xFFFFFFFF:
+            return a + self.raw()
+        if span > 0xFFFFFFFF:
+            raise ValueError("uniform_int: ranges of 2^32 or more are not needed here")
+        n = span + 1
+        product = self.raw() * n
+        low = product & 0xFFFFFFFF
+        if low < n:
+            threshold = (2**32 - n) % n
+            while low < threshold:
+                product = self.raw() * n
+                low = product & 0xFFFFFFFF
+        return a + (product >> 32)
+
+    def normal(self, mean: float, sd: float) -> float:
+        """A normal draw (Marsaglia's polar method; the spare value is not kept)."""
+        while True:
+            x = 2.0 * self.canonical() - 1.0
+            y = 2.0 * self.canonical() - 1.0
+            r2 = x * x + y * y
+            if 0.0 < r2 <= 1.0:
+                break
+        return y * math.sqrt(-2.0 * math.log(r2) / r2) * sd + mean
+
+    def poisson(self, mean: float) -> int:
+        """A Poisson draw for `mean` < 12 (the product method)."""
+        if not 0 <= mean < 12:
+            raise ValueError(f"poisson: means from 0 to under 12 are supported, got {mean}")
+        threshold = math.exp(-mean)
+        count, product = 0, 1.0
+        while True:
+            product *= self.canonical()
+            count += 1
+            if product <= threshold:
+                return count - 1
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Shuffle `items` in place (`std::shuffle`, two positions per draw)."""
+        n = len(items)
+        if n < 2:
+            return
+        if 0xFFFFFFFF // n < n:
+            raise ValueError("shuffle: sequences this long are not needed here")
+        i = 1
+        if n % 2 == 0:  # n - 1 swaps, an odd number: one up front, the rest in pairs
+            j = self.uniform_int(0, 1)
+            items[i], items[j] = items[j], items[i]
+            i += 1
+        while i < n:
+            b0 = i + 1
+            b1 = b0 + 1
+            x = self.uniform_int(0, b0 * b1 - 1)
+            j, k = x // b1, x % b1
+            items[i], items[j] = items[j], items[i]
+            items[i + 1], items[k] = items[k], items[i + 1]
+            i += 2
