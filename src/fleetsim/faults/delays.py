@@ -7,9 +7,10 @@ Each `next_tick()`: every delay counts down by one tick; the robots with none le
 available; under the Bernoulli model each available robot (in index order) is delayed with
 probability `p`, under the Poisson model k = min(Poisson(robots x p), available) robots are,
 the first k of the available list after a shuffle (none, and no shuffle, when k is 0); each
-gets a duration, uniform over [min, max] or a normal draw (mean min + span x mean_ratio, standard deviation span x
-std_ratio) rounded half away from zero and clamped to [min, max] (min == max: no draw). The
-interval [tick, tick + duration] is recorded, and the robot is delayed for `duration` ticks.
+gets a duration, uniform over [min, max] or a normal draw (mean min + span x mean_ratio,
+standard deviation span x std_ratio) rounded half away from zero and clamped to [min, max]
+(min == max: no draw). The interval [tick, tick + duration] is recorded, and the robot is
+delayed for `duration` ticks.
 """
 
 from __future__ import annotations
