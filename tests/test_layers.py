@@ -19,7 +19,6 @@ LAYERS: list[set[str]] = [
     {"errors"},
     {"environment", "version", "logs", "events", "assets", "yaml_source"},
     {"jit", "memory", "scheduling"},
-    {"faults"},  # (so far: random draws and delays, on errors only)
     {"geometry"},
     {"state", "site"},
     {"backend"},
@@ -30,6 +29,7 @@ LAYERS: list[set[str]] = [
     {"actions"},
     {"core"},
     {"fleet"},
+    {"faults"},
     {"scenario", "recording", "interfaces"},
     {"sweep", "viz"},
     {"__init__"},  # the package: `from fleetsim import Agent` is an import of all of it

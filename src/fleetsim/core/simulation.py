@@ -36,7 +36,8 @@ from fleetsim.state import CollisionMode
 log = logging.getLogger(__name__)
 
 EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "object_renamed", "paused",
-          "resumed", "reset", "closing", "door_changed", "lift_changed")  # fmt: skip
+          "resumed", "reset", "closing", "door_changed", "lift_changed", "fault_started",
+          "fault_ended")  # fmt: skip
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]

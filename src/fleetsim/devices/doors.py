@@ -59,6 +59,7 @@ class DoorDevice:
     open_since: float | None = None  # when it last left CLOSED (None: closed now)
     cycles: int = 0  # times it began to open
     body: Any = None  # its SimObject
+    stuck: bool | None = None  # a fault: stuck open (True) or closed (False)
 
     def state(self) -> dict[str, Any]:
         """Name, level, mode, how far open (0-1) and who wants it open."""
@@ -113,13 +114,24 @@ class Doors:
             door.wanted_by.add(str(requester))
         else:
             door.wanted_by.discard(str(requester))
-        want = bool(door.wanted_by)
+        self._drive(door)
+        return door
+
+    def stick(self, name: str, stuck: bool | None) -> DoorDevice:
+        """Door `name` sticks open (True) or closed (False) whatever is asked of it, moving
+        there first; None frees it (it follows the requests again). A fault."""
+        door = self[name]
+        door.stuck = stuck
+        self._drive(door)
+        return door
+
+    def _drive(self, door: DoorDevice) -> None:
+        want = door.stuck if door.stuck is not None else bool(door.wanted_by)
         if (want and door.mode in (DoorMode.CLOSED, DoorMode.CLOSING)) or (
             not want and door.mode in (DoorMode.OPEN, DoorMode.OPENING)
         ):
             self._set(door, DoorMode.OPENING if want else DoorMode.CLOSING)
-            self._moving.add(name)
-        return door
+            self._moving.add(door.name)
 
     def open(self, name: str, requester: str = "api") -> DoorDevice:
         """`requester` wants the door open; returns the door."""

@@ -58,6 +58,7 @@ class LiftDevice:
     moving_s: float = 0.0
     held_s: float = 0.0  # in a session
     waited_s: list[float] = field(default_factory=list)  # request -> its session began
+    in_service: bool = True  # out of service: nothing moves, requests wait (a fault)
 
     def ready(self, level: str, requester: str) -> bool:
         """Whether the cabin is at `level` with its doors open for `requester`'s session."""
@@ -66,11 +67,12 @@ class LiftDevice:
                 and self.door is DoorMode.OPEN)  # fmt: skip
 
     def state(self) -> dict[str, Any]:
-        """Name, level, height, door and motion, the session's requester and who is aboard."""
+        """Name, level, height, door and motion, the session's requester, who is aboard and
+        whether it is in service."""
         return {"name": self.name, "level": self.level, "z": round(self.z, 3),
                 "door": self.door.value, "session": self.session, "target": self.target,
                 "queue": [c.requester for c in self.queue], "aboard": sorted(self.aboard),
-                "moving": self.moving}  # fmt: skip
+                "moving": self.moving, "in_service": self.in_service}  # fmt: skip
 
     @property
     def moving(self) -> bool:
@@ -149,6 +151,14 @@ class Lifts:
         """`requester` leaves the cabin."""
         self[name].aboard.pop(requester, None)
 
+    def set_in_service(self, name: str, in_service: bool) -> None:
+        """Take lift `name` out of service (its cabin and doors stop as they are, requests
+        wait) or put it back."""
+        lift = self[name]
+        if lift.in_service != in_service:
+            lift.in_service = bool(in_service)
+            self._changed(lift)
+
     def states(self) -> list[dict[str, Any]]:
         """Every lift's `state()`."""
         return [lift.state() for lift in self.lifts.values()]
@@ -159,6 +169,8 @@ class Lifts:
         """Move the lifts one step: serve the queue, move cabins and doors, carry riders."""
         dt = self.sim.params.timestep
         for lift in self.lifts.values():
+            if not lift.in_service:
+                continue
             if lift.session is None and lift.queue:
                 self._next_session(lift)
             if lift.session is not None:

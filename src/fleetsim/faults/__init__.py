@@ -1,11 +1,26 @@
-"""Faults: seeded, reproducible things going wrong, injected on purpose (issue 36, in progress).
+"""Faults: seeded, reproducible things going wrong, injected on purpose.
 
-- `stdrandom` (`StdRandom`): draws as a C++ program built with GCC makes them;
+- `plan` (`FaultPlan`, `RobotFaults`, `SiteFault`, `FaultEvent`, `FaultSchedule`): what goes
+  wrong and when; the same plan and seed give the same events;
+- `inject` (`FaultInjector`): the events applied to a simulation, step by step;
 - `delays` (`DelayConfig`, `DelayGenerator`): execution delays as the League of Robot Runners
-  kit draws them, interval for interval.
+  kit draws them, interval for interval;
+- `stdrandom` (`StdRandom`): draws as a C++ program built with GCC makes them.
 """
 
 from fleetsim.faults.delays import DelayConfig, DelayGenerator
+from fleetsim.faults.inject import FaultInjector
+from fleetsim.faults.plan import FaultEvent, FaultPlan, FaultSchedule, RobotFaults, SiteFault
 from fleetsim.faults.stdrandom import StdRandom
 
-__all__ = ["DelayConfig", "DelayGenerator", "StdRandom"]
+__all__ = [
+    "DelayConfig",
+    "DelayGenerator",
+    "FaultEvent",
+    "FaultInjector",
+    "FaultPlan",
+    "FaultSchedule",
+    "RobotFaults",
+    "SiteFault",
+    "StdRandom",
+]

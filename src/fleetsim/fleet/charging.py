@@ -28,6 +28,7 @@ class Charging:
         self.bound = np.full(r, -1, dtype=np.int64)
         self.sessions = 0
         self.chargers: list[int] = []
+        self.down: set[int] = set()  # chargers out of order (a fault): nobody is sent there
         if self.batteries is not None:
             self._check_chargers(names)
 
@@ -69,6 +70,18 @@ class Charging:
             self.batteries.charging[i] = True
             self.sessions += 1
 
+    def set_down(self, charger: int, down: bool) -> None:
+        """The charger at node `charger` is out of order (robots charging there stop and look
+        for another) or works again."""
+        if down:
+            self.down.add(charger)
+            if self.batteries is not None:
+                for i in np.flatnonzero(self.bound == charger).tolist():
+                    self.batteries.charging[i] = False
+                    self.bound[i] = -1
+        else:
+            self.down.discard(charger)
+
     def rounds(self, idle: np.ndarray, failed: np.ndarray) -> None:
         """Robots charged to the resume mark are free again; idle robots (R,) bool below the
         low mark that are not yet bound for a charger go to one."""
@@ -86,7 +99,8 @@ class Charging:
         claimed = set(self.bound[self.bound >= 0].tolist())
         here = self.traffic.positions()[i]
         t = self.traffic
-        free = [c for c in self.chargers if c not in claimed and t.is_free_for(i, c)]
+        free = [c for c in self.chargers
+                if c not in claimed and c not in self.down and t.is_free_for(i, c)]  # fmt: skip
         free.sort(key=lambda c: float(np.hypot(*(self.graph.xy[c] - here))))
         for charger in free:
             try:

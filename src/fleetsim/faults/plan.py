@@ -1,0 +1,196 @@
+"""What goes wrong, and when: fault processes (seeded) and fixed faults, and the concrete fault
+events they make, in time order.
+
+A robot fault process (`RobotFaults`) happens to each of its robots as a Poisson process of
+`rate_per_hour` (or at fixed `at` times); each event lasts a duration drawn uniformly from its
+span. Each (process, robot) pair draws from its own generator, seeded from the plan's seed and
+the pair, so the faults of one robot do not depend on how many others there are or on anything
+that happens in the run: the same plan and seed give the same events, bit for bit. A site
+fault (`SiteFault`: a door stuck, a lift out of service, a charger down) happens at its time
+for its duration. `FaultSchedule` hands out the events as simulated time reaches them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fleetsim.errors import ConfigError
+
+ROBOT_KINDS = ("stop", "slowdown", "breakdown", "jump", "battery")
+SITE_KINDS = ("door_stuck", "lift_out_of_service", "charger_down")
+KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS)
+
+
+@dataclass(frozen=True)
+class RobotFaults:
+    """A kind of robot fault: `stop` (for a while), `slowdown` (to `factor` of its speed),
+    `breakdown` (stopped until repaired), `jump` (the reported pose is `distance` metres off,
+    the body is not), `battery` (a drain spike of `drain`, a fraction of a full charge). At
+    `rate_per_hour` per robot, and/or at fixed `at` (robot name, time) pairs; `robots` limits
+    it to those names (None: every robot)."""
+
+    kind: str
+    rate_per_hour: float = 0.0
+    at: tuple[tuple[str, float], ...] = ()
+    duration: tuple[float, float] = (30.0, 30.0)  # seconds, uniform between
+    factor: float = 0.5
+    distance: float = 1.0
+    drain: float = 0.1
+    robots: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ROBOT_KINDS:
+            raise ConfigError(f"fault kind {self.kind!r}: expected one of {', '.join(ROBOT_KINDS)}")
+        lo, hi = self.duration
+        if not (math.isfinite(self.rate_per_hour) and self.rate_per_hour >= 0):
+            raise ConfigError(f"{self.kind}: rate_per_hour must be >= 0, got {self.rate_per_hour}")
+        if not (0 <= lo <= hi and math.isfinite(hi)):
+            raise ConfigError(f"{self.kind}: duration must be [min, max] seconds, got {lo}, {hi}")
+        if not 0 <= self.factor <= 1:
+            raise ConfigError(f"{self.kind}: factor must be in [0, 1], got {self.factor}")
+        if not 0 <= self.drain <= 1:
+            raise ConfigError(f"{self.kind}: drain is a fraction of a charge, got {self.drain}")
+        if not (math.isfinite(self.distance) and self.distance >= 0):
+            raise ConfigError(f"{self.kind}: distance must be >= 0 m, got {self.distance}")
+
+
+@dataclass(frozen=True)
+class SiteFault:
+    """A fault of the site at `time` for `duration` seconds: `door_stuck` (door `target`
+    stuck open if `open`, else closed), `lift_out_of_service` (lift `target`), `charger_down`
+    (the charger at node `target`)."""
+
+    kind: str
+    target: str
+    time: float
+    duration: float
+    open: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in SITE_KINDS:
+            raise ConfigError(f"fault kind {self.kind!r}: expected one of {', '.join(SITE_KINDS)}")
+        if not (self.time >= 0 and self.duration >= 0 and math.isfinite(self.duration)):
+            raise ConfigError(f"{self.kind} {self.target}: time and duration must be >= 0")
+
+
+@dataclass(frozen=True, order=True)
+class FaultEvent:
+    """One fault that happens: when, what, to whom (a robot's or a device's name), for how
+    long, and its amount (the factor, distance or drain; for a jump, its direction too)."""
+
+    time: float
+    kind: str
+    target: str
+    duration: float = 0.0
+    value: float = 0.0
+    angle: float = 0.0
+    open: bool = False
+
+    def row(self) -> dict[str, Any]:
+        """The event as a row (and as a scenario's `faults.events` entry)."""
+        row: dict[str, Any] = {"time": self.time, "kind": self.kind, "target": self.target,
+                               "duration": self.duration}  # fmt: skip
+        if self.kind in ("slowdown", "jump", "battery", "delay"):
+            row["value"] = self.value
+        if self.kind == "jump":
+            row["angle"] = self.angle
+        if self.kind == "door_stuck":
+            row["open"] = self.open
+        return row
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """Everything that is to go wrong in a run: robot fault processes, site faults, fixed
+    events (a schedule written out), and the seed."""
+
+    robots: tuple[RobotFaults, ...] = ()
+    site: tuple[SiteFault, ...] = ()
+    events: tuple[FaultEvent, ...] = ()
+    seed: int = 0
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing is to go wrong."""
+        return not (self.robots or self.site or self.events)
+
+
+@dataclass
+class _Stream:
+    """One robot's events of one process: the next one, drawn when the last has begun."""
+
+    process: RobotFaults
+    robot: str
+    rng: np.random.Generator
+    fixed: list[float] = field(default_factory=list)
+    next_random: float = math.inf
+
+    def draw_next(self, after: float) -> None:
+        rate = self.process.rate_per_hour
+        if rate > 0:
+            self.next_random = after + float(self.rng.exponential(3600.0 / rate))
+
+    def event(self, time: float) -> FaultEvent:
+        p = self.process
+        lo, hi = p.duration
+        duration = float(self.rng.uniform(lo, hi)) if hi > lo else lo
+        value = {"slowdown": p.factor, "jump": p.distance, "battery": p.drain}.get(p.kind, 0.0)
+        angle = float(self.rng.uniform(-math.pi, math.pi)) if p.kind == "jump" else 0.0
+        return FaultEvent(time, p.kind, self.robot, duration, value, angle)
+
+
+class FaultSchedule:
+    """The events of a `FaultPlan` for robots named `names`, in time order (`due`)."""
+
+    def __init__(self, plan: FaultPlan, names: Sequence[str]) -> None:
+        known = set(names)
+        self._fixed: list[FaultEvent] = sorted(plan.events)
+        self._fixed += sorted(FaultEvent(s.time, s.kind, s.target, s.duration, open=s.open)
+                              for s in plan.site)  # fmt: skip
+        self._fixed.sort()
+        self._streams: list[_Stream] = []
+        for k, process in enumerate(plan.robots):
+            targets = list(names) if process.robots is None else list(process.robots)
+            unknown = [r for r in targets if r not in known] + [
+                r for r, _ in process.at if r not in known]  # fmt: skip
+            if unknown:
+                raise ConfigError(f"{process.kind} faults name robots the run does not have: "
+                                  f"{', '.join(sorted(set(unknown)))}")  # fmt: skip
+            for robot in targets:
+                rng = np.random.default_rng([plan.seed, k, names.index(robot)])
+                stream = _Stream(process, robot, rng)
+                stream.fixed = sorted(t for r, t in process.at if r == robot)
+                stream.draw_next(0.0)
+                self._streams.append(stream)
+        self._heap: list[tuple[float, int]] = [(self._next_of(s), k)
+                                               for k, s in enumerate(self._streams)]  # fmt: skip
+        heapq.heapify(self._heap)
+        self._fixed_at = 0
+
+    @staticmethod
+    def _next_of(stream: _Stream) -> float:
+        return min(stream.fixed[0] if stream.fixed else math.inf, stream.next_random)
+
+    def due(self, now: float) -> Iterator[FaultEvent]:
+        """The events that begin at or before `now`, not handed out before, in time order."""
+        found: list[FaultEvent] = []
+        while self._fixed_at < len(self._fixed) and self._fixed[self._fixed_at].time <= now:
+            found.append(self._fixed[self._fixed_at])
+            self._fixed_at += 1
+        while self._heap and self._heap[0][0] <= now:
+            time, k = heapq.heappop(self._heap)
+            stream = self._streams[k]
+            if stream.fixed and stream.fixed[0] == time:
+                stream.fixed.pop(0)
+            else:
+                stream.draw_next(time)  # (the next one after this one)
+            found.append(stream.event(time))
+            heapq.heappush(self._heap, (self._next_of(stream), k))
+        found.sort()
+        yield from found
