@@ -282,6 +282,16 @@ def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
     return broken
 
 
+def _fault_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
+    """The faults injected (a scenario's `faults:` section), by kind."""
+    faults = k.get("faults")
+    if not isinstance(faults, dict):
+        return []
+    kinds = ", ".join(f"{kind.replace('_', ' ')} {n}" for kind, n in faults.items() if n)
+    return [("faults", f"{sum(faults.values())} ({kinds or 'none happened'}; "
+                       f"{k.get('faults_active', 0)} still on at the end)")]  # fmt: skip
+
+
 def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     """The fleet's headline numbers, when a fleet manager ran."""
     if "tasks_completed" not in k:
@@ -338,6 +348,7 @@ def print_summary(summary: RunSummary) -> None:
     ]
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
     rows += _kpi_rows(summary.kpis)
+    rows += _fault_rows(summary.kpis)
     if summary.interrupted:
         rows.append(("stopped", f"by {_signal_label(summary.stopped_by)}"))
     for name, value in rows:

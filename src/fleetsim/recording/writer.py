@@ -43,6 +43,8 @@ PAUSED_EVENTS = (
     "action_failed",
     "door_changed",
     "lift_changed",
+    "fault_started",
+    "fault_ended",
 )  # what `pause()` unhooks
 POINT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("yaw", "<f4"), ("id", "<u4")])
 # (A frame is written as an (N, 5) float32 array whose last column holds the uint32 ids.)
@@ -110,6 +112,8 @@ class Recorder:
             ("closing", sim.on("closing", lambda *_: self.close())),  # with the simulation
             ("door_changed", sim.on("door_changed", self._door)),
             ("lift_changed", sim.on("lift_changed", self._lift)),
+            ("fault_started", sim.on("fault_started", self._fault("fault_started"))),
+            ("fault_ended", sim.on("fault_ended", self._fault("fault_ended"))),
         ]
         self._problems = _Problems(sim)  # fleetsim's warnings and errors, for /events
         logging.getLogger(LOGGER_NAME).addHandler(self._problems)
@@ -238,6 +242,16 @@ class Recorder:
         """`door` events: a door began to open, is open, began to close, is closed."""
         self._write_json("/events", schemas.EVENT, {"kind": "door", "door": door, "mode": mode,
                                                     "time": time_s}, time_s)  # fmt: skip
+
+    def _fault(self, kind: str) -> Any:
+        """`fault_started` and `fault_ended` events: the fault's row (time, kind, target,
+        duration, amount, until)."""
+
+        def write(sim: Any, row: dict[str, Any]) -> None:
+            event = {**row, "fault": row["kind"], "kind": kind, "time": sim.sim_time}
+            self._write_json("/events", schemas.EVENT, event, sim.sim_time)
+
+        return write
 
     def _lift(self, lift: str, state: dict[str, Any], time_s: float) -> None:
         """`lift` events: its doors, arrivals and sessions (level, height, who is aboard)."""

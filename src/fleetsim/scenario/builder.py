@@ -32,11 +32,12 @@ from fleetsim.actions import (
 from fleetsim.agents import Agent, AgentSpawnParams
 from fleetsim.control import motion_model_names, register_motion_model
 from fleetsim.core import MultiRobotSimulationCore, SimulationParams
-from fleetsim.errors import FleetSimError, closest
+from fleetsim.errors import ConfigError, FleetSimError, closest
 from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.scenario import schema as s
+from fleetsim.scenario.faults_plugin import FaultsPlugin
 from fleetsim.scenario.loader import (
     MAX_REPORTED_ERRORS,
     LoadedScenario,
@@ -148,6 +149,14 @@ def build(
                 if where is None:
                     raise
                 raise PluginConfigError(f"{loaded.at(where)}: {exc}") from exc
+        if spec.faults is not None:  # last: it applies to what the others made
+            faults = FaultsPlugin(spec.faults, list(every))
+            faults.set_up_scene(scene)
+            try:
+                faults.initialize()
+            except ConfigError as exc:
+                raise ConfigError(f"{loaded.at('faults')}: {exc}") from None
+            every.append(faults)
         builder.queue_actions(robot_plugins, queue=sample is None)
     except BaseException:
         sim.close()

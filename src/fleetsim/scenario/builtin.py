@@ -15,7 +15,8 @@ from fleetsim.actions import Action, ActionStatus, Drop, MoveTo, Pick, Wait
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Path, Pose
 from fleetsim.scenario.plugins import Plugin, register_plugin
-from fleetsim.scenario.schema import Finite, GridSpec, NonNegative, Positive, Vec3
+from fleetsim.scenario.schema import GridSpec
+from fleetsim.scenario.spec_base import Finite, NonNegative, Positive, Vec3
 
 
 class _Params(BaseModel):

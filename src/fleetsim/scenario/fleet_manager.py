@@ -41,7 +41,7 @@ from fleetsim.fleet import (
 )
 from fleetsim.fleet.tasks import check_tasks
 from fleetsim.scenario.plugins import Plugin, import_object, register_plugin
-from fleetsim.scenario.schema import NonNegative, Positive
+from fleetsim.scenario.spec_base import NonNegative, Positive
 
 
 class _Strict(BaseModel):

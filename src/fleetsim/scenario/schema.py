@@ -21,23 +21,16 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fleetsim.core import SimulationParams
-
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-Vec3 = tuple[Finite, Finite, Finite]
-Quat = tuple[Finite, Finite, Finite, Finite]
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-CollisionModeName = Literal["normal_3d", "normal_2d", "static", "disabled"]
-
-
-class Spec(BaseModel):
-    # Each field's docstring (the string below it) is its description in the JSON Schema, put
-    # there by `json_schema` (pydantic's `use_attribute_docstrings` reads this file's source
-    # once per class as it is made: a fifth of every command's start-up).
-    """A part of a scenario file: unknown keys are errors, and each field's docstring is its
-    description in the JSON Schema."""
-
-    model_config = ConfigDict(extra="forbid")
+from fleetsim.scenario.faults_spec import FaultsSpec
+from fleetsim.scenario.spec_base import (
+    CollisionModeName,
+    Finite,
+    NonNegative,
+    Positive,
+    Quat,
+    Spec,
+    Vec3,
+)
 
 
 class PoseSpec(Spec):
@@ -502,6 +495,8 @@ class Scenario(Spec):
     """World plugins (not attached to a robot)."""
     rmf: RmfSpec | None = None
     """Open-RMF: map name, activities and blocking for `fleetsim rmf`."""
+    faults: FaultsSpec | None = None
+    """What goes wrong on purpose: robot faults, site faults, delays, a fixed schedule."""
 
 
 def json_schema() -> dict[str, Any]:

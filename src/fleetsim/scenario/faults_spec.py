@@ -1,0 +1,144 @@
+"""A scenario's `faults:` section: what goes wrong on purpose, as seeded processes and fixed
+faults. `plan_of` turns it into a `fleetsim.faults.FaultPlan`; the builder applies it with a
+`FaultInjector` (see docs/guides/faults.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from fleetsim.faults import DelayConfig, FaultEvent, FaultPlan, RobotFaults, SiteFault
+from fleetsim.scenario.spec_base import Finite, NonNegative, Spec
+
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Duration = NonNegative | tuple[NonNegative, NonNegative]
+
+
+class AtSpec(Spec):
+    """A fault at a set time on one robot."""
+
+    robot: str
+    """The robot's name."""
+    time: NonNegative
+    """Simulated seconds."""
+
+
+class RobotFaultSpec(Spec):
+    """A kind of robot fault, at a rate per robot-hour and/or at set times."""
+
+    type: Literal["stop", "slowdown", "breakdown", "jump", "battery"]
+    """stop (for a while), slowdown (to `factor`), breakdown (stopped until repaired: the
+    duration), jump (the reported pose off by `distance`, the body not), battery (a drain
+    spike of `drain`)."""
+    rate_per_hour: NonNegative = 0.0
+    """Faults per robot per simulated hour (a Poisson process per robot)."""
+    at: list[AtSpec] = Field(default_factory=list)
+    """Faults at set times: [{robot, time}, ...]."""
+    duration: Duration = 30.0
+    """Seconds it lasts, or [min, max] (uniform between)."""
+    factor: Fraction = 0.5
+    """slowdown: the fraction of its speed a robot keeps."""
+    distance: NonNegative = 1.0
+    """jump: metres the reported pose is off, in a random direction."""
+    drain: Fraction = 0.1
+    """battery: the fraction of a full charge lost at once."""
+    robots: list[str] | None = None
+    """Only these robots (by name); default every robot."""
+
+
+class SiteFaultSpec(Spec):
+    """A fault of the site at a set time."""
+
+    type: Literal["door_stuck", "lift_out_of_service", "charger_down"]
+    """door_stuck (a door that neither opens nor closes: `open` says how it is stuck),
+    lift_out_of_service, charger_down (needs a fleet manager with batteries)."""
+    target: str
+    """The door's or lift's name, or the charger's node."""
+    at: NonNegative = 0.0
+    """When it begins, simulated seconds."""
+    duration: NonNegative = 60.0
+    """How long it lasts, seconds."""
+    open: bool = False
+    """door_stuck: stuck open (true) or closed (false)."""
+
+
+class DelaySpec(Spec):
+    """Execution delays as the League of Robot Runners draws them, a tick being a step."""
+
+    p: Fraction
+    """The probability of a delay per robot and step (Bernoulli), or p x robots delays a step
+    on average (Poisson)."""
+    min_steps: Annotated[int, Field(ge=0)] = 1
+    """The shortest delay, in steps."""
+    max_steps: Annotated[int, Field(ge=0)] = 1
+    """The longest delay, in steps."""
+    event_model: Literal["bernoulli", "poisson"] = "bernoulli"
+    """How delays begin."""
+    duration_model: Literal["uniform", "gaussian"] = "uniform"
+    """How long they last, between min_steps and max_steps."""
+    mean_ratio: Finite = 0.5
+    """gaussian: the mean's place between min and max (0..1)."""
+    std_ratio: Finite = 0.22
+    """gaussian: the standard deviation, as a fraction of max - min."""
+
+
+class FaultEventSpec(Spec):
+    """One fault at a set time (what `schedule_rows` writes out: the faults that happened)."""
+
+    time: NonNegative
+    """When it begins, simulated seconds."""
+    kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "delay", "door_stuck",
+                  "lift_out_of_service", "charger_down"]  # fmt: skip
+    """The kind of fault."""
+    target: str
+    """A robot's name, a door's or lift's name, or a charger's node."""
+    duration: NonNegative = 0.0
+    """How long it lasts, seconds."""
+    value: Finite = 0.0
+    """The factor (slowdown), distance (jump), drain (battery) or steps (delay)."""
+    angle: Finite = 0.0
+    """jump: the direction of the offset, radians."""
+    open: bool = False
+    """door_stuck: stuck open (true) or closed (false)."""
+
+
+class FaultsSpec(Spec):
+    """What goes wrong on purpose; the same scenario and seed give the same faults."""
+
+    seed: Annotated[int, Field(ge=0, lt=2**32)] | None = None
+    """The faults' own seed (default: the simulation's seed, else 0)."""
+    robots: list[RobotFaultSpec] = Field(default_factory=list)
+    """Robot faults."""
+    site: list[SiteFaultSpec] = Field(default_factory=list)
+    """Site faults: doors, lifts, chargers."""
+    delays: DelaySpec | None = None
+    """Execution delays, step by step."""
+    events: list[FaultEventSpec] = Field(default_factory=list)
+    """Faults at set times, written out (a run to reproduce)."""
+
+
+def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
+    """The `FaultPlan` of a `faults:` section (`seed` when the section gives none)."""
+    robots = tuple(
+        RobotFaults(
+            r.type, r.rate_per_hour, tuple((a.robot, a.time) for a in r.at),
+            r.duration if isinstance(r.duration, tuple) else (r.duration, r.duration),
+            r.factor, r.distance, r.drain, tuple(r.robots) if r.robots is not None else None,
+        )
+        for r in spec.robots
+    )  # fmt: skip
+    site = tuple(SiteFault(s.type, s.target, s.at, s.duration, s.open) for s in spec.site)
+    events = tuple(FaultEvent(e.time, e.kind, e.target, e.duration, e.value, e.angle, e.open)
+                   for e in spec.events)  # fmt: skip
+    return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed)
+
+
+def delays_of(spec: FaultsSpec, seed: int) -> DelayConfig | None:
+    """The delay configuration of a `faults:` section, or None."""
+    d = spec.delays
+    if d is None:
+        return None
+    return DelayConfig(spec.seed if spec.seed is not None else seed, d.p, d.min_steps,
+                       d.max_steps, d.event_model, d.duration_model, d.mean_ratio,
+                       d.std_ratio)  # fmt: skip

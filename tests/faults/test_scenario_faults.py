@@ -1,0 +1,88 @@
+"""A scenario's `faults:` section: checked like every section, applied with the fleet manager's
+batteries and chargers, reported in the results, the same faults for the same seed, and a run's
+faults written out as a fixed schedule make the same run again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fleetsim import ConfigError
+from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.runner import RunSummary, run_scenario
+
+STOPS = "faults={seed: 4, robots: [{type: stop, rate_per_hour: 20, duration: [5, 20]}]}"
+BATTERY = ("plugins[0].params.battery={drain_per_s: 0.0004, drain_per_m: 0.001, low: 0.5, "
+           "resume: 0.7}")  # fmt: skip
+
+
+def run(*overrides: str, duration: float = 240.0) -> tuple[RunSummary, Any]:
+    built = build(load_scenario("warehouse", [f"simulation.duration={duration}", *overrides]))
+    with built.sim:
+        summary = run_scenario(built)
+        faults = [p for p in built.plugins if type(p).__name__ == "FaultsPlugin"]
+        return summary, faults[0].injector if faults else None
+
+
+def test_the_same_seed_gives_the_same_faults_and_the_same_run() -> None:
+    first, injector = run(STOPS)
+    again, _ = run(STOPS)
+    assert first.tables["faults"] == again.tables["faults"] and len(first.tables["faults"]) > 10
+    assert first.kpis == again.kpis  # the whole run repeats, faults and all
+    assert first.kpis["faults"]["stop"] == len(first.tables["faults"])
+    other, _ = run(STOPS.replace("seed: 4", "seed: 5"))
+    assert other.tables["faults"] != first.tables["faults"]
+    calm, _ = run()
+    assert "faults" not in calm.kpis
+    assert injector.kpis()["faults"]["stop"] == first.kpis["faults"]["stop"]
+
+
+def test_a_runs_faults_written_out_make_the_same_run(tmp_path: Path) -> None:
+    first, injector = run(STOPS)
+    events = injector.schedule_rows()
+    scenario = tmp_path / "again.yaml"
+    spec = yaml.safe_load(Path(load_scenario("warehouse").path).read_text())
+    spec["simulation"]["duration"] = 240.0
+    spec["faults"] = {"events": events}
+    scenario.write_text(yaml.safe_dump(spec))
+    out = tmp_path / "again.json"
+    done = subprocess.run([sys.executable, "-m", "fleetsim", "run", str(scenario), "--output",
+                           str(out)], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    again = json.loads(out.read_text())
+    assert again["faults"] == first.tables["faults"]
+    assert again["kpis"]["tasks_completed"] == first.kpis["tasks_completed"]
+    assert again["kpis"]["distance_m"] == pytest.approx(first.kpis["distance_m"], abs=1e-6)
+    assert "faults" in done.stdout and "stop" in done.stdout  # the summary says so
+
+
+def test_battery_spikes_and_a_charger_down_act_on_the_fleet_manager() -> None:
+    spikes = (BATTERY, "faults={robots: [{type: battery, at: [{robot: amr_0, time: 10}], "
+              "drain: 0.4}], site: [{type: charger_down, target: park_0_1, at: 0, "
+              "duration: 600}]}")  # fmt: skip
+    summary, injector = run(*spikes, duration=600.0)
+    manager = injector.manager
+    assert manager is not None and manager.charging.batteries is not None
+    charger = manager.graph.node("park_0_1")
+    assert charger in manager.charging.down  # still down at the end
+    assert summary.kpis["faults"]["battery"] == 1 and summary.kpis["faults"]["charger_down"] == 1
+    assert summary.kpis["battery"]["charging_sessions"] > 0  # robots charged elsewhere
+    rows = [r for r in summary.tables["robots"] if r["robot"] == "amr_0"]
+    assert rows[0]["battery"] is not None
+
+
+def test_a_bad_faults_section_names_the_key() -> None:
+    with pytest.raises(ConfigError, match=r"faults\.robots\[0\]\.type: Input should be .stop."):
+        load_scenario("warehouse", ["faults={robots: [{type: stall}]}"])
+    with pytest.raises(ConfigError, match="robots the run does not have: amr_999"):
+        build(load_scenario("warehouse", [
+            "faults={robots: [{type: stop, at: [{robot: amr_999, time: 5}]}]}"]))  # fmt: skip
+    with pytest.raises(ConfigError, match="faults: battery faults need a fleet manager with "
+                                          "batteries"):  # fmt: skip
+        build(load_scenario("warehouse", ["faults={robots: [{type: battery, rate_per_hour: 1}]}"]))
