@@ -240,6 +240,19 @@ def test_the_json_schema_accepts_every_bundled_and_documented_scenario() -> None
     assert list(validator.iter_errors(bad))
 
 
+def test_every_documented_scenario_builds(tmp_path: Path) -> None:
+    """The YAML blocks that are whole scenarios (they have robots) build: `fleetsim validate`
+    checks models, sites, plugins, actions and faults."""
+    whole = [b for b in blocks("yaml") if "robots" in (yaml.safe_load(b.code) or {})]
+    assert len(whole) >= 3
+    for k, block in enumerate(whole):
+        path = tmp_path / f"scenario_{k}.yaml"
+        path.write_text(block.code)
+        done = subprocess.run([sys.executable, "-m", "fleetsim", "validate", str(path)],
+                              capture_output=True, text=True, timeout=300, env=ENV)  # fmt: skip
+        assert done.returncode == 0, f"{block.where}\n{done.stdout}\n{done.stderr}"
+
+
 def test_every_schema_property_has_a_description() -> None:
     schema = json_schema()
     missing = [
