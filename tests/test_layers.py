@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"faults"},
     {"scenario", "recording", "interfaces"},
     {"sweep", "viz"},
+    {"fuzz"},
     {"__init__"},  # the package: `from fleetsim import Agent` is an import of all of it
     {"bench"},
     {"cli"},

@@ -11,6 +11,7 @@ from fleetsim import __version__
 from fleetsim.cli import (
     bench,
     convert,
+    fuzz,
     models,
     replay,
     report,
@@ -41,6 +42,7 @@ app.command(name="rmf")(rmf.rmf)
 app.command(name="replay")(replay.replay)
 app.command(name="report")(report.report)
 app.command(name="sweep")(sweep.sweep)
+app.command(name="fuzz")(fuzz.fuzz)
 
 
 def _version(value: bool) -> None:

@@ -25,7 +25,15 @@ from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.faults.delays import DelayConfig, DelayGenerator
-from fleetsim.faults.plan import KINDS, FaultEvent, FaultPlan, FaultSchedule
+from fleetsim.faults.plan import (
+    KINDS,
+    ROBOT_KINDS,
+    SITE_KINDS,
+    FaultEvent,
+    FaultPlan,
+    FaultSchedule,
+    SiteFault,
+)
 from fleetsim.fleet.manager import FleetManager
 
 SPEED = {"stop": 0.0, "breakdown": 0.0, "delay": 0.0}  # slowdown: its own factor
@@ -55,23 +63,8 @@ class FaultInjector:
         self._hook: Any = None
 
     def _check_targets(self, plan: FaultPlan) -> None:
-        sim = self.sim
         for fault in plan.site:
-            if fault.kind == "charger_down":
-                if self.manager is None or not self.manager.charging.on:
-                    raise ConfigError(f"charger_down {fault.target}: needs a fleet manager with "
-                                      "batteries")  # fmt: skip
-                self.manager.graph.node(fault.target)  # (an unknown node is an error)
-                continue
-            what, names = (
-                ("door", sim.doors.doors if sim.doors is not None else {})
-                if (fault.kind == "door_stuck")
-                else ("lift", sim.lifts.lifts if sim.lifts else {})
-            )
-            if fault.target not in names:
-                known = ", ".join(sorted(names)) or "none"
-                raise ConfigError(f"{fault.kind}: the site has no {what} '{fault.target}' "
-                                  f"({what}s: {known})")  # fmt: skip
+            self._check_site(fault)
         batteries = any(p.kind == "battery" for p in plan.robots) or any(
             e.kind == "battery" for e in plan.events)  # fmt: skip
         if batteries and (self.manager is None or not self.manager.charging.on):
@@ -80,6 +73,30 @@ class FaultInjector:
             if event.kind not in KINDS:
                 raise ConfigError(f"fault event kind {event.kind!r}: expected one of "
                                   f"{', '.join(KINDS)}")  # fmt: skip
+            if event.kind in (*ROBOT_KINDS, "delay") and event.target not in self.index:
+                raise ConfigError(f"a {event.kind} fault at {event.time:g} s names robot "
+                                  f"'{event.target}', which the run does not have")  # fmt: skip
+            if event.kind in SITE_KINDS:
+                self._check_site(SiteFault(event.kind, event.target, event.time,
+                                           event.duration, event.open))  # fmt: skip
+
+    def _check_site(self, fault: SiteFault) -> None:
+        sim = self.sim
+        if fault.kind == "charger_down":
+            if self.manager is None or not self.manager.charging.on:
+                raise ConfigError(f"charger_down {fault.target}: needs a fleet manager with "
+                                  "batteries")  # fmt: skip
+            self.manager.graph.node(fault.target)  # (an unknown node is an error)
+            return
+        what, names = (
+            ("door", sim.doors.doors if sim.doors is not None else {})
+            if (fault.kind == "door_stuck")
+            else ("lift", sim.lifts.lifts if sim.lifts else {})
+        )
+        if fault.target not in names:
+            known = ", ".join(sorted(names)) or "none"
+            raise ConfigError(f"{fault.kind}: the site has no {what} '{fault.target}' "
+                              f"({what}s: {known})")  # fmt: skip
 
     # -- running ------------------------------------------------------------------------------
 

@@ -13,8 +13,10 @@ group of installed packages.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
+import importlib.util
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -149,14 +151,17 @@ def _import_class(path: str, search_dir: str | Path | None = None) -> type[Plugi
 
 
 def import_object(path: str, search_dir: str | Path | None = None, what: str = "object") -> Any:
-    """The attribute named by "package.module:attr" (or "package.module.attr").
+    """The attribute named by "package.module:attr" (or "package.module.attr"), or by
+    "/path/to/module.py:attr" (a module by its file).
 
     A module in `search_dir` (a scenario's folder) is found without PYTHONPATH. Errors are
     `UnknownPluginError`s naming the path.
     """
-    module_name, sep, attr = path.partition(":")
+    module_name, sep, attr = path.rpartition(":")
     if not sep:
         module_name, _, attr = path.rpartition(".")
+    if module_name.endswith(".py"):  # a module by its file ("/path/to/module.py:Class")
+        return _from_file(Path(module_name), attr, path, what)
     folder = str(Path(search_dir).resolve()) if search_dir is not None else None
     added = folder is not None and folder not in sys.path
     if added:
@@ -174,6 +179,29 @@ def import_object(path: str, search_dir: str | Path | None = None, what: str = "
     finally:
         if added:
             sys.path.remove(str(folder))
+
+
+def _from_file(file: Path, attr: str, path: str, what: str) -> Any:
+    """`attr` of the module in `file` (loaded once per file, under a name of its own)."""
+    name = "fleetsim_plugin_" + hashlib.sha1(str(file.resolve()).encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
+    try:
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, file)
+            if spec is None or spec.loader is None or not file.is_file():
+                raise ImportError(f"no module file {file}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        return getattr(module, attr)
+    except (ImportError, AttributeError, OSError) as exc:
+        sys.modules.pop(name, None)
+        raise UnknownPluginError(f"cannot import {what} '{path}': {exc}") from None
+    except Exception as exc:  # the module itself raised while importing
+        sys.modules.pop(name, None)
+        raise UnknownPluginError(
+            f"importing {file} for {what} '{path}' raised {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _check(cls: Any, where: str) -> type[Plugin]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import socket
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -30,8 +30,13 @@ def crashed(spec: RunSpec, why: str) -> dict[str, Any]:
             "error": why, "overrides": list(spec.overrides), "wall_time_s": None}  # fmt: skip
 
 
-def run_local(specs: Sequence[RunSpec], workers: int) -> Iterator[dict[str, Any]]:
-    """Runs in `workers` processes (spawned: each makes its own PyBullet client)."""
+Work = Callable[[RunSpec], dict[str, Any]]  # a run to a row (picklable: a module's function)
+
+
+def run_local(specs: Sequence[RunSpec], workers: int, work: Work = run_one
+              ) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """Runs in `workers` processes (spawned: each makes its own PyBullet client); `work` makes
+    each run's row (`worker.run_one` for a sweep)."""
     pending = list(reversed(specs))
     while pending:
         fresh: dict[str, Any] = {}  # (Python 3.11 and later)
@@ -44,7 +49,7 @@ def run_local(specs: Sequence[RunSpec], workers: int) -> Iterator[dict[str, Any]
             while pending or running:
                 while pending and len(running) < workers * IN_FLIGHT_PER_WORKER:
                     spec = pending.pop()
-                    running[pool.submit(run_one, spec)] = spec
+                    running[pool.submit(work, spec)] = spec
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     row = future.result()
@@ -102,7 +107,7 @@ def _probe(address: str) -> None:
                       "local Ray")  # fmt: skip
 
 
-def run_ray(specs: Sequence[RunSpec], workers: int, address: str | None
+def run_ray(specs: Sequence[RunSpec], workers: int, address: str | None, work: Work = run_one
             ) -> Iterator[dict[str, Any]]:  # fmt: skip
     """Runs as Ray tasks (one CPU each, no retries: a failed run is a row)."""
     ray = connect_ray(address, workers)
@@ -115,7 +120,7 @@ def run_ray(specs: Sequence[RunSpec], workers: int, address: str | None
         while pending or running:
             while pending and len(running) < slots:
                 spec = pending.pop()
-                running[task.remote(spec)] = spec
+                running[task.remote(work, spec)] = spec
             (ref,), _ = ray.wait(list(running), num_returns=1)
             spec = running.pop(ref)
             try:
@@ -127,9 +132,9 @@ def run_ray(specs: Sequence[RunSpec], workers: int, address: str | None
             ray.shutdown()
 
 
-def _ray_run(spec: RunSpec) -> dict[str, Any]:
+def _ray_run(work: Work, spec: RunSpec) -> dict[str, Any]:
     quiet_once()
-    return run_one(spec)
+    return work(spec)
 
 
 _quieted = [False]

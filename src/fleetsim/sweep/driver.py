@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from fleetsim.errors import ConfigError
-from fleetsim.sweep.backends import connect_ray, run_local, run_ray
+from fleetsim.sweep.backends import Work, connect_ray, run_local, run_ray
 from fleetsim.sweep.plan import Plan, RunSpec
 from fleetsim.sweep.store import ResultStore
+from fleetsim.sweep.worker import run_one
 
 BACKENDS = ("local", "ray")
 MAX_WORKERS = 1024
@@ -45,7 +46,7 @@ def run_sweep(plan: Plan, out: Path, *, workers: int = 1, backend: str = "local"
         progress(0, len(todo), None)
     failed = 0
     try:
-        for k, row in enumerate(_rows(todo, backend, workers, ray_address), start=1):
+        for k, row in enumerate(rows_of(todo, backend, workers, ray_address), start=1):
             store.add(row)
             failed += row.get("status") != "ok"
             if progress is not None:
@@ -70,10 +71,11 @@ def prepare(out: Path, workers: int, backend: str, ray_address: str | None,
     return store
 
 
-def _rows(todo: list[RunSpec], backend: str, workers: int, address: str | None
-          ) -> Iterator[dict[str, Any]]:  # fmt: skip
+def rows_of(todo: list[RunSpec], backend: str, workers: int, address: str | None,
+            work: Work = run_one) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """The rows of the runs `todo`, as they finish, on `backend` (`work` makes each row)."""
     if not todo:
         return iter(())
     if backend == "ray":
-        return run_ray(todo, workers, address)
-    return run_local(todo, workers)
+        return run_ray(todo, workers, address, work)
+    return run_local(todo, workers, work)

@@ -1,0 +1,110 @@
+"""`fleetsim fuzz`: many seeded runs of a scenario with faults, checked; the failing ones kept
+and shrunk."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fleetsim.cli.scenario import EXIT_FAILURE, exit_for
+from fleetsim.errors import FleetSimError
+
+
+def fuzz(
+    scenario: str = typer.Argument(..., help="A scenario file or bundled name."),
+    runs: int = typer.Option(100, "--runs", help="How many seeded runs."),
+    faults: str | None = typer.Option(
+        None,
+        "--faults",
+        help="A faults: section (a YAML file, or inline YAML) for every run, replacing the "
+        "scenario's.",
+    ),
+    check: str = typer.Option(
+        "collisions,stalls,failed-tasks",
+        "--check",
+        help="What a run must not do (comma-separated): collisions, robot-collisions, stalls, "
+        "failed-tasks, failed-actions, deadlocks, task-timeout=SECONDS.",
+    ),
+    first_seed: int = typer.Option(1, "--first-seed", help="The first run's seed."),
+    sets: list[str] = typer.Option([], "--set", help="key.path=value for every run."),
+    duration: float | None = typer.Option(None, "--duration", help="Simulated seconds a run."),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Runs at once (default: the number of CPUs)."
+    ),
+    backend: str = typer.Option("local", "--backend", help="local (a process pool) or ray."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="A Ray cluster."),
+    out: Path = typer.Option(Path("fuzz.parquet"), "--out", help="The results (Parquet)."),
+    resume: bool = typer.Option(False, "--resume", help="Skip runs already in --out."),
+    wall_limit: float | None = typer.Option(
+        None, "--wall-limit", help="Wall seconds a run may take (then it is stopped: timeout)."
+    ),
+    shrink_runs: int = typer.Option(
+        60, "--shrink-runs", help="Runs each failing run's shrinking may take (0: no shrinking)."
+    ),
+) -> None:
+    """Run SCENARIO with faults for --runs seeds, check each run, keep and shrink the failures.
+
+    One row per run in --out (seed, status, the check that failed and when it first failed,
+    faults, robots, tasks done). Each failing run is kept in OUT.failures/RUN_ID/: failing.yaml
+    (`fleetsim run` makes it again: the seed, the duration and the faults that happened written
+    out), shrunk.yaml (fewer faults, robots and seconds, still failing the same check), their
+    recordings (with the record extra) and summary.json. Exit 1 when a run failed a check.
+    """
+    from fleetsim.fuzz import faults_of, fuzz_specs, parse_checks, run_fuzz
+
+    console = Console(stderr=True)
+    n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    try:
+        checks = parse_checks(check)
+        specs = fuzz_specs(scenario, runs, first_seed, faults_of(faults) if faults else None,
+                           sets, duration)  # fmt: skip
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[status]}"), TimeElapsedColumn())  # fmt: skip
+        with Progress(*columns, console=console) as bar:
+            task = bar.add_task("runs", total=None, status="")
+
+            def progress(stage: str, done: int, total: int) -> None:
+                bar.update(
+                    task,
+                    description=stage,
+                    completed=done,
+                    total=total,
+                    status=f"{n_workers} workers" if stage == "runs" else "shrinking",
+                )
+
+            result = run_fuzz(specs, checks, out, workers=n_workers, backend=backend,
+                              ray_address=ray_address, resume=resume, wall_limit_s=wall_limit,
+                              shrink_runs=max(0, shrink_runs), progress=progress)  # fmt: skip
+    except FleetSimError as exc:
+        raise exit_for(exc) from None
+    except KeyboardInterrupt:
+        typer.echo(f"stopped: the runs done are in {out} (and its journal); --resume carries "
+                   "on", err=True)  # fmt: skip
+        raise typer.Exit(130) from None
+    failing = [r for r in result.rows if r.get("check")]
+    _print_failures(failing, result.failing)
+    errors = sum(r.get("status") == "failed" for r in result.rows)
+    typer.echo(f"{result.ran} runs, {len(failing)} failed a check, {errors} went wrong, "
+               f"{result.skipped} already in the file; results: {out}")  # fmt: skip
+    if failing or errors:
+        raise typer.Exit(EXIT_FAILURE)
+
+
+def _print_failures(failing: list[dict[str, Any]], kept: dict[str, Path]) -> None:
+    if not failing:
+        return
+    table = Table(title="failing runs")
+    for name in ("seed", "check", "first at (s)", "faults", "robots", "kept"):
+        table.add_column(name)
+    for row in failing[:50]:
+        folder = kept.get(row["run_id"])
+        table.add_row(str(row.get("seed")), str(row["check"]),
+                      f"{row['first_failure_s']:.1f}", str(row.get("faults")),
+                      str(row.get("robots")), str(folder) if folder else "")  # fmt: skip
+    Console().print(table)

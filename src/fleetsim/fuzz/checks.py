@@ -1,0 +1,130 @@
+"""What a fuzz run must not do, and when it first did: the checks of `fleetsim fuzz --check`
+(the names of `fleetsim run --fail-on`, and a few more).
+
+- `collisions`: any collision (`robot-collisions`: robot with robot only);
+- `stalls`: a fleet manager's task that stopped advancing (its stall time);
+- `failed-tasks`: a task that failed;
+- `failed-actions`: a robot action that failed;
+- `deadlocks`: a deadlock that was never resolved;
+- `task-timeout=S`: a task not done S seconds after its release (by the end of the run).
+
+`Watch` notes, while a run goes, the first time of what only the simulation sees (collisions,
+failed actions); `first_failure` finds the earliest failed check from it and the run's tables.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from fleetsim.core import MultiRobotSimulationCore
+from fleetsim.errors import ConfigError, closest
+from fleetsim.scenario.runner import RunSummary
+
+NAMES = ("collisions", "robot-collisions", "stalls", "failed-tasks", "failed-actions",
+         "deadlocks", "task-timeout")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: its name and, for `task-timeout`, the seconds."""
+
+    name: str
+    limit: float | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.limit is None else f"{self.name}={self.limit:g}"
+
+
+def parse_checks(text: str) -> list[Check]:
+    """`collisions,stalls,task-timeout=600` as checks; an unknown name is an error with the
+    closest one."""
+    checks = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        name, _, value = item.partition("=")
+        if name not in NAMES:
+            guess = closest(name, NAMES)
+            hint = f"did you mean '{guess}'?" if guess else f"checks: {', '.join(NAMES)}"
+            raise ConfigError(f"--check {item}: no such check; {hint}")
+        if (name == "task-timeout") != bool(value):
+            raise ConfigError(
+                f"--check {item}: "
+                + (
+                    "task-timeout needs seconds, as task-timeout=600"
+                    if not value
+                    else f"{name} takes no value"
+                )
+            )
+        limit = None
+        if value:
+            try:
+                limit = float(value)
+            except ValueError:
+                raise ConfigError(f"--check {item}: expected seconds, such as 600") from None
+            if not (math.isfinite(limit) and limit > 0):
+                raise ConfigError(f"--check {item}: expected seconds > 0")
+        checks.append(Check(name, limit))
+    if not checks:
+        raise ConfigError(f"--check: name at least one check ({', '.join(NAMES)})")
+    return checks
+
+
+class Watch:
+    """The first simulated time of a collision, of a robot-robot collision and of a failed
+    action in a run (noted after each step, a few reads)."""
+
+    def __init__(self, sim: MultiRobotSimulationCore) -> None:
+        self.sim = sim
+        self.first: dict[str, float] = {}
+        self._failed = 0
+        sim.on("post_step", lambda *_: self._look())
+        sim.on("action_failed", lambda *_: self.first.setdefault("failed-actions", sim.sim_time))
+
+    def _look(self) -> None:
+        sim, first = self.sim, self.first
+        if "collisions" not in first and sim.collision_count:
+            first["collisions"] = sim.sim_time
+        if "robot-collisions" not in first and sim.collision_counts.get("robot-robot", 0):
+            first["robot-collisions"] = sim.sim_time
+
+
+def first_failure(checks: list[Check], summary: RunSummary, watch: Watch,
+                  deadlocks: list[Any]) -> tuple[Check, float] | None:  # fmt: skip
+    """The check that failed first and when (simulated seconds), or None."""
+    times = []
+    for check in checks:
+        at = _first(check, summary, watch, deadlocks)
+        if at is not None:
+            times.append((at, NAMES.index(check.name), check))
+    if not times:
+        return None
+    at, _, check = min(times)
+    return check, at
+
+
+def _first(check: Check, summary: RunSummary, watch: Watch, deadlocks: list[Any]
+           ) -> float | None:  # fmt: skip
+    tables = summary.tables
+    if check.name in watch.first:
+        return watch.first[check.name]
+    if check.name == "stalls":
+        return min((float(s["time"]) for s in tables.get("stalls", [])), default=None)
+    if check.name == "failed-tasks":
+        return min((float(t["failed_at"]) for t in tables.get("tasks", [])
+                    if t.get("status") == "failed" and t.get("failed_at") is not None),
+                   default=None)  # fmt: skip
+    if check.name == "deadlocks":
+        return min((float(d.time) for d in deadlocks if not d.resolved), default=None)
+    if check.name == "task-timeout":
+        assert check.limit is not None
+        late = []
+        for t in tables.get("tasks", []):
+            due = float(t["release_time"]) + check.limit
+            done = t.get("done_at")
+            if (done is not None and done > due) or (done is None and summary.sim_time >= due):
+                late.append(due)
+        return min(late, default=None)
+    return None

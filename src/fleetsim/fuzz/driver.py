@@ -1,0 +1,166 @@
+"""`run_fuzz`: many seeded runs of a scenario with faults, on the sweep engine (a local pool or
+Ray), each checked; every failing run kept as a scenario file that makes it again (confirmed
+by running it, with a recording when the `record` extra is there) and shrunk.
+
+Results: one row per run in a Parquet file (as a sweep's: a journal as runs finish, `resume`
+skips the runs done), with the check that failed and when it first failed; the kept runs in a
+folder beside it (`FUZZ.failures/RUN_ID/`: `failing.yaml`, `shrunk.yaml`, their recordings and
+a `summary.json`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fleetsim.errors import ConfigError
+from fleetsim.fuzz.checks import Check
+from fleetsim.fuzz.keep import kept_scenario, write_kept
+from fleetsim.fuzz.run import FuzzWork, fuzz_one
+from fleetsim.fuzz.shrink import Shrinker
+from fleetsim.scenario import load_scenario
+from fleetsim.sweep.driver import prepare, rows_of
+from fleetsim.sweep.plan import RunSpec
+
+MAX_RUNS = 1_000_000
+
+
+@dataclass
+class FuzzResult:
+    """What a fuzz did: every row, the runs done now, those skipped (resumed) and the failing
+    runs kept (run id -> its folder)."""
+
+    rows: list[dict[str, Any]]
+    ran: int
+    skipped: int
+    failing: dict[str, Path]
+
+
+def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any] | None,
+               sets: list[str], duration: float | None) -> list[RunSpec]:  # fmt: skip
+    """The runs: seeds `first_seed` .. + `runs` - 1, with `faults` (a `faults:` section) as an
+    override; checked against the schema before any run."""
+    if not 1 <= runs <= MAX_RUNS:
+        raise ConfigError(f"--runs {runs}: expected 1 to {MAX_RUNS:,}")
+    if not 0 <= first_seed <= 2**32 - runs:
+        raise ConfigError(f"--first-seed {first_seed}: seeds must stay below 2^32")
+    overrides = list(sets)
+    if faults is not None:
+        overrides.append("faults=" + json.dumps(faults))
+    loaded = load_scenario(scenario, overrides)  # (every error now, before the first run)
+    if loaded.scenario.faults is None:
+        raise ConfigError(f"{scenario}: no faults to fuzz with: give --faults (a faults: "
+                          "section) or add one to the scenario")  # fmt: skip
+    path = str(loaded.path)
+    return [RunSpec(path, tuple(overrides), seed, {"run": k}, duration)
+            for k, seed in enumerate(range(first_seed, first_seed + runs))]  # fmt: skip
+
+
+def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: int = 1,
+             backend: str = "local", ray_address: str | None = None, resume: bool = False,
+             wall_limit_s: float | None = None, shrink_runs: int = 60,
+             progress: Callable[[str, int, int], None] | None = None) -> FuzzResult:  # fmt: skip
+    """Run `specs`, check them, keep and shrink the failing ones; `progress(stage, done,
+    total)` as it goes ("runs", then "keep")."""
+    store = prepare(out, workers, backend, ray_address, resume)
+    done = store.done()
+    todo = [s for s in specs if s.run_id not in done]
+    if progress is not None:
+        progress("runs", 0, len(todo))
+    work = FuzzWork(tuple(checks), wall_limit_s)
+    failing: list[tuple[RunSpec, dict[str, Any]]] = []
+    by_id = {s.run_id: s for s in specs}
+    try:
+        for k, row in enumerate(rows_of(todo, backend, workers, ray_address, work), start=1):
+            if row.get("check"):
+                failing.append((by_id[row["run_id"]], row))
+            store.add({key: v for key, v in row.items() if key != "schedule"})
+            if progress is not None:
+                progress("runs", k, len(todo))
+    finally:
+        store.close()
+    folder = out.with_name(out.stem + ".failures")
+    kept: dict[str, Path] = {}
+    for k, (spec, row) in enumerate(failing, start=1):
+        kept[row["run_id"]] = keep_failure(spec, row, folder / row["run_id"], checks,
+                                           shrink_runs)  # fmt: skip
+        if progress is not None:
+            progress("keep", k, len(failing))
+    return FuzzResult(store.rows(), len(todo), len(specs) - len(todo), kept)
+
+
+def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[Check],
+                 shrink_runs: int) -> Path:  # fmt: skip
+    """Write the failing run as a scenario, confirm it fails the same way (recording it), shrink
+    it, confirm and record the shrunk one; a summary beside them."""
+    events = json.loads(row.get("schedule") or "[]")
+    data = kept_scenario(spec.scenario, spec.overrides, spec.seed, spec.duration, events)
+    failing = write_kept(
+        data,
+        folder / "failing.yaml",
+        f"seed {spec.seed}: {row['check']} first at {row['first_failure_s']} s",
+    )
+    check = next(c for c in checks if str(c) == row["check"])
+    again = _confirm(failing, check, folder / "failing.mcap")
+    shrunk = Shrinker(data, check, budget=shrink_runs, folder=folder / "tries").shrink()
+    summary: dict[str, Any] = {
+        "run_id": row["run_id"], "seed": spec.seed, "check": row["check"],
+        "first_failure_s": row["first_failure_s"],
+        "reproduced": again.get("check") == row["check"]
+        and again.get("first_failure_s") == row["first_failure_s"],
+        "faults": len(events), "robots": row.get("robots"),
+        "duration_s": row.get("sim_time_s"), "shrink_runs": shrunk.runs, "steps": shrunk.steps,
+    }  # fmt: skip
+    if shrunk.row:
+        path = write_kept(shrunk.data, folder / "shrunk.yaml",
+                          f"shrunk from seed {spec.seed}: {shrunk.row['check']} first at "
+                          f"{shrunk.row['first_failure_s']} s")  # fmt: skip
+        confirmed = _confirm(path, check, folder / "shrunk.mcap")
+        summary.update(
+            shrunk_faults=len(shrunk.data.get("faults", {}).get("events", [])),
+            shrunk_robots=confirmed.get("robots"),
+            shrunk_duration_s=confirmed.get("sim_time_s"),
+            shrunk_first_failure_s=confirmed.get("first_failure_s"),
+            shrunk_confirmed=confirmed.get("check") == row["check"],
+        )
+    _clean(folder / "tries")
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    return folder
+
+
+def _confirm(path: Path, check: Check, recording: Path) -> dict[str, Any]:
+    """Run a kept scenario again (recording it when the `record` extra is installed)."""
+    try:
+        import fleetsim.recording  # noqa: F401  (mcap and Foxglove's schemas: an extra)
+    except ImportError:
+        recording = None  # type: ignore[assignment]
+    spec = RunSpec(str(path), (), None, {}, None)
+    return fuzz_one(spec, [check], record=recording)
+
+
+def _clean(folder: Path) -> None:
+    if folder.is_dir():
+        for file in folder.iterdir():
+            file.unlink()
+        folder.rmdir()
+
+
+def faults_of(text: str) -> dict[str, Any]:
+    """`--faults`: a YAML file holding a `faults:` section (or the section itself), or the
+    section as inline YAML."""
+    path = Path(text)
+    source = path.read_text() if path.is_file() else text
+    try:
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--faults: not YAML ({str(exc).splitlines()[0]})") from None
+    if isinstance(data, dict) and "faults" in data and len(data) == 1:
+        data = data["faults"]
+    if not isinstance(data, dict):
+        raise ConfigError("--faults: expected a faults: section (robots, site, delays, events)")
+    return data

@@ -1,0 +1,82 @@
+"""One fuzz run, in a worker: the scenario with its faults and a seed, run to the end (or to its
+wall-time limit), checked. The row says whether a check failed, which, and when first; a
+failing run's row carries the faults that happened, written out, so that the run can be kept
+and reproduced without running it again."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fleetsim.fuzz.checks import Check, Watch, first_failure
+from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.faults_plugin import FaultsPlugin
+from fleetsim.scenario.runner import run_scenario
+from fleetsim.sweep.plan import RunSpec
+
+
+@dataclass(frozen=True)
+class FuzzWork:
+    """`work` for the sweep backends: a run's spec to its fuzz row (picklable)."""
+
+    checks: tuple[Check, ...]
+    wall_limit_s: float | None = None
+
+    def __call__(self, spec: RunSpec) -> dict[str, Any]:
+        """The row of the run `spec`."""
+        return fuzz_one(spec, list(self.checks), self.wall_limit_s)
+
+
+def fuzz_one(spec: RunSpec, checks: list[Check], wall_limit_s: float | None = None,
+             record: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run `spec` and check it (recording it to `record`, when given); the row (never raises
+    for a run that went wrong)."""
+    started = time.perf_counter()
+    row: dict[str, Any] = {"run_id": spec.run_id, **spec.values, "seed": spec.seed,
+                           "status": "ok", "error": None, "check": None,
+                           "first_failure_s": None}  # fmt: skip
+    try:
+        built = build(load_scenario(spec.scenario, spec.overrides), target_rtf=0.0, gui=None,
+                      duration=spec.duration, seed=spec.seed)  # fmt: skip
+        with built.sim as sim:
+            watch = Watch(sim)
+            if record is not None:
+                from fleetsim.recording import record as start_recording  # (an extra)
+
+                start_recording(sim, record, 10.0, {"scenario_file": spec.scenario})
+            limit = [False]
+
+            def progress(_t: float, _rtf: float) -> None:
+                if wall_limit_s is not None and time.perf_counter() - started > wall_limit_s:
+                    limit[0] = True
+                    sim.stop()
+
+            summary = run_scenario(built, progress=progress)
+            faults = next((p.injector for p in built.plugins if isinstance(p, FaultsPlugin)),
+                          None)  # fmt: skip
+            managers = [getattr(p, "manager", None) for p in built.plugins]
+            deadlocks = [d for m in managers if m is not None for d in m.traffic.deadlocks]
+            failed = first_failure(checks, summary, watch, deadlocks)
+            row.update(
+                status="timeout" if limit[0] else "ok",
+                sim_time_s=summary.sim_time,
+                robots=summary.robots,
+                collisions=summary.collisions,
+                tasks_completed=summary.kpis.get("tasks_completed"),
+                faults=len(faults.records) if faults is not None else 0,
+                near_misses=sum(summary.kpis.get("near_misses", {}).values()),
+                waiting_s=summary.kpis.get("waiting_time_s"),
+            )
+            if failed is not None:
+                check, at = failed
+                row.update(check=str(check), first_failure_s=at)
+                events = faults.schedule_rows() if faults is not None else []
+                row["schedule"] = json.dumps(events)
+    except Exception as exc:  # the run itself went wrong: its row says why
+        row.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000])
+    row["overrides"] = list(spec.overrides)
+    row["wall_time_s"] = time.perf_counter() - started
+    return row
