@@ -29,7 +29,7 @@ from fleetsim.geometry import quat
 from fleetsim.interfaces.rmf import across
 from fleetsim.interfaces.rmf.accepted import KEEP, AcceptedCommands
 from fleetsim.interfaces.rmf.status import NO_COMMAND, StatusBoard
-from fleetsim.interfaces.serving import StepHooks
+from fleetsim.interfaces.serving import FaultView, StepHooks
 from fleetsim.objects.nearby import nearest_pickable
 
 ARRIVED_M = 0.05  # a navigate command is done this close (and aligned)
@@ -76,6 +76,7 @@ class RmfFleet:
         self._anchor = np.column_stack([self._last_xy, self._last_yaw])  # pose at last progress
         self._progress_at = np.zeros(n)  # sim time of the last progress (or command)
         self._hooks: StepHooks | None = None
+        self._faults: FaultView | None = None  # what injected faults change in the status
         self._one_map: list[str] | None = None
         self._across: dict[int, across.Across] = {}  # robots on their way to another map
         self.board = self._board(self._last_xy, self._last_yaw)
@@ -199,6 +200,7 @@ class RmfFleet:
     def start(self) -> RmfFleet:
         """Hook into the simulation's steps (inbox before, status board after); returns itself."""
         self._hooks = StepHooks(self.sim, self.apply_inbound, self.report)
+        self._faults = FaultView(self.sim, self.names)
         return self
 
     def stop_serving(self) -> None:
@@ -206,6 +208,9 @@ class RmfFleet:
         if self._hooks is not None:
             self._hooks.remove()
             self._hooks = None
+        if self._faults is not None:
+            self._faults.remove()
+            self._faults = None
 
     def apply_inbound(self) -> None:
         """Apply every queued command, in the order accepted."""
@@ -245,6 +250,8 @@ class RmfFleet:
             left = np.hypot(*(xy - self.goal).T)
         running = self.cmd_id != NO_COMMAND
         replan = running & (self.sim.sim_time - self._progress_at >= self.blocked_after_s)
+        if self._faults is not None and self._faults.any_offset:  # a localisation jump
+            xy = xy + self._faults.offsets
         return StatusBoard.build(self.names, self._quoted, self._maps(), xy, yaw,
                                  self.batteries.percent, self.cmd_id, left / self._top_speed,
                                  self.completed, replan)  # fmt: skip

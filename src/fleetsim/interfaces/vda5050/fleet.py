@@ -21,6 +21,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
-from fleetsim.interfaces.serving import StepHooks
+from fleetsim.interfaces.serving import FaultView, StepHooks
 from fleetsim.interfaces.vda5050.effects import unsupported
 from fleetsim.interfaces.vda5050.encode import Motion
 from fleetsim.interfaces.vda5050.factsheet import factsheet_of
@@ -41,6 +42,7 @@ from fleetsim.interfaces.vda5050.messages import (
     Connection,
     ConnectionState,
     Error,
+    ErrorLevel,
     InstantActions,
     Order,
     parse,
@@ -113,6 +115,8 @@ class VdaFleet:
         self.link.on_connect = self._online.put
         self._dirty: set[str] = set()  # got a message this step
         self._hooks: StepHooks | None = None
+        self._faults: FaultView | None = None
+        self._breakdowns: dict[str, Error] = {}  # serial -> its breakdown, in its errors
 
     def start(self, timeout: float = 10.0) -> VdaFleet:
         """Connect, say ONLINE, and serve: messages are applied at the start of every step
@@ -123,7 +127,26 @@ class VdaFleet:
         self.link.start(timeout)
         self._greet()
         self._hooks = StepHooks(self.sim, self.apply_inbound, self.report)
+        self._faults = FaultView(self.sim, self._serials, self._fault)
         return self
+
+    def _fault(self, serial: str, row: dict[str, Any], started: bool) -> None:
+        """An injected fault: a breakdown is a FATAL error in the vehicle's state while it
+        lasts; a localisation jump moves the position it reports. Its state goes out now."""
+        vehicle = self.vehicles[serial]
+        if row["kind"] == "breakdown":
+            if started:
+                error = Error(error_type="breakdown", error_level=ErrorLevel.FATAL,
+                              error_description=f"the vehicle broke down at {row['time']:g} s "
+                              f"(a fault; repaired at {row['until']:g} s)")  # fmt: skip
+                self._breakdowns[serial] = error
+                vehicle.report(error)
+            else:
+                gone = self._breakdowns.pop(serial, None)
+                vehicle.errors = [e for e in vehicle.errors if e is not gone]
+        if row["kind"] == "jump" and self._faults is not None:
+            vehicle.reported_offset = tuple(self._faults.offsets[self._index[serial]])
+        self._dirty.add(serial)
 
     def stop(self) -> None:
         """Unhook from the simulation, send OFFLINE on every vehicle's connection topic and
@@ -131,6 +154,9 @@ class VdaFleet:
         if self._hooks is not None:
             self._hooks.remove()
             self._hooks = None
+        if self._faults is not None:
+            self._faults.remove()
+            self._faults = None
         self.link.stop(goodbye=lambda s: self._connection(s, ConnectionState.OFFLINE))
 
     # -- the step ---------------------------------------------------------------------------
@@ -258,7 +284,10 @@ class VdaFleet:
         world = self.sim.world
         bodies, agents = world.bodies, world.motion.agents
         rows = bodies.rows(self._handles[k])
-        xy = bodies["pos"][rows, :2].tolist()
+        if self._faults is not None and self._faults.any_offset:  # a localisation jump
+            xy = (bodies["pos"][rows, :2] + self._faults.offsets[k]).tolist()
+        else:
+            xy = bodies["pos"][rows, :2].tolist()
         yaw = quat.yaw_of(bodies["quat"][rows]).tolist()
         moving_rows = agents.rows(self._motion_handles[k])
         vel = agents["vel"][moving_rows, :2].tolist()

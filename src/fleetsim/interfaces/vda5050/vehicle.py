@@ -64,6 +64,7 @@ class Vehicle:
         self.work = ActionQueue(self.effects)
         self.paused = False
         self.battery = 100.0  # percent; the fleet side sets it from the battery model
+        self.reported_offset = (0.0, 0.0)  # a localisation fault: what it reports is this off
         self.headers: Counter[str] = Counter()
         self._base: list[Node] = []  # the base nodes the robot is driving through now
         self._last_xy: tuple[float, float] | None = None  # where the last node passed is
@@ -217,7 +218,8 @@ class Vehicle:
         pose = self.robot.get_pose()
         (vx, vy, _), omega = self.robot.get_velocity()
         x, y = pose.position[:2]
-        return Motion(x, y, pose.yaw, vx, vy, omega, bool(self.robot.is_moving))
+        dx, dy = self.reported_offset
+        return Motion(x + dx, y + dy, pose.yaw, vx, vy, omega, bool(self.robot.is_moving))
 
     def state(self, now: float) -> State:
         """The `state` message, checked against the standard's model."""
