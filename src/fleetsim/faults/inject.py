@@ -61,6 +61,12 @@ class FaultInjector:
         self._open: dict[int, dict[str, Any]] = {}  # key -> the row of a fault going on
         self._seq = itertools.count()
         self._hook: Any = None
+        # faults other parts inject (an interface's lost messages) are rows here too
+        self._heard = sim.on("fault_started", lambda _s, row: self._external(row))
+
+    def _external(self, row: dict[str, Any]) -> None:
+        if row.get("by"):
+            self.records.append({k: v for k, v in row.items() if k != "by"})
 
     def _check_targets(self, plan: FaultPlan) -> None:
         for fault in plan.site:
@@ -111,6 +117,7 @@ class FaultInjector:
         if self._hook is not None:
             self.sim.events.off("pre_step", self._hook)
             self._hook = None
+        self.sim.events.off("fault_started", self._heard)
 
     def step(self) -> None:
         """End the faults whose time is up, then begin those due now."""
@@ -188,7 +195,7 @@ class FaultInjector:
         """Faults begun so far, by kind, and those going on now."""
         counts = dict.fromkeys(KINDS, 0)
         for row in self.records:
-            counts[row["kind"]] += 1
+            counts[row["kind"]] = counts.get(row["kind"], 0) + 1
         return {"faults": counts, "faults_active": len(self._open)}
 
     def rows(self) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from fleetsim.faults import DelayConfig, FaultEvent, FaultPlan, RobotFaults, SiteFault
+from fleetsim.faults.network import MessageFaults
 from fleetsim.scenario.spec_base import Finite, NonNegative, Spec
 
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
@@ -103,6 +104,36 @@ class FaultEventSpec(Spec):
     """door_stuck: stuck open (true) or closed (false)."""
 
 
+class MessageFaultsSpec(Spec):
+    """Network faults on a protocol's messages, each tried in turn per message."""
+
+    drop: Fraction = 0.0
+    """The probability that a message is lost."""
+    delay: Fraction = 0.0
+    """The probability that a message is delayed by `delay_s`."""
+    duplicate: Fraction = 0.0
+    """The probability that a message arrives twice."""
+    reorder: Fraction = 0.0
+    """The probability that a message arrives after the next one (of its vehicle and topic)."""
+    delay_s: Duration = (0.5, 2.0)
+    """Seconds a delayed message is late, or [min, max]."""
+    topics: list[str] | None = None
+    """Only these topics (order, instantActions, state, visualization, ...); default all."""
+    vehicles: list[str] | None = None
+    """Only these vehicles (robot names); default all."""
+    inbound: bool = True
+    """Messages to the vehicles (orders, instant actions)."""
+    outbound: bool = True
+    """Messages from the vehicles (states, visualizations)."""
+
+
+class NetworkSpec(Spec):
+    """Network faults, per interface."""
+
+    vda5050: MessageFaultsSpec | None = None
+    """On the VDA 5050 vehicles' MQTT messages (`fleetsim vda5050`)."""
+
+
 class FaultsSpec(Spec):
     """What goes wrong on purpose; the same scenario and seed give the same faults."""
 
@@ -116,6 +147,8 @@ class FaultsSpec(Spec):
     """Execution delays, step by step."""
     events: list[FaultEventSpec] = Field(default_factory=list)
     """Faults at set times, written out (a run to reproduce)."""
+    network: NetworkSpec | None = None
+    """Network faults on the interfaces' messages."""
 
 
 def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
@@ -132,6 +165,18 @@ def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
     events = tuple(FaultEvent(e.time, e.kind, e.target, e.duration, e.value, e.angle, e.open)
                    for e in spec.events)  # fmt: skip
     return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed)
+
+
+def vda5050_network_of(spec: FaultsSpec | None, seed: int) -> MessageFaults | None:
+    """The VDA 5050 message faults of a `faults:` section, or None."""
+    n = spec.network.vda5050 if spec is not None and spec.network is not None else None
+    if n is None:
+        return None
+    delay = n.delay_s if isinstance(n.delay_s, tuple) else (n.delay_s, n.delay_s)
+    return MessageFaults(n.drop, n.delay, n.duplicate, n.reorder, delay,
+                         tuple(n.topics) if n.topics is not None else None,
+                         tuple(n.vehicles) if n.vehicles is not None else None, n.inbound,
+                         n.outbound, spec.seed if spec.seed is not None else seed)  # type: ignore[union-attr]  # fmt: skip
 
 
 def delays_of(spec: FaultsSpec, seed: int) -> DelayConfig | None:

@@ -28,6 +28,7 @@ import numpy as np
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
+from fleetsim.faults.network import MessageFate, MessageFaults
 from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
 from fleetsim.interfaces.serving import FaultView, StepHooks
@@ -35,6 +36,7 @@ from fleetsim.interfaces.vda5050.effects import unsupported
 from fleetsim.interfaces.vda5050.encode import Motion
 from fleetsim.interfaces.vda5050.factsheet import factsheet_of
 from fleetsim.interfaces.vda5050.link import MqttLink
+from fleetsim.interfaces.vda5050.lossy import LossyLink
 from fleetsim.interfaces.vda5050.messages import (
     Action,
     ActionState,
@@ -75,6 +77,7 @@ class VdaFleet:
         password: str | None = None,
         tls_ca: str | None = None,
         map_id: str = "site",
+        network: MessageFaults | None = None,
     ) -> None:
         self.sim, self.topics = sim, topics or Topics()
         self.vehicles = {r.name: Vehicle(r, self.topics, sim.site, map_id) for r in robots}
@@ -113,6 +116,11 @@ class VdaFleet:
                              password=password, tls_ca=tls_ca)  # fmt: skip
         self._online: queue.SimpleQueue[str] = queue.SimpleQueue()  # sessions (re)connected
         self.link.on_connect = self._online.put
+        # messages go through the network faults, when there are any
+        self._net: MqttLink | LossyLink = self.link
+        if network is not None and network.any:
+            self._net = LossyLink(self.link, MessageFate(network), lambda: self.sim.sim_time,
+                                  self._message_fault)  # fmt: skip
         self._dirty: set[str] = set()  # got a message this step
         self._hooks: StepHooks | None = None
         self._faults: FaultView | None = None
@@ -148,6 +156,21 @@ class VdaFleet:
             vehicle.reported_offset = tuple(self._faults.offsets[self._index[serial]])
         self._dirty.add(serial)
 
+    def _message_fault(self, outcome: str, serial: str, topic: str, inbound: bool) -> None:
+        """A message hit by a network fault: an event (and a row of the run's faults)."""
+        now = self.sim.sim_time
+        row = {"time": now, "kind": f"message_{outcome}", "target": serial, "duration": 0.0,
+               "topic": topic, "direction": "in" if inbound else "out", "until": now,
+               "by": "vda5050"}  # fmt: skip
+        self.sim.events.emit("fault_started", self.sim, row)
+
+    @property
+    def network_counts(self) -> dict[str, int]:
+        """Messages hit by network faults so far, by outcome (all 0 without any)."""
+        if isinstance(self._net, LossyLink):
+            return dict(self._net.fate.counts)
+        return dict.fromkeys(("drop", "delay", "duplicate", "reorder"), 0)
+
     def stop(self) -> None:
         """Unhook from the simulation, send OFFLINE on every vehicle's connection topic and
         disconnect."""
@@ -170,7 +193,7 @@ class VdaFleet:
         """Apply the orders and instant actions that arrived since the last step."""
         dirty = self._dirty
         self._greet()
-        for message in self.link.take():
+        for message in self._net.take():
             vehicle = self.vehicles[message.serial]
             topic = self.topics.topic(message.serial, message.topic)
             if message.topic == "order":
@@ -214,6 +237,8 @@ class VdaFleet:
         publish += [s for s in due & self._active if s not in stepped]  # due, driving on
         if publish:
             self._publish_states(publish, now)
+        if isinstance(self._net, LossyLink):
+            self._net.flush()
         if now >= self._next_battery:
             self._charge(now)
         if self.visualization_every and now >= self._next_visual:
@@ -221,7 +246,7 @@ class VdaFleet:
             stamp = timestamp(self.epoch + now)
             for serial, m in zip(self._serials, self._motions(self._serials), strict=True):
                 visual = self.vehicles[serial].visualization_json(stamp, m)
-                self.link.publish(serial, "visualization", visual)
+                self._net.publish(serial, "visualization", visual)
 
     def _to_step(self) -> set[str]:
         """The active vehicles that need their step now: those that reached the next node of
@@ -275,7 +300,7 @@ class VdaFleet:
             k = self._index[serial]
             vehicle = self.vehicles[serial]
             vehicle.battery = float(percent[k])
-            self.link.publish(serial, "state", vehicle.state_json(stamp, m))
+            self._net.publish(serial, "state", vehicle.state_json(stamp, m))
             self._due[k] = now + self.state_interval
 
     def _motions(self, serials: list[str]) -> list[Motion]:

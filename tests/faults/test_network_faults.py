@@ -1,0 +1,103 @@
+"""Network faults on VDA 5050 messages, through a real broker: with every state dropped a
+master control hears nothing; delayed states come late; duplicated ones twice; a dropped order
+is never taken. Each message hit is a fault row; the same seed hits the same messages."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from fleetsim import Agent, MultiRobotSimulationCore, Pose
+from fleetsim.errors import ConfigError
+from fleetsim.faults import FaultInjector, FaultPlan
+from fleetsim.faults.network import MessageFate, MessageFaults
+from fleetsim.interfaces.vda5050.broker import EmbeddedBroker
+from fleetsim.interfaces.vda5050.fleet import VdaFleet
+
+from ..conftest import make_sim
+from ..vda5050.conftest import Observer
+from ..vda5050.test_fleet import PREFIX, run_until, states
+from ..vda5050.test_vehicle import straight
+
+
+def test_fates_are_seeded_per_vehicle_and_topic() -> None:
+    faults = MessageFaults(drop=0.1, delay=0.1, duplicate=0.05, reorder=0.05, seed=3)
+
+    def fates(seed: int, vehicles: list[str]) -> list[str]:
+        fate = MessageFate(MessageFaults(**{**faults.__dict__, "seed": seed}))
+        return [fate.of(v, "state", float(t), False)[0] for t in range(500) for v in vehicles]
+
+    first = fates(3, ["a"])
+    assert first == fates(3, ["a"]) and first != fates(4, ["a"])
+    assert fates(3, ["a", "b"])[::2] == first  # another vehicle does not change a's
+    counts = Counter(first)
+    assert 25 < counts["drop"] < 80 and 25 < counts["delay"] < 80 and counts["ok"] > 300
+    only = MessageFate(MessageFaults(drop=1.0, topics=("order",), inbound=True, outbound=False))
+    assert only.of("a", "state", 0.0, False) == ("ok", [0.0])
+    assert only.of("a", "order", 0.0, False) == ("ok", [0.0])  # outbound: off
+    assert only.of("a", "order", 0.0, True) == ("drop", [])
+    with pytest.raises(ConfigError, match="drop is a probability"):
+        MessageFaults(drop=2.0)
+
+
+def serve(sim: MultiRobotSimulationCore, broker: Any, network: MessageFaults) -> VdaFleet:
+    robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                              name="amr_0")]  # fmt: skip
+    return VdaFleet(sim, robots, broker.url, state_interval=0.5, network=network).start()
+
+
+def test_states_dropped_delayed_and_duplicated() -> None:
+    with EmbeddedBroker() as broker:
+        observer = Observer(broker)
+        try:
+            with make_sim(timestep=0.1) as sim:
+                fleet = serve(sim, broker, MessageFaults(drop=1.0, topics=("state",)))
+                injector = FaultInjector(sim, [], FaultPlan()).attach()
+                for _ in range(30):  # 3 s: six states due, all dropped
+                    sim.step_once()
+                assert observer.wait_for(lambda: observer.payloads(f"{PREFIX}/amr_0/connection"))
+                assert states(observer, "amr_0") == []
+                assert fleet.network_counts["drop"] >= 6
+                rows = [r for r in injector.rows() if r["kind"] == "message_drop"]
+                assert len(rows) == fleet.network_counts["drop"] and rows[0]["topic"] == "state"
+                fleet.stop()
+            with make_sim(timestep=0.1) as sim:
+                fleet = serve(sim, broker, MessageFaults(delay=1.0, delay_s=(2.0, 2.0),
+                                                         topics=("state",)))  # fmt: skip
+                for _ in range(15):  # 1.5 s: nothing out yet (each state is 2 s late)
+                    sim.step_once()
+                assert states(observer, "amr_0") == []
+                run_until(sim, observer, lambda: states(observer, "amr_0"))
+                assert sim.sim_time >= 2.0
+                fleet.stop()
+            observer.seen.clear()
+            with make_sim(timestep=0.1) as sim:
+                fleet = serve(sim, broker, MessageFaults(duplicate=1.0, topics=("state",)))
+                run_until(sim, observer, lambda: len(states(observer, "amr_0")) >= 4)
+                headers = Counter(s["headerId"] for s in states(observer, "amr_0"))
+                assert set(headers.values()) == {2}  # every state twice
+                fleet.stop()
+        finally:
+            observer.close()
+
+
+def test_a_dropped_order_is_never_taken() -> None:
+    with EmbeddedBroker() as broker:
+        observer = Observer(broker)
+        try:
+            with make_sim(timestep=0.1) as sim:
+                fleet = serve(sim, broker, MessageFaults(drop=1.0, topics=("order",)))
+                observer.wait_for(lambda: observer.payloads(f"{PREFIX}/amr_0/connection"))
+                order = straight(["n0", "n1"], released=2)
+                observer.client.publish(f"{PREFIX}/amr_0/order", order.to_json())
+                run_until(sim, observer, lambda: fleet.network_counts["drop"] >= 1)
+                for _ in range(20):
+                    sim.step_once()
+                assert all(s["orderId"] == "" for s in states(observer, "amr_0"))
+                assert json.loads(observer.payloads(f"{PREFIX}/amr_0/state")[-1])["errors"] == []
+                fleet.stop()
+        finally:
+            observer.close()
