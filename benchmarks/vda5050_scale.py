@@ -11,6 +11,14 @@ stand on a 4 m grid; each gets an order every `--order-period` s (staggered) to 
 back on the next. Reported: real-time factor held, step time, order-to-state latency
 (p50/p95/p99/max), orders unanswered, states received by the master, and CPU and memory per
 vehicle of the simulation process (and the broker's CPU).
+
+With network faults (`--drop 0.01 --delay 0.01`: each message, both ways, lost or late with
+that probability, `fleetsim.faults.network`), the master does what a real one must: it sends
+an order again when no state has shown it `RESEND_S` later (the same orderId and update: a
+vehicle that has it already ignores the repeat). Reported: orders resent, and whether every
+order still completed.
+
+    python benchmarks/vda5050_scale.py --vehicles 1000 --seconds 60 --drop 0.01 --delay 0.01
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 MANUFACTURER = "fleetsim"
+RESEND_S = 3.0  # the master sends an order again when no state has shown it this long
 PREFIX = f"uagv/v2/{MANUFACTURER}"
 SCENARIO = """
 simulation: {{timestep: {dt}, duration: {seconds}}}
@@ -62,6 +71,7 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
     host, port = broker.split("://")[-1].rsplit(":", 1)
     where: dict[str, tuple[float, float]] = {}  # first known position of each vehicle
     pending: dict[str, tuple[bytes, float]] = {}  # serial -> (orderId bytes, sent at)
+    last_sent: dict[str, tuple[str, float]] = {}  # serial -> (its order's JSON, sent at)
     latencies: list[float] = []
     received = [0]
     lock = threading.Lock()
@@ -97,7 +107,7 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
     while len(where) < vehicles and time.monotonic() < deadline:
         time.sleep(0.05)
     serials = sorted(where)
-    sent, unanswered, tick = 0, 0, 0.05
+    sent, unanswered, resent, tick = 0, 0, 0, 0.05
     start = time.monotonic()
     end = start + seconds
     k = 0
@@ -113,11 +123,29 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
                 if serial in pending:
                     unanswered += 1  # the last one never showed up in a state
                 pending[serial] = (f'"orderId":"{order_id}"'.encode(), time.monotonic())
-            client.publish(f"{PREFIX}/{serial}/order", order_json(serial, order_id, a, b, k))
+            message = order_json(serial, order_id, a, b, k)
+            client.publish(f"{PREFIX}/{serial}/order", message)
+            last_sent[serial] = (message, time.monotonic())
             sent += 1
             k += 1
+        now = time.monotonic()
+        with lock:
+            late = [s for s in pending if now - last_sent[s][1] > RESEND_S]
+        for serial in late:  # no state has shown it: lost on the way (or its answer was)
+            client.publish(f"{PREFIX}/{serial}/order", last_sent[serial][0])
+            last_sent[serial] = (last_sent[serial][0], now)
+            resent += 1
         time.sleep(tick)
-    time.sleep(2.0)  # the last answers
+    waited = time.monotonic() + 2.0 + (2 * RESEND_S if resent else 0.0)  # the last answers
+    while time.monotonic() < waited:
+        now = time.monotonic()
+        with lock:
+            late = [s for s in pending if now - last_sent[s][1] > RESEND_S]
+        for serial in late:
+            client.publish(f"{PREFIX}/{serial}/order", last_sent[serial][0])
+            last_sent[serial] = (last_sent[serial][0], now)
+            resent += 1
+        time.sleep(tick)
     client.loop_stop()
     sub.terminate()
     with lock:
@@ -128,6 +156,7 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
         return 1e3 * lat[min(int(q * len(lat)), len(lat) - 1)] if lat else float("nan")
 
     print(json.dumps({"sent": sent, "answered": len(lat), "unanswered": unanswered,
+                      "resent": resent,
                       "states": received[0], "p50_ms": pct(0.50), "p95_ms": pct(0.95),
                       "p99_ms": pct(0.99), "max_ms": 1e3 * lat[-1] if lat else float("nan")}),
           flush=True)  # fmt: skip
@@ -152,7 +181,7 @@ def cpu_s(pid: int | None = None) -> float:
 
 
 def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float, dt: float,
-        broker_pid: int | None) -> dict[str, Any]:  # fmt: skip
+        broker_pid: int | None, network: Any = None) -> dict[str, Any]:  # fmt: skip
     from fleetsim.interfaces.vda5050.fleet import VdaFleet
     from fleetsim.scenario import build, load_scenario
     from fleetsim.scenario.runner import run_scenario
@@ -165,7 +194,8 @@ def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float
     with built.sim:
         before = rss_mb()
         t0 = time.perf_counter()
-        fleet = VdaFleet(built.sim, built.scene.robots, broker_url, mode=mode).start(timeout=120)
+        fleet = VdaFleet(built.sim, built.scene.robots, broker_url, mode=mode,
+                         network=network).start(timeout=120)  # fmt: skip
         connect_s = time.perf_counter() - t0
         fleet_mb = rss_mb() - before
         proc = subprocess.Popen([sys.executable, __file__, "--master", broker_url, "--vehicles",
@@ -178,13 +208,15 @@ def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float
         cpu = cpu_s() - cpu0
         broker_cpu = (cpu_s(broker_pid) - broker0) if broker_pid else float("nan")
         out = proc.communicate(timeout=120)[0]
+        hits = fleet.network_counts
         fleet.stop()
     result = json.loads(out.strip().splitlines()[-1])
     sim_s = summary.sim_time
     return {"vehicles": n, "mode": mode, "connect_s": connect_s, "rtf": sim_s / wall,
             "ms_per_step": 1e3 * wall / max(round(sim_s / dt), 1), **result,
             "cpu_per_1000": 1000 * cpu / wall / n, "broker_cpu": broker_cpu / wall,
-            "kb_per_vehicle": 1024 * fleet_mb / n, "rss_mb": rss_mb()}  # fmt: skip
+            "kb_per_vehicle": 1024 * fleet_mb / n, "rss_mb": rss_mb(),
+            "dropped": hits["drop"], "delayed": hits["delay"]}  # fmt: skip
 
 
 def main() -> None:
@@ -195,13 +227,21 @@ def main() -> None:
     parser.add_argument("--order-period", type=float, default=10.0)
     parser.add_argument("--timestep", type=float, default=0.1)
     parser.add_argument("--broker", default=None, help="mqtt://HOST:PORT (default: Mosquitto)")
+    parser.add_argument("--drop", type=float, default=0.0, help="P(a message is lost)")
+    parser.add_argument("--delay", type=float, default=0.0, help="P(a message is late)")
+    parser.add_argument("--delay-s", type=float, nargs=2, default=[0.5, 2.0])
     parser.add_argument("--master", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.master:
         master(args.master, args.vehicles[0], args.seconds, args.order_period)
         return
+    from fleetsim.faults.network import MessageFaults
     from fleetsim.interfaces.vda5050.broker import MosquittoBroker
 
+    network = None
+    if args.drop or args.delay:
+        network = MessageFaults(drop=args.drop, delay=args.delay, delay_s=tuple(args.delay_s),
+                                topics=("order", "state"), seed=1)  # fmt: skip
     rows = []
     for n in args.vehicles:
         broker = None if args.broker else MosquittoBroker().start()
@@ -209,14 +249,15 @@ def main() -> None:
             url = args.broker or broker.url  # type: ignore[union-attr]
             pid = broker._proc.pid if broker is not None and broker._proc else None
             rows.append(run(n, args.mode, args.seconds, url, args.order_period,
-                            args.timestep, pid))  # fmt: skip
+                            args.timestep, pid, network))  # fmt: skip
         finally:
             if broker is not None:
                 broker.stop()
         r = rows[-1]
         print(f"{r['vehicles']:>6} {r['mode']:<11} rtf {r['rtf']:.3f}  step "
               f"{r['ms_per_step']:.1f} ms  orders {r['sent']} answered {r['answered']} "
-              f"unanswered {r['unanswered']}  latency p50 {r['p50_ms']:.0f} p95 "
+              f"unanswered {r['unanswered']} resent {r['resent']} (messages dropped "
+              f"{r['dropped']}, delayed {r['delayed']})  latency p50 {r['p50_ms']:.0f} p95 "
               f"{r['p95_ms']:.0f} p99 {r['p99_ms']:.0f} max {r['max_ms']:.0f} ms  states "
               f"{r['states']}  cpu {r['cpu_per_1000']:.2f} core/1000  broker "
               f"{r['broker_cpu']:.2f} core  {r['kb_per_vehicle']:.0f} kB/vehicle  "
