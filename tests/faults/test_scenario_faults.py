@@ -86,3 +86,18 @@ def test_a_bad_faults_section_names_the_key() -> None:
     with pytest.raises(ConfigError, match="faults: battery faults need a fleet manager with "
                                           "batteries"):  # fmt: skip
         build(load_scenario("warehouse", ["faults={robots: [{type: battery, rate_per_hour: 1}]}"]))
+
+
+def test_an_order_burst_and_a_closed_station_change_the_demand() -> None:
+    calm, _ = run(duration=300.0)
+    burst, injector = run("faults={demand: [{type: order_burst, at: 30, count: 25}, "
+                          "{type: station_closed, target: drop_0, at: 0, duration: 200}]}",
+                          duration=300.0)  # fmt: skip
+    assert burst.kpis["tasks_released"] == calm.kpis["tasks_released"] + 25
+    bursts = [t for t in burst.tables["tasks"] if t["task"].startswith("burst")]
+    assert len(bursts) == 25 and all(t["release_time"] == pytest.approx(30.0) for t in bursts)
+    through = [t for t in burst.tables["tasks"] if "drop_0" in t["places"]]
+    assert through and all((t["assigned_at"] or 1e9) >= 200.0 - 1e-9 for t in through)
+    assert injector.kpis()["faults"]["station_closed"] == 1
+    with pytest.raises(ConfigError, match="unknown node 'drop_99'"):
+        run("faults={demand: [{type: station_closed, target: drop_99}]}")

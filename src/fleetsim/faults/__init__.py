@@ -10,12 +10,20 @@
 
 from fleetsim.faults.delays import DelayConfig, DelayGenerator
 from fleetsim.faults.inject import FaultInjector
-from fleetsim.faults.plan import FaultEvent, FaultPlan, FaultSchedule, RobotFaults, SiteFault
+from fleetsim.faults.plan import (
+    DemandFault,
+    FaultEvent,
+    FaultPlan,
+    FaultSchedule,
+    RobotFaults,
+    SiteFault,
+)
 from fleetsim.faults.stdrandom import StdRandom
 
 __all__ = [
     "DelayConfig",
     "DelayGenerator",
+    "DemandFault",
     "FaultEvent",
     "FaultInjector",
     "FaultPlan",

@@ -26,6 +26,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
 from fleetsim.faults.delays import DelayConfig, DelayGenerator
 from fleetsim.faults.plan import (
+    DEMAND_KINDS,
     KINDS,
     ROBOT_KINDS,
     SITE_KINDS,
@@ -35,6 +36,7 @@ from fleetsim.faults.plan import (
     SiteFault,
 )
 from fleetsim.fleet.manager import FleetManager
+from fleetsim.fleet.tasks import Task
 
 SPEED = {"stop": 0.0, "breakdown": 0.0, "delay": 0.0}  # slowdown: its own factor
 
@@ -71,6 +73,8 @@ class FaultInjector:
     def _check_targets(self, plan: FaultPlan) -> None:
         for fault in plan.site:
             self._check_site(fault)
+        for demand in plan.demand:
+            self._check_demand(demand.kind, demand.target)
         batteries = any(p.kind == "battery" for p in plan.robots) or any(
             e.kind == "battery" for e in plan.events)  # fmt: skip
         if batteries and (self.manager is None or not self.manager.charging.on):
@@ -82,9 +86,21 @@ class FaultInjector:
             if event.kind in (*ROBOT_KINDS, "delay") and event.target not in self.index:
                 raise ConfigError(f"a {event.kind} fault at {event.time:g} s names robot "
                                   f"'{event.target}', which the run does not have")  # fmt: skip
+            if event.kind in DEMAND_KINDS:
+                self._check_demand(event.kind, event.target)
             if event.kind in SITE_KINDS:
                 self._check_site(SiteFault(event.kind, event.target, event.time,
                                            event.duration, event.open))  # fmt: skip
+
+    def _check_demand(self, kind: str, target: str) -> None:
+        if self.manager is None:
+            raise ConfigError(f"{kind} faults need a fleet manager (its orders and stations)")
+        graph = self.manager.graph
+        if target:
+            graph.node(target)  # (an unknown node is an error with the closest name)
+        elif kind == "order_burst" and not (graph.nodes_with("pickup")
+                                            and graph.nodes_with("dropoff")):  # fmt: skip
+            raise ConfigError("order_burst: the site has no pickup and dropoff nodes")
 
     def _check_site(self, fault: SiteFault) -> None:
         sim = self.sim
@@ -155,9 +171,15 @@ class FaultInjector:
         elif kind == "charger_down":
             assert self.manager is not None
             self.manager.charging.set_down(self.manager.graph.node(event.target), True)
+        elif kind == "order_burst":
+            assert self.manager is not None
+            self.manager.book.add(self._burst(event, key), event.time)
+        elif kind == "station_closed":
+            assert self.manager is not None
+            self.manager.book.closed.add(event.target)
         row = {**event.row(), "until": event.time + event.duration}
         self.records.append(row)
-        if kind != "battery":  # (a spike is over at once)
+        if kind not in ("battery", "order_burst"):  # (over at once)
             heapq.heappush(self._ends, (event.time + event.duration, key, event))
             self._open[key] = row
         self.sim.events.emit("fault_started", self.sim, dict(row))
@@ -183,7 +205,24 @@ class FaultInjector:
         elif kind == "charger_down":
             assert self.manager is not None
             self.manager.charging.set_down(self.manager.graph.node(event.target), False)
+        elif kind == "station_closed":
+            assert self.manager is not None
+            self.manager.book.closed.discard(event.target)
         self.sim.events.emit("fault_ended", self.sim, dict(row))
+
+    def _burst(self, event: FaultEvent, key: int) -> list[Task]:
+        """An order burst's tasks: from `target` (or random pick-ups) to random drop-offs."""
+        assert self.manager is not None
+        graph = self.manager.graph
+        rng = np.random.default_rng([self.plan.seed, 7919, key])
+        pickups = [event.target] if event.target else graph.nodes_with("pickup")
+        dropoffs = graph.nodes_with("dropoff")
+        tasks = []
+        for k in range(int(event.value)):
+            a = pickups[int(rng.integers(len(pickups)))]
+            b = dropoffs[int(rng.integers(len(dropoffs)))]
+            tasks.append(Task(f"burst{key}_{k}", (a, b), release_time=event.time))
+        return tasks
 
     def _apply_speed(self, i: int) -> None:
         factors = self._speed[i].values()

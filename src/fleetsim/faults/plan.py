@@ -24,7 +24,8 @@ from fleetsim.errors import ConfigError
 
 ROBOT_KINDS = ("stop", "slowdown", "breakdown", "jump", "battery")
 SITE_KINDS = ("door_stuck", "lift_out_of_service", "charger_down")
-KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS)
+DEMAND_KINDS = ("order_burst", "station_closed")
+KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,30 @@ class SiteFault:
             raise ConfigError(f"{self.kind} {self.target}: time and duration must be >= 0")
 
 
+@dataclass(frozen=True)
+class DemandFault:
+    """A change of demand at `time`: `order_burst` (`count` orders at once, picked up at
+    `target`, or at random pick-up stations when it is empty, for random drop-offs) or
+    `station_closed` (no order through the station at node `target` is handed out for
+    `duration` seconds; those assigned already go on)."""
+
+    kind: str
+    time: float
+    target: str = ""
+    duration: float = 0.0
+    count: int = 10
+
+    def __post_init__(self) -> None:
+        if self.kind not in DEMAND_KINDS:
+            raise ConfigError(
+                f"fault kind {self.kind!r}: expected one of {', '.join(DEMAND_KINDS)}"
+            )
+        if not (self.time >= 0 and self.duration >= 0 and self.count >= 0):
+            raise ConfigError(f"{self.kind}: time, duration and count must be >= 0")
+        if self.kind == "station_closed" and not self.target:
+            raise ConfigError("station_closed: name the station's node (target)")
+
+
 @dataclass(frozen=True, order=True)
 class FaultEvent:
     """One fault that happens: when, what, to whom (a robot's or a device's name), for how
@@ -96,7 +121,7 @@ class FaultEvent:
         """The event as a row (and as a scenario's `faults.events` entry)."""
         row: dict[str, Any] = {"time": self.time, "kind": self.kind, "target": self.target,
                                "duration": self.duration}  # fmt: skip
-        if self.kind in ("slowdown", "jump", "battery", "delay"):
+        if self.kind in ("slowdown", "jump", "battery", "delay", "order_burst"):
             row["value"] = self.value
         if self.kind == "jump":
             row["angle"] = self.angle
@@ -114,11 +139,12 @@ class FaultPlan:
     site: tuple[SiteFault, ...] = ()
     events: tuple[FaultEvent, ...] = ()
     seed: int = 0
+    demand: tuple[DemandFault, ...] = ()
 
     @property
     def empty(self) -> bool:
         """Whether nothing is to go wrong."""
-        return not (self.robots or self.site or self.events)
+        return not (self.robots or self.site or self.events or self.demand)
 
 
 @dataclass
@@ -153,6 +179,8 @@ class FaultSchedule:
         self._fixed: list[FaultEvent] = sorted(plan.events)
         self._fixed += sorted(FaultEvent(s.time, s.kind, s.target, s.duration, open=s.open)
                               for s in plan.site)  # fmt: skip
+        self._fixed += [FaultEvent(d.time, d.kind, d.target, d.duration, float(d.count))
+                        for d in plan.demand]  # fmt: skip
         self._fixed.sort()
         self._streams: list[_Stream] = []
         for k, process in enumerate(plan.robots):

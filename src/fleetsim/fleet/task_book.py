@@ -24,6 +24,7 @@ class TaskBook:
         self._upcoming: Task | None = None
         self.tasks: list[Task] = []
         self.queue: list[Task] = []
+        self.closed: set[str] = set()  # stations closed (a fault): their orders wait
 
     def release(self, now: float) -> None:
         """Release every task whose time has come (each checked against the site first)."""
@@ -41,9 +42,21 @@ class TaskBook:
             self.queue.append(task)
 
     def first(self, room: int) -> list[Task]:
-        """The first `room` waiting tasks, by priority, then release time."""
+        """The first `room` waiting tasks, by priority, then release time (none through a
+        closed station)."""
         self.queue.sort(key=lambda t: (-t.priority, t.release_time))
+        if self.closed:
+            return [t for t in self.queue if self.closed.isdisjoint(t.places)][:room]
         return self.queue[:room]
+
+    def add(self, tasks: list[Task], now: float) -> None:
+        """Release `tasks` now (an order burst), after checking them against the site."""
+        check_tasks(tasks, self.graph)
+        for task in tasks:
+            task.release_time = now
+            task.mark(TaskStatus.RELEASED, now)
+            self.tasks.append(task)
+            self.queue.append(task)
 
     def assign(self, task: Task, robot: str, now: float) -> None:
         """`robot` takes `task` off the queue."""

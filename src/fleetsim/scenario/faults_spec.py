@@ -8,7 +8,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from fleetsim.faults import DelayConfig, FaultEvent, FaultPlan, RobotFaults, SiteFault
+from fleetsim.faults import (
+    DelayConfig,
+    DemandFault,
+    FaultEvent,
+    FaultPlan,
+    RobotFaults,
+    SiteFault,
+)
 from fleetsim.faults.network import MessageFaults
 from fleetsim.scenario.spec_base import Finite, NonNegative, Spec
 
@@ -64,6 +71,23 @@ class SiteFaultSpec(Spec):
     """door_stuck: stuck open (true) or closed (false)."""
 
 
+class DemandFaultSpec(Spec):
+    """A change of demand at a set time (needs a fleet manager)."""
+
+    type: Literal["order_burst", "station_closed"]
+    """order_burst (`count` orders at once), station_closed (no order through the station is
+    handed out while it lasts)."""
+    at: NonNegative = 0.0
+    """When, simulated seconds."""
+    target: str = ""
+    """order_burst: the pick-up node (default: random pick-up stations); station_closed: the
+    station's node."""
+    count: Annotated[int, Field(ge=0)] = 10
+    """order_burst: how many orders."""
+    duration: NonNegative = 60.0
+    """station_closed: how long, seconds."""
+
+
 class DelaySpec(Spec):
     """Execution delays as the League of Robot Runners draws them, a tick being a step."""
 
@@ -90,7 +114,8 @@ class FaultEventSpec(Spec):
     time: NonNegative
     """When it begins, simulated seconds."""
     kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "delay", "door_stuck",
-                  "lift_out_of_service", "charger_down"]  # fmt: skip
+                  "lift_out_of_service", "charger_down", "order_burst",
+                  "station_closed"]  # fmt: skip
     """The kind of fault."""
     target: str
     """A robot's name, a door's or lift's name, or a charger's node."""
@@ -143,6 +168,8 @@ class FaultsSpec(Spec):
     """Robot faults."""
     site: list[SiteFaultSpec] = Field(default_factory=list)
     """Site faults: doors, lifts, chargers."""
+    demand: list[DemandFaultSpec] = Field(default_factory=list)
+    """Demand faults: order bursts, stations closing."""
     delays: DelaySpec | None = None
     """Execution delays, step by step."""
     events: list[FaultEventSpec] = Field(default_factory=list)
@@ -164,7 +191,8 @@ def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
     site = tuple(SiteFault(s.type, s.target, s.at, s.duration, s.open) for s in spec.site)
     events = tuple(FaultEvent(e.time, e.kind, e.target, e.duration, e.value, e.angle, e.open)
                    for e in spec.events)  # fmt: skip
-    return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed)
+    demand = tuple(DemandFault(d.type, d.at, d.target, d.duration, d.count) for d in spec.demand)
+    return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed, demand)
 
 
 def vda5050_network_of(spec: FaultsSpec | None, seed: int) -> MessageFaults | None:
