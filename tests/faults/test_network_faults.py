@@ -12,7 +12,7 @@ import pytest
 
 from fleetsim import Agent, MultiRobotSimulationCore, Pose
 from fleetsim.errors import ConfigError
-from fleetsim.faults import FaultInjector, FaultPlan
+from fleetsim.faults import FaultEvent, FaultInjector, FaultPlan
 from fleetsim.faults.network import MessageFate, MessageFaults
 from fleetsim.interfaces.vda5050.broker import EmbeddedBroker
 from fleetsim.interfaces.vda5050.fleet import VdaFleet
@@ -98,6 +98,38 @@ def test_a_dropped_order_is_never_taken() -> None:
                     sim.step_once()
                 assert all(s["orderId"] == "" for s in states(observer, "amr_0"))
                 assert json.loads(observer.payloads(f"{PREFIX}/amr_0/state")[-1])["errors"] == []
+                fleet.stop()
+        finally:
+            observer.close()
+
+
+@pytest.mark.parametrize("kind", ["embedded", "mosquitto"])
+def test_a_disconnected_vehicle_leaves_its_last_will_and_comes_back(kind: str) -> None:
+    from fleetsim.interfaces.vda5050.broker import MosquittoBroker
+
+    if kind == "mosquitto" and not MosquittoBroker.available():
+        pytest.skip("mosquitto is not installed")
+    broker_class = EmbeddedBroker if kind == "embedded" else MosquittoBroker
+    with broker_class() as broker:
+        observer = Observer(broker)
+        topic = f"{PREFIX}/amr_0/connection"
+
+        def said() -> list[str]:
+            return [json.loads(p)["connectionState"] for p in observer.payloads(topic)]
+
+        try:
+            with make_sim(timestep=0.1) as sim:
+                robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                          name="amr_0")]  # fmt: skip
+                fleet = VdaFleet(sim, robots, broker.url).start()
+                plan = FaultPlan(events=(FaultEvent(1.0, "disconnect", "amr_0", 3.0),))
+                injector = FaultInjector(sim, robots, plan).attach()
+                observer.wait_for(lambda: said()[-1:] == ["ONLINE"])
+                run_until(sim, observer, lambda: "CONNECTIONBROKEN" in said())  # the will
+                assert 1.0 <= sim.sim_time < 4.0
+                run_until(sim, observer, lambda: said()[-1:] == ["ONLINE"] and sim.sim_time > 4)
+                assert said().count("ONLINE") >= 2  # back after the fault
+                assert injector.kpis()["faults"]["disconnect"] == 1
                 fleet.stop()
         finally:
             observer.close()

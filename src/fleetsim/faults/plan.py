@@ -22,7 +22,7 @@ import numpy as np
 
 from fleetsim.errors import ConfigError
 
-ROBOT_KINDS = ("stop", "slowdown", "breakdown", "jump", "battery")
+ROBOT_KINDS = ("stop", "slowdown", "breakdown", "jump", "battery", "disconnect")
 SITE_KINDS = ("door_stuck", "lift_out_of_service", "charger_down")
 DEMAND_KINDS = ("order_burst", "station_closed")
 KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
@@ -32,7 +32,9 @@ KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
 class RobotFaults:
     """A kind of robot fault: `stop` (for a while), `slowdown` (to `factor` of its speed),
     `breakdown` (stopped until repaired), `jump` (the reported pose is `distance` metres off,
-    the body is not), `battery` (a drain spike of `drain`, a fraction of a full charge). At
+    the body is not), `battery` (a drain spike of `drain`, a fraction of a full charge),
+    `disconnect` (its network session is cut: a VDA 5050 vehicle's broker sends its last will,
+    and it comes back when the fault ends; the robot drives on). At
     `rate_per_hour` per robot, and/or at fixed `at` (robot name, time) pairs; `robots` limits
     it to those names (None: every robot)."""
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from fleetsim.faults.plan import ROBOT_KINDS
 from fleetsim.fuzz.checks import Check
 from fleetsim.fuzz.keep import write_kept
 from fleetsim.fuzz.run import fuzz_one
@@ -146,7 +147,7 @@ def keep_known_robots(data: dict[str, Any]) -> dict[str, Any]:
     finally:
         path.unlink()
         folder.rmdir()
-    robot_kinds = ("stop", "slowdown", "breakdown", "jump", "battery", "delay")
+    robot_kinds = (*ROBOT_KINDS, "delay")
     events = data.get("faults", {}).get("events", [])
     keep = [e for e in events if e["kind"] not in robot_kinds or e["target"] in names]
     data["faults"]["events"] = keep

@@ -35,10 +35,11 @@ class AtSpec(Spec):
 class RobotFaultSpec(Spec):
     """A kind of robot fault, at a rate per robot-hour and/or at set times."""
 
-    type: Literal["stop", "slowdown", "breakdown", "jump", "battery"]
+    type: Literal["stop", "slowdown", "breakdown", "jump", "battery", "disconnect"]
     """stop (for a while), slowdown (to `factor`), breakdown (stopped until repaired: the
     duration), jump (the reported pose off by `distance`, the body not), battery (a drain
-    spike of `drain`)."""
+    spike of `drain`), disconnect (a VDA 5050 vehicle's session cut: its last will, then back
+    when it ends)."""
     rate_per_hour: NonNegative = 0.0
     """Faults per robot per simulated hour (a Poisson process per robot)."""
     at: list[AtSpec] = Field(default_factory=list)
@@ -113,7 +114,8 @@ class FaultEventSpec(Spec):
 
     time: NonNegative
     """When it begins, simulated seconds."""
-    kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "delay", "door_stuck",
+    kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "disconnect", "delay",
+                  "door_stuck",
                   "lift_out_of_service", "charger_down", "order_burst",
                   "station_closed"]  # fmt: skip
     """The kind of fault."""

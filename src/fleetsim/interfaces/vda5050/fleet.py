@@ -152,6 +152,11 @@ class VdaFleet:
             else:
                 gone = self._breakdowns.pop(serial, None)
                 vehicle.errors = [e for e in vehicle.errors if e is not gone]
+        if row["kind"] == "disconnect":
+            if started:
+                self.link.cut(serial)
+            else:
+                self.link.restore(serial)
         if row["kind"] == "jump" and self._faults is not None:
             vehicle.reported_offset = tuple(self._faults.offsets[self._index[serial]])
         self._dirty.add(serial)

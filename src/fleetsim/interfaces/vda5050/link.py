@@ -186,6 +186,21 @@ class MqttLink:
             self._loop.send(client, self.topics.topic(serial, topic), payload, qos, retain)
             self.counts[topic] += 1
 
+    def cut(self, serial: str) -> bool:
+        """Break vehicle `serial`'s session without a goodbye, so that the broker sends its last
+        will (CONNECTIONBROKEN), until `restore`; False (nothing done) in shared mode."""
+        client = self._clients.get(serial) if self.mode == "per-vehicle" else None
+        if client is None or self._loop is None:
+            return False
+        self._loop.cut(client)
+        return True
+
+    def restore(self, serial: str) -> None:
+        """Connect a cut session again (ONLINE once it is back)."""
+        client = self._clients.get(serial) if self.mode == "per-vehicle" else None
+        if client is not None and self._loop is not None:
+            self._loop.restore(client)
+
     def stop(self, goodbye: Callable[[str], str] | None = None, timeout: float = 5.0) -> None:
         """Publish `goodbye(serial)` on each vehicle's connection topic (OFFLINE), then close
         the sessions cleanly (a clean disconnect sends no last will)."""

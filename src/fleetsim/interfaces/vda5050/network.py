@@ -59,6 +59,7 @@ class NetworkLoop:
         self._sessions: list[Any] = []
         self._retry: dict[Any, tuple[float, float]] = {}  # client -> (next try, backoff)
         self._closing: set[Any] = set()  # disconnected on purpose: not reconnected
+        self._cut: set[Any] = set()  # connections cut (a fault): not reconnected until restored
         self._out: queue.SimpleQueue[tuple[Any, str, str, int, bool]] = queue.SimpleQueue()
         self._raw: dict[Any, bytearray] = {}  # client -> QoS 0 packets not yet sent
         self._started: set[Any] = set()  # clients with a packet of ours partly sent
@@ -104,6 +105,30 @@ class NetworkLoop:
 
         self.call(job)
 
+    def cut(self, client: Any) -> None:
+        """Break `client`'s connection without a goodbye (the broker sends its last will), and
+        leave it broken until `restore` (a network fault)."""
+
+        def job() -> None:
+            self._cut.add(client)
+            self._retry.pop(client, None)
+            sock = client.socket()
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)  # no DISCONNECT packet: the will goes out
+
+        self.call(job)
+
+    def restore(self, client: Any) -> None:
+        """Connect a cut client again (now)."""
+
+        def job() -> None:
+            if client in self._cut:
+                self._cut.discard(client)
+                self._retry[client] = (time.monotonic(), MIN_BACKOFF_S / 2)
+
+        self.call(job)
+
     def stop(self, timeout: float = 5.0) -> None:
         """Let queued work and messages go out (for up to `timeout` s), then end the thread."""
         deadline = time.monotonic() + timeout
@@ -138,7 +163,7 @@ class NetworkLoop:
 
     def lost(self, client: Any) -> None:
         """paho's on_disconnect (network thread): try again later unless closing."""
-        if client in self._closing or not self._running:
+        if client in self._closing or client in self._cut or not self._running:
             return
         _, backoff = self._retry.get(client, (0.0, MIN_BACKOFF_S / 2))
         backoff = min(backoff * 2, MAX_BACKOFF_S)
