@@ -133,3 +133,39 @@ def test_a_disconnected_vehicle_leaves_its_last_will_and_comes_back(kind: str) -
                 fleet.stop()
         finally:
             observer.close()
+
+
+def test_rmf_answers_refused_and_delayed() -> None:
+    import time
+    import urllib.error
+    import urllib.request
+
+    from fleetsim.interfaces.rmf.fleet import RmfFleet
+    from fleetsim.interfaces.rmf.server import RmfServer, make_app
+
+    def get(url: str) -> tuple[int, dict[str, Any], float]:
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                return response.status, json.loads(response.read()), time.monotonic() - t0
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read()), time.monotonic() - t0
+
+    with make_sim(timestep=0.1) as sim:
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
+                                  name="r1")]  # fmt: skip
+        fleet = RmfFleet(sim, robots).start()
+        injector = FaultInjector(sim, robots, FaultPlan()).attach()
+        refuse = MessageFaults(drop=1.0, topics=("status",))
+        with RmfServer(make_app(fleet, faults=refuse)) as server:
+            code, body, _ = get(f"{server.url}/status/?robot_name=r1")
+            assert code == 503 and body["success"] is False and "network fault" in body["msg"]
+            code, body, _ = get(f"{server.url}/action_paths/?activity=x&label=y")
+            assert code == 200  # another endpoint: untouched
+            sim.step_once()  # the fault rows reach the simulation at its next step
+            assert [r["kind"] for r in injector.rows()] == ["answer_refuse"]
+        slow = MessageFaults(delay=1.0, delay_s=(0.6, 0.6), topics=("status",))
+        with RmfServer(make_app(fleet, faults=slow)) as server:
+            code, body, took = get(f"{server.url}/status/?robot_name=r1")
+            assert code == 200 and body["data"]["robot_name"] == "r1" and took >= 0.55
+        fleet.stop_serving()

@@ -15,6 +15,7 @@ from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals
 from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.faults_spec import network_faults_of
 from fleetsim.scenario.runner import run_scenario
 
 
@@ -79,7 +80,8 @@ def rmf(
             fleet = RmfFleet(built.sim, built.scene.robots, map_name=level or "L1",
                              activities=routes, blocked_after_s=spec.blocked_after_s)  # fmt: skip
             fleet.start()
-            with RmfServer(make_app(fleet, token), host, port) as server:
+            faults = network_faults_of(loaded.scenario.faults, built.sim.params.seed or 0, "rmf")
+            with RmfServer(make_app(fleet, token, faults), host, port) as server:
                 typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
                            f"map {fleet.map_name}")  # fmt: skip
                 say_turned_off("RMF", turned_off)

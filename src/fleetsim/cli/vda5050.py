@@ -13,7 +13,7 @@ from fleetsim.cli.scenario import exit_for, exit_if_stopped, handle_stop_signals
 from fleetsim.cli.serving import DURATION, say_turned_off, without_drivers
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.scenario import build, load_scenario
-from fleetsim.scenario.faults_spec import vda5050_network_of
+from fleetsim.scenario.faults_spec import network_faults_of
 from fleetsim.scenario.runner import run_scenario
 
 
@@ -84,7 +84,7 @@ def vda5050(
                 state_interval,
                 mode=connection_mode,
                 visualization_rate=visualization_rate,
-                network=vda5050_network_of(loaded.scenario.faults, built.sim.params.seed or 0),
+                network=network_faults_of(loaded.scenario.faults, built.sim.params.seed or 0),
                 username=username,
                 password=password,
                 tls_ca=tls_ca,

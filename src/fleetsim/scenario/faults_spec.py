@@ -159,6 +159,9 @@ class NetworkSpec(Spec):
 
     vda5050: MessageFaultsSpec | None = None
     """On the VDA 5050 vehicles' MQTT messages (`fleetsim vda5050`)."""
+    rmf: MessageFaultsSpec | None = None
+    """On the Open-RMF API's answers (`fleetsim rmf`): `drop` refuses an answer (HTTP 503),
+    `delay` delays it (wall seconds); `topics` are endpoints (status, navigate, ...)."""
 
 
 class FaultsSpec(Spec):
@@ -197,9 +200,11 @@ def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
     return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed, demand)
 
 
-def vda5050_network_of(spec: FaultsSpec | None, seed: int) -> MessageFaults | None:
-    """The VDA 5050 message faults of a `faults:` section, or None."""
-    n = spec.network.vda5050 if spec is not None and spec.network is not None else None
+def network_faults_of(spec: FaultsSpec | None, seed: int,
+                       interface: str = "vda5050") -> MessageFaults | None:  # fmt: skip
+    """The message faults of a `faults:` section for `interface` (vda5050, rmf), or None."""
+    network = spec.network if spec is not None else None
+    n = getattr(network, interface) if network is not None else None
     if n is None:
         return None
     delay = n.delay_s if isinstance(n.delay_s, tuple) else (n.delay_s, n.delay_s)

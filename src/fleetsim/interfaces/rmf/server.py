@@ -23,8 +23,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from fleetsim.errors import FleetSimError
+from fleetsim.faults.network import MessageFate, MessageFaults
 from fleetsim.interfaces.rmf import devices
 from fleetsim.interfaces.rmf.fast_http import fast_protocol
+from fleetsim.interfaces.rmf.faulty import FaultyAnswers
 from fleetsim.interfaces.rmf.fleet import RmfFleet
 from fleetsim.interfaces.rmf.openapi import DESCRIPTION, truthful_openapi
 from fleetsim.interfaces.rmf.status import NO_COMMAND
@@ -76,9 +78,10 @@ class NavigateBody(BaseModel):
 Handler = Callable[..., Awaitable[Any]]
 
 
-def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
+def make_app(fleet: RmfFleet, token: str | None = None,
+             faults: MessageFaults | None = None) -> Any:  # fmt: skip
     """The FastAPI app serving `fleet`; with `token`, every request must carry
-    `Authorization: Bearer <token>`."""
+    `Authorization: Bearer <token>`; with `faults`, answers are refused or delayed."""
     try:
         from fastapi import FastAPI, Request
         from fastapi.exceptions import RequestValidationError
@@ -249,7 +252,10 @@ def make_app(fleet: RmfFleet, token: str | None = None) -> Any:
         return answer()
 
     app.openapi = lambda: truthful_openapi(app, token is not None)  # type: ignore[method-assign]
-    return StatusFastPath(app, fleet, auth)
+    served = StatusFastPath(app, fleet, auth)
+    if faults is not None and faults.any:  # (then every request goes through the faults)
+        return FaultyAnswers(served, fleet, MessageFate(faults))
+    return served
 
 
 class RmfServer:
