@@ -97,3 +97,26 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "did you mean 'collisions'" in bad.stderr + bad.stdout
     none = fleetsim("fuzz", "warehouse", "--runs", "1", cwd=tmp_path)
     assert none.returncode == 2 and "no faults to fuzz with" in none.stderr + none.stdout
+
+
+def test_an_outside_manager_is_fuzzed_through_vda5050(tmp_path: Path) -> None:
+    """`--manager` starts a real master control (another process, over a broker of the run's
+    own) for each run: its planted bug (every vehicle to one depot) is a collision, kept; the
+    manager's log is in the run's folder, and nothing of it is left running."""
+    pytest.importorskip("amqtt")
+    depot = LAPS.parent / "depot.yaml"
+    master = f"{sys.executable} {LAPS.parent / 'to_the_depot.py'} --broker {{broker}}"
+    done = fleetsim("fuzz", str(depot), "--runs", "1", "--duration", "12", "--rtf", "6",
+                    "--manager", master, "--check", "robot-collisions", "--shrink-runs", "0",
+                    "--out", "o.parquet", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    (row,) = pq.read_table(tmp_path / "o.parquet").to_pylist()
+    assert row["check"] == "robot-collisions" and row["first_failure_s"] < 12.0
+    log = tmp_path / "o.runs" / row["run_id"] / "manager.log"
+    assert log.is_file()
+    summary = json.loads((tmp_path / "o.failures" / row["run_id"] / "summary.json").read_text())
+    assert summary["manager"] == master and summary["reproduced"] is not None
+    left = subprocess.run(["pgrep", "-f", "to_the_depot.py"], capture_output=True, text=True)
+    assert left.stdout.strip() == ""  # every manager stopped
+    bad = fleetsim("fuzz", str(depot), "--manager", "x {nope}", cwd=tmp_path)
+    assert bad.returncode == 2 and "placeholders" in bad.stdout + bad.stderr

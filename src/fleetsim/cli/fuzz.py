@@ -47,6 +47,19 @@ def fuzz(
     shrink_runs: int = typer.Option(
         60, "--shrink-runs", help="Runs each failing run's shrinking may take (0: no shrinking)."
     ),
+    manager: str | None = typer.Option(
+        None,
+        "--manager",
+        help="An outside fleet manager to fuzz: a command started for each run, with "
+        "{broker}, {url}, {host}, {port}, {folder} and {seed} filled in (the scenario's own "
+        "drivers are turned off).",
+    ),
+    interface: str = typer.Option(
+        "vda5050", "--interface", help="How --manager drives the robots: vda5050 or rmf."
+    ),
+    rtf: float = typer.Option(
+        1.0, "--rtf", help="With --manager: the pace, times real time (it lives in wall time)."
+    ),
 ) -> None:
     """Run SCENARIO with faults for --runs seeds, check each run, keep and shrink the failures.
 
@@ -55,13 +68,19 @@ def fuzz(
     (`fleetsim run` makes it again: the seed, the duration and the faults that happened written
     out), shrunk.yaml (fewer faults, robots and seconds, still failing the same check), their
     recordings (with the record extra) and summary.json. Exit 1 when a run failed a check.
+
+    --manager fuzzes an outside fleet manager: each run serves its robots over --interface (a
+    broker or the RMF API of its own on 127.0.0.1), starts the command, paces at --rtf and
+    stops the command at the end; its log is in OUT.runs/RUN_ID/manager.log.
     """
     from fleetsim.fuzz import faults_of, fuzz_specs, parse_checks, run_fuzz
+    from fleetsim.fuzz.outside import OutsideManager
 
     console = Console(stderr=True)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     try:
         checks = parse_checks(check)
+        outside = OutsideManager(manager, interface, rtf) if manager is not None else None
         specs = fuzz_specs(scenario, runs, first_seed, faults_of(faults) if faults else None,
                            sets, duration)  # fmt: skip
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -80,7 +99,8 @@ def fuzz(
 
             result = run_fuzz(specs, checks, out, workers=n_workers, backend=backend,
                               ray_address=ray_address, resume=resume, wall_limit_s=wall_limit,
-                              shrink_runs=max(0, shrink_runs), progress=progress)  # fmt: skip
+                              shrink_runs=max(0, shrink_runs), manager=outside,
+                              progress=progress)  # fmt: skip
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:

@@ -10,7 +10,9 @@ a `summary.json`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ import yaml
 from fleetsim.errors import ConfigError
 from fleetsim.fuzz.checks import Check
 from fleetsim.fuzz.keep import kept_scenario, write_kept
+from fleetsim.fuzz.outside import OutsideManager
 from fleetsim.fuzz.run import FuzzWork, fuzz_one
 from fleetsim.fuzz.shrink import Shrinker
 from fleetsim.scenario import load_scenario
@@ -64,15 +67,20 @@ def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any]
 def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: int = 1,
              backend: str = "local", ray_address: str | None = None, resume: bool = False,
              wall_limit_s: float | None = None, shrink_runs: int = 60,
+             manager: OutsideManager | None = None,
              progress: Callable[[str, int, int], None] | None = None) -> FuzzResult:  # fmt: skip
     """Run `specs`, check them, keep and shrink the failing ones; `progress(stage, done,
-    total)` as it goes ("runs", then "keep")."""
+    total)` as it goes ("runs", then "keep"). With an outside `manager`, each run's files (its
+    log) go to `OUT.runs/RUN_ID/`."""
     store = prepare(out, workers, backend, ray_address, resume)
+    if manager is not None:
+        runs = out.with_name(out.stem + ".runs")
+        specs = [dataclasses.replace(s, details=str(runs / s.run_id)) for s in specs]
     done = store.done()
     todo = [s for s in specs if s.run_id not in done]
     if progress is not None:
         progress("runs", 0, len(todo))
-    work = FuzzWork(tuple(checks), wall_limit_s)
+    work = FuzzWork(tuple(checks), wall_limit_s, manager)
     failing: list[tuple[RunSpec, dict[str, Any]]] = []
     by_id = {s.run_id: s for s in specs}
     try:
@@ -88,14 +96,14 @@ def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: i
     kept: dict[str, Path] = {}
     for k, (spec, row) in enumerate(failing, start=1):
         kept[row["run_id"]] = keep_failure(spec, row, folder / row["run_id"], checks,
-                                           shrink_runs)  # fmt: skip
+                                           shrink_runs, manager)  # fmt: skip
         if progress is not None:
             progress("keep", k, len(failing))
     return FuzzResult(store.rows(), len(todo), len(specs) - len(todo), kept)
 
 
 def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[Check],
-                 shrink_runs: int) -> Path:  # fmt: skip
+                 shrink_runs: int, manager: OutsideManager | None = None) -> Path:  # fmt: skip
     """Write the failing run as a scenario, confirm it fails the same way (recording it), shrink
     it, confirm and record the shrunk one; a summary beside them."""
     events = json.loads(row.get("schedule") or "[]")
@@ -106,8 +114,9 @@ def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[
         f"seed {spec.seed}: {row['check']} first at {row['first_failure_s']} s",
     )
     check = next(c for c in checks if str(c) == row["check"])
-    again = _confirm(failing, check, folder / "failing.mcap")
-    shrunk = Shrinker(data, check, budget=shrink_runs, folder=folder / "tries").shrink()
+    again = _confirm(failing, check, folder / "failing.mcap", manager, folder / "failing")
+    shrunk = Shrinker(data, check, budget=shrink_runs, folder=folder / "tries",
+                      manager=manager).shrink()  # fmt: skip
     summary: dict[str, Any] = {
         "run_id": row["run_id"], "seed": spec.seed, "check": row["check"],
         "first_failure_s": row["first_failure_s"],
@@ -115,12 +124,13 @@ def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[
         and again.get("first_failure_s") == row["first_failure_s"],
         "faults": len(events), "robots": row.get("robots"),
         "duration_s": row.get("sim_time_s"), "shrink_runs": shrunk.runs, "steps": shrunk.steps,
+        "manager": manager.command if manager is not None else None,
     }  # fmt: skip
     if shrunk.row:
         path = write_kept(shrunk.data, folder / "shrunk.yaml",
                           f"shrunk from seed {spec.seed}: {shrunk.row['check']} first at "
                           f"{shrunk.row['first_failure_s']} s")  # fmt: skip
-        confirmed = _confirm(path, check, folder / "shrunk.mcap")
+        confirmed = _confirm(path, check, folder / "shrunk.mcap", manager, folder / "shrunk")
         summary.update(
             shrunk_faults=len(shrunk.data.get("faults", {}).get("events", [])),
             shrunk_robots=confirmed.get("robots"),
@@ -133,21 +143,20 @@ def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[
     return folder
 
 
-def _confirm(path: Path, check: Check, recording: Path) -> dict[str, Any]:
+def _confirm(path: Path, check: Check, recording: Path, manager: OutsideManager | None,
+             files: Path) -> dict[str, Any]:  # fmt: skip
     """Run a kept scenario again (recording it when the `record` extra is installed)."""
     try:
         import fleetsim.recording  # noqa: F401  (mcap and Foxglove's schemas: an extra)
     except ImportError:
         recording = None  # type: ignore[assignment]
-    spec = RunSpec(str(path), (), None, {}, None)
-    return fuzz_one(spec, [check], record=recording)
+    spec = RunSpec(str(path), (), None, {}, None, str(files) if manager is not None else None)
+    return fuzz_one(spec, [check], record=recording, manager=manager)
 
 
 def _clean(folder: Path) -> None:
     if folder.is_dir():
-        for file in folder.iterdir():
-            file.unlink()
-        folder.rmdir()
+        shutil.rmtree(folder)
 
 
 def faults_of(text: str) -> dict[str, Any]:

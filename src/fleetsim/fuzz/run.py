@@ -5,14 +5,18 @@ and reproduced without running it again."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fleetsim.fuzz.checks import Check, Watch, first_failure
+from fleetsim.fuzz.outside import OutsideManager
 from fleetsim.scenario import build, load_scenario
+from fleetsim.scenario.drivers import without_drivers
 from fleetsim.scenario.faults_plugin import FaultsPlugin
 from fleetsim.scenario.runner import run_scenario
 from fleetsim.sweep.plan import RunSpec
@@ -24,24 +28,34 @@ class FuzzWork:
 
     checks: tuple[Check, ...]
     wall_limit_s: float | None = None
+    manager: OutsideManager | None = None
 
     def __call__(self, spec: RunSpec) -> dict[str, Any]:
         """The row of the run `spec`."""
-        return fuzz_one(spec, list(self.checks), self.wall_limit_s)
+        return fuzz_one(spec, list(self.checks), self.wall_limit_s, manager=self.manager)
 
 
 def fuzz_one(spec: RunSpec, checks: list[Check], wall_limit_s: float | None = None,
-             record: Path | None = None) -> dict[str, Any]:  # fmt: skip
-    """Run `spec` and check it (recording it to `record`, when given); the row (never raises
-    for a run that went wrong)."""
+             record: Path | None = None, manager: OutsideManager | None = None
+             ) -> dict[str, Any]:  # fmt: skip
+    """Run `spec` and check it (recording it to `record`, when given; with an outside
+    `manager` driving the robots, when given); the row (never raises for a run that went
+    wrong)."""
     started = time.perf_counter()
     row: dict[str, Any] = {"run_id": spec.run_id, **spec.values, "seed": spec.seed,
                            "status": "ok", "error": None, "check": None,
                            "first_failure_s": None}  # fmt: skip
     try:
-        built = build(load_scenario(spec.scenario, spec.overrides), target_rtf=0.0, gui=None,
-                      duration=spec.duration, seed=spec.seed)  # fmt: skip
-        with built.sim as sim:
+        loaded = load_scenario(spec.scenario, spec.overrides)
+        if manager is not None:  # the outside manager drives: the scenario's own drivers go
+            without_drivers(loaded.scenario)
+        pace = manager.rtf if manager is not None else 0.0
+        built = build(loaded, target_rtf=pace, gui=None, duration=spec.duration, seed=spec.seed)
+        served: Any = contextlib.nullcontext()
+        if manager is not None:  # its files (its log) in the run's folder
+            folder = Path(spec.details or tempfile.mkdtemp(prefix="fleetsim-fuzz-run-"))
+            served = manager.serving(built, folder, spec.seed)
+        with built.sim as sim, served:
             watch = Watch(sim)
             if record is not None:
                 from fleetsim.recording import record as start_recording  # (an extra)

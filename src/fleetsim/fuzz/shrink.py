@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from fleetsim.faults.plan import ROBOT_KINDS
 from fleetsim.fuzz.checks import Check
 from fleetsim.fuzz.keep import write_kept
+from fleetsim.fuzz.outside import OutsideManager
 from fleetsim.fuzz.run import fuzz_one
 from fleetsim.scenario import build, load_scenario
 from fleetsim.sweep.plan import RunSpec
@@ -42,9 +43,15 @@ class Shrunk:
 class Shrinker:
     """Shrinks the kept run `data` that fails `check`, within `budget` runs."""
 
-    def __init__(self, data: dict[str, Any], check: Check, budget: int = 60,
-                 folder: Path | None = None) -> None:  # fmt: skip
-        self.check, self.budget = check, budget
+    def __init__(
+        self,
+        data: dict[str, Any],
+        check: Check,
+        budget: int = 60,
+        folder: Path | None = None,
+        manager: OutsideManager | None = None,
+    ) -> None:
+        self.check, self.budget, self.manager = check, budget, manager
         self.runs = 0
         self._folder = folder or Path(tempfile.mkdtemp(prefix="fleetsim-shrink-"))
         self.best = copy.deepcopy(data)
@@ -57,7 +64,9 @@ class Shrinker:
             return None
         self.runs += 1
         path = write_kept(data, self._folder / f"candidate_{self.runs}.yaml")
-        row = fuzz_one(RunSpec(str(path), (), None, {}, None), [self.check])
+        files = str(self._folder / f"candidate_{self.runs}") if self.manager else None
+        row = fuzz_one(RunSpec(str(path), (), None, {}, None, files), [self.check],
+                       manager=self.manager)  # fmt: skip
         return row if row.get("check") == str(self.check) else None
 
     def shrink(self) -> Shrunk:
