@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -120,3 +121,25 @@ def test_an_outside_manager_is_fuzzed_through_vda5050(tmp_path: Path) -> None:
     assert left.stdout.strip() == ""  # every manager stopped
     bad = fleetsim("fuzz", str(depot), "--manager", "x {nope}", cwd=tmp_path)
     assert bad.returncode == 2 and "placeholders" in bad.stdout + bad.stderr
+
+
+def test_guided_search_mutates_the_closest_runs_and_repeats(tmp_path: Path) -> None:
+    rare = {"robots": [{"type": "stop", "rate_per_hour": 20, "duration": [1, 4]}]}
+
+    def guided(out: Path) -> list[dict[str, Any]]:
+        specs = fuzz_specs(str(LAPS), 6, 1, rare, [], 20.0)
+        result = run_fuzz(specs, parse_checks("robot-collisions"), out, workers=1,
+                          shrink_runs=0, search="guided")  # fmt: skip
+        return sorted(result.rows, key=lambda r: r["run"])
+
+    rows = guided(tmp_path / "a.parquet")
+    assert len(rows) == 6 and [r["run"] for r in rows] == list(range(6))
+    seeded, mutated = rows[:3], rows[3:]
+    assert all(r.get("parent") is None for r in seeded)
+    parents = {r["run_id"] for r in seeded}
+    assert all(r["parent"] in parents for r in mutated)  # mutants of the first runs
+    assert all(r["min_gap_m"] is not None for r in rows)
+    assert len(list((tmp_path / "a.mutants").glob("mutant_*.yaml"))) == 3
+    again = guided(tmp_path / "b.parquet")  # the same search, the same runs
+    keys = ("check", "first_failure_s", "min_gap_m", "faults")
+    assert [[r[k] for k in keys] for r in again] == [[r[k] for k in keys] for r in rows]

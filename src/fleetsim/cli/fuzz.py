@@ -60,6 +60,12 @@ def fuzz(
     rtf: float = typer.Option(
         1.0, "--rtf", help="With --manager: the pace, times real time (it lives in wall time)."
     ),
+    search: str = typer.Option(
+        "uniform",
+        "--search",
+        help="uniform (a new seed each run) or guided (half the runs mutate the faults of the "
+        "runs that came closest to failing).",
+    ),
 ) -> None:
     """Run SCENARIO with faults for --runs seeds, check each run, keep and shrink the failures.
 
@@ -100,7 +106,7 @@ def fuzz(
             result = run_fuzz(specs, checks, out, workers=n_workers, backend=backend,
                               ray_address=ray_address, resume=resume, wall_limit_s=wall_limit,
                               shrink_runs=max(0, shrink_runs), manager=outside,
-                              progress=progress)  # fmt: skip
+                              search=search, progress=progress)  # fmt: skip
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:

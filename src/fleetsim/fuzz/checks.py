@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, closest
 from fleetsim.scenario.runner import RunSummary
@@ -72,14 +74,22 @@ def parse_checks(text: str) -> list[Check]:
     return checks
 
 
+GAP_EVERY_S = 0.5  # how often the smallest gap between robots is measured
+GAP_MAX_ROBOTS = 2000  # (all pairs: beyond this many robots it is not measured)
+
+
 class Watch:
     """The first simulated time of a collision, of a robot-robot collision and of a failed
-    action in a run (noted after each step, a few reads)."""
+    action in a run (noted after each step, a few reads), and how close the run came to a
+    collision: the smallest distance between two robots' centres (`min_gap_m`, measured every
+    `GAP_EVERY_S`), what guided search looks for."""
 
-    def __init__(self, sim: MultiRobotSimulationCore) -> None:
+    def __init__(self, sim: MultiRobotSimulationCore, robots: list[Any] | None = None) -> None:
         self.sim = sim
         self.first: dict[str, float] = {}
-        self._failed = 0
+        self.min_gap_m = math.inf
+        self._next_gap = 0.0
+        self._handles = sim.handles_of(robots) if robots and len(robots) <= GAP_MAX_ROBOTS else None
         sim.on("post_step", lambda *_: self._look())
         sim.on("action_failed", lambda *_: self.first.setdefault("failed-actions", sim.sim_time))
 
@@ -89,6 +99,12 @@ class Watch:
             first["collisions"] = sim.sim_time
         if "robot-collisions" not in first and sim.collision_counts.get("robot-robot", 0):
             first["robot-collisions"] = sim.sim_time
+        if self._handles is not None and len(self._handles) > 1 and sim.sim_time >= self._next_gap:
+            self._next_gap = sim.sim_time + GAP_EVERY_S
+            xy = sim.get_poses(self._handles)[0][:, :2]
+            d = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+            d[np.diag_indices_from(d)] = np.inf
+            self.min_gap_m = min(self.min_gap_m, float(d.min()))
 
 
 def first_failure(checks: list[Check], summary: RunSummary, watch: Watch,

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from fleetsim.errors import ConfigError
 from fleetsim.fuzz.checks import Check
+from fleetsim.fuzz.guided import closeness, mutants
 from fleetsim.fuzz.keep import kept_scenario, write_kept
 from fleetsim.fuzz.outside import OutsideManager
 from fleetsim.fuzz.run import FuzzWork, fuzz_one
@@ -31,6 +33,8 @@ from fleetsim.sweep.driver import prepare, rows_of
 from fleetsim.sweep.plan import RunSpec
 
 MAX_RUNS = 1_000_000
+SEARCHES = ("uniform", "guided")
+GUIDE_PARENTS = 4  # guided search mutates the runs this many closest to failing
 
 
 @dataclass
@@ -67,29 +71,56 @@ def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any]
 def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: int = 1,
              backend: str = "local", ray_address: str | None = None, resume: bool = False,
              wall_limit_s: float | None = None, shrink_runs: int = 60,
-             manager: OutsideManager | None = None,
+             manager: OutsideManager | None = None, search: str = "uniform",
              progress: Callable[[str, int, int], None] | None = None) -> FuzzResult:  # fmt: skip
     """Run `specs`, check them, keep and shrink the failing ones; `progress(stage, done,
     total)` as it goes ("runs", then "keep"). With an outside `manager`, each run's files (its
-    log) go to `OUT.runs/RUN_ID/`."""
+    log) go to `OUT.runs/RUN_ID/`. `search="guided"` runs half the runs on their seeds and the
+    other half as mutants of the runs that came closest to failing (`fuzz.guided`)."""
+    if search not in SEARCHES:
+        raise ConfigError(f"--search {search}: choose {' or '.join(SEARCHES)}")
     store = prepare(out, workers, backend, ray_address, resume)
     if manager is not None:
         runs = out.with_name(out.stem + ".runs")
         specs = [dataclasses.replace(s, details=str(runs / s.run_id)) for s in specs]
     done = store.done()
-    todo = [s for s in specs if s.run_id not in done]
+    guided = len(specs) // 2 if search == "guided" else 0
+    seeded = specs[: len(specs) - guided]
+    todo = [s for s in seeded if s.run_id not in done]
+    total = len(todo) + guided
     if progress is not None:
-        progress("runs", 0, len(todo))
+        progress("runs", 0, total)
     work = FuzzWork(tuple(checks), wall_limit_s, manager)
     failing: list[tuple[RunSpec, dict[str, Any]]] = []
+    closest: list[tuple[RunSpec, dict[str, Any]]] = []  # the passing runs, for guided search
     by_id = {s.run_id: s for s in specs}
-    try:
-        for k, row in enumerate(rows_of(todo, backend, workers, ray_address, work), start=1):
+    finished = 0
+
+    def take(batch: list[RunSpec]) -> None:
+        nonlocal finished
+        by_id.update((s.run_id, s) for s in batch)
+        for row in rows_of(batch, backend, workers, ray_address, work):
+            spec = by_id[row["run_id"]]
             if row.get("check"):
-                failing.append((by_id[row["run_id"]], row))
+                failing.append((spec, row))
+            elif guided and row.get("status") == "ok":
+                closest.append((spec, row))
+                closest.sort(key=lambda pair: closeness(pair[1]))
+                del closest[GUIDE_PARENTS:]
             store.add({key: v for key, v in row.items() if key != "schedule"})
+            finished += 1
             if progress is not None:
-                progress("runs", k, len(todo))
+                progress("runs", finished, total)
+
+    try:
+        take(todo)
+        rng = np.random.default_rng([specs[0].seed or 0, len(specs)])
+        folder = out.with_name(out.stem + ".mutants")
+        left = guided
+        while left > 0 and closest:
+            batch = min(left, max(2, 2 * workers))
+            take(mutants(list(closest), batch, len(specs) - left, folder, rng))
+            left -= batch
     finally:
         store.close()
     folder = out.with_name(out.stem + ".failures")
@@ -99,7 +130,7 @@ def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: i
                                            shrink_runs, manager)  # fmt: skip
         if progress is not None:
             progress("keep", k, len(failing))
-    return FuzzResult(store.rows(), len(todo), len(specs) - len(todo), kept)
+    return FuzzResult(store.rows(), finished, len(seeded) - len(todo), kept)
 
 
 def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[Check],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import tempfile
 import time
 from dataclasses import dataclass
@@ -56,7 +57,7 @@ def fuzz_one(spec: RunSpec, checks: list[Check], wall_limit_s: float | None = No
             folder = Path(spec.details or tempfile.mkdtemp(prefix="fleetsim-fuzz-run-"))
             served = manager.serving(built, folder, spec.seed)
         with built.sim as sim, served:
-            watch = Watch(sim)
+            watch = Watch(sim, built.scene.robots)
             if record is not None:
                 from fleetsim.recording import record as start_recording  # (an extra)
 
@@ -83,12 +84,13 @@ def fuzz_one(spec: RunSpec, checks: list[Check], wall_limit_s: float | None = No
                 faults=len(faults.records) if faults is not None else 0,
                 near_misses=sum(summary.kpis.get("near_misses", {}).values()),
                 waiting_s=summary.kpis.get("waiting_time_s"),
+                min_gap_m=watch.min_gap_m if math.isfinite(watch.min_gap_m) else None,
             )
+            events = faults.schedule_rows() if faults is not None else []
+            row["schedule"] = json.dumps(events)  # (kept for failing runs and guided search)
             if failed is not None:
                 check, at = failed
                 row.update(check=str(check), first_failure_s=at)
-                events = faults.schedule_rows() if faults is not None else []
-                row["schedule"] = json.dumps(events)
     except Exception as exc:  # the run itself went wrong: its row says why
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000])
     row["overrides"] = list(spec.overrides)
