@@ -50,10 +50,10 @@ def test_ddmin_finds_a_minimal_failing_subset() -> None:
 def test_the_planted_bug_is_found_kept_and_shrunk(tmp_path: Path) -> None:
     specs = fuzz_specs(str(LAPS), 2, 1, STOPS, [], 60.0)
     out = tmp_path / "fuzz.parquet"
-    result = run_fuzz(specs, parse_checks("robot-collisions"), out, workers=2, shrink_runs=25)
+    result = run_fuzz(specs, parse_checks("robot-collisions"), out, workers=2, shrink_runs=40)
     rows = pq.read_table(out).to_pylist()
     assert len(rows) == 2 and {r["seed"] for r in rows} == {1, 2}
-    failing = [r for r in rows if r["check"]]
+    failing = sorted((r for r in rows if r["check"]), key=lambda r: r["seed"])
     assert failing and all(r["check"] == "robot-collisions" for r in failing)
     assert all(0 < r["first_failure_s"] <= 60.0 for r in failing)
     row = failing[0]

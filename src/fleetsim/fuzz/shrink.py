@@ -1,11 +1,12 @@
 """Shrinking a failing run: a shorter run, fewer faults and fewer robots that still fail the
 same check, each step confirmed by running it (delta debugging, within a budget of runs).
 
-The run is first cut to just after its first failure. Then its faults are shrunk with
-`ddmin` (Zeller's delta debugging: try halves, then complements, then finer pieces, keeping any
-smaller set that still fails), then its robots: an entry of many robots (`start: {random: N}`,
-`count`) is halved while it still fails, and entries are dropped as faults are; the faults of
-robots that are gone go with them. Last, the run is cut again to its (new) first failure.
+The run is first cut to just after its first failure. Then its robots are shrunk: an entry of
+many robots (`start: {random: N}`, `count`) is halved while it still fails, and entries are
+dropped with `ddmin` (Zeller's delta debugging: try halves, then complements, then finer
+pieces, keeping any smaller set that still fails); the faults of robots that are gone go with
+them. Then the faults are shrunk with `ddmin`. Last, the run is cut again to its (new) first
+failure.
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ class Shrinker:
             return Shrunk(self.best, {}, self.runs, ["not reproduced: nothing shrunk"])
         self.best_row = row
         self._cut()
+        self._robots()  # (first: a robot that goes takes its faults with it)
         self._faults()
-        self._robots()
         self._cut()
         return Shrunk(self.best, self.best_row, self.runs, self.steps)
 
