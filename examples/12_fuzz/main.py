@@ -42,7 +42,7 @@ def main() -> None:
             f"seed {summary['seed']}: collided at {summary['first_failure_s']:.1f} s with "
             f"{summary['robots']} robots and {summary['faults']} faults; shrunk to "
             f"{summary.get('shrunk_robots')} robots, {summary.get('shrunk_faults')} faults, "
-            f"{summary.get('shrunk_duration_s')} s: {folder / 'shrunk.yaml'}"
+            f"{summary.get('shrunk_duration_s') or 0.0:.1f} s: {folder / 'shrunk.yaml'}"
         )
     failing = len(result.failing)
     print(f"{failing} of {result.ran} runs failed the check; results: {out}")
