@@ -6,7 +6,7 @@ wrong. This runs it with random stops and slow-downs for several seeds, checks e
 robot-robot collisions, and for each failing run keeps a scenario that makes it again and a
 shrunk one (fewer robots, faults and seconds) that still collides. Run:
     python examples/12_fuzz/main.py                   # 6 runs of 2 simulated minutes
-    python examples/12_fuzz/main.py --runs 20 --out /tmp/fuzz.parquet
+    python examples/12_fuzz/main.py --runs 20 --out fuzz.parquet   # keep the runs
 """
 
 from __future__ import annotations
@@ -29,13 +29,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=1200, help="steps of 0.1 s a run")
     parser.add_argument("--runs", type=int, default=6)
-    parser.add_argument("--out", type=Path, help="the results (a .parquet file)")
+    parser.add_argument("--out", type=Path, help="keep the results here (a .parquet file)")
     args = parser.parse_args()
-    duration = args.steps * 0.1
-    out = args.out or Path(tempfile.mkdtemp(prefix="fleetsim-fuzz-")) / "fuzz.parquet"
-    specs = fuzz_specs(str(HERE / "laps.yaml"), args.runs, 1, FAULTS, [], duration)
+    if args.out is not None:
+        fuzz(args.steps, args.runs, args.out)
+        return
+    with tempfile.TemporaryDirectory(prefix="fleetsim-fuzz-") as folder:  # (removed after)
+        fuzz(args.steps, args.runs, Path(folder) / "fuzz.parquet")
+        print("(give --out to keep the runs)")
+
+
+def fuzz(steps: int, runs: int, out: Path) -> None:
+    duration = steps * 0.1
+    specs = fuzz_specs(str(HERE / "laps.yaml"), runs, 1, FAULTS, [], duration)
     result = run_fuzz(specs, parse_checks("robot-collisions"), out, workers=2, shrink_runs=40)
-    print(f"simulated {duration:.2f} s in {args.steps} steps per run, {result.ran} runs")
+    print(f"simulated {duration:.2f} s in {steps} steps per run, {result.ran} runs")
     for folder in sorted(result.failing.values()):
         summary = json.loads((folder / "summary.json").read_text())
         print(
@@ -44,8 +52,7 @@ def main() -> None:
             f"{summary.get('shrunk_robots')} robots, {summary.get('shrunk_faults')} faults, "
             f"{summary.get('shrunk_duration_s') or 0.0:.1f} s: {folder / 'shrunk.yaml'}"
         )
-    failing = len(result.failing)
-    print(f"{failing} of {result.ran} runs failed the check; results: {out}")
+    print(f"{len(result.failing)} of {result.ran} runs failed the check; results: {out}")
 
 
 if __name__ == "__main__":
