@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
+
 from fleetsim.errors import ConfigError
 from fleetsim.faults.stdrandom import StdRandom
 
@@ -71,35 +73,35 @@ class DelayGenerator:
     config: DelayConfig
     robots: int
     tick: int = 0
-    remaining: list[int] = field(init=False)
+    remaining: np.ndarray = field(init=False)  # (robots,) ticks of delay left
     intervals: list[list[tuple[int, int]]] = field(init=False)
 
     def __post_init__(self) -> None:
         self._rng = StdRandom(self.config.seed)
-        self.remaining = [0] * self.robots
+        self.remaining = np.zeros(self.robots, dtype=np.int64)
         self.intervals = [[] for _ in range(self.robots)]
 
     def delayed(self, i: int) -> bool:
         """Whether robot i is delayed at this tick."""
-        return self.remaining[i] > 0
+        return bool(self.remaining[i] > 0)
 
     def next_tick(self) -> list[int]:
-        """Advance one tick; the robots that begin a delay at it."""
+        """Advance one tick; the robots that begin a delay at it. Array operations, but for the
+        robots delayed (and the Poisson model's shuffle of the available ones)."""
         c, rng = self.config, self._rng
         remaining = self.remaining
-        for i, left in enumerate(remaining):
-            if left > 0:
-                remaining[i] = left - 1
-        available = [i for i, left in enumerate(remaining) if left == 0]
-        if c.p <= 0.0 or not available:
+        remaining -= remaining > 0
+        available = np.flatnonzero(remaining == 0)
+        if c.p <= 0.0 or not available.size:
             chosen: list[int] = []
-        elif c.event_model == "bernoulli":
-            chosen = [i for i in available if rng.bernoulli(c.p)]
+        elif c.event_model == "bernoulli":  # (one canonical per available robot, in order)
+            chosen = available[rng.canonicals(available.size) < c.p].tolist()
         else:
-            k = min(rng.poisson(self.robots * c.p), len(available))
+            k = min(rng.poisson(self.robots * c.p), available.size)
+            order = available.tolist()
             if k:  # (no shuffle, and no draws, when nobody is delayed)
-                rng.shuffle(available)
-            chosen = available[:k]
+                rng.shuffle(order)
+            chosen = order[:k]
         for i in chosen:
             d = self._duration()
             self.intervals[i].append((self.tick, self.tick + d))

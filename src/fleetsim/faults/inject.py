@@ -146,7 +146,7 @@ class FaultInjector:
         if self.delays is not None:
             dt = self.sim.params.timestep
             for i in self.delays.next_tick():
-                ticks = self.delays.remaining[i]
+                ticks = int(self.delays.remaining[i])
                 self._begin(FaultEvent(now, "delay", self.robots[i].name, ticks * dt, ticks))
 
     def _begin(self, event: FaultEvent) -> None:

@@ -42,23 +42,43 @@ class StdRandom:
         if not (isinstance(seed, int) and 0 <= seed < 2**32):
             raise ValueError(f"seed: expected a 32-bit unsigned integer, got {seed!r}")
         self._engine = np.random.RandomState(seed)
-        self._block: list[int] = []
+        self._block = np.empty(0, dtype=np.uint64)
         self._next = 0
 
     def raw(self) -> int:
         """The engine's next 32-bit output."""
         if self._next == len(self._block):
-            self._block = self._engine.randint(0, 2**32, size=BLOCK, dtype=np.uint32).tolist()
-            self._next = 0
-        value = self._block[self._next]
+            self._refill(BLOCK)
+        value = int(self._block[self._next])
         self._next += 1
         return value
+
+    def raw_many(self, n: int) -> np.ndarray:
+        """The engine's next `n` outputs, (n,) uint64, in order."""
+        if self._next + n > len(self._block):
+            self._refill(max(BLOCK, n))
+        out = self._block[self._next : self._next + n]
+        self._next += n
+        return out
+
+    def _refill(self, at_least: int) -> None:
+        """Keep what is left of the block and draw at least `at_least` more."""
+        fresh = self._engine.randint(0, 2**32, size=at_least, dtype=np.uint32)
+        self._block = np.concatenate([self._block[self._next :], fresh.astype(np.uint64)])
+        self._next = 0
 
     def canonical(self) -> float:
         """A double in [0, 1) from two outputs (`std::generate_canonical<double, 53>`)."""
         low = self.raw()
         value = (low + self.raw() * TWO_32) / TWO_64
         return value if value < 1.0 else BELOW_ONE
+
+    def canonicals(self, n: int) -> np.ndarray:
+        """The next `n` canonical doubles at once (the same as `n` calls of `canonical`)."""
+        raw = self.raw_many(2 * n).astype(np.float64)
+        values = (raw[0::2] + raw[1::2] * TWO_32) / TWO_64
+        values[values >= 1.0] = BELOW_ONE
+        return values
 
     def bernoulli(self, p: float) -> bool:
         """True with probability `p`."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable
-from typing import Any
 
 from fleetsim.faults.network import MessageFate
 from fleetsim.interfaces.vda5050.link import Inbound, MqttLink
@@ -28,9 +27,6 @@ class LossyLink:
         self._later_in: list[tuple[float, int, Inbound]] = []
         self._held_out: dict[tuple[str, str], list[str]] = {}
         self._held_in: dict[tuple[str, str], list[Inbound]] = {}
-
-    def __getattr__(self, name: str) -> Any:  # the rest is the link's (start, stop, counts)
-        return getattr(self.link, name)
 
     def publish(self, serial: str, topic: str, payload: str) -> None:
         """Publish `payload`, or drop, delay, duplicate or hold it back as its fate says."""
