@@ -50,6 +50,7 @@ class WarehouseLayout:
     one_way: bool = True  # aisles alternate up and down; bottom lane runs right, top left
 
     def check(self) -> None:
+        """A `ConfigError` naming the first number that does not fit (counts, sizes)."""
         for name in ("aisles", "blocks"):
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
@@ -80,6 +81,7 @@ class WarehouseLayout:
 
     @property
     def station_count(self) -> int:
+        """The drop-off stations: as asked, else up to five (as many as fit)."""
         return min(5, self.most_stations) if self.stations is None else self.stations
 
     @property

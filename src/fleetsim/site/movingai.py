@@ -42,6 +42,7 @@ class CellNames(Sequence[str]):
         return f"r{row}_c{col}"
 
     def lookup(self, name: str) -> int | None:
+        """The node index of a cell's name ("r<row>_c<col>"), or None for no free cell."""
         match = _NAME.fullmatch(name)
         if match is None:
             return None
