@@ -120,3 +120,55 @@ def test_stalls_in_the_summary_the_recording_and_fail_on(tmp_path: Path) -> None
     assert sorted(e["robot"] for e in events) == ["amr_0", "amr_1"]
     assert all(e["task"] and e["node"] in ("n0", "n1", "n2", "n3", "n4") for e in events)
     assert any(e["waits_for"] for e in events)
+
+
+LOOP = (  # one way round: from a, the way to e (2 m east) goes 20 m west first
+    [{"name": "a", "x": 0.0, "y": 0.0}, {"name": "b", "x": -20.0, "y": 0.0},
+     {"name": "c", "x": -20.0, "y": 8.0}, {"name": "d", "x": 2.0, "y": 8.0},
+     {"name": "e", "x": 2.0, "y": 0.0}],
+    [{"from": u, "to": v, "bidirectional": False}
+     for u, v in (("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a"))],
+)  # fmt: skip
+
+
+def test_a_long_way_round_is_progress() -> None:
+    """Progress is the way left along the route, not the distance as the crow flies: a robot
+    that must drive 20 m away from its place first (longer than the stall time) is not
+    stalled."""
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(Site.from_graph(*LOOP))
+        robots = fleet_of(sim, "a")
+        manager = FleetManager(sim, robots, [Task("round", ("e", "a"))], park=False,
+                               stall_after_s=8.0).attach()  # fmt: skip
+        for _ in range(1200):
+            sim.step_once()
+            if manager.tasks[0].status.value == "done":
+                break
+        assert manager.tasks[0].status.value == "done" and sim.sim_time > 40
+        assert manager.stalls.records == []
+
+
+def test_a_robot_stopped_by_a_fault_is_not_stalled_but_one_held_behind_it_is() -> None:
+    """The time a robot is broken down does not count towards its own stall (the fault is in
+    the faults table); a robot queued behind it, which the fleet could have sent round, is
+    stalled, held by it."""
+    from fleetsim.faults import FaultEvent, FaultInjector, FaultPlan
+
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(Site.from_graph(*CORRIDOR))
+        robots = fleet_of(sim, "n1", "n0")
+        tasks = [Task("first", ("n3", "n4")), Task("second", ("n2", "n1"))]
+        manager = FleetManager(sim, robots, tasks, park=False, max_active=2,
+                               stall_after_s=8.0).attach()  # fmt: skip
+        plan = FaultPlan(events=(FaultEvent(1.0, "breakdown", "amr0", duration=25.0),))
+        FaultInjector(sim, robots, plan).attach()
+        for _ in range(300):  # 30 s: amr0 broken down from 1 s to 26 s
+            sim.step_once()
+        (stall,) = manager.stalls.records
+        assert stall.robot == "amr1" and stall.waits_for is not None
+        assert "held by amr0" in stall.waits_for
+        for _ in range(900):
+            sim.step_once()
+        assert [t.status.value for t in manager.tasks] == ["done", "done"]
+        assert [s.robot for s in manager.stalls.records] == ["amr1"]
+        assert stall.ended is not None and stall.ended > 26.0

@@ -82,8 +82,9 @@ class FleetControl:
         that stalls does; 1 ends the fault."""
         if not (isinstance(factor, int | float) and math.isfinite(factor) and 0 <= factor <= 1):
             raise ConfigError(f"a fault's speed factor must be in [0, 1], got {factor!r}")
-        self._agent_row()
+        row = self._agent_row()
         self._fault_scale = float(factor)
+        self._world.motion.agents["fault_scale"][row] = self._fault_scale
         self._apply_speed()
 
     def current_node(self, tolerance: float = NODE_TOLERANCE_M) -> str | None:

@@ -1,13 +1,17 @@
 """Stalls: robots whose task has stopped advancing. Progress is counted, not detections: a
-robot with a task advances when it comes closer to the place it is bound for than it has been
-on this leg (by `CLOSER_M`), reaches a place or finishes its work there; driving back and forth
-(stepping aside and back, again and again) is not progress. One whose task has not advanced for
-`after_s` simulated seconds is stalled, reported with the robot, its task, the node it stands
-at and what it waits for, until it advances again.
+robot with a task advances when its way to the place it is bound for (along its route) is
+shorter than it has been on this leg (by `CLOSER_M`), when it reaches a place or finishes its
+work there; driving back and forth (stepping aside and back, again and again) is not progress,
+and neither is driving a route that goes elsewhere (stepping aside). One whose task has not
+advanced for `after_s` simulated seconds is stalled, reported with the robot, its task, the node
+it stands at and what it waits for, until it advances again.
 
 Waiting on something that is itself progressing is not a stall: a robot at work (picking,
 dropping) is progressing, and so is one queued behind a robot that advanced within `after_s`
-(a queue that moves). A robot without a task (parked, charging) cannot stall.
+(a queue that moves). A robot without a task (parked, charging) cannot stall. The time a robot
+is itself stopped by a fault (`fleetsim.faults`: a stop, a breakdown) does not count towards its
+stall: the fault is in the faults table. A robot held behind it does count: waiting for a
+broken-down robot is a stall of the fleet, which could have gone around it.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ class StallWatch:
         self._best = np.full(robots, np.inf)  # the nearest it has been to it on this leg
         self._open: dict[int, Stall] = {}  # robot -> its stall now
         self._next_check = 0.0
+        self._checked = 0.0
 
     def bound_for(self, i: int, node: int) -> None:
         """Robot i sets off for the place at `node` (a new leg of its task)."""
@@ -84,10 +89,15 @@ class StallWatch:
             return
         self._next_check = now + CHECK_EVERY_S
         t = fleet.traffic
-        bound = np.flatnonzero(fleet.has_job & (self._goal >= 0))
-        if bound.size:
-            d = t.positions()[bound] - t.graph.xy[self._goal[bound]]
-            left = np.hypot(d[:, 0], d[:, 1])
+        agents = fleet.sim.world.motion.agents
+        faulted = agents["fault_scale"][agents.rows(t._motion)] == 0  # stopped by a fault
+        self.progress_at[faulted] = np.minimum(now, self.progress_at[faulted] + now
+                                               - self._checked)  # fmt: skip
+        self._checked = now
+        bound = np.flatnonzero(fleet.has_job & (self._goal >= 0) & (t.route_end == self._goal))
+        if bound.size:  # the way left along the route to the place
+            d = t.positions()[bound] - t.next_xy[bound]
+            left = np.hypot(d[:, 0], d[:, 1]) + t.ahead_m[bound]
             closer = bound[left < self._best[bound] - CLOSER_M]
             self._best[bound] = np.minimum(self._best[bound], left)
             self.progress_at[closer] = now
@@ -105,6 +115,7 @@ class StallWatch:
             if (
                 blocker >= 0
                 and blocker not in self._open
+                and not faulted[blocker]
                 and (now - self.progress_at[blocker] < self.after_s)
             ):
                 continue  # queued behind a robot that moves on: not stalled

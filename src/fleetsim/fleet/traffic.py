@@ -101,6 +101,9 @@ class TrafficControl:
         self.routes: list[list[int]] = [[] for _ in range(r)]
         self.limits: list[np.ndarray] = [np.empty(0) for _ in range(r)]
         self.two_way: list[list[bool]] = [[] for _ in range(r)]
+        self._rest: list[np.ndarray] = [np.zeros(1) for _ in range(r)]  # route length left
+        self.ahead_m = np.zeros(r)  # from each robot's next node to its route's end, metres
+        self.route_end = np.full(r, -1, dtype=np.int64)  # the node each route ends at
         self.degree = distinct_neighbours(self.graph)
         self.tail = np.zeros(r, dtype=np.int64)  # oldest held route index
         self.head = np.zeros(r, dtype=np.int64)  # newest held route index
@@ -446,19 +449,25 @@ class TrafficControl:
         motion.set_path(self._motion[i], positions, yaws, align, ARRIVED_M, limits)
 
     def _legs_of(self, i: int) -> None:
-        """Speed limit and two-way flag of each leg of robot i's route."""
+        """Speed limit, two-way flag and length of each leg of robot i's route."""
         route = self.routes[i]
+        self.route_end[i] = route[-1] if route else -1
         if len(route) < 2:
             self.limits[i], self.two_way[i] = np.empty(0), []
+            self._rest[i] = np.zeros(max(len(route), 1))
             return
         legs = self.graph.legs(np.array(route, dtype=np.int64))
         self.limits[i] = np.asarray(self.graph.speed_limit[legs], dtype=np.float64)
         self.two_way[i] = self.graph.bidirectional[legs].tolist()
+        length = np.asarray(self.graph.lane_length[legs], dtype=np.float64)
+        self._rest[i] = np.append(np.cumsum(length[::-1])[::-1], 0.0)
 
     def _refresh_xy(self, i: int) -> None:
         route, xy = self.routes[i], self.graph.xy
         nxt = min(int(self.next[i]), len(route) - 1)
         self.prev_xy[i] = xy[route[max(nxt - 1, 0)]]
+        rest = self._rest[i]
+        self.ahead_m[i] = rest[min(nxt, len(rest) - 1)]
         self.next_xy[i] = xy[route[nxt]]
         self.tail_xy[i] = xy[route[int(self.tail[i])]]
         self.head_xy[i] = xy[route[int(self.head[i])]]
@@ -484,6 +493,7 @@ class TrafficControl:
             self.owner[k] = i
             self.routes[i] = [k]
             self.next[i] = 1
+            self._legs_of(i)
             self._refresh_xy(i)
 
     def _footprint_radius(self) -> float:

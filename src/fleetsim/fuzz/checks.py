@@ -90,6 +90,8 @@ class Watch:
         self.min_gap_m = math.inf
         self._next_gap = 0.0
         self._handles = sim.handles_of(robots) if robots and len(robots) <= GAP_MAX_ROBOTS else None
+        if self._handles is not None and len(self._handles) > 1:
+            self._pairs = np.triu_indices(len(self._handles), 1)
         sim.on("post_step", lambda *_: self._look())
         sim.on("action_failed", lambda *_: self.first.setdefault("failed-actions", sim.sim_time))
 
@@ -101,10 +103,17 @@ class Watch:
             first["robot-collisions"] = sim.sim_time
         if self._handles is not None and len(self._handles) > 1 and sim.sim_time >= self._next_gap:
             self._next_gap = sim.sim_time + GAP_EVERY_S
-            xy = sim.get_poses(self._handles)[0][:, :2]
-            d = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-            d[np.diag_indices_from(d)] = np.inf
-            self.min_gap_m = min(self.min_gap_m, float(d.min()))
+            self.min_gap_m = min(self.min_gap_m, self._gap())
+
+    def _gap(self) -> float:
+        """The smallest distance between two robots' centres now: |a|^2 + |b|^2 - 2 a.b over
+        all pairs (one matrix product), about the robots' centroid (no cancellation)."""
+        assert self._handles is not None
+        xy = self.sim.get_poses(self._handles)[0][:, :2]
+        xy = xy - xy.mean(axis=0)
+        sq = np.einsum("ij,ij->i", xy, xy)
+        d2 = (sq[:, None] + sq[None, :] - 2.0 * (xy @ xy.T))[self._pairs]
+        return math.sqrt(max(float(d2.min()), 0.0))
 
 
 def first_failure(checks: list[Check], summary: RunSummary, watch: Watch,

@@ -42,6 +42,8 @@ AGENT_COLUMNS: dict[str, Column] = {
     "max_alpha": Column(np.float64, (), 2.0),
     # Fraction of max_v and max_w driven at now: a fleet manager's override; 0 holds the robot.
     "speed_scale": Column(np.float64, (), 1.0),
+    # A fault's speed factor, part of speed_scale (0: stopped or broken down by a fault).
+    "fault_scale": Column(np.float64, (), 1.0),
     # World-frame linear velocity (3,) and yaw rate: the motion state, also read back by users.
     "vel": Column(np.float64, (3,)),
     "yaw_rate": Column(np.float64),
