@@ -75,6 +75,25 @@ def test_the_planted_bug_is_found_kept_and_shrunk(tmp_path: Path) -> None:
     assert (folder / "failing.mcap").is_file() and (folder / "shrunk.mcap").is_file()
 
 
+def test_a_manager_that_ignores_a_blocked_lane_is_found_and_shrunk_to_one_robot(
+    tmp_path: Path,
+) -> None:
+    """The example's manager never looks again: a lane blocked on the loop is run into (the
+    reference fleet manager would wait: tests/faults/test_lane_blocked.py)."""
+    lanes = {"site": [{"type": "lane_blocked", "rate_per_hour": 60, "duration": [10, 30]}]}
+    specs = fuzz_specs(str(LAPS), 2, 1, lanes, [], 60.0)
+    result = run_fuzz(specs, parse_checks("collisions"), tmp_path / "fuzz.parquet", workers=2,
+                      shrink_runs=40)  # fmt: skip
+    assert result.failing
+    for folder in result.failing.values():
+        summary = json.loads((folder / "summary.json").read_text())
+        assert summary["reproduced"] and summary["shrunk_confirmed"]
+        assert summary["shrunk_robots"] == 1 and summary["shrunk_faults"] == 1
+        shrunk = yaml.safe_load((folder / "shrunk.yaml").read_text())
+        (event,) = shrunk["faults"]["events"]
+        assert event["kind"] == "lane_blocked" and "->" in event["target"]
+
+
 def test_without_faults_that_matter_nothing_fails_and_a_killed_fuzz_resumes(
     tmp_path: Path,
 ) -> None:

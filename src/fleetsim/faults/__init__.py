@@ -1,7 +1,7 @@
 """Faults: seeded, reproducible things going wrong, injected on purpose.
 
-- `plan` (`FaultPlan`, `RobotFaults`, `SiteFault`, `FaultEvent`, `FaultSchedule`): what goes
-  wrong and when; the same plan and seed give the same events;
+- `plan` (`FaultPlan`, `RobotFaults`, `SiteFault`, `SiteFaults`, `FaultEvent`,
+  `FaultSchedule`): what goes wrong and when; the same plan and seed give the same events;
 - `inject` (`FaultInjector`): the events applied to a simulation, step by step;
 - `delays` (`DelayConfig`, `DelayGenerator`): execution delays as the League of Robot Runners
   kit draws them, interval for interval;
@@ -17,6 +17,7 @@ from fleetsim.faults.plan import (
     FaultSchedule,
     RobotFaults,
     SiteFault,
+    SiteFaults,
 )
 from fleetsim.faults.stdrandom import StdRandom
 
@@ -30,5 +31,6 @@ __all__ = [
     "FaultSchedule",
     "RobotFaults",
     "SiteFault",
+    "SiteFaults",
     "StdRandom",
 ]

@@ -7,7 +7,8 @@ the faults on a robot wins); a jump moves the robot's reported pose (`reported_o
 the interfaces add to what they report), not its body; a battery spike drains the fleet
 manager's battery model at once. Site faults act through the devices: a door stuck open or
 closed (`Doors.stick`), a lift out of service (`Lifts.set_in_service`), a charger down (the
-fleet manager sends nobody there, and who charges there stops). Every fault is a row of
+fleet manager sends nobody there, and who charges there stops), a lane blocked (a box on it,
+`LaneBlockage`, and the lane closed to the fleet manager's routes). Every fault is a row of
 `records` and the events `fault_started` and `fault_ended` with the row.
 """
 
@@ -24,6 +25,7 @@ import numpy as np
 from fleetsim.agents import Agent
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError
+from fleetsim.faults.blockage import LaneBlockage
 from fleetsim.faults.delays import DelayConfig, DelayGenerator
 from fleetsim.faults.plan import (
     DEMAND_KINDS,
@@ -51,8 +53,8 @@ class FaultInjector:
         self.sim, self.robots, self.plan, self.manager = sim, list(robots), plan, manager
         names = [r.name for r in self.robots]
         self.index = {name: i for i, name in enumerate(names)}
-        self.schedule = FaultSchedule(plan, names)
         self._check_targets(plan)
+        self.schedule = FaultSchedule(plan, names, self._site_targets(plan))
         self.delays = DelayGenerator(delays, len(names)) if delays and delays.p > 0 else None
         r = len(names)
         self.reported_offset = np.zeros((r, 2))  # what a jump adds to the reported position
@@ -62,6 +64,7 @@ class FaultInjector:
         self._ends: list[tuple[float, int, FaultEvent]] = []  # (end, key, event)
         self._open: dict[int, dict[str, Any]] = {}  # key -> the row of a fault going on
         self._seq = itertools.count()
+        self._blocks: dict[int, LaneBlockage] = {}  # key -> a lane's box, while it is blocked
         self._hook: Any = None
         # faults other parts inject (an interface's lost messages) are rows here too
         self._heard = sim.on("fault_started", lambda _s, row: self._external(row))
@@ -73,6 +76,9 @@ class FaultInjector:
     def _check_targets(self, plan: FaultPlan) -> None:
         for fault in plan.site:
             self._check_site(fault)
+        for random in plan.site_random:
+            for target in random.targets or ():
+                self._check_site(SiteFault(random.kind, target, 0.0, 0.0))
         for demand in plan.demand:
             self._check_demand(demand.kind, demand.target)
         batteries = any(p.kind == "battery" for p in plan.robots) or any(
@@ -92,6 +98,25 @@ class FaultInjector:
                 self._check_site(SiteFault(event.kind, event.target, event.time,
                                            event.duration, event.open))  # fmt: skip
 
+    def _site_targets(self, plan: FaultPlan) -> dict[str, list[str]]:
+        """What random site faults of `plan` may hit: the site's lanes ('from->to'), doors,
+        lifts, chargers."""
+        found: dict[str, list[str]] = {}
+        sim = self.sim
+        for kind in {f.kind for f in plan.site_random if f.targets is None}:
+            if kind == "lane_blocked" and sim.site is not None:
+                g = sim.site.graph
+                found[kind] = [f"{g.names[a]}->{g.names[b]}"
+                               for a, b in zip(g.lane_from.tolist(), g.lane_to.tolist(),
+                                               strict=True)]  # fmt: skip
+            elif kind == "door_stuck" and sim.doors is not None:
+                found[kind] = sorted(sim.doors.doors)
+            elif kind == "lift_out_of_service" and sim.lifts is not None:
+                found[kind] = sorted(sim.lifts.lifts)
+            elif kind == "charger_down" and self.manager is not None:
+                found[kind] = [self.manager.graph.names[n] for n in self.manager.charging.chargers]
+        return found
+
     def _check_demand(self, kind: str, target: str) -> None:
         if self.manager is None:
             raise ConfigError(f"{kind} faults need a fleet manager (its orders and stations)")
@@ -104,6 +129,9 @@ class FaultInjector:
 
     def _check_site(self, fault: SiteFault) -> None:
         sim = self.sim
+        if fault.kind == "lane_blocked":
+            self._lane(fault.target)
+            return
         if fault.kind == "charger_down":
             if self.manager is None or not self.manager.charging.on:
                 raise ConfigError(f"charger_down {fault.target}: needs a fleet manager with "
@@ -143,6 +171,8 @@ class FaultInjector:
             self._end(key, event)
         for event in self.schedule.due(now + 1e-9):
             self._begin(event)
+        for block in self._blocks.values():
+            block.place()  # (once nothing is in its way)
         if self.delays is not None:
             dt = self.sim.params.timestep
             for i in self.delays.next_tick():
@@ -171,6 +201,15 @@ class FaultInjector:
         elif kind == "charger_down":
             assert self.manager is not None
             self.manager.charging.set_down(self.manager.graph.node(event.target), True)
+        elif kind == "lane_blocked":
+            start, end = self._lane(event.target)
+            assert self.sim.site is not None
+            block = LaneBlockage(self.sim, self.sim.site.graph, start, end, self.robots,
+                                 f"blocked {event.target}")  # fmt: skip
+            self._blocks[key] = block
+            block.place()
+            if self.manager is not None:
+                self.manager.close_lane(start, end)
         elif kind == "order_burst":
             assert self.manager is not None
             self.manager.book.add(self._burst(event, key), event.time)
@@ -208,7 +247,22 @@ class FaultInjector:
         elif kind == "station_closed":
             assert self.manager is not None
             self.manager.book.closed.discard(event.target)
+        elif kind == "lane_blocked":
+            self._blocks.pop(key).remove()
+            if self.manager is not None:
+                self.manager.open_lane(*self._lane(event.target))
         self.sim.events.emit("fault_ended", self.sim, dict(row))
+
+    def _lane(self, target: str) -> tuple[int, int]:
+        """The nodes of a lane named "from->to", checked against the site."""
+        if self.sim.site is None:
+            raise ConfigError(f"lane_blocked {target}: the simulation has no site")
+        a, arrow, b = target.partition("->")
+        if not arrow:
+            raise ConfigError(f"lane_blocked {target!r}: name the lane as 'from->to' (nodes)")
+        graph = self.sim.site.graph
+        lane = graph.lane(a.strip(), b.strip())  # (an error naming them when there is none)
+        return int(graph.lane_from[lane]), int(graph.lane_to[lane])
 
     def _burst(self, event: FaultEvent, key: int) -> list[Task]:
         """An order burst's tasks: from `target` (or random pick-ups) to random drop-offs."""

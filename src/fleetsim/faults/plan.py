@@ -6,15 +6,16 @@ A robot fault process (`RobotFaults`) happens to each of its robots as a Poisson
 span. Each (process, robot) pair draws from its own generator, seeded from the plan's seed and
 the pair, so the faults of one robot do not depend on how many others there are or on anything
 that happens in the run: the same plan and seed give the same events, bit for bit. A site
-fault (`SiteFault`: a door stuck, a lift out of service, a charger down) happens at its time
-for its duration. `FaultSchedule` hands out the events as simulated time reaches them.
+fault (`SiteFault`: a door stuck, a lift out of service, a charger down, a lane blocked)
+happens at its time for its duration; a `SiteFaults` process at random times on random
+targets. `FaultSchedule` hands out the events as simulated time reaches them.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ import numpy as np
 from fleetsim.errors import ConfigError
 
 ROBOT_KINDS = ("stop", "slowdown", "breakdown", "jump", "battery", "disconnect")
-SITE_KINDS = ("door_stuck", "lift_out_of_service", "charger_down")
+SITE_KINDS = ("door_stuck", "lift_out_of_service", "charger_down", "lane_blocked")
 DEMAND_KINDS = ("order_burst", "station_closed")
 KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
 
@@ -67,7 +68,8 @@ class RobotFaults:
 class SiteFault:
     """A fault of the site at `time` for `duration` seconds: `door_stuck` (door `target`
     stuck open if `open`, else closed), `lift_out_of_service` (lift `target`), `charger_down`
-    (the charger at node `target`)."""
+    (the charger at node `target`), `lane_blocked` (the lane `target`, "from->to": closed to
+    a fleet manager's routes, and a box on it)."""
 
     kind: str
     target: str
@@ -80,6 +82,31 @@ class SiteFault:
             raise ConfigError(f"fault kind {self.kind!r}: expected one of {', '.join(SITE_KINDS)}")
         if not (self.time >= 0 and self.duration >= 0 and math.isfinite(self.duration)):
             raise ConfigError(f"{self.kind} {self.target}: time and duration must be >= 0")
+
+
+@dataclass(frozen=True)
+class SiteFaults:
+    """A kind of site fault at random: `rate_per_hour` faults an hour on the site as a whole
+    (a Poisson process), each on a target drawn uniformly from `targets` (None: every one of
+    its kind the site has: lanes, doors, lifts or chargers), lasting a duration drawn
+    uniformly from its span."""
+
+    kind: str
+    rate_per_hour: float
+    duration: tuple[float, float] = (60.0, 60.0)
+    targets: tuple[str, ...] | None = None
+    open: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in SITE_KINDS:
+            raise ConfigError(f"fault kind {self.kind!r}: expected one of {', '.join(SITE_KINDS)}")
+        lo, hi = self.duration
+        if not (math.isfinite(self.rate_per_hour) and self.rate_per_hour >= 0):
+            raise ConfigError(f"{self.kind}: rate_per_hour must be >= 0, got {self.rate_per_hour}")
+        if not (0 <= lo <= hi and math.isfinite(hi)):
+            raise ConfigError(f"{self.kind}: duration must be [min, max] seconds, got {lo}, {hi}")
+        if self.targets is not None and not self.targets:
+            raise ConfigError(f"{self.kind}: targets is empty (leave it out for every one)")
 
 
 @dataclass(frozen=True)
@@ -142,22 +169,25 @@ class FaultPlan:
     events: tuple[FaultEvent, ...] = ()
     seed: int = 0
     demand: tuple[DemandFault, ...] = ()
+    site_random: tuple[SiteFaults, ...] = ()
 
     @property
     def empty(self) -> bool:
         """Whether nothing is to go wrong."""
-        return not (self.robots or self.site or self.events or self.demand)
+        return not (self.robots or self.site or self.events or self.demand or self.site_random)
 
 
 @dataclass
 class _Stream:
-    """One robot's events of one process: the next one, drawn when the last has begun."""
+    """One robot's events of one process (or the site's, `choices` its targets): the next
+    one, drawn when the last has begun."""
 
-    process: RobotFaults
+    process: RobotFaults | SiteFaults
     robot: str
     rng: np.random.Generator
     fixed: list[float] = field(default_factory=list)
     next_random: float = math.inf
+    choices: Sequence[str] = ()
 
     def draw_next(self, after: float) -> None:
         rate = self.process.rate_per_hour
@@ -167,6 +197,10 @@ class _Stream:
     def event(self, time: float) -> FaultEvent:
         p = self.process
         lo, hi = p.duration
+        if isinstance(p, SiteFaults):
+            target = self.choices[int(self.rng.integers(len(self.choices)))]
+            duration = float(self.rng.uniform(lo, hi)) if hi > lo else lo
+            return FaultEvent(time, p.kind, target, duration, open=p.open)
         duration = float(self.rng.uniform(lo, hi)) if hi > lo else lo
         value = {"slowdown": p.factor, "jump": p.distance, "battery": p.drain}.get(p.kind, 0.0)
         angle = float(self.rng.uniform(-math.pi, math.pi)) if p.kind == "jump" else 0.0
@@ -174,9 +208,12 @@ class _Stream:
 
 
 class FaultSchedule:
-    """The events of a `FaultPlan` for robots named `names`, in time order (`due`)."""
+    """The events of a `FaultPlan` for robots named `names`, in time order (`due`);
+    `site_targets` names, per site fault kind, what a random site fault may hit (the site's
+    lanes, doors, lifts or chargers)."""
 
-    def __init__(self, plan: FaultPlan, names: Sequence[str]) -> None:
+    def __init__(self, plan: FaultPlan, names: Sequence[str],
+                 site_targets: Mapping[str, Sequence[str]] | None = None) -> None:  # fmt: skip
         known = set(names)
         self._fixed: list[FaultEvent] = sorted(plan.events)
         self._fixed += sorted(FaultEvent(s.time, s.kind, s.target, s.duration, open=s.open)
@@ -198,6 +235,14 @@ class FaultSchedule:
                 stream.fixed = sorted(t for r, t in process.at if r == robot)
                 stream.draw_next(0.0)
                 self._streams.append(stream)
+        for k, site in enumerate(plan.site_random):
+            choices = site.targets or tuple((site_targets or {}).get(site.kind, ()))
+            if not choices and site.rate_per_hour > 0:
+                raise ConfigError(f"{site.kind} at random: the site has none to hit")
+            stream = _Stream(site, "", np.random.default_rng([plan.seed, 104729, k]),
+                             choices=choices)  # fmt: skip
+            stream.draw_next(0.0)
+            self._streams.append(stream)
         self._heap: list[tuple[float, int]] = [(self._next_of(s), k)
                                                for k, s in enumerate(self._streams)]  # fmt: skip
         heapq.heapify(self._heap)

@@ -150,6 +150,17 @@ class FleetManager:
         """Robot positions (R, 2) now."""
         return self.traffic.positions()
 
+    def close_lane(self, a: str | int, b: str | int) -> list[str]:
+        """Close the lane from node `a` to node `b` (a blocked aisle) until `open_lane`: routes
+        go round it, robots that were to drive it are sent round (where only it leads to a
+        place, they wait at its entry), none is let onto it. Returns the robots sent round."""
+        sent = self.traffic.closures.close(self.graph.lane(a, b))
+        return [self.robots[i].name for i in sent]
+
+    def open_lane(self, a: str | int, b: str | int) -> None:
+        """Open a lane `close_lane` closed; the robots waiting at it drive on."""
+        self.traffic.closures.reopen(self.graph.lane(a, b))
+
     def step(self) -> None:
         """One step of the fleet: traffic, releases, arrivals, work, charging, assignment,
         making way, parking, then the accounts."""

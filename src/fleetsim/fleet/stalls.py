@@ -121,7 +121,10 @@ class StallWatch:
                 continue  # queued behind a robot that moves on: not stalled
             job = fleet.job[i]
             waits = t.lift_rides.waits_for(i)
-            if node >= 0:
+            closed = t.closures.waiting.get(i)
+            if closed is not None:
+                waits = f"lane {t.graph.names[closed[0]]}->{t.graph.names[closed[1]]} (closed)"
+            elif node >= 0:
                 by = f" (held by {fleet.robots[blocker].name})" if blocker >= 0 else ""
                 waits = f"node {t.graph.names[node]}{by}"
             stall = Stall(float(self.progress_at[i] + self.after_s), fleet.robots[i].name,

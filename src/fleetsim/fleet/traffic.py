@@ -32,6 +32,7 @@ from fleetsim.fleet.conflicts import (
 )
 from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
 from fleetsim.fleet.door_passage import DoorPassage
+from fleetsim.fleet.lane_closures import LaneClosures
 from fleetsim.fleet.lift_passage import LiftPassage
 from fleetsim.site import NavGraph, RouteError
 
@@ -137,6 +138,7 @@ class TrafficControl:
         self._place_on_nodes()
         self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
         self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
+        self.closures = LaneClosures(self)  # lanes closed for a while (a blocked aisle)
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -164,9 +166,16 @@ class TrafficControl:
         try:
             plan = self.router(self.graph, kept[-1], goal_node, sorted(parked | around), limit)
         except RouteError:
-            if parked <= around:
-                raise
-            plan = self.router(self.graph, kept[-1], goal_node, sorted(around), limit)
+            try:
+                if parked <= around:
+                    raise
+                plan = self.router(self.graph, kept[-1], goal_node, sorted(around), limit)
+            except RouteError:
+                if not self.closures.legs:
+                    raise
+                with self.graph.closed_lanes_open():  # only through a closed lane: to it, and
+                    plan = self.router(self.graph, kept[-1], goal_node, sorted(around), limit)
+                    # wait there until it opens
         if not plan or plan[0] != kept[-1] or plan[-1] != goal_node:
             raise FleetSimError(
                 f"router {self.router!r:.60} must return nodes from {kept[-1]} to {goal_node}, "
@@ -233,6 +242,25 @@ class TrafficControl:
         self._legs_of(i)
         self._wait(i, -1)
         self._refresh_xy(i)
+
+    def give_back_beyond(self, i: int, k: int) -> None:
+        """Robot i, not yet past route index k, lets go of the nodes it holds beyond it and
+        drives no farther than it (a lane ahead closed: it will be sent round from there)."""
+        route, head = self.routes[i], int(self.head[i])
+        if head <= k:
+            return
+        for node in set(route[k + 1 : head + 1]) - set(route[: k + 1]):
+            self._free(i, node)
+        self.head[i] = k
+        self._refresh_xy(i)
+        if k < int(self.next[i]):  # still on the node before: stays there
+            self.robots[i].stop()
+        else:
+            self._drive(i)
+
+    def wake(self, i: int) -> None:
+        """Robot i, refused the node it needs next, asks again at the next step."""
+        self._asleep[i] = False
 
     @property
     def waiting(self) -> np.ndarray:
@@ -326,6 +354,9 @@ class TrafficControl:
             if refused >= 0:
                 self._wait(i, refused)
                 break
+            if self.closures.legs and self.closures.refused(i, [here, *group]):
+                self._wait(i, group[0])  # a closed lane: waits at its entry until it opens
+                break
             if not self.passage.clear(i, [here, *group]):
                 break  # a door on the way is not open yet: asked to open, waits short of it
             if not self.lift_rides.clear(i, [here, *group]):
@@ -362,6 +393,8 @@ class TrafficControl:
             self._waiters.get(old, set()).discard(i)
         self.waiting_on[i] = node
         self._asleep[i] = node >= 0
+        if node < 0 and self.closures.waiting:
+            self.closures.waiting.pop(i, None)
         if node >= 0:
             self.refusals += old != node
             self._waiters.setdefault(node, set()).add(i)

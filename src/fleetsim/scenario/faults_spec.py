@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fleetsim.faults import (
     DelayConfig,
@@ -15,6 +15,7 @@ from fleetsim.faults import (
     FaultPlan,
     RobotFaults,
     SiteFault,
+    SiteFaults,
 )
 from fleetsim.faults.network import MessageFaults
 from fleetsim.scenario.spec_base import Finite, NonNegative, Spec
@@ -57,17 +58,35 @@ class RobotFaultSpec(Spec):
 
 
 class SiteFaultSpec(Spec):
-    """A fault of the site at a set time."""
+    """A fault of the site at a set time, or at random (`rate_per_hour`)."""
 
-    type: Literal["door_stuck", "lift_out_of_service", "charger_down"]
+    type: Literal["door_stuck", "lift_out_of_service", "charger_down", "lane_blocked"]
     """door_stuck (a door that neither opens nor closes: `open` says how it is stuck),
-    lift_out_of_service, charger_down (needs a fleet manager with batteries)."""
-    target: str
-    """The door's or lift's name, or the charger's node."""
+    lift_out_of_service, charger_down (needs a fleet manager with batteries), lane_blocked
+    (a box on the lane, which is closed to the fleet manager's routes)."""
+    target: str | None = None
+    """The door's or lift's name, the charger's node, or the lane as 'from->to'."""
     at: NonNegative = 0.0
     """When it begins, simulated seconds."""
-    duration: NonNegative = 60.0
-    """How long it lasts, seconds."""
+    duration: Duration = 60.0
+    """How long it lasts, seconds (or [min, max] for faults at random)."""
+    rate_per_hour: NonNegative = 0.0
+    """Instead of `target` and `at`: faults an hour on the site as a whole, each on a target
+    drawn from `targets` (default: every one of its kind the site has)."""
+    targets: list[str] | None = None
+    """Faults at random: what they may hit (lanes as 'from->to', doors, lifts, chargers)."""
+
+    @model_validator(mode="after")
+    def _one_or_random(self) -> SiteFaultSpec:
+        if self.rate_per_hour == 0:
+            if self.target is None:
+                raise ValueError("name the target, or give rate_per_hour for faults at random")
+            if isinstance(self.duration, tuple):
+                raise ValueError("a fault at a set time lasts one duration (seconds)")
+        elif self.target is not None:
+            raise ValueError("target is for a fault at a set time; at random, list `targets`")
+        return self
+
     open: bool = False
     """door_stuck: stuck open (true) or closed (false)."""
 
@@ -115,12 +134,12 @@ class FaultEventSpec(Spec):
     time: NonNegative
     """When it begins, simulated seconds."""
     kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "disconnect", "delay",
-                  "door_stuck",
-                  "lift_out_of_service", "charger_down", "order_burst",
+                  "door_stuck", "lift_out_of_service", "charger_down", "lane_blocked",
+                  "order_burst",
                   "station_closed"]  # fmt: skip
     """The kind of fault."""
     target: str
-    """A robot's name, a door's or lift's name, or a charger's node."""
+    """A robot's name, a door's or lift's name, a charger's node, or a lane ('from->to')."""
     duration: NonNegative = 0.0
     """How long it lasts, seconds."""
     value: Finite = 0.0
@@ -172,7 +191,7 @@ class FaultsSpec(Spec):
     robots: list[RobotFaultSpec] = Field(default_factory=list)
     """Robot faults."""
     site: list[SiteFaultSpec] = Field(default_factory=list)
-    """Site faults: doors, lifts, chargers."""
+    """Site faults: doors, lifts, chargers, lanes."""
     demand: list[DemandFaultSpec] = Field(default_factory=list)
     """Demand faults: order bursts, stations closing."""
     delays: DelaySpec | None = None
@@ -193,11 +212,22 @@ def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
         )
         for r in spec.robots
     )  # fmt: skip
-    site = tuple(SiteFault(s.type, s.target, s.at, s.duration, s.open) for s in spec.site)
+    site = tuple(SiteFault(s.type, s.target or "", s.at, _span(s.duration)[0], s.open)
+                 for s in spec.site if s.rate_per_hour == 0)  # fmt: skip
+    site_random = tuple(
+        SiteFaults(s.type, s.rate_per_hour, _span(s.duration),
+                   tuple(s.targets) if s.targets is not None else None, s.open)
+        for s in spec.site if s.rate_per_hour > 0
+    )  # fmt: skip
     events = tuple(FaultEvent(e.time, e.kind, e.target, e.duration, e.value, e.angle, e.open)
                    for e in spec.events)  # fmt: skip
     demand = tuple(DemandFault(d.type, d.at, d.target, d.duration, d.count) for d in spec.demand)
-    return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed, demand)
+    return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed, demand,
+                     site_random)  # fmt: skip
+
+
+def _span(duration: float | tuple[float, float]) -> tuple[float, float]:
+    return duration if isinstance(duration, tuple) else (duration, duration)
 
 
 def network_faults_of(spec: FaultsSpec | None, seed: int,

@@ -8,11 +8,12 @@ adjacency (CSR) of directed edges, one search per request, never per step.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import heapq
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +99,8 @@ class NavGraph:
         self.lane_cost = self.lane_length
         if lane_cost is not None:
             self.lane_cost = np.maximum(self.lane_length, np.asarray(lane_cost, np.float64))
+        self._closed: set[int] = set()  # lanes closed to routing (`set_lane_closed`)
+        self._open_cost = self.lane_cost
         self._build_adjacency()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -254,6 +257,48 @@ class NavGraph:
             mutex=np.concatenate((self.mutex, np.full(len(lane_from), -1))),
             lane_cost=np.concatenate((self.lane_cost[:m], np.asarray(cost, np.float64))),
         )
+
+    def lane(self, a: str | int, b: str | int) -> int:
+        """The lane that leads from node `a` to node `b` (a two-way lane either way round);
+        an error naming them when there is none."""
+        u, v = self.node(a), self.node(b)
+        for e in range(self._start[u], self._start[u + 1]):
+            if self._to[e] == v:
+                return int(self._lane[e])
+        raise ConfigError(f"no lane leads from '{self.names[u]}' to '{self.names[v]}'"
+                          + ("" if self.successors(u) == [] else " (lanes from there go to "
+                             + ", ".join(f"'{self.names[w]}'" for w in self.successors(u)[:6])
+                             + ")"))  # fmt: skip
+
+    @property
+    def closed_lanes(self) -> frozenset[int]:
+        """The lanes closed now (`set_lane_closed`): no route goes along them."""
+        return frozenset(self._closed)
+
+    def set_lane_closed(self, lane: int, closed: bool) -> None:
+        """Close a lane to routing (a blocked aisle: its cost becomes infinite, so `route`
+        finds a way round, or none) or open it again."""
+        shut = self._closed
+        if not shut and closed:  # (its own costs: the lengths may be shared)
+            self._open_cost = self.lane_cost.copy()
+            self.lane_cost = self.lane_cost.copy()
+        if closed:
+            shut.add(lane)
+            self.lane_cost[lane] = np.inf
+        elif lane in shut:
+            shut.discard(lane)
+            self.lane_cost[lane] = self._open_cost[lane]
+        self._length = self.lane_cost.data
+
+    @contextlib.contextmanager
+    def closed_lanes_open(self) -> Iterator[None]:
+        """Route as if no lane were closed, within the block (the way to a place that only a
+        closed lane leads to, to wait at it until it opens)."""
+        self._length = self._open_cost.data
+        try:
+            yield
+        finally:
+            self._length = self.lane_cost.data
 
     def successors(self, u: int) -> list[int]:
         """The nodes one lane from node `u`, in the lanes' directions."""
