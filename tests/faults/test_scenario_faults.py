@@ -101,3 +101,26 @@ def test_an_order_burst_and_a_closed_station_change_the_demand() -> None:
     assert injector.kpis()["faults"]["station_closed"] == 1
     with pytest.raises(ConfigError, match="unknown node 'drop_99'"):
         run("faults={demand: [{type: station_closed, target: drop_99}]}")
+
+
+def test_a_changed_order_mix_moves_the_orders_released_while_it_lasts() -> None:
+    """From 60 s to 180 s every order goes to drop_0 or drop_1, from the stations it would have;
+    before and after, the mix is the scenario's."""
+    calm, _ = run(duration=300.0)
+    mixed, injector = run("faults={demand: [{type: order_mix, at: 60, duration: 120, "
+                          "dropoffs: [drop_0, drop_1]}]}", duration=300.0)  # fmt: skip
+    inside = [t for t in mixed.tables["tasks"] if 60.0 <= t["release_time"] < 180.0]
+    outside = [t for t in mixed.tables["tasks"] if not 60.0 <= t["release_time"] < 180.0]
+    assert len(inside) > 5 and {t["places"].split()[-1] for t in inside} <= {"drop_0", "drop_1"}
+    calm_by_id = {t["task"]: t for t in calm.tables["tasks"]}
+    assert all(t["places"] == calm_by_id[t["task"]]["places"] for t in outside)
+    assert [t["places"].split()[0] for t in inside] == [
+        calm_by_id[t["task"]]["places"].split()[0] for t in inside
+    ]  # (the same pick-ups)
+    assert len({t["places"].split()[-1] for t in outside}) > 2
+    (row,) = injector.rows()
+    assert row["kind"] == "order_mix" and row["target"] == "->drop_0,drop_1"
+    with pytest.raises(ConfigError, match="give pickups, dropoffs or both"):
+        load_scenario("warehouse", ["faults={demand: [{type: order_mix, at: 5}]}"])
+    with pytest.raises(ConfigError, match="unknown node 'drop_99'"):
+        run("faults={demand: [{type: order_mix, dropoffs: [drop_99]}]}")

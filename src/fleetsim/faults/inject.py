@@ -36,6 +36,7 @@ from fleetsim.faults.plan import (
     FaultPlan,
     FaultSchedule,
     SiteFault,
+    mix_sides,
 )
 from fleetsim.fleet.manager import FleetManager
 from fleetsim.fleet.tasks import Task
@@ -121,7 +122,10 @@ class FaultInjector:
         if self.manager is None:
             raise ConfigError(f"{kind} faults need a fleet manager (its orders and stations)")
         graph = self.manager.graph
-        if target:
+        if kind == "order_mix":
+            for node in (n for side in mix_sides(target) for n in side):
+                graph.node(node)  # (an unknown node is an error with the closest name)
+        elif target:
             graph.node(target)  # (an unknown node is an error with the closest name)
         elif kind == "order_burst" and not (graph.nodes_with("pickup")
                                             and graph.nodes_with("dropoff")):  # fmt: skip
@@ -216,6 +220,11 @@ class FaultInjector:
         elif kind == "station_closed":
             assert self.manager is not None
             self.manager.book.closed.add(event.target)
+        elif kind == "order_mix":
+            assert self.manager is not None
+            pickups, dropoffs = mix_sides(event.target)
+            rng = np.random.default_rng([self.plan.seed, 7927, key])
+            self.manager.book.mixes[key] = (pickups, dropoffs, rng)
         row = {**event.row(), "until": event.time + event.duration}
         self.records.append(row)
         if kind not in ("battery", "order_burst"):  # (over at once)
@@ -247,6 +256,9 @@ class FaultInjector:
         elif kind == "station_closed":
             assert self.manager is not None
             self.manager.book.closed.discard(event.target)
+        elif kind == "order_mix":
+            assert self.manager is not None
+            self.manager.book.mixes.pop(key, None)
         elif kind == "lane_blocked":
             self._blocks.pop(key).remove()
             if self.manager is not None:

@@ -25,7 +25,7 @@ from fleetsim.errors import ConfigError
 
 ROBOT_KINDS = ("stop", "slowdown", "breakdown", "jump", "battery", "disconnect")
 SITE_KINDS = ("door_stuck", "lift_out_of_service", "charger_down", "lane_blocked")
-DEMAND_KINDS = ("order_burst", "station_closed")
+DEMAND_KINDS = ("order_burst", "station_closed", "order_mix")
 KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
 
 
@@ -112,9 +112,12 @@ class SiteFaults:
 @dataclass(frozen=True)
 class DemandFault:
     """A change of demand at `time`: `order_burst` (`count` orders at once, picked up at
-    `target`, or at random pick-up stations when it is empty, for random drop-offs) or
+    `target`, or at random pick-up stations when it is empty, for random drop-offs),
     `station_closed` (no order through the station at node `target` is handed out for
-    `duration` seconds; those assigned already go on)."""
+    `duration` seconds; those assigned already go on) or `order_mix` (for `duration` seconds
+    the orders released are picked up and dropped off elsewhere: `target` is
+    'pickups->dropoffs', each side a comma-separated list of nodes drawn from at random, or
+    empty to leave that end as it was: '->dock_1' sends every order to dock_1)."""
 
     kind: str
     time: float
@@ -131,6 +134,20 @@ class DemandFault:
             raise ConfigError(f"{self.kind}: time, duration and count must be >= 0")
         if self.kind == "station_closed" and not self.target:
             raise ConfigError("station_closed: name the station's node (target)")
+        if self.kind == "order_mix":
+            mix_sides(self.target)
+
+
+def mix_sides(target: str) -> tuple[list[str], list[str]]:
+    """The pick-ups and drop-offs of an `order_mix` target 'a,b->c' (either side may be
+    empty, not both)."""
+    pickups, arrow, dropoffs = target.partition("->")
+    sides = ([p.strip() for p in pickups.split(",") if p.strip()],
+             [d.strip() for d in dropoffs.split(",") if d.strip()])  # fmt: skip
+    if not arrow or not (sides[0] or sides[1]):
+        raise ConfigError(f"order_mix {target!r}: give 'pickups->dropoffs' (nodes, comma "
+                          "separated; one side may be empty: '->dock_1')")  # fmt: skip
+    return sides
 
 
 @dataclass(frozen=True, order=True)

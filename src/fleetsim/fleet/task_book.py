@@ -1,6 +1,8 @@
 """`TaskBook`: a run's tasks. Those to come (a list or a stream, by release time) are released
 as their time comes; released ones wait in the queue until a robot takes them; their numbers
-(released, done, failed, throughput, cycle, queue and service times) and rows come from here."""
+(released, done, failed, throughput, cycle, queue and service times) and rows come from here.
+A changed order mix (`mixes`, a fault) moves the pick-up and drop-off of the deliveries
+released while it lasts."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ class TaskBook:
         self.tasks: list[Task] = []
         self.queue: list[Task] = []
         self.closed: set[str] = set()  # stations closed (a fault): their orders wait
+        # changed order mixes (a fault), by key: (pick-ups, drop-offs, their generator)
+        self.mixes: dict[int, tuple[list[str], list[str], np.random.Generator]] = {}
 
     def release(self, now: float) -> None:
         """Release every task whose time has come (each checked against the site first)."""
@@ -37,6 +41,8 @@ class TaskBook:
             if self._upcoming.release_time > now:
                 return
             task, self._upcoming = self._upcoming, None
+            for pickups, dropoffs, rng in self.mixes.values():
+                _remix(task, pickups, dropoffs, rng)
             task.mark(TaskStatus.RELEASED, now)
             self.tasks.append(task)
             self.queue.append(task)
@@ -127,3 +133,16 @@ def _spread(x: np.ndarray) -> dict[str, float | None]:
         return dict.fromkeys(("mean", "p50", "p95", "max"))
     p50, p95 = np.percentile(x, [50, 95]).tolist()
     return {"mean": float(x.mean()), "p50": p50, "p95": p95, "max": float(x.max())}
+
+
+def _remix(task: Task, pickups: list[str], dropoffs: list[str], rng: np.random.Generator) -> None:
+    """A delivery released while the order mix is changed: picked up at one of `pickups` and
+    dropped off at one of `dropoffs` (drawn at random; an empty list leaves that end)."""
+    if task.kind != "delivery" or len(task.places) < 2:
+        return
+    places = list(task.places)
+    if pickups:
+        places[0] = pickups[int(rng.integers(len(pickups)))]
+    if dropoffs:
+        places[-1] = dropoffs[int(rng.integers(len(dropoffs)))]
+    task.places = tuple(places)

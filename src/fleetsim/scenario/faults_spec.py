@@ -94,9 +94,10 @@ class SiteFaultSpec(Spec):
 class DemandFaultSpec(Spec):
     """A change of demand at a set time (needs a fleet manager)."""
 
-    type: Literal["order_burst", "station_closed"]
+    type: Literal["order_burst", "station_closed", "order_mix"]
     """order_burst (`count` orders at once), station_closed (no order through the station is
-    handed out while it lasts)."""
+    handed out while it lasts), order_mix (the orders released while it lasts are picked up at
+    `pickups` and dropped off at `dropoffs` instead)."""
     at: NonNegative = 0.0
     """When, simulated seconds."""
     target: str = ""
@@ -105,7 +106,21 @@ class DemandFaultSpec(Spec):
     count: Annotated[int, Field(ge=0)] = 10
     """order_burst: how many orders."""
     duration: NonNegative = 60.0
-    """station_closed: how long, seconds."""
+    """station_closed, order_mix: how long, seconds."""
+    pickups: list[str] | None = None
+    """order_mix: the pick-up nodes orders come from meanwhile (default: as they were)."""
+    dropoffs: list[str] | None = None
+    """order_mix: the drop-off nodes orders go to meanwhile (default: as they were)."""
+
+    @model_validator(mode="after")
+    def _mix(self) -> DemandFaultSpec:
+        if self.type == "order_mix":
+            if not (self.pickups or self.dropoffs):
+                raise ValueError("order_mix: give pickups, dropoffs or both (node names)")
+            self.target = ",".join(self.pickups or ()) + "->" + ",".join(self.dropoffs or ())
+        elif self.pickups is not None or self.dropoffs is not None:
+            raise ValueError(f"{self.type} takes no pickups or dropoffs (order_mix does)")
+        return self
 
 
 class DelaySpec(Spec):
@@ -136,7 +151,7 @@ class FaultEventSpec(Spec):
     kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "disconnect", "delay",
                   "door_stuck", "lift_out_of_service", "charger_down", "lane_blocked",
                   "order_burst",
-                  "station_closed"]  # fmt: skip
+                  "station_closed", "order_mix"]  # fmt: skip
     """The kind of fault."""
     target: str
     """A robot's name, a door's or lift's name, a charger's node, or a lane ('from->to')."""
