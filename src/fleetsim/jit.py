@@ -6,6 +6,9 @@ division by zero gives inf or NaN as in NumPy), or None without Numba or with
 `FLEETSIM_NO_NUMBA=1`; callers then use their NumPy path. Kernels
 are used from `MIN_ROWS` rows up: they are faster at every size, but Numba takes half a second
 to import, which a short run of a small fleet (a step well under a millisecond) would notice.
+A process that runs many simulations (a sweep's or a fuzz's worker) calls `warm()` once, and
+uses them at every size. Each kernel gives its NumPy path's numbers to the last bit, so a run
+is the same in either process.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ MIN_ROWS = 128
 ONE_OFF_ROWS = 2048
 
 _loaded = [False]
+_eager = [False]
 
 
 @functools.cache
@@ -36,6 +40,27 @@ def compiled(function: Callable[..., Any]) -> Callable[..., Any] | None:
         return None
     _loaded[0] = True
     return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+
+
+def warm() -> bool:
+    """Load Numba now and use the kernels at every size from here on: for a process that runs
+    many simulations one after another (a sweep's or a fuzz's worker), where half a second
+    once is nothing. Whether Numba is there (and allowed)."""
+    import importlib
+
+    if not environment.numba_allowed():
+        return False
+    try:
+        importlib.import_module("numba")
+    except ImportError:
+        return False
+    _loaded[0] = _eager[0] = True
+    return True
+
+
+def eager() -> bool:
+    """Whether kernels are used at every size (`warm` was called in this process)."""
+    return _eager[0]
 
 
 def worth_loading(rows: int) -> bool:

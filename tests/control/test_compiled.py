@@ -85,3 +85,50 @@ def test_a_large_fleet_drives_the_same_with_and_without_numba(
     plain = run()
     assert np.array_equal(compiled[0], plain[0]) and np.array_equal(compiled[1], plain[1])
     assert compiled[2] == plain[2] and len(compiled[2]) > 0
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_compiled_step_through_waypoints_equals_numpy(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows passing through their goal (a path's waypoint) at a speed each may keep: the
+    compiled translation gives NumPy's numbers, landings and passing speeds included."""
+    motion, goal, limits = _rows(600, seed)
+    rng = np.random.default_rng(seed)
+    passing = rng.choice([0.0, 0.05, 0.4, 2.0], len(goal))
+    aligned = rng.random(len(goal)) < 0.3
+    fast = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1, passing)
+    monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
+    slow = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1, passing)
+    for a, b in ((fast[0].pos, slow[0].pos), (fast[0].vel, slow[0].vel), (fast[1], slow[1]),
+                 (fast[2], slow[2]), (fast[0].yaw, slow[0].yaw)):  # fmt: skip
+        assert np.array_equal(a, b)
+    assert (fast[1] == 0).sum() > 20
+
+
+def test_a_warm_process_drives_a_small_fleet_compiled_with_the_same_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`jit.warm()` (a sweep's or a fuzz's worker) uses the kernels below `MIN_ROWS` too: the
+    bundled 100-robot warehouse (paths through waypoints, traffic control) runs to the same
+    poses and results as with NumPy only."""
+    from fleetsim import jit
+    from fleetsim.scenario import build, load_scenario
+    from fleetsim.scenario.runner import run_scenario
+
+    def run() -> tuple[np.ndarray, dict[str, object]]:
+        built = build(load_scenario("warehouse", ["simulation.duration=60"]))
+        with built.sim as sim:
+            summary = run_scenario(built)
+            return sim._world.bodies["pos"].copy(), summary.kpis
+
+    plain = run()
+    in_place: list[int] = []
+    drive = control_kernels.omni_drive
+    monkeypatch.setattr(control_kernels, "omni_drive",
+                        lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
+    monkeypatch.setattr(jit, "_eager", [False])
+    assert jit.warm() and jit.eager()
+    warm = run()
+    assert in_place and max(in_place) <= 100  # compiled, for fewer rows than MIN_ROWS
+    assert np.array_equal(plain[0], warm[0]) and plain[1] == warm[1]

@@ -48,7 +48,7 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
         return 0
     columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")
     if (
-        rows.size >= kernels.MIN_BODIES
+        (rows.size >= kernels.MIN_BODIES or jit.eager())
         and jit.worth_loading(rows.size)
         and kernels.refresh_boxes(
             rows, *(bodies[name] for name in (*columns, "aabb_min", "aabb_max"))

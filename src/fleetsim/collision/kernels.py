@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim import jit
 from fleetsim.jit import MIN_ROWS, compiled
 
 MIN_BODIES = MIN_ROWS  # fleets (or moved rows, for the box refresh) below this use NumPy
@@ -31,7 +32,7 @@ def kernel() -> Callable[..., Any] | None:
 
 def usable(n: int) -> bool:
     """Whether the kernel should take a broadphase of `n` bodies."""
-    return n >= MIN_BODIES and kernel() is not None
+    return (n >= MIN_BODIES or jit.eager()) and kernel() is not None
 
 
 def dense_cell(x_span: float, y_span: float, count: int, cell: float) -> float:

@@ -13,53 +13,60 @@ from typing import Any
 import numpy as np
 
 from fleetsim.control.trapezoid import LAND_EPS
+from fleetsim import jit
 from fleetsim.jit import MIN_ROWS, compiled
 
 
 def usable(n: int) -> bool:
     """Whether `n` rows should drive compiled."""
-    return n >= MIN_ROWS and compiled(_omni_rows) is not None
+    return (n >= MIN_ROWS or jit.eager()) and compiled(_omni_rows) is not None
 
 
 def omni_translate(
     pos: np.ndarray, vel: np.ndarray, goal: np.ndarray, max_v: np.ndarray,
-    max_a: np.ndarray, dt: float,
+    max_a: np.ndarray, dt: float, passing: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
     """(new positions, new velocities, distance left, landed) of rows driving straight to
-    `goal` at up to `max_v` and `max_a`; None for fewer than `MIN_ROWS` rows or without Numba
-    (the caller uses NumPy)."""
+    `goal` at up to `max_v` and `max_a` (`passing`: the speed each may keep through its goal,
+    a waypoint); None for fewer than `MIN_ROWS` rows (in a process not `jit.warm`) or without
+    Numba (the caller uses NumPy)."""
     n = len(pos)
     if not usable(n):
         return None
     out_pos = np.array(pos, dtype=np.float64, order="C")
     out_vel = np.array(vel, dtype=np.float64, order="C")
     every = np.arange(n)
-    dist_left, lands = omni_drive(every, every, out_pos, out_vel, goal, max_v, max_a, dt)
+    dist_left, lands = omni_drive(every, every, out_pos, out_vel, goal, max_v, max_a, dt,
+                                  passing)  # fmt: skip
     return out_pos, out_vel, dist_left, lands
 
 
 def omni_drive(rows: np.ndarray, body_rows: np.ndarray, pos: np.ndarray, vel: np.ndarray,
-               goal: np.ndarray, max_v: np.ndarray, max_a: np.ndarray,
-               dt: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+               goal: np.ndarray, max_v: np.ndarray, max_a: np.ndarray, dt: float,
+               passing: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """One step of the agent rows `rows` (their bodies at `body_rows`) driving straight to
     their goals, in place: positions pos[body_rows], velocities vel[rows], goals goal[rows];
-    `max_v`, `max_a` per row of `rows`. Returns (distance left, landed). Needs Numba
-    (`compiled(_omni_rows)` not None) and float64 C-contiguous tables."""
+    `max_v`, `max_a` (and `passing`, the speed kept through a waypoint goal: none without it)
+    per row of `rows`. Returns (distance left, landed). Needs Numba (`compiled(_omni_rows)`
+    not None) and float64 C-contiguous tables."""
     kernel = compiled(_omni_rows)
     assert kernel is not None
     n = len(rows)
     dist_left, lands = np.empty(n), np.empty(n, dtype=np.bool_)
     limits = (np.ascontiguousarray(max_v, dtype=np.float64),
               np.ascontiguousarray(max_a, dtype=np.float64))  # fmt: skip
+    through = (np.zeros(n) if passing is None
+               else np.ascontiguousarray(passing, dtype=np.float64))  # fmt: skip
     goal = np.ascontiguousarray(goal, dtype=np.float64)
     kernel(np.ascontiguousarray(rows, dtype=np.int64),
            np.ascontiguousarray(body_rows, dtype=np.int64), pos, vel, goal, *limits, float(dt),
-           dist_left, lands)  # fmt: skip
+           through, passing is not None, dist_left, lands)  # fmt: skip
     return dist_left, lands
 
 
 def _omni_rows(rows: Any, body_rows: Any, pos: Any, vel: Any, goal: Any, max_v: Any,
-               max_a: Any, dt: float, dist_left: Any, lands: Any) -> None:  # fmt: skip
+               max_a: Any, dt: float, passing: Any, through: bool, dist_left: Any,
+               lands: Any) -> None:  # fmt: skip
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
         d0, d1, d2 = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1], goal[r, 2] - pos[b, 2]
@@ -69,6 +76,8 @@ def _omni_rows(rows: Any, body_rows: Any, pos: Any, vel: Any, goal: Any, max_v: 
         u = max_a[k] * dt  # braking_speed
         steps = np.floor((np.sqrt(1.0 + 8.0 * dist / (dt * u)) - 1.0) / 2.0)
         cap = (dist / dt + u * steps * (steps + 1.0) / 2.0) / (steps + 1.0)
+        if through:  # slow to the passing speed at most
+            cap = max(cap, passing[k])
         wanted = min(max_v[k], cap)
         c0, c1, c2 = e0 * wanted - vel[r, 0], e1 * wanted - vel[r, 1], e2 * wanted - vel[r, 2]
         norm = np.sqrt(c0 * c0 + c1 * c1 + c2 * c2)  # limit_vector_change
@@ -83,7 +92,11 @@ def _omni_rows(rows: Any, body_rows: Any, pos: Any, vel: Any, goal: Any, max_v: 
         lands[k] = landed
         if landed:
             pos[b, 0], pos[b, 1], pos[b, 2] = goal[r, 0], goal[r, 1], goal[r, 2]
-            vel[r, 0], vel[r, 1], vel[r, 2] = d0 / dt, d1 / dt, d2 / dt
+            if through and passing[k] > 0:  # through a waypoint, at its passing speed at most
+                keep = min(speed, passing[k]) / max(speed, 1e-300)
+                vel[r, 0], vel[r, 1], vel[r, 2] = v0 * keep, v1 * keep, v2 * keep
+            else:
+                vel[r, 0], vel[r, 1], vel[r, 2] = d0 / dt, d1 / dt, d2 / dt
             dist_left[k] = 0.0
         else:
             p0, p1, p2 = pos[b, 0] + s0, pos[b, 1] + s1, pos[b, 2] + s2

@@ -45,7 +45,7 @@ def step_omni(
     drives through; 0 = stop there).
     """
     max_v, max_a, max_w, max_alpha = limits
-    fast = None if passing is not None else omni_translate(m.pos, m.vel, goal, max_v, max_a, dt)
+    fast = omni_translate(m.pos, m.vel, goal, max_v, max_a, dt, passing)
     if fast is not None:  # a large fleet: the same numbers, compiled
         pos, vel, dist_left, lands = fast
         if not any_set(align) and not any_set(m.yaw_rate):

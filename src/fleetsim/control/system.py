@@ -324,7 +324,7 @@ class MotionSystem:
         self, rows: IntArray, brows: IntArray, dt: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """The usual large fleet, compiled and in place on the tables (`kernels.omni_drive`):
-        every row omnidirectional, driving to a goal with no waypoint to pass through and not
+        every row omnidirectional, driving to a goal (or through a path's waypoint) and not
         turning. Returns (distance left, new velocities); None when that is not the case, or
         without Numba. The numbers are the NumPy path's (`step_omni`)."""
         a, b = self.agents, self.bodies
@@ -335,11 +335,6 @@ class MotionSystem:
             or (a["mode"][rows] != int(MotionMode.OMNIDIRECTIONAL)).any()
             or a["align"][rows].any()
             or a["yaw_rate"][rows].any()
-            or (
-                self._paths
-                and self._pass_speeds(rows, rows_of(b["pos"], brows), a["max_v"][rows], dt)
-                is not None
-            )
         ):
             return None
         pos, vel = b["pos"], a["vel"]
@@ -347,8 +342,9 @@ class MotionSystem:
             return None
         scale = a["speed_scale"][rows]
         max_v = np.minimum(a["max_v"][rows] * scale, a["leg_v"][rows])
+        passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt)
         dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], max_v,
-                                          a["max_a"][rows], dt)  # fmt: skip
+                                          a["max_a"][rows], dt, passing)  # fmt: skip
         b["moved"][brows] = True
         b["dirty"][brows] = True
         return dist_left, rows_of(vel, rows)

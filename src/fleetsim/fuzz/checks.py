@@ -90,8 +90,7 @@ class Watch:
         self.min_gap_m = math.inf
         self._next_gap = 0.0
         self._handles = sim.handles_of(robots) if robots and len(robots) <= GAP_MAX_ROBOTS else None
-        if self._handles is not None and len(self._handles) > 1:
-            self._pairs = np.triu_indices(len(self._handles), 1)
+        self._rows, self._layout = np.empty(0, dtype=np.int64), -1
         sim.on("post_step", lambda *_: self._look())
         sim.on("action_failed", lambda *_: self.first.setdefault("failed-actions", sim.sim_time))
 
@@ -108,11 +107,14 @@ class Watch:
     def _gap(self) -> float:
         """The smallest distance between two robots' centres now: |a|^2 + |b|^2 - 2 a.b over
         all pairs (one matrix product), about the robots' centroid (no cancellation)."""
-        assert self._handles is not None
-        xy = self.sim.get_poses(self._handles)[0][:, :2]
+        bodies = self.sim.world.bodies
+        if self._layout != bodies.layout:  # (rows move only when bodies come or go)
+            self._rows, self._layout = bodies.rows(self._handles), bodies.layout
+        xy = bodies["pos"][self._rows, :2]
         xy = xy - xy.mean(axis=0)
-        sq = np.einsum("ij,ij->i", xy, xy)
-        d2 = (sq[:, None] + sq[None, :] - 2.0 * (xy @ xy.T))[self._pairs]
+        sq = (xy * xy).sum(axis=1)
+        d2 = sq[:, None] + sq[None, :] - 2.0 * (xy @ xy.T)
+        d2.flat[:: len(xy) + 1] = np.inf  # (not with itself)
         return math.sqrt(max(float(d2.min()), 0.0))
 
 

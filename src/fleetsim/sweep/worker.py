@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fleetsim import jit
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.results import run_row, write_results
 from fleetsim.scenario.runner import run_scenario
@@ -44,12 +45,15 @@ def die_with_parent() -> None:
 
 def quiet() -> None:
     """A worker's stdout (PyBullet prints there from C) goes nowhere; the driver draws the
-    progress bar. It dies with the sweep that started it."""
+    progress bar. It dies with the sweep that started it. It runs many simulations, so it
+    loads Numba (if installed) once and uses the compiled kernels at every fleet size
+    (`jit.warm`: the same numbers, sooner)."""
     die_with_parent()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
     logging.getLogger("fleetsim").setLevel(logging.ERROR)
+    jit.warm()
 
 
 def run_one(spec: RunSpec) -> dict[str, Any]:
