@@ -132,3 +132,35 @@ def test_a_warm_process_drives_a_small_fleet_compiled_with_the_same_numbers(
     warm = run()
     assert in_place and max(in_place) <= 100  # compiled, for fewer rows than MIN_ROWS
     assert np.array_equal(plain[0], warm[0]) and plain[1] == warm[1]
+
+
+def test_the_compiled_passing_speeds_equal_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speed each robot may keep through its path's next waypoint (omnidirectional and
+    differential robots, paths turning by every angle, speed limits on the legs): compiled
+    and NumPy alike, to the last bit."""
+    from fleetsim import Agent
+
+    with make_sim(timestep=0.1) as sim:
+        rng = np.random.default_rng(11)
+        for k in range(300):
+            kind = "differential" if k % 3 == 0 else "omnidirectional"
+            robot = Agent.from_urdf("simple_cube", Pose.from_xyz(3.0 * (k % 20), 3.0 * (k // 20),
+                                    0), sim_core=sim, motion_mode=kind)  # fmt: skip
+            here = np.array([3.0 * (k % 20), 3.0 * (k // 20), 0.0])
+            points = here + np.cumsum(rng.normal(size=(4, 3)) * [2, 2, 0], axis=0)
+            points[rng.random(4) < 0.2] = points[0]  # (some legs straight on)
+            sim.world.motion.set_path(robot.motion_handle, points, np.zeros(4), False, 0.05,
+                                      rng.choice([np.inf, 0.3, 1.0], 4))  # fmt: skip
+        for _ in range(3):
+            sim.step_once()
+        motion = sim.world.motion
+        a = motion.agents
+        rows = np.flatnonzero(a["state"] != 0)
+        pos = sim.world.bodies["pos"][sim.world.bodies.rows(a["body"][rows])]
+        max_v = a["max_v"][rows] * rng.uniform(0.2, 1.0, rows.size)
+        fast = motion._pass_speeds(rows, pos, max_v, 0.1)
+        monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
+        monkeypatch.setattr(control_kernels.jit, "eager", lambda: False)
+        slow = motion._pass_speeds(rows, pos, max_v, 0.1)
+        assert fast is not None and slow is not None and np.array_equal(fast, slow)
+        assert (fast > 0).sum() > 30 and (fast == 0).sum() > 30

@@ -1,9 +1,10 @@
 """Compiled omnidirectional driving for large fleets (Numba; see `fleetsim.jit`).
 
-`omni_translate` is the translation part of `fleetsim.control.omni.step_omni` (no waypoint
-passing) in one pass over the rows instead of about thirty array operations: the same
-formulas, evaluated in the same order, so it gives the NumPy path's numbers. `omni_drive`
-does the same in place on the simulation's tables (no gathered copies, no write-back).
+`omni_translate` is the translation part of `fleetsim.control.omni.step_omni` in one pass
+over the rows instead of about thirty array operations: the same formulas, evaluated in the
+same order, so it gives the NumPy path's numbers. `omni_drive` does the same in place on the
+simulation's tables (no gathered copies, no write-back); `pass_speeds` is
+`MotionSystem._pass_speeds` (the speed kept through a path's waypoints).
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim import jit
+from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import MIN_ROWS, compiled
+from fleetsim.state.agents import DriveState, MotionMode
+
+DRIVE_GOAL = int(DriveState.GOAL)  # (plain ints for the compiled code)
+MODE_DIFFERENTIAL = int(MotionMode.DIFFERENTIAL)
 
 
 def usable(n: int) -> bool:
@@ -104,3 +109,40 @@ def _omni_rows(rows: Any, body_rows: Any, pos: Any, vel: Any, goal: Any, max_v: 
             vel[r, 0], vel[r, 1], vel[r, 2] = v0, v1, v2
             l0, l1, l2 = goal[r, 0] - p0, goal[r, 1] - p1, goal[r, 2] - p2
             dist_left[k] = np.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
+
+
+def pass_speeds(rows: np.ndarray, pos: np.ndarray, max_v: np.ndarray, table: dict[str, Any],
+                dt: float) -> np.ndarray | None:  # fmt: skip
+    """`MotionSystem._pass_speeds` compiled: the speed (N,) each of the agent rows `rows` (at
+    `pos`, (N, 3), with speed limits `max_v`) may keep through its goal, a path's waypoint; None
+    when no row has one. `table`: the agent table's columns."""
+    kernel = compiled(_pass_rows)
+    assert kernel is not None
+    out = np.empty(len(rows))
+    through = kernel(np.ascontiguousarray(rows, dtype=np.int64),
+                     np.ascontiguousarray(pos, dtype=np.float64), table["goal"],
+                     table["next_dir"], table["next_v"], table["mode"], table["state"],
+                     np.ascontiguousarray(max_v, dtype=np.float64), table["max_a"], float(dt),
+                     out)  # fmt: skip
+    return out if through else None
+
+
+def _pass_rows(rows: Any, pos: Any, goal: Any, next_dir: Any, next_v: Any, mode: Any,
+               state: Any, max_v: Any, max_a: Any, dt: float, out: Any) -> int:  # fmt: skip
+    through_rows = 0
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        n0, n1, n2 = next_dir[r, 0], next_dir[r, 1], next_dir[r, 2]
+        through = (n0 != 0.0 or n1 != 0.0 or n2 != 0.0) and state[r] == DRIVE_GOAL
+        through_rows += through
+        d0, d1, d2 = goal[r, 0] - pos[k, 0], goal[r, 1] - pos[k, 1], goal[r, 2] - pos[k, 2]
+        dist = max(np.sqrt(d0 * d0 + d1 * d1 + d2 * d2), 1e-300)
+        cos = min(max((d0 * n0 + d1 * n1 + d2 * n2) / dist, -1.0), 1.0)
+        half_sin = np.sqrt((1.0 - cos) / 2.0)
+        u = max_a[r] * dt
+        corner = u / max(2.0 * half_sin, 1e-300)
+        if mode[r] == MODE_DIFFERENTIAL:
+            corner = np.inf if cos >= 1.0 - 1e-12 else 0.0
+        speed = min(min(max_v[k], next_v[r]), corner)
+        out[k] = speed if (through and speed >= u) else 0.0
+    return through_rows

@@ -356,6 +356,8 @@ class MotionSystem:
         path waypoint; None when no row has one (the usual fleet: no work)."""
         if not self._paths:  # nobody follows a path: nothing to pass through
             return None
+        if kernels.usable(rows.size):
+            return kernels.pass_speeds(rows, pos, max_v, self.agents.views(), dt)
         a = self.agents.views()
         next_dir = rows_of(a["next_dir"], rows)
         through = (next_dir != 0.0).any(axis=1) & (a["state"][rows] == int(DriveState.GOAL))

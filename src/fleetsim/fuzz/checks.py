@@ -108,6 +108,7 @@ class Watch:
         """The smallest distance between two robots' centres now: |a|^2 + |b|^2 - 2 a.b over
         all pairs (one matrix product), about the robots' centroid (no cancellation)."""
         bodies = self.sim.world.bodies
+        assert self._handles is not None
         if self._layout != bodies.layout:  # (rows move only when bodies come or go)
             self._rows, self._layout = bodies.rows(self._handles), bodies.layout
         xy = bodies["pos"][self._rows, :2]
