@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from fleetsim.fuzz import fuzz_specs, parse_checks, run_fuzz
@@ -41,12 +43,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fleetsim-fuzz-bench-") as folder:
         specs = fuzz_specs(args.scenario, args.runs, 1, FAULTS, [], args.duration)
         t0 = time.perf_counter()
+        keeping = [math.inf]
+
+        def progress(stage: str, _done: int, _total: int) -> None:
+            if stage == "keep":
+                keeping[0] = min(keeping[0], time.perf_counter())
+
         result = run_fuzz(specs, parse_checks(args.check), Path(folder) / "fuzz.parquet",
-                          workers=args.workers, shrink_runs=20)  # fmt: skip
+                          workers=args.workers, shrink_runs=20, progress=progress)  # fmt: skip
         wall = time.perf_counter() - t0
+        runs_s = min(keeping[0], t0 + wall) - t0
     rows = result.rows
     went_wrong = sum(r.get("status") != "ok" for r in rows)
     failing = sum(bool(r.get("check")) for r in rows)
+    checks = Counter(r["check"] for r in rows if r.get("check"))
     per_run = wall / args.runs
     thousand = per_run * 1000
     figures = {
@@ -54,14 +64,16 @@ def main() -> None:
         "runs": args.runs, "workers": args.workers, "duration_s": args.duration,
         "wall_s": round(wall, 1), "runs_per_minute": round(60 / per_run, 1),
         "sim_s_per_wall_s": round(args.duration / per_run, 1),
-        "failing": failing, "went_wrong": went_wrong,
+        "runs_s": round(runs_s, 1), "keep_s": round(wall - runs_s, 1),
+        "failing": failing, "failed_checks": dict(checks), "went_wrong": went_wrong,
         "one_thousand_runs_s": round(thousand), "goal_s": GOAL_S,
         "met": thousand <= GOAL_S,
     }  # fmt: skip
     print(
         f"{args.runs} runs of {args.duration:g} s of {args.scenario} on {args.workers} workers: "
-        f"{wall:.0f} s ({60 / per_run:.1f} runs a minute; {failing} failed a check, kept and "
-        f"shrunk; {went_wrong} went wrong); 1,000 runs "
+        f"{wall:.0f} s ({60 / per_run:.1f} runs a minute; runs {runs_s:.0f} s, keeping and "
+        f"shrinking the {failing} that failed a check {wall - runs_s:.0f} s "
+        f"({dict(checks) or 'none'}); {went_wrong} went wrong); 1,000 runs "
         + ("took" if args.runs == 1000 else "would take")
         + f" {thousand / 60:.1f} min: goal <= {GOAL_S / 60:.0f} min "
         + ("met" if figures["met"] else "NOT met")

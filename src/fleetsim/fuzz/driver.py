@@ -125,12 +125,41 @@ def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: i
         store.close()
     folder = out.with_name(out.stem + ".failures")
     kept: dict[str, Path] = {}
-    for k, (spec, row) in enumerate(failing, start=1):
-        kept[row["run_id"]] = keep_failure(spec, row, folder / row["run_id"], checks,
-                                           shrink_runs, manager)  # fmt: skip
+    keep = KeepWork(tuple(checks), shrink_runs, manager, str(folder),
+                    {row["run_id"]: row for _, row in failing})  # fmt: skip
+    if progress is not None and failing:
+        progress("keep", 0, len(failing))
+    # each failing run kept and shrunk in a worker of its own (the shrinking of one is a
+    # sequence of runs; several are shrunk at once)
+    for k, done in enumerate(rows_of([s for s, _ in failing], backend, workers, ray_address,
+                                     keep), start=1):  # fmt: skip
+        if done.get("folder"):
+            kept[done["run_id"]] = Path(done["folder"])
         if progress is not None:
             progress("keep", k, len(failing))
     return FuzzResult(store.rows(), finished, len(seeded) - len(todo), kept)
+
+
+@dataclass(frozen=True)
+class KeepWork:
+    """`work` for the sweep backends: a failing run (its spec; its row from `rows`) kept and
+    shrunk in `folder`/RUN_ID (picklable)."""
+
+    checks: tuple[Check, ...]
+    shrink_runs: int
+    manager: OutsideManager | None
+    folder: str
+    rows: dict[str, dict[str, Any]]
+
+    def __call__(self, spec: RunSpec) -> dict[str, Any]:
+        """Keep the run `spec`; a row naming its folder (or the error, if keeping failed)."""
+        try:
+            path = keep_failure(spec, self.rows[spec.run_id], Path(self.folder) / spec.run_id,
+                                list(self.checks), self.shrink_runs, self.manager)  # fmt: skip
+        except Exception as exc:  # (a row, as for any run)
+            return {"run_id": spec.run_id, "status": "failed", "folder": None,
+                    "error": f"{type(exc).__name__}: {exc}"[:2000]}  # fmt: skip
+        return {"run_id": spec.run_id, "status": "ok", "folder": str(path)}
 
 
 def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[Check],
