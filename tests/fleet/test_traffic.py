@@ -321,3 +321,45 @@ def test_lanes_in_a_mutex_group_take_one_robot_at_a_time(door: bool) -> None:
                 break
         assert sorted(arrived) == [0, 1]
         assert (both == 0) == door  # without the group they use their lanes together
+
+
+STATION = (  # two lanes meet at the station at 30 degrees: one in, one out
+    [{"name": "in", "x": -0.8, "y": -3.0}, {"name": "s", "x": 0.0, "y": 0.0},
+     {"name": "out", "x": 0.8, "y": -3.0}],
+    [{"from": "in", "to": "s", "bidirectional": False},
+     {"from": "s", "to": "out", "bidirectional": False}],
+)  # fmt: skip
+
+
+def test_a_robot_stopped_just_past_a_station_keeps_it_from_the_next(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    """Found by `fleetsim fuzz` on the warehouse: a robot leaving a station stops (a fault,
+    or a wait) just over `clearance` from it, next to the lane in; the station was let go, the
+    next robot came in along that lane and ran into it. It is kept until the robot is clear of
+    every lane at the station."""
+    sim.set_site(Site.from_graph(*STATION))
+    starts = [(0.0, 0.0), (-0.8, -3.0)]
+    robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(x, y, 0.0), sim_core=sim,
+                              name=f"r{k}") for k, (x, y) in enumerate(starts)]  # fmt: skip
+    traffic = TrafficControl(sim, robots)
+    traffic.send(0, "out")
+    stopped = False
+    for _ in range(400):
+        sim.step_once()
+        traffic.step()
+        x, y = robots[0].get_pose().position[:2]
+        if not stopped and np.hypot(x, y) > traffic.clearance + 0.05:
+            robots[0].set_fault_speed(0.0)  # stops here, beside the lane in
+            traffic.send(1, "s")  # the next robot comes to the station
+            stopped = True
+    assert stopped and sim.collision_counts["robot-robot"] == 0
+    assert traffic.owner[traffic.graph.node("s")] == 0  # still its
+    assert traffic.waiting_on[1] == traffic.graph.node("s")
+    robots[0].set_fault_speed(1.0)  # on its way again: the station is let go, the next comes
+    for _ in range(300):
+        sim.step_once()
+        traffic.step()
+        assert_holds(traffic)
+    assert sim.collision_counts["robot-robot"] == 0
+    assert robots[1].get_pose().position[:2] == pytest.approx((0, 0), abs=0.06)

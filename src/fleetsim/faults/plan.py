@@ -29,6 +29,18 @@ DEMAND_KINDS = ("order_burst", "station_closed", "order_mix")
 KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
 
 
+def _check_process(kind: str, kinds: Sequence[str], rate_per_hour: float,
+                   duration: tuple[float, float]) -> None:  # fmt: skip
+    """A fault process's kind, rate and span of durations, checked."""
+    if kind not in kinds:
+        raise ConfigError(f"fault kind {kind!r}: expected one of {', '.join(kinds)}")
+    lo, hi = duration
+    if not (math.isfinite(rate_per_hour) and rate_per_hour >= 0):
+        raise ConfigError(f"{kind}: rate_per_hour must be >= 0, got {rate_per_hour}")
+    if not (0 <= lo <= hi and math.isfinite(hi)):
+        raise ConfigError(f"{kind}: duration must be [min, max] seconds, got {lo}, {hi}")
+
+
 @dataclass(frozen=True)
 class RobotFaults:
     """A kind of robot fault: `stop` (for a while), `slowdown` (to `factor` of its speed),
@@ -49,13 +61,7 @@ class RobotFaults:
     robots: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ROBOT_KINDS:
-            raise ConfigError(f"fault kind {self.kind!r}: expected one of {', '.join(ROBOT_KINDS)}")
-        lo, hi = self.duration
-        if not (math.isfinite(self.rate_per_hour) and self.rate_per_hour >= 0):
-            raise ConfigError(f"{self.kind}: rate_per_hour must be >= 0, got {self.rate_per_hour}")
-        if not (0 <= lo <= hi and math.isfinite(hi)):
-            raise ConfigError(f"{self.kind}: duration must be [min, max] seconds, got {lo}, {hi}")
+        _check_process(self.kind, ROBOT_KINDS, self.rate_per_hour, self.duration)
         if not 0 <= self.factor <= 1:
             raise ConfigError(f"{self.kind}: factor must be in [0, 1], got {self.factor}")
         if not 0 <= self.drain <= 1:
@@ -98,13 +104,7 @@ class SiteFaults:
     open: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind not in SITE_KINDS:
-            raise ConfigError(f"fault kind {self.kind!r}: expected one of {', '.join(SITE_KINDS)}")
-        lo, hi = self.duration
-        if not (math.isfinite(self.rate_per_hour) and self.rate_per_hour >= 0):
-            raise ConfigError(f"{self.kind}: rate_per_hour must be >= 0, got {self.rate_per_hour}")
-        if not (0 <= lo <= hi and math.isfinite(hi)):
-            raise ConfigError(f"{self.kind}: duration must be [min, max] seconds, got {lo}, {hi}")
+        _check_process(self.kind, SITE_KINDS, self.rate_per_hour, self.duration)
         if self.targets is not None and not self.targets:
             raise ConfigError(f"{self.kind}: targets is empty (leave it out for every one)")
 

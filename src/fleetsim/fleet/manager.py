@@ -93,6 +93,7 @@ class FleetManager:
         if not (isinstance(stall_after_s, int | float) and stall_after_s > 0):
             raise ConfigError(f"stall_after_s: expected seconds > 0, got {stall_after_s!r}")
         self.stalls = StallWatch(r, stall_after_s)  # robots whose task stopped advancing
+        self.traffic.on_detour = self.stalls.detour
         self.kpi_series = KpiSeries(series_every)  # snapshots every `series_every` seconds
         self.charging = Charging(battery, self.traffic, [a.name for a in self.robots])
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 STALL_AFTER_S = 120.0
 CHECK_EVERY_S = 1.0
 CLOSER_M = 0.5  # nearer the place than ever on this leg by this much: progress
+MAX_DETOURS = 5  # a leg's detours measured afresh (stepping aside and back is no detour)
 
 
 @dataclass
@@ -57,13 +58,22 @@ class StallWatch:
         self.progress_at = np.zeros(robots)  # simulated time of each robot's last progress
         self._goal = np.full(robots, -1, dtype=np.int64)  # the node of the place bound for
         self._best = np.full(robots, np.inf)  # the nearest it has been to it on this leg
+        self._detours = np.zeros(robots, dtype=np.int64)  # times sent round on this leg
         self._open: dict[int, Stall] = {}  # robot -> its stall now
         self._next_check = 0.0
         self._checked = 0.0
 
     def bound_for(self, i: int, node: int) -> None:
         """Robot i sets off for the place at `node` (a new leg of its task)."""
-        self._goal[i], self._best[i] = node, np.inf
+        self._goal[i], self._best[i], self._detours[i] = node, np.inf, 0
+
+    def detour(self, i: int) -> None:
+        """Robot i was sent round to the same place (a deadlock, a closed lane): the way left
+        is measured along the new route from here, up to `MAX_DETOURS` times a leg (more is a
+        fleet going round in circles)."""
+        if self._detours[i] < MAX_DETOURS:
+            self._detours[i] += 1
+            self._best[i] = np.inf
 
     def advanced(self, i: int, now: float) -> None:
         """Robot i's task advanced (assigned, a place reached, work done)."""

@@ -89,6 +89,7 @@ class Watch:
         self.first: dict[str, float] = {}
         self.min_gap_m = math.inf
         self._next_gap = 0.0
+        self._collisions = 0
         self._handles = sim.handles_of(robots) if robots and len(robots) <= GAP_MAX_ROBOTS else None
         self._rows, self._layout = np.empty(0, dtype=np.int64), -1
         sim.on("post_step", lambda *_: self._look())
@@ -96,10 +97,12 @@ class Watch:
 
     def _look(self) -> None:
         sim, first = self.sim, self.first
-        if "collisions" not in first and sim.collision_count:
-            first["collisions"] = sim.sim_time
-        if "robot-collisions" not in first and sim.collision_counts.get("robot-robot", 0):
-            first["robot-collisions"] = sim.sim_time
+        count = sim.collision_count
+        if count != self._collisions:  # (a new collision: which kind?)
+            self._collisions = count
+            first.setdefault("collisions", sim.sim_time)
+            if "robot-collisions" not in first and sim.collision_counts.get("robot-robot", 0):
+                first["robot-collisions"] = sim.sim_time
         if self._handles is not None and len(self._handles) > 1 and sim.sim_time >= self._next_gap:
             self._next_gap = sim.sim_time + GAP_EVERY_S
             self.min_gap_m = min(self.min_gap_m, self._gap())
