@@ -31,18 +31,6 @@ def mutex_nodes(graph: NavGraph) -> dict[int, set[int]]:
     return members
 
 
-def lane_neighbours(graph: NavGraph) -> tuple[memoryview, memoryview]:
-    """Each node's neighbours along lanes, either direction (the other ends of the lanes at
-    it), as (start, neighbours) views of a CSR: node n's are neighbours[start[n]:start[n+1]]."""
-    n = len(graph)
-    ends = np.concatenate((graph.lane_from, graph.lane_to)).astype(np.int64)
-    others = np.concatenate((graph.lane_to, graph.lane_from)).astype(np.int64)
-    order = np.argsort(ends, kind="stable")
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(ends, minlength=n), out=start[1:])
-    return start.data, others[order].data
-
-
 def distinct_neighbours(graph: NavGraph, block: int = 1 << 20) -> np.ndarray:
     """For each node, how many other nodes a lane joins it to (either direction, counted once
     however many lanes join the two). One array of pair keys, sorted in place; the counting

@@ -27,7 +27,6 @@ from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.conflicts import (
     conflict_sets,
     distinct_neighbours,
-    lane_neighbours,
     levels_apart,
     mutex_nodes,
 )
@@ -107,7 +106,6 @@ class TrafficControl:
         self.ahead_m = np.zeros(r)  # from each robot's next node to its route's end, metres
         self.route_end = np.full(r, -1, dtype=np.int64)  # the node each route ends at
         self.degree = distinct_neighbours(self.graph)
-        self._nbr_start, self._nbr = lane_neighbours(self.graph)
         self.tail = np.zeros(r, dtype=np.int64)  # oldest held route index
         self.head = np.zeros(r, dtype=np.int64)  # newest held route index
         self.last = np.zeros(r, dtype=np.int64)  # the goal's route index
@@ -346,8 +344,6 @@ class TrafficControl:
             node = route[tail]
             if math.hypot(px - xs[node], py - ys[node]) <= self.clearance:
                 break
-            if not self._clear_of_lanes(node, route[tail + 1], px, py):
-                break  # still near a lane into it: a robot coming that way would meet it
             if node not in route[tail + 1 : head + 1]:  # not held again ahead
                 self._free(i, node)
             tail += 1
@@ -377,26 +373,6 @@ class TrafficControl:
         self._refresh_xy(i)
         if head > old_head:
             self._drive(i, extend_from=old_head)
-
-    def _clear_of_lanes(self, node: int, ahead: int, px: float, py: float) -> bool:
-        """Whether a robot at (px, py), gone on from `node` towards `ahead`, is `clearance`
-        from every other lane at `node`: where lanes meet at a sharp angle (a station's two
-        lanes in and out), a robot that stops just past the node would be in the way of one
-        coming in along the other lane, though it is `clearance` from the node itself."""
-        xs, ys = self.graph.xs, self.graph.ys
-        ax, ay = xs[node], ys[node]
-        start, nbr = self._nbr_start, self._nbr
-        for k in range(start[node], start[node + 1]):
-            m = nbr[k]
-            if m == ahead:
-                continue
-            dx, dy = xs[m] - ax, ys[m] - ay
-            length2 = dx * dx + dy * dy
-            t = ((px - ax) * dx + (py - ay) * dy) / length2 if length2 > 0 else 0.0
-            t = min(max(t, 0.0), 1.0)
-            if math.hypot(px - ax - t * dx, py - ay - t * dy) <= self.clearance:
-                return False
-        return True
 
     def _stretch(self, i: int, k: int) -> list[int]:
         """The nodes robot i must hold together from route index k: a two-way corridor or a
