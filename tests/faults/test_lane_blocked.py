@@ -165,3 +165,17 @@ def test_a_robot_sent_the_long_way_round_is_not_stalled() -> None:
                 break
         assert manager.tasks[0].status.value == "done" and sim.sim_time > 40.0
         assert manager.stalls.records == [] and sim.collision_count == 0
+
+
+def test_on_a_building_the_box_stands_on_the_lanes_floor_and_lift_rides_are_refused() -> None:
+    from fleetsim.scenario import build, load_scenario
+
+    upstairs = "faults={site: [{type: lane_blocked, target: 'L3_c11->L3_c12', at: 1}]}"
+    built = build(load_scenario("hospital", ["simulation.duration=3", upstairs]))
+    with built.sim as sim:
+        sim.run_simulation()
+        (box,) = [o for o in sim.sim_objects if o.name.startswith("blocked ")]
+        assert box.get_pose().z == pytest.approx(sim.site.elevation("L3") + 0.25)  # type: ignore[union-attr]
+    ride = "faults={site: [{type: lane_blocked, target: 'L1_LiftA->L2_LiftA', at: 1}]}"
+    with pytest.raises(ConfigError, match="use lift_out_of_service"):
+        build(load_scenario("hospital", [ride]))

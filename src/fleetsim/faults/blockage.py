@@ -54,8 +54,17 @@ class LaneBlockage:
         rows = bodies.rows(self._handles)
         half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
         self.radius = float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
-        self._z = float(bodies["pos"][rows, 2].min()) if len(rows) else 0.0
+        self._z = self._floor(graph, a, bodies["pos"][rows, 2])
         self.middle, self.half_size = self._spot(graph, a, b)
+
+    def _floor(self, graph: NavGraph, a: int, z: np.ndarray) -> float:
+        """The height the box stands at: the lane's floor, plus how high a robot's origin is
+        above its own floor (a site of one level: the lowest robot's height)."""
+        site = self.sim.site
+        if site is None or len(graph.level_names) < 2 or not len(z):
+            return float(z.min()) if len(z) else 0.0
+        above = float(z[0]) - site.elevation(site.level_at(float(z[0])))
+        return site.elevation(graph.level_names[int(graph.level[a])]) + above
 
     def _spot(self, graph: NavGraph, a: int, b: int) -> tuple[np.ndarray, tuple[float, ...]]:
         """Where on the lane the box goes, and its half sizes: the point of its middle half

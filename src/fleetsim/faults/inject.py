@@ -107,9 +107,9 @@ class FaultInjector:
         for kind in {f.kind for f in plan.site_random if f.targets is None}:
             if kind == "lane_blocked" and sim.site is not None:
                 g = sim.site.graph
-                found[kind] = [f"{g.names[a]}->{g.names[b]}"
-                               for a, b in zip(g.lane_from.tolist(), g.lane_to.tolist(),
-                                               strict=True)]  # fmt: skip
+                ends = zip(g.lane_from.tolist(), g.lane_to.tolist(), strict=True)
+                found[kind] = [f"{g.names[a]}->{g.names[b]}" for a, b in ends
+                               if g.level[a] == g.level[b]]  # (lanes on one floor)  # fmt: skip
             elif kind == "door_stuck" and sim.doors is not None:
                 found[kind] = sorted(sim.doors.doors)
             elif kind == "lift_out_of_service" and sim.lifts is not None:
@@ -274,7 +274,11 @@ class FaultInjector:
             raise ConfigError(f"lane_blocked {target!r}: name the lane as 'from->to' (nodes)")
         graph = self.sim.site.graph
         lane = graph.lane(a.strip(), b.strip())  # (an error naming them when there is none)
-        return int(graph.lane_from[lane]), int(graph.lane_to[lane])
+        start, end = int(graph.lane_from[lane]), int(graph.lane_to[lane])
+        if graph.level[start] != graph.level[end]:
+            raise ConfigError(f"lane_blocked {target}: a lift's ride between floors, not a lane "
+                              "on one; use lift_out_of_service")  # fmt: skip
+        return start, end
 
     def _burst(self, event: FaultEvent, key: int) -> list[Task]:
         """An order burst's tasks: from `target` (or random pick-ups) to random drop-offs."""
