@@ -28,6 +28,12 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
             "4",
             "--crowd",
             "0",
+            "--dense",
+            "400",
+            "--fleet",
+            "100",
+            "--fleet-seconds",
+            "20",
             "--no-warehouse",
         ],
         capture_output=True,
@@ -39,11 +45,19 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     variants = {(r["n"], r["variant"]) for r in data["results"]}
     assert variants == {
         (n, v) for n in (20, 60) for v in ("fleetsim", "fleetsim-aabb", "fleetsim-eager")
-    } | {(4, "fleetsim-arms")}
-    arms = next(r for r in data["results"] if r["variant"] == "fleetsim-arms")
-    assert arms["joint_actions_done"] > 0
-    assert all(r["ms_per_step"] > 0 and r["bytes_per_robot"] >= 0 for r in data["results"])
+    } | {(4, "fleetsim-arms"), (400, "dense-omni"), (400, "dense-diff"), (100, "fleet")}
+    rows = {r["variant"]: r for r in data["results"]}
+    assert rows["fleetsim-arms"]["joint_actions_done"] > 0
+    # Dense: 400 cubes 0.4 m wide 0.6 m apart, all driving through each other.
+    assert rows["dense-omni"]["contacts"] > 100 and rows["dense-diff"]["contacts"] > 100
+    fleet = rows["fleet"]
+    assert fleet["seconds"] == 20 and fleet["collisions"] == 0 and fleet["rtf"] > 0
+    assert all(r["ms_per_step"] > 0 for r in data["results"])
+    assert all(r["bytes_per_robot"] >= 0 for r in data["results"] if r["variant"] != "fleet")
     assert "fleetsim-aabb" in result.stdout and "median ms per 0.1 s step" in result.stdout
+    # The targets: measured where run, "not run" where not; no warehouse-under-2-s target.
+    assert "dense, 10,000 differential-drive" in result.stdout and "not run" in result.stdout
+    assert "wall time" not in result.stdout
 
 
 def test_bench_peer_missing_is_bad_input() -> None:
@@ -95,7 +109,8 @@ def test_bench_times_a_crowd_and_reports_the_targets(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     result = subprocess.run(
         [sys.executable, "-m", "fleetsim", "bench", "--sizes", "30", "--steps", "5",
-         "--arms", "0", "--crowd", "12", "--no-warehouse", "--no-eager", "--no-aabb",
+         "--arms", "0", "--crowd", "12", "--dense", "", "--no-warehouse", "--no-eager",
+         "--no-aabb",
          "--json", str(out), "--plot", str(tmp_path / "rtf.png")],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -104,7 +119,7 @@ def test_bench_times_a_crowd_and_reports_the_targets(tmp_path: Path) -> None:
     crowd = next(r for r in data["results"] if r["variant"] == "fleetsim-crowd")
     assert crowd["n"] == 12 and crowd["ms_per_step"] > 0 and crowd["touching"] >= 0
     assert "targets" in result.stdout and "not run" in result.stdout  # no 1,000-robot case here
-    assert "fleetsim run warehouse: wall time" in result.stdout
+    assert not any(r["variant"].startswith("dense") for r in data["results"])  # --dense ""
 
 
 def test_targets_read_the_results_they_name() -> None:
@@ -121,6 +136,12 @@ def test_targets_read_the_results_they_name() -> None:
          "bytes_per_robot": 1.1e4},
         {"variant": "fleetsim-crowd", "n": 200, "ms_per_step": 0.8, "rtf": 125.0},
         {"variant": "warehouse", "n": 0, "error": "it failed"},
+        {"variant": "dense-omni", "n": 10_000, "rtf": 45.0, "bytes_per_robot": 1e4},
+        {"variant": "dense-diff", "n": 10_000, "rtf": 30.0, "bytes_per_robot": 1e4},
+        {"variant": "dense-omni", "n": 100_000, "rtf": 6.5, "bytes_per_robot": 2.5e3},
+        {"variant": "dense-diff", "n": 100_000, "rtf": 3.0, "bytes_per_robot": 3.5e3},
+        {"variant": "fleet", "n": 1000, "rtf": 160.0, "collisions": 0, "stalls": 0},
+        {"variant": "fleet", "n": 10_000, "rtf": 16.0, "collisions": 0, "stalls": 2},
     ]  # fmt: skip
     rows = {what: (measured, goal, met) for what, measured, goal, met in targets(suite)}
     assert rows["1,000 robots: faster per step than the peer"] == ("30.0x", ">= 25x", True)
@@ -129,7 +150,16 @@ def test_targets_read_the_results_they_name() -> None:
     assert rows["100,000 robots: memory"] == ("1,100 MB", "< 300 MB", False)
     assert rows["100,000 robots: real-time factor"] == ("5.00x", ">= 4x", True)
     assert rows["200 mobile_robot URDFs in one aisle: real-time factor"][2] is True
-    assert rows["fleetsim run warehouse: wall time"][0] == "not run"  # it failed: no number
+    assert not any("warehouse" in what for what in rows)  # a figure now, no target
+    assert rows["dense, 10,000 omnidirectional: real-time factor"] == ("45.0x", ">= 40x", True)
+    assert rows["dense, 10,000 differential-drive: real-time factor"][2] is False
+    assert rows["dense, 100,000 omnidirectional: real-time factor"][2] is True
+    assert rows["dense, 100,000 differential-drive: real-time factor"][2] is False
+    assert rows["dense, 100,000 robots: memory"] == ("350 MB", "< 300 MB", False)  # the larger
+    assert rows["fleet manager, 1,000 robots: real-time factor"] == ("160x", ">= 150x", True)
+    assert rows["fleet manager, 5,000 robots: real-time factor"][0] == "not run"
+    assert rows["fleet manager, 10,000 robots: real-time factor"][2] is True
+    assert rows["fleet manager, 10,000 robots: collisions and stalls"] == ("2", "0", False)
 
 
 def test_the_warehouse_timing_runs_the_cli_and_reports_failures(tmp_path: Path) -> None:

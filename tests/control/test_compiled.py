@@ -8,6 +8,7 @@ import pytest
 from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams, Pose
 from fleetsim.control import kernels as control_kernels
 from fleetsim.control.omni import Motion, step_omni
+from fleetsim.geometry import quat
 from tests.conftest import make_sim
 
 pytest.importorskip("numba")
@@ -164,3 +165,60 @@ def test_the_compiled_passing_speeds_equal_numpy(monkeypatch: pytest.MonkeyPatch
         slow = motion._pass_speeds(rows, pos, max_v, 0.1)
         assert fast is not None and slow is not None and np.array_equal(fast, slow)
         assert (fast > 0).sum() > 30 and (fast == 0).sum() > 30
+
+
+def test_a_differential_fleet_drives_the_same_with_and_without_numba(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """300 differential-drive robots turning in place and driving to random goals (a third
+    turning to a goal yaw at the end, a fifth following paths through waypoints) for 150
+    steps: the compiled step (in place on the tables) and NumPy's give identical poses, speeds,
+    yaw rates and contacts."""
+    from fleetsim.collision import kernels as collision_kernels
+    from fleetsim.control import system
+
+    in_place: list[int] = []
+    drive = system.differential_drive
+    monkeypatch.setattr(system, "differential_drive",
+                        lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
+
+    def run() -> tuple[np.ndarray, ...]:
+        with make_sim(timestep=0.1) as sim:
+            robots = AgentManager(sim).spawn_agents_grid(
+                300, GridSpawnParams(x_max=30, y_max=30, spacing=1.5),
+                AgentSpawnParams(urdf_path="simple_cube", motion_mode="differential",
+                                 max_angular_vel=1.5),
+            )  # fmt: skip
+            rng = np.random.default_rng(21)
+            for k, robot in enumerate(robots):
+                here = robot.get_pose().position
+                if k % 5 == 0:
+                    points = here + np.cumsum(rng.normal(size=(3, 3)) * [2, 2, 0], axis=0)
+                    sim.world.motion.set_path(robot.motion_handle, points, np.zeros(3), False,
+                                              0.05, rng.choice([np.inf, 0.4], 3))  # fmt: skip
+                    continue
+                x, y = rng.uniform(0, 30, 2)
+                robot.set_goal(Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
+                               align_orientation=k % 3 == 0)  # fmt: skip
+            contacts = set()
+            for _ in range(150):
+                sim.step_once()
+                contacts |= set(sim.get_active_collision_pairs())
+            a, b = sim.world.motion.agents, sim.world.bodies
+            arrived = np.asarray([r.is_goal_reached() for r in robots])
+            return (b["pos"].copy(), b["quat"].copy(), a["vel"].copy(), a["yaw_rate"].copy(),
+                    np.asarray(sorted(contacts)), arrived)  # fmt: skip
+
+    compiled = run()
+    assert in_place and max(in_place) == 300  # the whole fleet, compiled
+    for module in (control_kernels, collision_kernels):
+        monkeypatch.setattr(module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES",
+                            10**9)  # fmt: skip
+    in_place.clear()
+    plain = run()
+    assert not in_place
+    for fast, slow in zip(compiled, plain, strict=True):
+        assert np.array_equal(fast, slow)
+    assert 30 < compiled[5].sum() < 300 and len(compiled[4]) > 0  # some arrived, some touched
+    turned = np.abs(quat.yaw_of(compiled[1])) > 0.1
+    assert turned.sum() > 150  # they turned

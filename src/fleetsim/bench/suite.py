@@ -8,6 +8,11 @@ the two see the same machine state. Variants:
 - "fleetsim-eager": every robot a PyBullet body, poses pushed to it every step, as the GUI of
   other tools does;
 - "peer": the pybullet-fleet package through its public API, when an interpreter has it.
+
+Beside the fleet sizes: arms, a crowd of URDF robots, the dense workloads ("dense-omni",
+"dense-diff": cubes 0.6 m apart, every one driving to random goals, tens of thousands of
+contacts), the fleet manager at scale (the warehouse grown with the fleet, `bench.fleet`) and
+the wall time of `fleetsim run warehouse`.
 """
 
 from __future__ import annotations
@@ -32,7 +37,11 @@ VARIANTS = {
     "peer": {"impl": "peer"},
     "fleetsim-arms": {"impl": "arms"},  # N kinematic arms with joint sequences (not a fleet size)
     "fleetsim-crowd": {"impl": "crowd"},  # N mobile_robot URDFs crowded in one aisle
+    "dense-omni": {"impl": "dense", "motion": "omnidirectional"},  # cubes 0.6 m apart, all driving
+    "dense-diff": {"impl": "dense", "motion": "differential"},
+    "fleet": {"impl": "fleet"},  # the warehouse grown with the fleet, its fleet manager
 }
+DENSE = ("dense-omni", "dense-diff")
 
 
 @dataclass
@@ -49,6 +58,9 @@ class Suite:
     peer_max: int = 10_000  # the peer's step time grows fast: larger fleets would take hours
     arms: int = 0  # also time this many kinematic arms (variant "fleetsim-arms")
     crowd: int = 0  # also time this many mobile_robot URDFs in one aisle ("fleetsim-crowd")
+    dense: list[int] = field(default_factory=list)  # dense workloads of these sizes
+    fleet: list[int] = field(default_factory=list)  # the fleet manager at these sizes
+    fleet_seconds: float = 600.0  # simulated seconds of each fleet-manager run
     warehouse: bool = False  # also time `fleetsim run warehouse` from start to end
     timeout_s: float = 1800.0
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -73,6 +85,18 @@ class Suite:
                         "warmup": self.warmup, "seed": self.seed}  # fmt: skip
                 progress(f"running {n} {what} ...")
                 self.results.append(self._one(case))
+        for n in self.dense:
+            for variant in DENSE:
+                case = {**VARIANTS[variant], "variant": variant, "n": n, "steps": self.steps,
+                        "warmup": self.warmup, "seed": self.seed,
+                        "urdf": urdf}  # fmt: skip
+                progress(f"running {n} {VARIANTS[variant]['motion']} cubes 0.6 m apart ...")
+                self.results.append(self._one(case))
+        for n in self.fleet:
+            case = {**VARIANTS["fleet"], "variant": "fleet", "n": n,
+                    "seconds": self.fleet_seconds}  # fmt: skip
+            progress(f"running the warehouse's fleet manager with {n} robots ...")
+            self.results.append(self._one(case))
         if self.warehouse:
             progress("timing fleetsim run warehouse ...")
             self.results.append(run_warehouse(self.timeout_s))
@@ -154,41 +178,58 @@ TARGETS = (
     ("100,000 robots: spawn time", ("spawn_s", 100_000), 5.0, "s"),
     ("100,000 robots: memory", ("memory_mb", 100_000), 300.0, "MB"),
     ("200 mobile_robot URDFs in one aisle: real-time factor", ("crowd_rtf", 200), 100.0, "x"),
-    ("fleetsim run warehouse: wall time", ("warehouse_s", 0), 2.0, "s"),
+    ("dense, 10,000 omnidirectional: real-time factor", ("dense-omni", 10_000), 40.0, "x"),
+    ("dense, 10,000 differential-drive: real-time factor", ("dense-diff", 10_000), 40.0, "x"),
+    ("dense, 100,000 omnidirectional: real-time factor", ("dense-omni", 100_000), 6.0, "x"),
+    ("dense, 100,000 differential-drive: real-time factor", ("dense-diff", 100_000), 6.0, "x"),
+    ("dense, 100,000 robots: memory", ("dense_mb", 100_000), 300.0, "MB"),
+    ("fleet manager, 1,000 robots: real-time factor", ("fleet", 1000), 150.0, "x"),
+    ("fleet manager, 5,000 robots: real-time factor", ("fleet", 5000), 60.0, "x"),
+    ("fleet manager, 10,000 robots: real-time factor", ("fleet", 10_000), 15.0, "x"),
+    ("fleet manager, 10,000 robots: collisions and stalls", ("fleet_bad", 10_000), 0.0, ""),
 )
 
 
 def targets(suite: Suite) -> list[tuple[str, str, str, bool | None]]:
     """(what, measured, goal, met) per target; measured is "not run" (met None) when the run
-    did not include the case (add it to --sizes, --peer, --crowd 200, --warehouse)."""
+    did not include the case (add it to --sizes, --peer, --crowd 200, --dense, --fleet)."""
     rows: list[tuple[str, str, str, bool | None]] = []
     for what, (kind, n), goal, unit in TARGETS:
         value = _measure(suite, kind, n)
-        at_most = unit in ("s", "MB")  # times and memory are limits, the rest floors
-        goal_text = f"{'<' if at_most else '>='} {goal:g} {unit}".replace(" x", "x")
+        at_most = unit in ("s", "MB", "")  # times, memory and counts are limits, the rest floors
+        if unit == "":
+            goal_text = f"{goal:g}"
+        else:
+            goal_text = f"{'<' if at_most else '>='} {goal:g} {unit}".replace(" x", "x")
         if value is None:
             rows.append((what, "not run", goal_text, None))
             continue
-        met = value < goal if at_most else value >= goal
-        digits = 0 if value >= 100 else 1 if value >= 10 else 2
-        rows.append((what, f"{value:,.{digits}f} {unit}".replace(" x", "x"), goal_text, met))
+        met = (value <= goal if unit == "" else value < goal) if at_most else value >= goal
+        digits = 0 if value >= 100 or unit == "" else 1 if value >= 10 else 2
+        measured = f"{value:,.{digits}f} {unit}".replace(" x", "x").strip()
+        rows.append((what, measured, goal_text, met))
     return rows
 
 
 def _measure(suite: Suite, kind: str, n: int) -> float | None:
     if kind == "ratio":
         return suite.ratios().get(n)
-    variant = {"crowd_rtf": "fleetsim-crowd", "warehouse_s": "warehouse"}.get(kind, "fleetsim")
+    named = {"crowd_rtf": "fleetsim-crowd", "fleet_bad": "fleet", "dense_mb": "dense-omni"}
+    variant = named.get(kind, kind if kind in VARIANTS else "fleetsim")
     for r in suite.results:
         if r["variant"] != variant or "error" in r or (n and r["n"] != n):
             continue
-        if kind in ("rtf", "crowd_rtf"):
-            return float(r["rtf"])
         if kind == "spawn_s":
             return float(r["spawn_s"])
         if kind == "memory_mb":
             return float(r["bytes_per_robot"]) * n / 1e6
-        return float(r["wall_s"])
+        if kind == "dense_mb":  # the more of the two kinds
+            both = [x for x in suite.results if x["variant"] in DENSE and x["n"] == n
+                    and "error" not in x]  # fmt: skip
+            return max(float(x["bytes_per_robot"]) * n / 1e6 for x in both)
+        if kind == "fleet_bad":
+            return float(r["collisions"] + r["stalls"])
+        return float(r["rtf"])
     return None
 
 

@@ -5,8 +5,11 @@
 The same workload for every implementation: N copies of the same cube URDF on a grid 2 m apart,
 omnidirectional, a 0.1 s step, half of them driving to random goals (seeded), a collision check
 every step. `impl` is "fleetsim", "peer" (the pybullet-fleet package, through its public API
-only), "arms" (N fixed-base bundled arms cycling through joint targets, checked every step) or
-"crowd" (N bundled `mobile_robot`s in one aisle, `fleetsim.bench.crowd`).
+only), "arms" (N fixed-base bundled arms cycling through joint targets, checked every step),
+"crowd" (N bundled `mobile_robot`s in one aisle, `fleetsim.bench.crowd`) or "dense" (the same
+cubes 0.6 m apart, every one driving to random goals, omnidirectional or differential-drive by
+`motion`: tens of thousands of contacts at once) or "fleet" (the warehouse grown for N
+robots, run by its fleet manager: `fleetsim.bench.fleet`).
 Only the standard library is imported at the top so a peer-only environment can run it.
 """
 
@@ -22,6 +25,8 @@ from typing import Any
 
 TIMESTEP = 0.1
 SPACING = 2.0
+DENSE_SPACING = 0.6  # the cubes are 0.4 m: closer than twice their size
+DENSE_EVERY = 25  # steps between sending the robots that arrived on to new goals
 
 
 def rss_bytes() -> int:
@@ -142,6 +147,63 @@ def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
         crowd.sim.close()
 
 
+def run_dense(case: dict[str, Any]) -> dict[str, Any]:
+    """N cubes 0.6 m apart, every one driving to a random point of the fleet's square (seeded),
+    those that arrived sent on every 25 steps; `motion` "omnidirectional" or "differential"."""
+    import numpy as np
+
+    from fleetsim import (
+        AgentManager,
+        AgentSpawnParams,
+        GridSpawnParams,
+        MultiRobotSimulationCore,
+        Pose,
+        SimulationParams,
+    )
+
+    n = case["n"]
+    params = SimulationParams(timestep=TIMESTEP, target_rtf=0, seed=0,
+                              collision_narrowphase=case.get("narrow", "closest_points"),
+                              collision_check_frequency=None)  # fmt: skip
+    rng = np.random.default_rng(case["seed"])
+    with MultiRobotSimulationCore(params) as sim:
+        before = rss_bytes()
+        t0 = time.perf_counter()
+        side = DENSE_SPACING * math.ceil(math.sqrt(n))
+        agents = AgentManager(sim).spawn_agents_grid(
+            n,
+            GridSpawnParams(x_max=side, y_max=side, spacing=DENSE_SPACING),
+            AgentSpawnParams(urdf_path=case["urdf"], motion_mode=case["motion"]),
+        )
+        spawn_s = time.perf_counter() - t0
+
+        def send(robots: list[Any]) -> None:
+            for robot, (x, y) in zip(robots, rng.uniform(0, side, (len(robots), 2)), strict=True):
+                robot.set_goal(Pose.from_xyz(float(x), float(y), 0.0), align_orientation=False)
+
+        send(agents)
+        steps = [0]
+        contacts: list[int] = []
+
+        def step() -> None:
+            sim.step_once()
+            steps[0] += 1
+            if steps[0] % DENSE_EVERY == 0:
+                contacts.append(len(sim.collisions.active_pairs))
+                send([a for a in agents if a.is_goal_reached()])
+
+        result = _time_steps(step, case, spawn_s, before)
+        contacts.sort()
+        return {**result, "contacts": contacts[len(contacts) // 2] if contacts else 0}
+
+
+def run_fleet(case: dict[str, Any]) -> dict[str, Any]:
+    """The warehouse grown for N robots, run by its fleet manager (`fleetsim.bench.fleet`)."""
+    from fleetsim.bench.fleet import run_fleet as run
+
+    return {**case, **run(case["n"], case["seconds"])}
+
+
 def run_peer(case: dict[str, Any]) -> dict[str, Any]:
     """Run one case on the peer (`pybullet-fleet`) in this process; its row."""
     import pybullet_fleet as pf
@@ -207,7 +269,14 @@ def _time_steps(step: Any, case: dict[str, Any], spawn_s: float, before: int) ->
 def main() -> None:
     """Run the case given as JSON (argv[1]) and print its row as JSON (the suite's child)."""
     case = json.loads(sys.argv[1])
-    runners = {"fleetsim": run_fleetsim, "arms": run_arms, "crowd": run_crowd, "peer": run_peer}
+    runners = {
+        "fleetsim": run_fleetsim,
+        "arms": run_arms,
+        "crowd": run_crowd,
+        "dense": run_dense,
+        "fleet": run_fleet,
+        "peer": run_peer,
+    }
     runner = runners[case["impl"]]
     result = runner(case)
     sys.stdout.flush()

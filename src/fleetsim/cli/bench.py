@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import typer
@@ -32,6 +33,21 @@ def bench(
         200,
         "--crowd",
         help="Also time this many mobile_robot URDFs crowded in one aisle (0: skip).",
+    ),
+    dense: str = typer.Option(
+        "10000",
+        "--dense",
+        help="Dense workloads (cubes 0.6 m apart, all driving; omnidirectional and "
+        "differential-drive) of these sizes, comma-separated ('' to skip; add 100000).",
+    ),
+    fleet: str = typer.Option(
+        "",
+        "--fleet",
+        help="The fleet manager on the warehouse grown with the fleet, these sizes "
+        "(e.g. 1000,5000,10000; 600 simulated seconds each).",
+    ),
+    fleet_seconds: float = typer.Option(
+        600.0, "--fleet-seconds", help="Simulated seconds of each --fleet run.", min=1.0
     ),
     warehouse: bool = typer.Option(
         True, "--warehouse/--no-warehouse", help="Also time `fleetsim run warehouse`.", metavar=""
@@ -66,13 +82,14 @@ def bench(
             )
             raise typer.Exit(2)
         variants.append("peer")
-    try:
-        counts = sorted(int(s) for s in sizes.split(","))
-    except ValueError:
-        console.print(f"[red]--sizes takes numbers separated by commas, got {sizes!r}[/red]")
-        raise typer.Exit(2) from None
+    counts, dense_counts, fleet_counts = (
+        _sizes(console, option, text)
+        for option, text in (("--sizes", sizes), ("--dense", dense), ("--fleet", fleet))
+    )
     suite = Suite(counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max,
-                  arms=arms, crowd=crowd, warehouse=warehouse)  # fmt: skip
+                  arms=arms, crowd=crowd, dense=dense_counts, fleet=fleet_counts,
+                  fleet_seconds=fleet_seconds,
+                  warehouse=warehouse)  # fmt: skip
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
     # memory: what the process grew by from before spawning to after the timed steps
@@ -80,16 +97,27 @@ def bench(
         table.add_column(column, justify="right")
     for r in suite.results:
         if r["variant"] == "warehouse" and "wall_s" in r:
-            table.add_row("", "warehouse run", f"{r['wall_s']:.1f} s wall", "", "", "")
+            table.add_row("", "fleetsim run warehouse", f"{r['wall_s']:.1f} s wall", "", "", "")
             continue
         if "error" in r:
             table.add_row(str(r["n"]), r["variant"], "[red]error[/red]", r["error"][:40], "", "")
+            continue
+        if r["variant"] == "fleet":
+            table.add_row(f"{r['n']:,}", "fleet manager", f"{r['ms_per_step']:.2f}",
+                          f"{r['rtf']:.1f}x", f"{r['build_s']:.2f}", "")  # fmt: skip
             continue
         table.add_row(
             f"{r['n']:,}", r["variant"], f"{r['ms_per_step']:.2f}", f"{r['rtf']:.1f}x",
             f"{r['spawn_s']:.2f}", f"{r['memory_bytes'] / 1e6:,.0f}",
         )  # fmt: skip
     console.print(table)
+    for r in suite.results:
+        if "contacts" in r:
+            console.print(f"{r['variant']}, {r['n']:,} robots: {r['contacts']:,} pairs touching")
+        if r["variant"] == "fleet" and "error" not in r:
+            console.print(f"fleet manager, {r['n']:,} robots, {r['seconds']:.0f} s: "
+                          f"{r['done']} tasks, {r['collisions']} collisions, {r['stalls']} "
+                          f"stalls, {r['unresolved']} unresolved deadlocks")  # fmt: skip
     for n, ratio in suite.ratios().items():
         verdict = f"{ratio:.1f}x faster" if ratio >= 1 else f"{1 / ratio:.1f}x slower"
         console.print(f"{n:>7,} robots: fleetsim is {verdict} per step than the peer")
@@ -100,12 +128,22 @@ def bench(
     for what, measured, goal, met in targets(suite):
         goals.add_row(what, measured, goal, marks[met])
     console.print(goals)
+    console.print(f"[dim]measured {time.strftime('%Y-%m-%d')} on this machine[/dim]")
     json_out.write_text(json.dumps(suite.to_json(), indent=2))
     console.print(f"JSON: {json_out}")
     if plot(suite.results, plot_out):
         console.print(f"plot: {plot_out}")
     else:
         console.print("no plot: pip install 'fleetsim\\[bench]' for matplotlib")
+
+
+def _sizes(console: Console, option: str, text: str) -> list[int]:
+    """The sizes of a comma-separated option ('' for none); exits 2 on bad input."""
+    try:
+        return sorted(int(s) for s in text.split(",") if s.strip())
+    except ValueError:
+        console.print(f"[red]{option} takes numbers separated by commas, got {text!r}[/red]")
+        raise typer.Exit(2) from None
 
 
 __all__ = ["VARIANTS", "bench"]

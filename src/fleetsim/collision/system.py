@@ -19,6 +19,7 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision import broadphase
 from fleetsim.collision.aabb import refresh_moved_aabbs
+from fleetsim.collision.box_pairs import pairs_touch
 from fleetsim.collision.broadphase import (
     candidate_pairs,
     overlapping,
@@ -28,7 +29,6 @@ from fleetsim.collision.broadphase import (
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.last_check import LastCheck
-from fleetsim.collision.obb import boxes_touch
 from fleetsim.collision.pairs import (
     Pair,
     key_handles,
@@ -38,9 +38,8 @@ from fleetsim.collision.pairs import (
     unique_sorted,
 )
 from fleetsim.collision.static_index import StaticIndex
-from fleetsim.geometry import quat
 from fleetsim.geometry.vectors import any_set, same_values
-from fleetsim.state import BodyTable, CollisionMode, rows_of
+from fleetsim.state import BodyTable, CollisionMode
 
 IntArray = np.ndarray
 
@@ -291,42 +290,7 @@ class CollisionSystem:
 
     def _boxes_touch(self, i: IntArray, j: IntArray) -> np.ndarray:
         """Exact test of pairs of local boxes (single-box bodies, footprints), each grown by
-        half the margin."""
+        half the margin (`collision.box_pairs`)."""
         b = self.bodies
-        grow = self.margin / 2
-        # An unturned box is its world AABB, and the broadphase has already found the two AABBs
-        # (grown alike) overlapping: only pairs with a turned box need more (the usual cube
-        # fleet driving without turning needs nothing).
-        q = b["quat"]
-        turned = (q[i, 0] != 0) | (q[i, 1] != 0) | (q[i, 2] != 0)
-        turned |= (q[j, 0] != 0) | (q[j, 1] != 0) | (q[j, 2] != 0)
-        touch = np.ones(len(i), dtype=bool)
-        if not turned.any():
-            return touch
-        i, j = i[turned], j[turned]
-
-        def boxes(rows: IntArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            rot = quat.to_matrix(rows_of(b["quat"], rows))
-            lo, hi = rows_of(b["aabb_local_min"], rows), rows_of(b["aabb_local_max"], rows)
-            centre = rows_of(b["pos"], rows) + np.einsum("nij,nj->ni", rot, (lo + hi) / 2)
-            return centre, rot, (hi - lo) / 2 + grow
-
-        n = len(i)
-        both = boxes(np.concatenate((i, j)))  # one pass over the rows of both sides
-        box_i, box_j = tuple(x[:n] for x in both), tuple(x[n:] for x in both)
-        # So does a box turned by a multiple of 90 degrees: only tilted pairs need SAT.
-        square = _square(both[1])
-        tilted = ~(square[:n] & square[n:])
-        touched = np.ones(n, dtype=bool)
-        if tilted.any():
-            touched[tilted] = boxes_touch(*(x[tilted] for x in box_i),
-                                          *(x[tilted] for x in box_j))  # fmt: skip
-        touch[turned] = touched
-        return touch
-
-
-def _square(rot: np.ndarray) -> np.ndarray:
-    """Whether each rotation (N, 3, 3) maps the axes onto the axes (entries 0 or +-1)."""
-    size = np.abs(rot)
-    square: np.ndarray = np.all(np.minimum(size, np.abs(1.0 - size)) < 1e-9, axis=(1, 2))
-    return square
+        return pairs_touch(i, j, b["pos"], b["quat"], b["aabb_local_min"], b["aabb_local_max"],
+                           self.margin / 2)  # fmt: skip

@@ -14,6 +14,7 @@ import numpy as np
 
 from fleetsim.control import kernels
 from fleetsim.control.differential import step_differential
+from fleetsim.control.differential_kernel import differential_drive
 from fleetsim.control.models import MotionModel, motion_model
 from fleetsim.control.omni import Motion, step_omni
 from fleetsim.control.velocity import step_velocity
@@ -241,6 +242,11 @@ class MotionSystem:
             dist_left, vel = straight
             zeros = np.zeros(rows.size)
             return self._transitions(rows, a["state"][rows], now, dist_left, zeros, vel, zeros)
+        turning = self._drive_differential(rows, brows, dt)
+        if turning is not None:
+            dist_left, yaw_left = turning
+            return self._transitions(rows, a["state"][rows], now, dist_left, yaw_left,
+                                     rows_of(a["vel"], rows), a["yaw_rate"][rows])  # fmt: skip
         before = Motion(
             rows_of(b["pos"], brows),
             quat.yaw_of(rows_of(b["quat"], brows)),
@@ -348,6 +354,30 @@ class MotionSystem:
         b["moved"][brows] = True
         b["dirty"][brows] = True
         return dist_left, rows_of(vel, rows)
+
+    def _drive_differential(
+        self, rows: IntArray, brows: IntArray, dt: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """`_drive_straight` for a fleet of differential-drive robots driving to goals
+        (`differential_kernel`): (distance left, yaw left), or None."""
+        a, b = self.agents, self.bodies
+        if not kernels.usable(rows.size):
+            return None
+        if (a["state"][rows] != int(DriveState.GOAL)).any() or (
+            a["mode"][rows] != int(MotionMode.DIFFERENTIAL)
+        ).any():
+            return None
+        columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"])
+        if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in columns):
+            return None
+        scale = a["speed_scale"][rows]
+        max_v = np.minimum(a["max_v"][rows] * scale, a["leg_v"][rows])
+        limits = (max_v, a["max_a"][rows], a["max_w"][rows] * scale, a["max_alpha"][rows])
+        passing = self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt)
+        out = differential_drive(rows, brows, a.views(), b.views(), limits, dt, passing)
+        b["moved"][brows] = True
+        b["dirty"][brows] = True
+        return out
 
     def _pass_speeds(
         self, rows: IntArray, pos: np.ndarray, max_v: np.ndarray, dt: float

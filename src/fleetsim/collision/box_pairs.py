@@ -1,0 +1,190 @@
+"""The exact narrow phase of box pairs: do the local boxes of body rows i[k] and j[k] touch?
+
+Every candidate pair of single-box bodies (and mobile robots' footprints) comes here, each box
+grown by half the margin. Three cases, cheapest first:
+
+- neither box is turned: a box is then its world AABB, which the broadphase already found
+  overlapping (grown alike): they touch;
+- both turned about the vertical only (robots on a floor, the usual fleet): the separating-axis
+  test in the plane (four axes) and the overlap of their heights, which is the 15-axis test's
+  answer for such boxes (its other axes are these, or vertical cross products of length 0);
+- otherwise the 15-axis test of `fleetsim.collision.obb`.
+
+`pairs_touch` runs compiled with Numba (`fleetsim.jit`) from `MIN_ROWS` pairs, in one pass
+over the pairs from the body table's columns; the NumPy path evaluates the same formulas in
+the same order, so both give the same answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fleetsim import jit
+from fleetsim.collision.obb import _PARALLEL_EPS, boxes_touch
+from fleetsim.geometry import quat
+from fleetsim.jit import MIN_ROWS, compiled
+from fleetsim.state.table import rows_of
+
+IntArray = np.ndarray
+
+
+def pairs_touch(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
+                hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+    """Whether the boxes [lo, hi] (local, (N, 3)) of the bodies at rows i[k] and j[k] (poses
+    `pos` (N, 3), quaternions `q` (N, 4) x, y, z, w), each grown by `grow`, touch: (len(i),)
+    bool."""
+    kernel = compiled(_pairs_rows)
+    if (len(i) >= MIN_ROWS or jit.eager()) and kernel is not None:
+        out = np.empty(len(i), dtype=np.bool_)
+        kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
+               *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)),
+               float(grow), out)  # fmt: skip
+        return out
+    return _pairs_numpy(i, j, pos, q, lo, hi, grow)
+
+
+def _pairs_numpy(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+    touch = np.ones(len(i), dtype=bool)
+    qi, qj = rows_of(q, i), rows_of(q, j)
+    level_i = (qi[:, 0] == 0) & (qi[:, 1] == 0)
+    level_j = (qj[:, 0] == 0) & (qj[:, 1] == 0)
+    turned = ~(level_i & (qi[:, 2] == 0) & level_j & (qj[:, 2] == 0))
+    flat = turned & level_i & level_j
+    if flat.any():
+        touch[flat] = _flat(i[flat], j[flat], pos, qi[flat], qj[flat], lo, hi, grow)
+    tilted = turned & ~flat
+    if tilted.any():
+        ti, tj = i[tilted], j[tilted]
+        touch[tilted] = boxes_touch(*_box(ti, pos, q, lo, hi, grow),
+                                    *_box(tj, pos, q, lo, hi, grow))  # fmt: skip
+    return touch
+
+
+def _box(rows: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+         grow: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(centre, rotation, half extents) of the rows' grown boxes in the world."""
+    rot = quat.to_matrix(rows_of(q, rows))
+    low, high = rows_of(lo, rows), rows_of(hi, rows)
+    centre = rows_of(pos, rows) + np.einsum("nij,nj->ni", rot, (low + high) / 2)
+    return centre, rot, (high - low) / 2 + grow
+
+
+def _flat(i: IntArray, j: IntArray, pos: np.ndarray, qi: np.ndarray, qj: np.ndarray,
+          lo: np.ndarray, hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+    """The test for pairs of boxes turned about the vertical only (the kernel's formulas)."""
+    zi, wi, zj, wj = qi[:, 2], qi[:, 3], qj[:, 2], qj[:, 3]
+    ca, sa = 1 - zi * (2 * zi), wi * (2 * zi)  # cos and sin of the yaw, as quat.to_matrix
+    cb, sb = 1 - zj * (2 * zj), wj * (2 * zj)
+    lo_a, hi_a, lo_b, hi_b = rows_of(lo, i), rows_of(hi, i), rows_of(lo, j), rows_of(hi, j)
+    ma, mb = (lo_a + hi_a) / 2, (lo_b + hi_b) / 2
+    ha, hb = (hi_a - lo_a) / 2 + grow, (hi_b - lo_b) / 2 + grow
+    pa, pb = rows_of(pos, i), rows_of(pos, j)
+    dx = (pb[:, 0] + (cb * mb[:, 0] - sb * mb[:, 1])) - (pa[:, 0] + (ca * ma[:, 0] - sa * ma[:, 1]))
+    dy = (pb[:, 1] + (sb * mb[:, 0] + cb * mb[:, 1])) - (pa[:, 1] + (sa * ma[:, 0] + ca * ma[:, 1]))
+    dz = (pb[:, 2] + mb[:, 2]) - (pa[:, 2] + ma[:, 2])
+    tx, ty = ca * dx + sa * dy, ca * dy - sa * dx  # the offset in a's frame
+    rc, rs = ca * cb + sa * sb, ca * sb - sa * cb  # b's turn relative to a's
+    arc, ars = np.abs(rc) + _PARALLEL_EPS, np.abs(rs) + _PARALLEL_EPS
+    ux, uy = rc * tx + rs * ty, rc * ty - rs * tx  # the offset in b's frame
+    separated = np.abs(dz) > ha[:, 2] + hb[:, 2]
+    separated |= np.abs(tx) > ha[:, 0] + (arc * hb[:, 0] + ars * hb[:, 1])
+    separated |= np.abs(ty) > ha[:, 1] + (ars * hb[:, 0] + arc * hb[:, 1])
+    separated |= np.abs(ux) > hb[:, 0] + (arc * ha[:, 0] + ars * ha[:, 1])
+    separated |= np.abs(uy) > hb[:, 1] + (ars * ha[:, 0] + arc * ha[:, 1])
+    result: np.ndarray = ~separated
+    return result
+
+
+# -- compiled (the same formulas, pair by pair; one function, as Numba compiles it alone) ---------
+
+
+def _pairs_rows(i: Any, j: Any, pos: Any, q: Any, lo: Any, hi: Any, grow: float,
+                out: Any) -> None:  # fmt: skip
+    rot, centre, half = np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3))
+    rel, abs_rel, t = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
+    for k in range(i.shape[0]):
+        a, b = i[k], j[k]
+        level_a = q[a, 0] == 0.0 and q[a, 1] == 0.0
+        level_b = q[b, 0] == 0.0 and q[b, 1] == 0.0
+        if level_a and level_b and q[a, 2] == 0.0 and q[b, 2] == 0.0:
+            out[k] = True  # two unturned boxes: their AABBs, found overlapping
+            continue
+        if level_a and level_b:  # turned about the vertical only: the plane and the heights
+            za, wa, zb, wb = q[a, 2], q[a, 3], q[b, 2], q[b, 3]
+            ca, sa = 1 - za * (2 * za), wa * (2 * za)
+            cb, sb = 1 - zb * (2 * zb), wb * (2 * zb)
+            m_ax, m_ay = (lo[a, 0] + hi[a, 0]) / 2, (lo[a, 1] + hi[a, 1]) / 2
+            m_bx, m_by = (lo[b, 0] + hi[b, 0]) / 2, (lo[b, 1] + hi[b, 1]) / 2
+            m_az, m_bz = (lo[a, 2] + hi[a, 2]) / 2, (lo[b, 2] + hi[b, 2]) / 2
+            hax, hay = (hi[a, 0] - lo[a, 0]) / 2 + grow, (hi[a, 1] - lo[a, 1]) / 2 + grow
+            hbx, hby = (hi[b, 0] - lo[b, 0]) / 2 + grow, (hi[b, 1] - lo[b, 1]) / 2 + grow
+            haz, hbz = (hi[a, 2] - lo[a, 2]) / 2 + grow, (hi[b, 2] - lo[b, 2]) / 2 + grow
+            dx = (pos[b, 0] + (cb * m_bx - sb * m_by)) - (pos[a, 0] + (ca * m_ax - sa * m_ay))
+            dy = (pos[b, 1] + (sb * m_bx + cb * m_by)) - (pos[a, 1] + (sa * m_ax + ca * m_ay))
+            dz = (pos[b, 2] + m_bz) - (pos[a, 2] + m_az)
+            tx, ty = ca * dx + sa * dy, ca * dy - sa * dx
+            rc, rs = ca * cb + sa * sb, ca * sb - sa * cb
+            arc, ars = abs(rc) + _PARALLEL_EPS, abs(rs) + _PARALLEL_EPS
+            ux, uy = rc * tx + rs * ty, rc * ty - rs * tx
+            out[k] = not (
+                abs(dz) > haz + hbz
+                or abs(tx) > hax + (arc * hbx + ars * hby)
+                or abs(ty) > hay + (ars * hbx + arc * hby)
+                or abs(ux) > hbx + (arc * hax + ars * hay)
+                or abs(uy) > hby + (ars * hax + arc * hay)
+            )
+            continue
+        # Tilted: obb.boxes_touch of the pair, its einsums as sums over 0, 1, 2 in order.
+        for s in range(2):
+            r = a if s == 0 else b
+            x, y, z, w = q[r, 0], q[r, 1], q[r, 2], q[r, 3]  # quat.to_matrix, term by term
+            x2, y2, z2 = 2 * x, 2 * y, 2 * z
+            xx, yy, zz = x * x2, y * y2, z * z2
+            xy, xz, yz = x * y2, x * z2, y * z2
+            wx, wy, wz = w * x2, w * y2, w * z2
+            rot[s, 0, 0], rot[s, 0, 1], rot[s, 0, 2] = 1 - yy - zz, xy - wz, xz + wy
+            rot[s, 1, 0], rot[s, 1, 1], rot[s, 1, 2] = xy + wz, 1 - xx - zz, yz - wx
+            rot[s, 2, 0], rot[s, 2, 1], rot[s, 2, 2] = xz - wy, yz + wx, 1 - xx - yy
+            m0, m1 = (lo[r, 0] + hi[r, 0]) / 2, (lo[r, 1] + hi[r, 1]) / 2
+            m2 = (lo[r, 2] + hi[r, 2]) / 2
+            for n in range(3):
+                centre[s, n] = pos[r, n] + (rot[s, n, 0] * m0 + rot[s, n, 1] * m1
+                                            + rot[s, n, 2] * m2)  # fmt: skip
+                half[s, n] = (hi[r, n] - lo[r, n]) / 2 + grow
+        for n in range(3):
+            for m in range(3):
+                rel[n, m] = (rot[0, 0, n] * rot[1, 0, m] + rot[0, 1, n] * rot[1, 1, m]
+                             + rot[0, 2, n] * rot[1, 2, m])  # fmt: skip
+                abs_rel[n, m] = abs(rel[n, m]) + _PARALLEL_EPS
+        d0, d1, d2 = (
+            centre[1, 0] - centre[0, 0],
+            centre[1, 1] - centre[0, 1],
+            centre[1, 2] - centre[0, 2],
+        )
+        for n in range(3):
+            t[n] = rot[0, 0, n] * d0 + rot[0, 1, n] * d1 + rot[0, 2, n] * d2
+        touching = True
+        for n in range(3):
+            reach = (
+                abs_rel[n, 0] * half[1, 0] + abs_rel[n, 1] * half[1, 1] + abs_rel[n, 2] * half[1, 2]
+            )
+            if abs(t[n]) > half[0, n] + reach:
+                touching = False
+            t_b = rel[0, n] * t[0] + rel[1, n] * t[1] + rel[2, n] * t[2]
+            reach = (
+                abs_rel[0, n] * half[0, 0] + abs_rel[1, n] * half[0, 1] + abs_rel[2, n] * half[0, 2]
+            )
+            if abs(t_b) > half[1, n] + reach:
+                touching = False
+        for n in range(3):
+            n1, n2 = (n + 1) % 3, (n + 2) % 3
+            for m in range(3):
+                m1, m2 = (m + 1) % 3, (m + 2) % 3
+                reach_a = half[0, n1] * abs_rel[n2, m] + half[0, n2] * abs_rel[n1, m]
+                reach_b = half[1, m1] * abs_rel[n, m2] + half[1, m2] * abs_rel[n, m1]
+                if abs(t[n2] * rel[n1, m] - t[n1] * rel[n2, m]) > reach_a + reach_b:
+                    touching = False
+        out[k] = touching

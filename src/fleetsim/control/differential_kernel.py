@@ -1,0 +1,147 @@
+"""Compiled differential-drive driving for large fleets (Numba; see `fleetsim.jit`).
+
+`differential_drive` is `fleetsim.control.differential.step_differential` in place on the
+simulation's tables, in two passes over the rows instead of about sixty array operations: the
+turn (new heading and yaw rate), then the drive along the new heading. The sines, cosines and
+arctangents are NumPy's, between the passes (Numba's `arctan2` differs from NumPy's vectorised
+one in the last bit on some machines), and the rest evaluates the same formulas in the same
+order, so a run gives the NumPy path's numbers to the last bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fleetsim.control.differential import ALIGNED_RAD
+from fleetsim.control.trapezoid import LAND_EPS
+from fleetsim.geometry import quat
+from fleetsim.jit import compiled
+from fleetsim.state import rows_of
+
+TWO_PI = 2 * np.pi
+
+
+def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
+                       limits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], dt: float,
+                       passing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """One step of the agent rows `rows` (their bodies at `body_rows`) turning towards and
+    driving to their goals, in place on the agent table's columns `a` (vel, yaw_rate, goal,
+    goal_yaw, align) and the body table's `b` (pos, quat); `limits` (max v, a, w, alpha) and
+    `passing` (the speed kept through a waypoint goal; None: none) per row of `rows`. Returns
+    (distance left, yaw left), as `step_differential`. Needs Numba and float64 C-contiguous
+    columns."""
+    turn, drive = compiled(_turn_rows), compiled(_drive_rows)
+    assert turn is not None and drive is not None
+    n = len(rows)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
+    pos, goal = b["pos"], a["goal"]
+    delta = rows_of(goal, rows)[:, :2] - rows_of(pos, body_rows)[:, :2]
+    heading = np.arctan2(delta[:, 1], delta[:, 0])
+    yaw = quat.yaw_of(rows_of(b["quat"], body_rows))
+    lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
+    through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
+    new_yaw, new_speed, aligned = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
+    turn(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], a["yaw_rate"], yaw,
+         heading, *lim, float(dt), through, new_yaw, new_speed, aligned)  # fmt: skip
+    cos, sin = np.cos(new_yaw), np.sin(new_yaw)
+    wrapped, dist_left, yaw_left = np.empty(n), np.empty(n), np.empty(n)
+    drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
+          new_speed, aligned, lim[1], float(dt), through, wrapped, dist_left,
+          yaw_left)  # fmt: skip
+    b["quat"][body_rows] = quat.from_yaw(wrapped)
+    return dist_left, yaw_left
+
+
+def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
+               vel: Any, yaw_rate: Any, yaw: Any, heading: Any, max_v: Any, max_a: Any,
+               max_w: Any, max_alpha: Any, dt: float, passing: Any, new_yaw: Any,
+               new_speed: Any, aligned_out: Any) -> None:  # fmt: skip
+    """The turn: the heading wanted, the speed (driving only when aligned) and the yaw rate
+    (turning only at rest); the new yaw rate goes into `yaw_rate` in place."""
+
+    def _braking(distance: float, accel: float, dt: float) -> float:  # braking_speed
+        u = accel * dt
+        k = np.floor((np.sqrt(1.0 + 8.0 * distance / (dt * u)) - 1.0) / 2.0)
+        return float((distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0))
+
+    for k in range(rows.shape[0]):
+        r, b = rows[k], body_rows[k]
+        dx, dy = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1]
+        dist = np.sqrt(dx * dx + dy * dy)
+        at_goal = dist == 0.0
+        wanted = (goal_yaw[r] if align[r] else yaw[k]) if at_goal else heading[k]
+        err = (wanted - yaw[k] + np.pi) % TWO_PI - np.pi
+        aligned = abs(err) <= ALIGNED_RAD
+        speed = np.sqrt(vel[r, 0] * vel[r, 0] + vel[r, 1] * vel[r, 1])
+        u = max_a[k] * dt
+        # next_speed towards a stop `dist` ahead when aligned, else 0 ahead (brake)
+        stop = dist if (aligned and not at_goal) else 0.0
+        target = min(max_v[k], _braking(stop, max_a[k], dt))
+        v = max(min(max(target, speed - u), speed + u), 0.0)
+        if passing[k] > 0 and aligned:  # keep up to a waypoint's passing speed
+            cruise = max(min(max(passing[k], speed - u), speed + u), 0.0)
+            v = max(v, min(cruise, max_v[k]))
+        at_rest = speed == 0.0 and v == 0.0
+        e = err if at_rest else 0.0
+        w = max_alpha[k] * dt
+        sign = 1.0 if e > 0 else (-1.0 if e < 0 else 0.0)
+        rate_target = sign * min(max_w[k], _braking(abs(e), max_alpha[k], dt))
+        rate = min(max(rate_target, yaw_rate[r] - w), yaw_rate[r] + w)
+        lands = False
+        if at_rest and not aligned:  # turn_lands_on
+            rate_sign = 1.0 if rate > 0 else (-1.0 if rate < 0 else 0.0)
+            err_sign = 1.0 if err > 0 else (-1.0 if err < 0 else 0.0)
+            lands = (
+                abs(rate * dt) >= abs(err) - LAND_EPS
+                and rate_sign == err_sign
+                and abs(rate) <= _braking(abs(err), max_alpha[k], dt) + LAND_EPS
+            )
+        if lands or aligned:
+            new_yaw[k] = wanted
+            yaw_rate[r] = err / dt if lands else 0.0
+        else:
+            new_yaw[k] = yaw[k] + rate * dt
+            yaw_rate[r] = rate
+        new_speed[k] = v
+        aligned_out[k] = aligned
+
+
+def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
+                vel: Any, new_yaw: Any, cos: Any, sin: Any, new_speed: Any, aligned: Any,
+                max_a: Any, dt: float, passing: Any, wrapped: Any, dist_left: Any,
+                yaw_left: Any) -> None:  # fmt: skip
+    """The drive along the new heading (`cos`, `sin`), landing on the goal when it can stop
+    there; positions and velocities in place."""
+
+    def _braking(distance: float, accel: float, dt: float) -> float:  # braking_speed
+        u = accel * dt
+        k = np.floor((np.sqrt(1.0 + 8.0 * distance / (dt * u)) - 1.0) / 2.0)
+        return float((distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0))
+
+    for k in range(rows.shape[0]):
+        r, b = rows[k], body_rows[k]
+        dx, dy = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1]
+        dist = np.sqrt(dx * dx + dy * dy)
+        v = new_speed[k]
+        step = v * dt
+        through = passing[k] > 0 and aligned[k]
+        cap = _braking(dist, max_a[k], dt)
+        if through:
+            cap = max(cap, passing[k])
+        lands = aligned[k] and dist != 0.0 and step >= dist - LAND_EPS and v <= cap + LAND_EPS
+        if lands:
+            pos[b, 0], pos[b, 1] = goal[r, 0], goal[r, 1]
+            if not through:
+                v = dist / dt
+            dist_left[k] = 0.0
+        else:
+            x, y = pos[b, 0] + cos[k] * step, pos[b, 1] + sin[k] * step
+            pos[b, 0], pos[b, 1] = x, y
+            lx, ly = goal[r, 0] - x, goal[r, 1] - y
+            dist_left[k] = np.sqrt(lx * lx + ly * ly)
+        vel[r, 0], vel[r, 1], vel[r, 2] = cos[k] * v, sin[k] * v, 0.0
+        yaw_left[k] = abs((goal_yaw[r] - new_yaw[k] + np.pi) % TWO_PI - np.pi) if align[r] else 0.0
+        wrapped[k] = (new_yaw[k] + np.pi) % TWO_PI - np.pi
