@@ -25,9 +25,12 @@ from fleetsim import jit
 from fleetsim.collision.obb import _PARALLEL_EPS, boxes_touch
 from fleetsim.geometry import quat
 from fleetsim.jit import MIN_ROWS, compiled
+from fleetsim.state import CollisionMode
 from fleetsim.state.table import rows_of
 
 IntArray = np.ndarray
+SEPARATE, TOUCHING, ASK = 0, 1, 2  # classify_pairs' answers
+PLANAR = int(CollisionMode.NORMAL_2D)  # (a plain int for the compiled code)
 
 
 def pairs_touch(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
@@ -37,12 +40,36 @@ def pairs_touch(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np
     bool."""
     kernel = compiled(_pairs_rows)
     if (len(i) >= MIN_ROWS or jit.eager()) and kernel is not None:
-        out = np.empty(len(i), dtype=np.bool_)
+        out = np.empty(len(i), dtype=np.int8)
+        unused = np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.bool_)
         kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
+               False, unused[0], unused[1], unused[1],
                *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)),
                float(grow), out)  # fmt: skip
-        return out
+        touching: np.ndarray = out == TOUCHING
+        return touching
     return _pairs_numpy(i, j, pos, q, lo, hi, grow)
+
+
+def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray,
+                   shaped: np.ndarray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray, grow: float) -> np.ndarray | None:  # fmt: skip
+    """The closest-points narrow phase of candidate pairs in one compiled pass: per pair
+    TOUCHING (a pair with a NORMAL_2D body, whose broadphase overlap in the plane stands, or
+    boxes that touch), SEPARATE (boxes that do not), or ASK (PyBullet's query decides: a body
+    that is neither a single box (`exact`) nor a footprint box (`shaped`)). None below
+    `MIN_ROWS` pairs (unless warm) or without Numba: the caller does it with NumPy."""
+    kernel = compiled(_pairs_rows)
+    if not ((len(i) >= MIN_ROWS or jit.eager()) and kernel is not None):
+        return None
+    out = np.empty(len(i), dtype=np.int8)
+    kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
+           True, np.ascontiguousarray(mode),
+           np.ascontiguousarray(exact, dtype=np.bool_),
+           np.ascontiguousarray(shaped, dtype=np.bool_),
+           *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)), float(grow),
+           out)  # fmt: skip
+    return out
 
 
 def _pairs_numpy(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
@@ -101,16 +128,25 @@ def _flat(i: IntArray, j: IntArray, pos: np.ndarray, qi: np.ndarray, qj: np.ndar
 # -- compiled (the same formulas, pair by pair; one function, as Numba compiles it alone) ---------
 
 
-def _pairs_rows(i: Any, j: Any, pos: Any, q: Any, lo: Any, hi: Any, grow: float,
-                out: Any) -> None:  # fmt: skip
+def _pairs_rows(i: Any, j: Any, classify: bool, mode: Any, exact: Any, shaped: Any, pos: Any,
+                q: Any, lo: Any, hi: Any, grow: float, out: Any) -> None:  # fmt: skip
+    """Per pair TOUCHING or SEPARATE; with `classify`, TOUCHING for a pair with a NORMAL_2D
+    body and ASK for one that is not two boxes (see `classify_pairs`)."""
     rot, centre, half = np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3))
     rel, abs_rel, t = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
     for k in range(i.shape[0]):
         a, b = i[k], j[k]
+        if classify:
+            if mode[a] == PLANAR or mode[b] == PLANAR:
+                out[k] = TOUCHING  # the broadphase's overlap in the plane stands
+                continue
+            if not ((exact[a] or shaped[a]) and (exact[b] or shaped[b])):
+                out[k] = ASK
+                continue
         level_a = q[a, 0] == 0.0 and q[a, 1] == 0.0
         level_b = q[b, 0] == 0.0 and q[b, 1] == 0.0
         if level_a and level_b and q[a, 2] == 0.0 and q[b, 2] == 0.0:
-            out[k] = True  # two unturned boxes: their AABBs, found overlapping
+            out[k] = TOUCHING  # two unturned boxes: their AABBs, found overlapping
             continue
         if level_a and level_b:  # turned about the vertical only: the plane and the heights
             za, wa, zb, wb = q[a, 2], q[a, 3], q[b, 2], q[b, 3]
@@ -129,12 +165,16 @@ def _pairs_rows(i: Any, j: Any, pos: Any, q: Any, lo: Any, hi: Any, grow: float,
             rc, rs = ca * cb + sa * sb, ca * sb - sa * cb
             arc, ars = abs(rc) + _PARALLEL_EPS, abs(rs) + _PARALLEL_EPS
             ux, uy = rc * tx + rs * ty, rc * ty - rs * tx
-            out[k] = not (
-                abs(dz) > haz + hbz
-                or abs(tx) > hax + (arc * hbx + ars * hby)
-                or abs(ty) > hay + (ars * hbx + arc * hby)
-                or abs(ux) > hbx + (arc * hax + ars * hay)
-                or abs(uy) > hby + (ars * hax + arc * hay)
+            out[k] = (
+                SEPARATE
+                if (
+                    abs(dz) > haz + hbz
+                    or abs(tx) > hax + (arc * hbx + ars * hby)
+                    or abs(ty) > hay + (ars * hbx + arc * hby)
+                    or abs(ux) > hbx + (arc * hax + ars * hay)
+                    or abs(uy) > hby + (ars * hax + arc * hay)
+                )
+                else TOUCHING
             )
             continue
         # Tilted: obb.boxes_touch of the pair, its einsums as sums over 0, 1, 2 in order.
@@ -187,4 +227,4 @@ def _pairs_rows(i: Any, j: Any, pos: Any, q: Any, lo: Any, hi: Any, grow: float,
                 reach_b = half[1, m1] * abs_rel[n, m2] + half[1, m2] * abs_rel[n, m1]
                 if abs(t[n2] * rel[n1, m] - t[n1] * rel[n2, m]) > reach_a + reach_b:
                     touching = False
-        out[k] = touching
+        out[k] = TOUCHING if touching else SEPARATE

@@ -125,8 +125,38 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         if count <= len(out_i):
             break
         capacity = count  # more pairs than room: once more with room for them all
-    order = np.argsort(out_i[:count] * n + out_j[:count])
-    return out_i[:count][order], out_j[:count][order]
+    sort = compiled(_sort_pairs)
+    assert sort is not None
+    firsts = w.get("firsts", n + 1, np.int64)
+    sorted_i, sorted_j = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    sort(out_i, out_j, count, firsts[: n + 1], sorted_i, sorted_j)
+    return sorted_i, sorted_j
+
+
+def _sort_pairs(out_i: Any, out_j: Any, count: int, firsts: Any, sorted_i: Any,
+                sorted_j: Any) -> None:  # fmt: skip
+    """The first `count` pairs sorted by (i, j): a counting sort by i (each body has a few
+    pairs), then each body's few j in order by insertion."""
+    firsts[:] = 0
+    for k in range(count):
+        firsts[out_i[k] + 1] += 1
+    for a in range(firsts.shape[0] - 1):
+        firsts[a + 1] += firsts[a]
+    for k in range(count):
+        at = firsts[out_i[k]]
+        firsts[out_i[k]] += 1
+        sorted_i[at], sorted_j[at] = out_i[k], out_j[k]
+    begin = 0
+    for a in range(firsts.shape[0] - 1):  # firsts[a] is the end of body a's pairs now
+        end = firsts[a]
+        for k in range(begin + 1, end):
+            j = sorted_j[k]
+            m = k - 1
+            while m >= begin and sorted_j[m] > j:
+                sorted_j[m + 1] = sorted_j[m]
+                m -= 1
+            sorted_j[m + 1] = j
+        begin = end
 
 
 def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any, cy: Any,
@@ -180,18 +210,16 @@ def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any,
                     c2 = x2 * height + y2
                     first = ka + 1 if t == 0 else start[c2]
                     for kb in range(first, start[c2 + 1]):
-                        if box[ka, 0] > box[kb, 3] or box[kb, 0] > box[ka, 3]:
-                            continue
-                        if box[ka, 1] > box[kb, 4] or box[kb, 1] > box[ka, 4]:
-                            continue
-                        if not (flat[ka] or flat[kb]) and (
-                            box[ka, 2] > box[kb, 5] or box[kb, 2] > box[ka, 5]
-                        ):
-                            continue
+                        # (without branches: about half the tests fail, unpredictably)
+                        apart = (box[ka, 0] > box[kb, 3]) | (box[kb, 0] > box[ka, 3])
+                        apart |= (box[ka, 1] > box[kb, 4]) | (box[kb, 1] > box[ka, 4])
+                        apart |= ~(flat[ka] | flat[kb]) & (
+                            (box[ka, 2] > box[kb, 5]) | (box[kb, 2] > box[ka, 5])
+                        )
                         if count < room:
                             a, b = body[ka], body[kb]
                             out_i[count], out_j[count] = min(a, b), max(a, b)
-                        count += 1
+                        count += ~apart
     return count
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from fleetsim import jit
 from fleetsim.geometry.vectors import all_set
+from fleetsim.jit import MIN_ROWS, compiled
 
 KEY_SHIFT = np.int64(2**31)
 Pair = tuple[int, int]  # body handles, smaller first
@@ -35,6 +39,39 @@ def sorted_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     np.minimum(at, len(b) - 1, out=at)
     out: np.ndarray = a[b[at] != a]
     return out
+
+
+def changes(now: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys of `now` not in `before`, keys of `before` not in `now`) of two sorted unique key
+    arrays: one merge of the two (compiled, from `MIN_ROWS` keys), else two binary searches."""
+    merge = compiled(_merge) if len(now) + len(before) >= MIN_ROWS or jit.eager() else None
+    if merge is None:
+        return sorted_difference(now, before), sorted_difference(before, now)
+    now = np.ascontiguousarray(now, dtype=np.int64)
+    before = np.ascontiguousarray(before, dtype=np.int64)
+    started, ended = np.empty(len(now), dtype=np.int64), np.empty(len(before), dtype=np.int64)
+    counts = merge(now, before, started, ended)
+    return started[: counts[0]], ended[: counts[1]]
+
+
+def _merge(now: Any, before: Any, started: Any, ended: Any) -> Any:
+    a = b = s = e = 0
+    while a < now.shape[0] and b < before.shape[0]:
+        if now[a] < before[b]:
+            started[s] = now[a]
+            s, a = s + 1, a + 1
+        elif before[b] < now[a]:
+            ended[e] = before[b]
+            e, b = e + 1, b + 1
+        else:
+            a, b = a + 1, b + 1
+    while a < now.shape[0]:
+        started[s] = now[a]
+        s, a = s + 1, a + 1
+    while b < before.shape[0]:
+        ended[e] = before[b]
+        e, b = e + 1, b + 1
+    return s, e
 
 
 def unique_sorted(keys: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision import broadphase
 from fleetsim.collision.aabb import refresh_moved_aabbs
-from fleetsim.collision.box_pairs import pairs_touch
+from fleetsim.collision.box_pairs import ASK, TOUCHING, classify_pairs, pairs_touch
 from fleetsim.collision.broadphase import (
     candidate_pairs,
     overlapping,
@@ -31,10 +31,10 @@ from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
 from fleetsim.collision.last_check import LastCheck
 from fleetsim.collision.pairs import (
     Pair,
+    changes,
     key_handles,
     key_pairs,
     pair_key,
-    sorted_difference,
     unique_sorted,
 )
 from fleetsim.collision.static_index import StaticIndex
@@ -192,8 +192,8 @@ class CollisionSystem:
         if same_values(now, self.active):  # the usual step: no contact started or ended
             return CheckResult(now)
         # Pairs of removed bodies end here too.
-        new = sorted_difference(now, self.active)
-        result = CheckResult(now, new, sorted_difference(self.active, now))
+        new, ended = changes(now, self.active)
+        result = CheckResult(now, new, ended)
         self.active, self.started = now, new
         self.started_count += len(new)
         if new.size:
@@ -265,18 +265,28 @@ class CollisionSystem:
         if self.narrow_phase == "aabb" or i.size == 0:
             return i, j
         b = self.bodies
-        mode = b["collision_mode"]
-        planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
-            mode[j] == int(CollisionMode.NORMAL_2D)
-        )
         exact = b["exact_box"]
         shaped = b["footprint"] if self.footprints else exact  # a box for the narrow phase
-        boxes = ~planar & (exact[i] | shaped[i]) & (exact[j] | shaped[j])
-        boxes &= self.narrow_phase == "closest_points"
-        keep = planar.copy()
-        if boxes.any():
-            keep[boxes] = self._boxes_touch(i[boxes], j[boxes])
-        rest = ~planar & ~boxes
+        verdict = None
+        if self.narrow_phase == "closest_points":  # compiled: the box pairs in one pass
+            verdict = classify_pairs(i, j, b["collision_mode"], exact, shaped, b["pos"],
+                                     b["quat"], b["aabb_local_min"], b["aabb_local_max"],
+                                     self.margin / 2)  # fmt: skip
+        if verdict is not None:
+            keep, rest = verdict == TOUCHING, verdict == ASK
+            if not any_set(rest):
+                return i[keep], j[keep]
+        else:
+            mode = b["collision_mode"]
+            planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
+                mode[j] == int(CollisionMode.NORMAL_2D)
+            )
+            boxes = ~planar & (exact[i] | shaped[i]) & (exact[j] | shaped[j])
+            boxes &= self.narrow_phase == "closest_points"
+            keep = planar.copy()
+            if boxes.any():
+                keep[boxes] = self._boxes_touch(i[boxes], j[boxes])
+            rest = ~planar & ~boxes
         qi, qj = i[rest], j[rest]
         touching = np.zeros(0, dtype=bool)
         if qi.size:

@@ -16,9 +16,7 @@ import numpy as np
 
 from fleetsim.control.differential import ALIGNED_RAD
 from fleetsim.control.trapezoid import LAND_EPS
-from fleetsim.geometry import quat
 from fleetsim.jit import compiled
-from fleetsim.state import rows_of
 
 TWO_PI = 2 * np.pi
 
@@ -32,27 +30,44 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     `passing` (the speed kept through a waypoint goal; None: none) per row of `rows`. Returns
     (distance left, yaw left), as `step_differential`. Needs Numba and float64 C-contiguous
     columns."""
-    turn, drive = compiled(_turn_rows), compiled(_drive_rows)
-    assert turn is not None and drive is not None
+    angles, turn = compiled(_angle_args), compiled(_turn_rows)
+    drive, place = compiled(_drive_rows), compiled(_place_rows)
+    assert angles is not None and turn is not None and drive is not None and place is not None
     n = len(rows)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
-    pos, goal = b["pos"], a["goal"]
-    delta = rows_of(goal, rows)[:, :2] - rows_of(pos, body_rows)[:, :2]
-    heading = np.arctan2(delta[:, 1], delta[:, 0])
-    yaw = quat.yaw_of(rows_of(b["quat"], body_rows))
+    pos, goal, q = b["pos"], a["goal"], b["quat"]
+    args = np.empty((4, n))  # the goal's offset (y, x) and quat.yaw_of's two arguments
+    angles(rows, body_rows, pos, goal, q, args)
+    heading, yaw = np.arctan2(args[0], args[1]), np.arctan2(args[2], args[3])
     lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
     through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     new_yaw, new_speed, aligned = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
     turn(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], a["yaw_rate"], yaw,
          heading, *lim, float(dt), through, new_yaw, new_speed, aligned)  # fmt: skip
     cos, sin = np.cos(new_yaw), np.sin(new_yaw)
-    wrapped, dist_left, yaw_left = np.empty(n), np.empty(n), np.empty(n)
+    half, dist_left, yaw_left = np.empty(n), np.empty(n), np.empty(n)
     drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
-          new_speed, aligned, lim[1], float(dt), through, wrapped, dist_left,
+          new_speed, aligned, lim[1], float(dt), through, half, dist_left,
           yaw_left)  # fmt: skip
-    b["quat"][body_rows] = quat.from_yaw(wrapped)
+    place(body_rows, q, np.sin(half), np.cos(half))  # quat.from_yaw of the wrapped yaw
     return dist_left, yaw_left
+
+
+def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, out: Any) -> None:
+    """The arguments of the two arctangents: the goal's offset, and the yaw's as
+    `quat.yaw_of` writes them."""
+    for k in range(rows.shape[0]):
+        r, b = rows[k], body_rows[k]
+        out[0, k], out[1, k] = goal[r, 1] - pos[b, 1], goal[r, 0] - pos[b, 0]
+        x, y, z, w = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
+        out[2, k], out[3, k] = 2 * (w * z + x * y), 1 - 2 * (y * y + z * z)
+
+
+def _place_rows(body_rows: Any, q: Any, sin_half: Any, cos_half: Any) -> None:
+    for k in range(body_rows.shape[0]):
+        b = body_rows[k]
+        q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin_half[k], cos_half[k]
 
 
 def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
@@ -111,7 +126,7 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
 
 def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
                 vel: Any, new_yaw: Any, cos: Any, sin: Any, new_speed: Any, aligned: Any,
-                max_a: Any, dt: float, passing: Any, wrapped: Any, dist_left: Any,
+                max_a: Any, dt: float, passing: Any, half: Any, dist_left: Any,
                 yaw_left: Any) -> None:  # fmt: skip
     """The drive along the new heading (`cos`, `sin`), landing on the goal when it can stop
     there; positions and velocities in place."""
@@ -144,4 +159,4 @@ def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, a
             dist_left[k] = np.sqrt(lx * lx + ly * ly)
         vel[r, 0], vel[r, 1], vel[r, 2] = cos[k] * v, sin[k] * v, 0.0
         yaw_left[k] = abs((goal_yaw[r] - new_yaw[k] + np.pi) % TWO_PI - np.pi) if align[r] else 0.0
-        wrapped[k] = (new_yaw[k] + np.pi) % TWO_PI - np.pi
+        half[k] = ((new_yaw[k] + np.pi) % TWO_PI - np.pi) / 2  # of the wrapped yaw
