@@ -12,9 +12,13 @@ than `MAX_CELLS` cells (a floor, a huge or unbounded box) with every moving body
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from fleetsim.collision.broadphase import _ramp
+from fleetsim import jit
+from fleetsim.collision.broadphase import _ramp, overlapping
+from fleetsim.jit import MIN_ROWS, compiled
 
 IntArray = np.ndarray
 
@@ -49,7 +53,7 @@ class StaticIndex:
         if moving.size == 0 or fixed.size == 0:
             return empty, empty
         lo_m, hi_m = lo[moving], hi[moving]
-        extent = np.max(hi_m[:, :2] - lo_m[:, :2], axis=1)
+        extent = np.maximum(hi_m[:, 0] - lo_m[:, 0], hi_m[:, 1] - lo_m[:, 1])
         narrow = extent <= cell  # NaN and inf count as wide
         first = np.floor(lo_m[narrow, :2] / cell).astype(np.int64)
         m, s = self._lookup(np.flatnonzero(narrow), first)
@@ -61,6 +65,52 @@ class StaticIndex:
             m = np.concatenate((m, np.repeat(np.flatnonzero(narrow), self._huge.size)))
             s = np.concatenate((s, np.tile(self._huge, int(narrow.sum()))))
         return moving[m], fixed[s]
+
+    def overlaps(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
+                 cell: float, ignore_z: np.ndarray | None = None,
+                 ) -> tuple[IntArray, IntArray]:  # fmt: skip
+        """The (moving row, static row) pairs whose boxes overlap (touching counts; z skipped
+        where `ignore_z` marks either): `pairs`, then the overlap test. From `MIN_ROWS`
+        moving rows (or warm) with Numba, the usual case (narrow moving boxes, the dense
+        table) is looked up and tested in one compiled pass."""
+        kernel = compiled(_lookup_overlapping)
+        if kernel is None or not (moving.size >= MIN_ROWS or jit.eager()):
+            return overlapping(lo, hi, *self.pairs(lo, hi, moving, fixed, cell), ignore_z)
+        self._update(lo[fixed], hi[fixed], fixed, cell)
+        if self._table is None or moving.size == 0 or fixed.size == 0:
+            return overlapping(lo, hi, *self.pairs(lo, hi, moving, fixed, cell), ignore_z)
+        flat = np.zeros(len(lo), dtype=np.bool_) if ignore_z is None else ignore_z
+        lo, hi = (
+            np.ascontiguousarray(lo, dtype=np.float64),
+            np.ascontiguousarray(hi, dtype=np.float64),
+        )
+        wide = np.empty(moving.size, dtype=np.bool_)
+        room = 4 * moving.size + 16
+        while True:
+            out_m, out_s = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+            count = kernel(lo, hi, np.ascontiguousarray(moving, dtype=np.int64),
+                           np.ascontiguousarray(flat, dtype=np.bool_), float(cell),
+                           self._origin[0], self._origin[1], self._shape[0], self._shape[1],
+                           self._table, self._boxes, np.ascontiguousarray(fixed, dtype=np.int64),
+                           wide, out_m, out_s)  # fmt: skip
+            if count <= room:
+                break
+            room = count
+        m, s = out_m[:count], out_s[:count]
+        extra_m, extra_s = [], []
+        if wide.any():  # few, if any: against every static box
+            w = moving[wide]
+            extra_m.append(np.repeat(w, fixed.size))
+            extra_s.append(np.tile(fixed, w.size))
+        if self._huge.size:
+            narrow = moving[~wide]
+            extra_m.append(np.repeat(narrow, self._huge.size))
+            extra_s.append(np.tile(fixed[self._huge], narrow.size))
+        if extra_m:
+            em, es = overlapping(lo, hi, np.concatenate(extra_m), np.concatenate(extra_s),
+                                 ignore_z)  # fmt: skip
+            m, s = np.concatenate((m, em)), np.concatenate((s, es))
+        return m, s
 
     def _update(self, lo: np.ndarray, hi: np.ndarray, rows: IntArray, cell: float) -> None:
         """Rebuild when the static rows, their boxes or the cell size changed. A box is
@@ -121,3 +171,33 @@ class StaticIndex:
 def _key(x: IntArray, y: IntArray) -> IntArray:
     key: IntArray = (x << 32) + (y & 0xFFFFFFFF)
     return key
+
+
+def _lookup_overlapping(lo: Any, hi: Any, moving: Any, flat: Any, cell: float, ox: int, oy: int,
+                        nx: int, ny: int, table: Any, boxes: Any, fixed: Any, wide: Any,
+                        out_m: Any, out_s: Any) -> int:  # fmt: skip
+    """`StaticIndex.pairs` through the dense table and `overlapping`, in one pass; moving boxes
+    wider than a cell (or not finite) are marked in `wide` for the caller. Returns the pair
+    count (when more than fit, only the count is right: the caller calls again)."""
+    room, count = out_m.shape[0], 0
+    for k in range(moving.shape[0]):
+        a = moving[k]
+        extent = max(hi[a, 0] - lo[a, 0], hi[a, 1] - lo[a, 1])
+        wide[k] = not extent <= cell  # (NaN and inf count as wide)
+        if wide[k]:
+            continue
+        cx = np.int64(np.floor(lo[a, 0] / cell)) - ox
+        cy = np.int64(np.floor(lo[a, 1] / cell)) - oy
+        if cx < 0 or cx >= nx or cy < 0 or cy >= ny:
+            continue
+        slot = cx * ny + cy
+        for e in range(table[0, slot], table[0, slot] + table[1, slot]):
+            b = fixed[boxes[e]]
+            apart = (lo[a, 0] > hi[b, 0]) | (lo[b, 0] > hi[a, 0])
+            apart |= (lo[a, 1] > hi[b, 1]) | (lo[b, 1] > hi[a, 1])
+            apart |= ~(flat[a] | flat[b]) & ((lo[a, 2] > hi[b, 2]) | (lo[b, 2] > hi[a, 2]))
+            if not apart:
+                if count < room:
+                    out_m[count], out_s[count] = a, b
+                count += 1
+    return count

@@ -22,7 +22,6 @@ from fleetsim.collision.aabb import refresh_moved_aabbs
 from fleetsim.collision.box_pairs import ASK, TOUCHING, classify_pairs, pairs_touch
 from fleetsim.collision.broadphase import (
     candidate_pairs,
-    overlapping,
     small_scene_pairs,
     suggested_cell_size,
 )
@@ -252,8 +251,7 @@ class CollisionSystem:
             i, j = candidate_pairs(lo_m, hi_m, cell, ignore_z[moving])
             i, j = moving[i], moving[j]
         if fixed.size:
-            si, sj = self.static_index.pairs(lo, hi, moving, fixed, cell)
-            si, sj = overlapping(lo, hi, si, sj, ignore_z)
+            si, sj = self.static_index.overlaps(lo, hi, moving, fixed, cell, ignore_z)
             i, j = np.concatenate((i, si)), np.concatenate((j, sj))
         return i, j
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fleetsim.collision import broadphase
-from fleetsim.collision.broadphase import candidate_pairs, overlapping, small_scene_pairs
+from fleetsim.collision.broadphase import candidate_pairs, small_scene_pairs
 from fleetsim.collision.pairs import pairs_of_unchanged
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry.vectors import any_set
@@ -249,7 +249,6 @@ class _Structure:
             structure = box >= n  # (robot-robot pairs are not asked for here)
             robot, box = robot[structure], box[structure]
         else:  # cells a little wider than the squares: round-off must not make them "wide"
-            robot, box = self.index.pairs(lo, hi, moving, fixed, 2.5 * self.reach)
-            robot, box = overlapping(lo, hi, robot, box)
+            robot, box = self.index.overlaps(lo, hi, moving, fixed, 2.5 * self.reach)
         order = np.lexsort((box, robot))
         return robot[order], box[order] - n
