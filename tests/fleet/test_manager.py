@@ -424,3 +424,44 @@ def test_max_active_caps_the_robots_on_tasks(sim: MultiRobotSimulationCore) -> N
     assert manager.kpis()["tasks_completed"] == 8 and most == 2
     with pytest.raises(ConfigError, match="max_active must be >= 1, got 0"):
         FleetManager(sim, robots, [], max_active=0)
+
+
+def test_robots_go_out_at_a_bounded_rate() -> None:
+    """Orders that arrive at once start at most `dispatch_per_s` a second (a burst of robots
+    after a jam refilled the lanes at once and jammed them again)."""
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(grid_site(cols=12, rows=8))
+        robots = fleet_of(sim, *(f"n{r}_{c}" for r in (2, 4) for c in range(12)))
+        tasks = [Task(f"t{k}", (f"n0_{k % 12}", f"n7_{(k * 5) % 12}")) for k in range(24)]
+        manager = FleetManager(sim, robots, tasks).attach()
+        assert manager.dispatch_per_s == 2.0  # the least, for a small site
+        started = []
+        for _ in range(50):
+            sim.step_once()
+            started.append(int(manager.has_job.sum()))
+        # A second's worth at first, then two a second.
+        assert started[0] == 2 and started[9] <= 4 and 9 <= started[-1] <= 12
+
+
+def test_no_robot_goes_out_while_a_queue_stands_still() -> None:
+    """A robot refused a node for 30 s (here: at a closed lane, the only way to its drop-off)
+    holds up new orders, even one another robot could do on its own; they start once it
+    drives on."""
+    places = (("e", -12.0), ("q", -9.0), ("s0", -6.0), ("s1", -3.0), ("p", 0.0), ("d", 3.0))
+    nodes = [{"name": n, "x": x, "y": 0.0, "pickup": n in "pq", "dropoff": n in "de"}
+             for n, x in places]  # fmt: skip
+    lanes = [{"from": a, "to": b} for (a, _), (b, _) in zip(places, places[1:])]
+    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
+        sim.set_site(Site.from_graph(nodes, lanes))
+        robots = fleet_of(sim, "s1", "s0")
+        tasks = [Task("first", ("p", "d")), Task("second", ("q", "e"), release_time=40.0)]
+        manager = FleetManager(sim, robots, tasks, pick_time=1, drop_time=1, max_active=2)
+        manager.attach()
+        manager.close_lane("p", "d")
+        while sim.sim_time < 60.0:
+            sim.step_once()
+        assert manager.traffic.waiting_on[0] == sim.site.graph.node("d")  # type: ignore[union-attr]
+        assert tasks[1].status == TaskStatus.RELEASED and "assigned" not in tasks[1].times
+        manager.open_lane("p", "d")
+        run_until_done(sim, manager, 2)
+        assert tasks[1].times["assigned"] >= 60.0 and tasks[1].status == TaskStatus.DONE

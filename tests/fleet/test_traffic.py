@@ -321,3 +321,38 @@ def test_lanes_in_a_mutex_group_take_one_robot_at_a_time(door: bool) -> None:
                 break
         assert sorted(arrived) == [0, 1]
         assert (both == 0) == door  # without the group they use their lanes together
+
+
+def test_a_freed_node_goes_to_the_robot_that_waited_longest(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    """First refused, first served: r1 and then r0 are refused the crossing (an idle robot
+    stands on it); when it leaves, r1 crosses first, though r0 comes first in index order (a
+    robot merging into a busy lane used to starve so, behind every robot on the lane)."""
+    nodes, lanes = PLUS
+    nodes = [*nodes, {"name": "n3", "x": 0, "y": 9}, {"name": "e3", "x": 9, "y": 0}]
+    lanes = [*lanes, {"from": "n2", "to": "n3"}, {"from": "e2", "to": "e3"}]
+    sim.set_site(Site.from_graph(nodes, lanes))
+    robots = robots_at(sim, "w2", "s2", "c")
+    traffic = TrafficControl(sim, robots)
+    crossing = sim.site.graph.node("c")  # type: ignore[union-attr]
+    traffic.send(1, "e3")
+    for _ in range(50):
+        sim.step_once()
+        traffic.step()
+    traffic.send(0, "e2")
+    for _ in range(50):
+        sim.step_once()
+        traffic.step()
+    assert traffic.waiting_on[0] == traffic.waiting_on[1] == crossing
+    assert traffic.waiting_since[1] < traffic.waiting_since[0] < np.inf
+    traffic.send(2, "n3")  # the robot on the crossing leaves
+    takers = []
+    for _ in range(400):
+        sim.step_once()
+        traffic.step()
+        owner = int(traffic.owner[crossing])
+        if owner in (0, 1) and (not takers or takers[-1] != owner):
+            takers.append(owner)
+    assert takers == [1, 0]
+    assert sim.collision_counts["robot-robot"] == 0

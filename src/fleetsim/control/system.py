@@ -230,23 +230,53 @@ class MotionSystem:
 
         Returns the handles of agents that arrived at their final goal in this step.
         """
-        a, b = self.agents.views(), self.bodies.views()  # (column reads without calls)
+        a = self.agents.views()  # (column reads without calls)
         rows = (a["state"] != int(DriveState.IDLE)).nonzero()[0]
         if only is not None:
             rows = np.intersect1d(rows, self.agents.rows(only))
         if rows.size == 0:
             return np.empty(0, dtype=np.int64)
         brows = self.bodies.rows(a["body"][rows])
-        straight = self._drive_straight(rows, brows, dt)
-        if straight is not None:
-            dist_left, vel = straight
-            zeros = np.zeros(rows.size)
-            return self._transitions(rows, a["state"][rows], now, dist_left, zeros, vel, zeros)
-        turning = self._drive_differential(rows, brows, dt)
-        if turning is not None:
-            dist_left, yaw_left = turning
-            return self._transitions(rows, a["state"][rows], now, dist_left, yaw_left,
-                                     rows_of(a["vel"], rows), a["yaw_rate"][rows])  # fmt: skip
+        arrived, rows, brows = self._drive_compiled(rows, brows, dt, now)
+        if rows.size == 0:
+            return arrived
+        return np.concatenate((arrived, self._drive_rows(rows, brows, dt, now)))
+
+    def _drive_compiled(self, rows: IntArray, brows: IntArray, dt: float,
+                        now: float) -> tuple[IntArray, IntArray, IntArray]:  # fmt: skip
+        """The rows the compiled kernels take, driven in place on the tables: omnidirectional
+        robots driving to a goal without turning (`_drive_straight`), and differential-drive
+        ones driving to a goal (`_drive_differential`). Returns (the handles that arrived, the
+        rows and body rows left for the NumPy controllers: all of them without Numba)."""
+        a = self.agents
+        none = np.empty(0, dtype=np.int64)
+        if not kernels.usable(rows.size):
+            return none, rows, brows
+        state, mode = a["state"][rows], a["mode"][rows]
+        goal = state == int(DriveState.GOAL)
+        straight = goal & (mode == int(MotionMode.OMNIDIRECTIONAL)) & ~a["align"][rows]
+        straight &= a["yaw_rate"][rows] == 0
+        turning = goal & (mode == int(MotionMode.DIFFERENTIAL))
+        if not any_set(straight) and not any_set(turning):
+            return none, rows, brows
+        arrived = [none]
+        for take, drive in ((straight, self._drive_straight), (turning, self._drive_differential)):
+            if not any_set(take):
+                continue
+            r, br = (rows, brows) if all_set(take) else (rows[take], brows[take])
+            out = drive(r, br, dt)
+            if out is None:  # (columns the kernels cannot take)
+                return none, rows, brows
+            dist_left, yaw_left = out
+            arrived.append(self._transitions(r, a["state"][r], now, dist_left, yaw_left,
+                                             rows_of(a["vel"], r), a["yaw_rate"][r]))  # fmt: skip
+        rest = ~(straight | turning)
+        return np.concatenate(arrived), rows[rest], brows[rest]
+
+    def _drive_rows(self, rows: IntArray, brows: IntArray, dt: float, now: float) -> IntArray:
+        """The NumPy controllers for `rows` (body rows `brows`): one vectorised call per motion
+        mode driving to a goal, and one for velocity commands."""
+        a, b = self.agents.views(), self.bodies.views()
         before = Motion(
             rows_of(b["pos"], brows),
             quat.yaw_of(rows_of(b["quat"], brows)),
@@ -329,20 +359,11 @@ class MotionSystem:
     def _drive_straight(
         self, rows: IntArray, brows: IntArray, dt: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The usual large fleet, compiled and in place on the tables (`kernels.omni_drive`):
-        every row omnidirectional, driving to a goal (or through a path's waypoint) and not
-        turning. Returns (distance left, new velocities); None when that is not the case, or
-        without Numba. The numbers are the NumPy path's (`step_omni`)."""
+        """Omnidirectional rows driving to a goal (or through a path's waypoint) and not
+        turning, compiled and in place on the tables (`kernels.omni_drive`). Returns (distance
+        left, yaw left: zeros); None when the columns are not float64 C-contiguous. The numbers
+        are the NumPy path's (`step_omni`)."""
         a, b = self.agents, self.bodies
-        if not kernels.usable(rows.size):
-            return None
-        if (
-            (a["state"][rows] != int(DriveState.GOAL)).any()
-            or (a["mode"][rows] != int(MotionMode.OMNIDIRECTIONAL)).any()
-            or a["align"][rows].any()
-            or a["yaw_rate"][rows].any()
-        ):
-            return None
         pos, vel = b["pos"], a["vel"]
         if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in (pos, vel)):
             return None
@@ -353,20 +374,15 @@ class MotionSystem:
                                           a["max_a"][rows], dt, passing)  # fmt: skip
         b["moved"][brows] = True
         b["dirty"][brows] = True
-        return dist_left, rows_of(vel, rows)
+        return dist_left, np.zeros(rows.size)
 
     def _drive_differential(
         self, rows: IntArray, brows: IntArray, dt: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """`_drive_straight` for a fleet of differential-drive robots driving to goals
-        (`differential_kernel`): (distance left, yaw left), or None."""
+        """Differential-drive rows driving to goals, compiled and in place on the tables
+        (`differential_kernel`): (distance left, yaw left), or None (columns it cannot
+        take)."""
         a, b = self.agents, self.bodies
-        if not kernels.usable(rows.size):
-            return None
-        if (a["state"][rows] != int(DriveState.GOAL)).any() or (
-            a["mode"][rows] != int(MotionMode.DIFFERENTIAL)
-        ).any():
-            return None
         columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"])
         if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in columns):
             return None

@@ -36,6 +36,17 @@ from fleetsim.fleet.states import RobotState
 from fleetsim.fleet.task_book import TaskBook
 from fleetsim.fleet.tasks import Task, TaskStatus
 from fleetsim.fleet.traffic import TrafficControl
+from fleetsim.geometry.vectors import any_set
+
+# New tasks wait while a robot has waited CONGESTED_WAIT_S for a node, or more than
+# CONGESTED_SHARE of the robots on the move (at least CONGESTED_MIN) wait: `_congested`.
+CONGESTED_SHARE = 0.15
+CONGESTED_MIN = 20
+CONGESTED_WAIT_S = 30.0
+# Robots sent out a second: at least DISPATCH_MIN_PER_S, and this share of `max_active`.
+DISPATCH_MIN_PER_S = 2.0
+DISPATCH_SHARE_PER_S = 0.005
+OFFERED_MIN = 16  # the policy chooses from at least this many waiting tasks (when there are)
 
 
 class FleetManager:
@@ -85,6 +96,9 @@ class FleetManager:
         self.max_active = int(max_active) if max_active is not None else max(1, lanes // 5)
         if self.max_active < 1:
             raise ConfigError(f"max_active must be >= 1, got {max_active}")
+        # New tasks start at most this often (per second; a token bucket of a second's worth).
+        self.dispatch_per_s = max(DISPATCH_MIN_PER_S, DISPATCH_SHARE_PER_S * self.max_active)
+        self._tokens = self.dispatch_per_s
         self.collision_log = CollisionLog(sim)
         obstacles = sim.site.obstacles if sim.site is not None else None
         self.near_misses = NearMisses(  # robots within near_miss_gap of a robot or the structure
@@ -179,10 +193,18 @@ class FleetManager:
             self.charging.rounds(idle, self.failed)
         if self.book.queue:
             working = int(np.count_nonzero(self.has_job))
-            if working < self.max_active:
+            # Robots go out at most at `dispatch_per_s` (a burst after a jam would refill the
+            # lanes at once), and not while they are congested.
+            self._tokens = min(self._tokens + self.dispatch_per_s * dt, self.dispatch_per_s)
+            room = min(self.max_active - working, len(self.book.queue))
+            go = min(room, int(self._tokens))
+            # (in batches of up to a second's worth: a policy asked every step would compare
+            # every idle robot with the queue every step)
+            if go > 0 and go >= min(room, int(self.dispatch_per_s)) and not self._congested():
                 idle_robots = self._free().nonzero()[0].tolist()
                 if idle_robots:
-                    self._assign(idle_robots, now, self.max_active - working)
+                    self._assign(idle_robots, now, min(room, max(4 * go, OFFERED_MIN)), go)
+                    self._tokens -= int(np.count_nonzero(self.has_job)) - working
         for waiting, blocker in self.traffic.blocked_by_idle:
             if self._is_free(blocker):
                 self.parking.make_way(blocker, waiting, self._charger_claims())
@@ -192,14 +214,27 @@ class FleetManager:
         self._account(dt, xy)
         self.stalls.check(self, now)
 
+    def _congested(self) -> bool:
+        """Whether the lanes are too full to send more robots out: a queue has not moved for
+        `CONGESTED_WAIT_S` (a robot has waited that long for a node), or more than
+        `CONGESTED_SHARE` of the robots on the move wait. A site fed faster than its lanes
+        carry gridlocks; orders then wait in the queue until the traffic thins."""
+        t = self.traffic
+        if any_set(t.waiting_since < self.sim.sim_time - CONGESTED_WAIT_S):
+            return True
+        moving = int(np.count_nonzero(t.active))
+        waiting = int(np.count_nonzero(t.waiting_on >= 0))
+        return moving >= CONGESTED_MIN and waiting > CONGESTED_SHARE * moving
+
     # -- tasks --------------------------------------------------------------------------------
 
-    def _assign(self, idle: list[int], now: float, room: int) -> None:
+    def _assign(self, idle: list[int], now: float, room: int, go: int) -> None:
         """Offer the policy the idle robots and the first `room` tasks of the queue (by
-        priority, then release time)."""
+        priority, then release time); the first `go` pairs it gives start now (the policy
+        sees every task it may choose from: the others stay queued)."""
         offered = self.book.first(room)
         try:
-            pairs = list(self.policy.assign(self, idle, offered))
+            pairs = list(self.policy.assign(self, idle, offered))[:go]
         except Exception as exc:
             raise FleetSimError(
                 f"assignment policy {type(self.policy).__name__} raised at t={now:.1f} s "

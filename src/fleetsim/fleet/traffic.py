@@ -115,6 +115,10 @@ class TrafficControl:
         self.waiting_on = np.full(r, -1, dtype=np.int64)
         self._asleep = np.zeros(r, dtype=bool)  # refused: ask again when a node near frees
         self._waiters: dict[int, set[int]] = {}  # wanted node -> robots refused it
+        # When each robot was first refused the node it waits for (inf: not waiting): a node
+        # that frees goes to the robots that waited longest, before any other asks for it.
+        self.waiting_since = np.full(r, math.inf)
+        self._woken: list[int] = []  # robots a freed node woke, not yet asked again
         self.prev_xy = np.zeros((r, 2))
         self.next_xy = np.zeros((r, 2))
         self.tail_xy = np.zeros((r, 2))
@@ -314,8 +318,21 @@ class TrafficControl:
         more = np.hypot(d[:, 0], d[:, 1]) < self.lookahead[act]  # short of the head
         more &= head < last
         more &= ~self._asleep[act]
-        for k in (passed | release | more).nonzero()[0].tolist():
-            self._advance(int(act[k]), p[k])
+        every = self.positions() if positions is None else positions
+        due = act[passed | release | more]
+        # The robots waiting longest ask first (then by index), and robots a freed node wakes
+        # ask at once, before the others: a robot merging into a busy lane gets its turn
+        # (asked in index order, robots on the lane took every gap, and it starved).
+        due = due[np.argsort(self.waiting_since[due], kind="stable")]
+        self._woken.clear()
+        for i in due.tolist():
+            self._advance(i, every[i])
+            while self._woken:
+                woken = sorted(set(self._woken), key=lambda j: (self.waiting_since[j], j))
+                self._woken.clear()
+                for j in woken:
+                    if self.active[j] and not self._asleep[j]:
+                        self._advance(j, every[j])
         if self.passage.holds or self.lift_rides.session:
             now_xy = self.positions()
             self.passage.step(now_xy)
@@ -397,6 +414,10 @@ class TrafficControl:
             self._waiters.get(old, set()).discard(i)
         self.waiting_on[i] = node
         self._asleep[i] = node >= 0
+        if node < 0:
+            self.waiting_since[i] = math.inf
+        elif old < 0:
+            self.waiting_since[i] = self.sim.sim_time
         if node < 0 and self.closures.waiting:
             self.closures.waiting.pop(i, None)
         if node >= 0:
@@ -412,6 +433,7 @@ class TrafficControl:
         for near in c.indices[c.indptr[node] : c.indptr[node + 1]].tolist():
             for j in self._waiters.get(near, ()):
                 self._asleep[j] = False
+                self._woken.append(j)
 
     def idle_nodes(self) -> set[int]:
         """The nodes robots stand idle on (worked out again only after one started or
