@@ -350,6 +350,7 @@ class TrafficControl:
         px, py = float(p[0]), float(p[1])
         route, last = self.routes[i], len(self.routes[i]) - 1
         nxt, tail, head = int(self.next[i]), int(self.tail[i]), int(self.head[i])
+        before = (nxt, tail, head)
         while nxt <= min(head, last - 1):  # passed nodes
             a, b = route[nxt - 1], route[nxt]
             if (px - xs[b]) * (xs[b] - xs[a]) + (py - ys[b]) * (ys[b] - ys[a]) < 0:
@@ -387,7 +388,8 @@ class TrafficControl:
             head += len(group)
             self.head[i] = head
             self._wait(i, -1)
-        self._refresh_xy(i)
+        if (nxt, tail, head) != before:  # (a robot refused, or not yet near, changed nothing)
+            self._refresh_xy(i)
         if head > old_head:
             self._drive(i, extend_from=old_head)
 
