@@ -93,11 +93,20 @@ def _turn(
     dt: float,
 ) -> tuple[Motion, FloatArray, FloatArray]:
     """The yaw part of `step_omni`, after the translation (pos, vel, lands)."""
-    yaw_err = np.where(align, quat.wrap_angle(goal_yaw - m.yaw), 0.0)
-    rate = next_rate(m.yaw_rate, yaw_err, max_w, max_alpha, dt)
-    turn_lands = align & turn_lands_on(rate, yaw_err, max_alpha, dt)
-    yaw = np.where(turn_lands, goal_yaw, m.yaw + rate * dt)
-    rate = np.where(turn_lands, yaw_err / dt, rate)
+    yaw, rate, yaw_left = turn(m.yaw, m.yaw_rate, goal_yaw, align, max_w, max_alpha, dt)
     dist_left = np.where(lands, 0.0, row_norm(goal - pos))
-    yaw_left = np.where(turn_lands | ~align, 0.0, np.abs(quat.wrap_angle(goal_yaw - yaw)))
-    return Motion(pos, quat.wrap_angle(yaw), vel, rate), dist_left, yaw_left
+    return Motion(pos, yaw, vel, rate), dist_left, yaw_left
+
+
+def turn(yaw: FloatArray, yaw_rate: FloatArray, goal_yaw: FloatArray, align: FloatArray,
+         max_w: FloatArray, max_alpha: FloatArray, dt: float,
+         ) -> tuple[FloatArray, FloatArray, FloatArray]:  # fmt: skip
+    """One step of an omnidirectional robot's turn towards `goal_yaw` where `align` (else
+    braking any yaw rate to rest): (new yaw wrapped, new yaw rate, yaw error left)."""
+    yaw_err = np.where(align, quat.wrap_angle(goal_yaw - yaw), 0.0)
+    rate = next_rate(yaw_rate, yaw_err, max_w, max_alpha, dt)
+    turn_lands = align & turn_lands_on(rate, yaw_err, max_alpha, dt)
+    new_yaw = np.where(turn_lands, goal_yaw, yaw + rate * dt)
+    rate = np.where(turn_lands, yaw_err / dt, rate)
+    yaw_left = np.where(turn_lands | ~align, 0.0, np.abs(quat.wrap_angle(goal_yaw - new_yaw)))
+    return quat.wrap_angle(new_yaw), rate, yaw_left

@@ -16,7 +16,7 @@ from fleetsim.control import kernels
 from fleetsim.control.differential import step_differential
 from fleetsim.control.differential_kernel import differential_drive
 from fleetsim.control.models import MotionModel, motion_model
-from fleetsim.control.omni import Motion, step_omni
+from fleetsim.control.omni import Motion, step_omni, turn
 from fleetsim.control.velocity import step_velocity
 from fleetsim.geometry import quat
 from fleetsim.geometry.vectors import all_set, any_set, row_norm
@@ -254,8 +254,7 @@ class MotionSystem:
             return none, rows, brows
         state, mode = a["state"][rows], a["mode"][rows]
         goal = state == int(DriveState.GOAL)
-        straight = goal & (mode == int(MotionMode.OMNIDIRECTIONAL)) & ~a["align"][rows]
-        straight &= a["yaw_rate"][rows] == 0
+        straight = goal & (mode == int(MotionMode.OMNIDIRECTIONAL))
         turning = goal & (mode == int(MotionMode.DIFFERENTIAL))
         if not any_set(straight) and not any_set(turning):
             return none, rows, brows
@@ -359,10 +358,11 @@ class MotionSystem:
     def _drive_straight(
         self, rows: IntArray, brows: IntArray, dt: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Omnidirectional rows driving to a goal (or through a path's waypoint) and not
-        turning, compiled and in place on the tables (`kernels.omni_drive`). Returns (distance
-        left, yaw left: zeros); None when the columns are not float64 C-contiguous. The numbers
-        are the NumPy path's (`step_omni`)."""
+        """Omnidirectional rows driving to a goal (or through a path's waypoint), compiled and
+        in place on the tables (`kernels.omni_drive`), and those turning towards their goal's
+        yaw meanwhile turned with NumPy (`omni.turn`: arctangents and sines are NumPy's).
+        Returns (distance left, yaw left); None when the columns are not float64
+        C-contiguous. The numbers are the NumPy path's (`step_omni`)."""
         a, b = self.agents, self.bodies
         pos, vel = b["pos"], a["vel"]
         if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in (pos, vel)):
@@ -374,7 +374,17 @@ class MotionSystem:
                                           a["max_a"][rows], dt, passing)  # fmt: skip
         b["moved"][brows] = True
         b["dirty"][brows] = True
-        return dist_left, np.zeros(rows.size)
+        yaw_left = np.zeros(rows.size)
+        turning = a["align"][rows] | (a["yaw_rate"][rows] != 0)
+        if any_set(turning):  # robots turning towards their goal's yaw meanwhile: NumPy's turn
+            r, br = rows[turning], brows[turning]
+            yaw, rate, yaw_left[turning] = turn(
+                quat.yaw_of(rows_of(b["quat"], br)), a["yaw_rate"][r], a["goal_yaw"][r],
+                a["align"][r], a["max_w"][r] * a["speed_scale"][r], a["max_alpha"][r], dt,
+            )  # fmt: skip
+            b["quat"][br] = quat.from_yaw(yaw)
+            a["yaw_rate"][r] = rate
+        return dist_left, yaw_left
 
     def _drive_differential(
         self, rows: IntArray, brows: IntArray, dt: float
