@@ -25,6 +25,15 @@ FloatArray = np.ndarray
 ALIGNED_RAD = 1e-9
 
 
+def heading_of(yaw: FloatArray) -> FloatArray:
+    """(cos, sin) (N, 2) of `yaw`, from the sine and cosine of half the wrapped angle, as the
+    robot's quaternion holds them (c^2 - s^2, 2 s c): one pair of sines for the heading and
+    the quaternion both (the compiled step computes it so too)."""
+    half = quat.wrap_angle(yaw) / 2
+    s, c = np.sin(half), np.cos(half)
+    return np.column_stack((c * c - s * s, 2 * s * c))
+
+
 def step_differential(
     m: Motion,
     goal: FloatArray,
@@ -62,7 +71,7 @@ def step_differential(
     yaw = np.where(turn_lands, wanted_yaw, np.where(aligned, wanted_yaw, m.yaw + rate * dt))
     rate = np.where(turn_lands, yaw_err / dt, np.where(aligned, 0.0, rate))
 
-    forward = np.column_stack((np.cos(yaw), np.sin(yaw)))
+    forward = heading_of(yaw)
     step = new_speed * dt
     # As for omni: land only at a speed that can stop there; too fast means overshoot.
     cap = braking_speed(dist, max_a, dt)

@@ -2,10 +2,11 @@
 
 `differential_drive` is `fleetsim.control.differential.step_differential` in place on the
 simulation's tables, in two passes over the rows instead of about sixty array operations: the
-turn (new heading and yaw rate), then the drive along the new heading. The sines, cosines and
+turn (new heading and yaw rate), then the drive along the new heading. The sines and
 arctangents are NumPy's, between the passes (Numba's `arctan2` differs from NumPy's vectorised
 one in the last bit on some machines), and the rest evaluates the same formulas in the same
-order, so a run gives the NumPy path's numbers to the last bit.
+order, so a run gives the NumPy path's numbers to the last bit. One pair of sines (of half the
+wrapped yaw) serves both the heading and the quaternion.
 """
 
 from __future__ import annotations
@@ -43,14 +44,14 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
     through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     new_yaw, new_speed, aligned = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
+    half = np.empty(n)
     turn(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], a["yaw_rate"], yaw,
-         heading, *lim, float(dt), through, new_yaw, new_speed, aligned)  # fmt: skip
-    cos, sin = np.cos(new_yaw), np.sin(new_yaw)
-    half, dist_left, yaw_left = np.empty(n), np.empty(n), np.empty(n)
+         heading, *lim, float(dt), through, new_yaw, new_speed, aligned, half)  # fmt: skip
+    sin, cos = np.sin(half), np.cos(half)  # of half the wrapped yaw: heading and quaternion
+    dist_left, yaw_left = np.empty(n), np.empty(n)
     drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
-          new_speed, aligned, lim[1], float(dt), through, half, dist_left,
-          yaw_left)  # fmt: skip
-    place(body_rows, q, np.sin(half), np.cos(half))  # quat.from_yaw of the wrapped yaw
+          new_speed, aligned, lim[1], float(dt), through, dist_left, yaw_left)  # fmt: skip
+    place(body_rows, q, sin, cos)  # quat.from_yaw of the wrapped yaw
     return dist_left, yaw_left
 
 
@@ -73,7 +74,7 @@ def _place_rows(body_rows: Any, q: Any, sin_half: Any, cos_half: Any) -> None:
 def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
                vel: Any, yaw_rate: Any, yaw: Any, heading: Any, max_v: Any, max_a: Any,
                max_w: Any, max_alpha: Any, dt: float, passing: Any, new_yaw: Any,
-               new_speed: Any, aligned_out: Any) -> None:  # fmt: skip
+               new_speed: Any, aligned_out: Any, half: Any) -> None:  # fmt: skip
     """The turn: the heading wanted, the speed (driving only when aligned) and the yaw rate
     (turning only at rest); the new yaw rate goes into `yaw_rate` in place."""
 
@@ -82,13 +83,17 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
         k = np.floor((np.sqrt(1.0 + 8.0 * distance / (dt * u)) - 1.0) / 2.0)
         return float((distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0))
 
+    def _wrap(angle: float) -> float:  # quat.wrap_angle: fmod only off [-pi, pi), where
+        r = angle + np.pi  # it would return r itself
+        return (r if 0.0 <= r < TWO_PI else r % TWO_PI) - np.pi
+
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
         dx, dy = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1]
         dist = np.sqrt(dx * dx + dy * dy)
         at_goal = dist == 0.0
         wanted = (goal_yaw[r] if align[r] else yaw[k]) if at_goal else heading[k]
-        err = (wanted - yaw[k] + np.pi) % TWO_PI - np.pi
+        err = _wrap(wanted - yaw[k])
         aligned = abs(err) <= ALIGNED_RAD
         speed = np.sqrt(vel[r, 0] * vel[r, 0] + vel[r, 1] * vel[r, 1])
         u = max_a[k] * dt
@@ -122,22 +127,29 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
             yaw_rate[r] = rate
         new_speed[k] = v
         aligned_out[k] = aligned
+        half[k] = _wrap(new_yaw[k]) / 2  # of the wrapped yaw
 
 
 def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
                 vel: Any, new_yaw: Any, cos: Any, sin: Any, new_speed: Any, aligned: Any,
-                max_a: Any, dt: float, passing: Any, half: Any, dist_left: Any,
+                max_a: Any, dt: float, passing: Any, dist_left: Any,
                 yaw_left: Any) -> None:  # fmt: skip
-    """The drive along the new heading (`cos`, `sin`), landing on the goal when it can stop
-    there; positions and velocities in place."""
+    """The drive along the new heading (from `cos`, `sin` of half the wrapped yaw, as
+    `differential.heading_of`), landing on the goal when it can stop there; positions and
+    velocities in place."""
 
     def _braking(distance: float, accel: float, dt: float) -> float:  # braking_speed
         u = accel * dt
         k = np.floor((np.sqrt(1.0 + 8.0 * distance / (dt * u)) - 1.0) / 2.0)
         return float((distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0))
 
+    def _wrap(angle: float) -> float:  # quat.wrap_angle: fmod only off [-pi, pi), where
+        r = angle + np.pi  # it would return r itself
+        return (r if 0.0 <= r < TWO_PI else r % TWO_PI) - np.pi
+
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
+        fx, fy = cos[k] * cos[k] - sin[k] * sin[k], 2 * sin[k] * cos[k]
         dx, dy = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1]
         dist = np.sqrt(dx * dx + dy * dy)
         v = new_speed[k]
@@ -153,10 +165,9 @@ def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, a
                 v = dist / dt
             dist_left[k] = 0.0
         else:
-            x, y = pos[b, 0] + cos[k] * step, pos[b, 1] + sin[k] * step
+            x, y = pos[b, 0] + fx * step, pos[b, 1] + fy * step
             pos[b, 0], pos[b, 1] = x, y
             lx, ly = goal[r, 0] - x, goal[r, 1] - y
             dist_left[k] = np.sqrt(lx * lx + ly * ly)
-        vel[r, 0], vel[r, 1], vel[r, 2] = cos[k] * v, sin[k] * v, 0.0
-        yaw_left[k] = abs((goal_yaw[r] - new_yaw[k] + np.pi) % TWO_PI - np.pi) if align[r] else 0.0
-        half[k] = ((new_yaw[k] + np.pi) % TWO_PI - np.pi) / 2  # of the wrapped yaw
+        vel[r, 0], vel[r, 1], vel[r, 2] = fx * v, fy * v, 0.0
+        yaw_left[k] = abs(_wrap(goal_yaw[r] - new_yaw[k])) if align[r] else 0.0

@@ -43,6 +43,13 @@ class _Path:
     face: np.ndarray | None = None  # (N,) turn to the waypoint's yaw on the way there too
 
 
+def _of(column: np.ndarray, rows: IntArray) -> np.ndarray:
+    """column[rows] for sorted distinct `rows`: the column itself (a view, no copy) when they
+    are every row."""
+    out: np.ndarray = column if rows.size == len(column) else column[rows]
+    return out
+
+
 class MotionSystem:
     """Motion state of all agents (`agents` table) and the step that advances it."""
 
@@ -252,7 +259,7 @@ class MotionSystem:
         none = np.empty(0, dtype=np.int64)
         if not kernels.usable(rows.size):
             return none, rows, brows
-        state, mode = a["state"][rows], a["mode"][rows]
+        state, mode = _of(a["state"], rows), _of(a["mode"], rows)
         goal = state == int(DriveState.GOAL)
         straight = goal & (mode == int(MotionMode.OMNIDIRECTIONAL))
         turning = goal & (mode == int(MotionMode.DIFFERENTIAL))
@@ -267,8 +274,8 @@ class MotionSystem:
             if out is None:  # (columns the kernels cannot take)
                 return none, rows, brows
             dist_left, yaw_left = out
-            arrived.append(self._transitions(r, a["state"][r], now, dist_left, yaw_left,
-                                             rows_of(a["vel"], r), a["yaw_rate"][r]))  # fmt: skip
+            arrived.append(self._transitions(r, _of(a["state"], r), now, dist_left, yaw_left,
+                                             _of(a["vel"], r), _of(a["yaw_rate"], r)))  # fmt: skip
         rest = ~(straight | turning)
         return np.concatenate(arrived), rows[rest], brows[rest]
 
@@ -367,15 +374,14 @@ class MotionSystem:
         pos, vel = b["pos"], a["vel"]
         if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in (pos, vel)):
             return None
-        scale = a["speed_scale"][rows]
-        max_v = np.minimum(a["max_v"][rows] * scale, a["leg_v"][rows])
+        scale = _of(a["speed_scale"], rows)
+        max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
         passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt)
         dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], max_v,
-                                          a["max_a"][rows], dt, passing)  # fmt: skip
-        b["moved"][brows] = True
-        b["dirty"][brows] = True
+                                          _of(a["max_a"], rows), dt, passing)  # fmt: skip
+        self._mark_moved(brows)
         yaw_left = np.zeros(rows.size)
-        turning = a["align"][rows] | (a["yaw_rate"][rows] != 0)
+        turning = _of(a["align"], rows) | (_of(a["yaw_rate"], rows) != 0)
         if any_set(turning):  # robots turning towards their goal's yaw meanwhile: NumPy's turn
             r, br = rows[turning], brows[turning]
             yaw, rate, yaw_left[turning] = turn(
@@ -396,14 +402,27 @@ class MotionSystem:
         columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"])
         if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in columns):
             return None
-        scale = a["speed_scale"][rows]
-        max_v = np.minimum(a["max_v"][rows] * scale, a["leg_v"][rows])
-        limits = (max_v, a["max_a"][rows], a["max_w"][rows] * scale, a["max_alpha"][rows])
-        passing = self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt)
+        scale = _of(a["speed_scale"], rows)
+        max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
+        limits = (max_v, _of(a["max_a"], rows), _of(a["max_w"], rows) * scale,
+                  _of(a["max_alpha"], rows))  # fmt: skip
+        passing = (
+            self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt) if self._paths else None
+        )
         out = differential_drive(rows, brows, a.views(), b.views(), limits, dt, passing)
-        b["moved"][brows] = True
-        b["dirty"][brows] = True
+        self._mark_moved(brows)
         return out
+
+    def _mark_moved(self, brows: IntArray) -> None:
+        """Mark the body rows moved (pose sync, boxes): all of them at once when they are
+        every row."""
+        b = self.bodies
+        if brows.size == len(b):  # (distinct rows, as many as there are: every row)
+            b["moved"][:] = True
+            b["dirty"][:] = True
+        else:
+            b["moved"][brows] = True
+            b["dirty"][brows] = True
 
     def _pass_speeds(
         self, rows: IntArray, pos: np.ndarray, max_v: np.ndarray, dt: float
@@ -449,7 +468,7 @@ class MotionSystem:
         yaw_rate: np.ndarray,
     ) -> IntArray:
         a = self.agents.views()
-        tolerance = a["tolerance"][rows]
+        tolerance = _of(a["tolerance"], rows)
         # Every change below needs a row on (or within tolerance of) its goal, or following a
         # velocity command: the usual step has none, and is done in a few calls.
         if not any_set(dist_left <= np.maximum(tolerance, SETTLE_EPS)) and not any_set(
