@@ -356,3 +356,28 @@ def test_a_freed_node_goes_to_the_robot_that_waited_longest(
             takers.append(owner)
     assert takers == [1, 0]
     assert sim.collision_counts["robot-robot"] == 0
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["as-is", "without-the-check"])
+def test_a_robot_stopped_beside_the_way_into_a_node_it_left_is_given_way(
+    check: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run fuzzing found: a robot stopped (a fault) just past a drop-off station it had let
+    go, beside the station's way in, where the two lanes meet at a sharp angle; the next robot
+    granted the station brushed past it. Now a robot gives way to a robot that left a node of
+    its way and still stands by it (and the deadlock watch sees whom it waits for); without
+    that check the same run collides."""
+    from pathlib import Path
+
+    from fleetsim.scenario import build, load_scenario
+    from fleetsim.scenario.runner import run_scenario
+
+    if not check:
+        monkeypatch.setattr(TrafficControl, "_in_the_way", lambda self, i, way: -1)
+    case = Path(__file__).with_name("cases") / "stopped_by_a_station.yaml"
+    built = build(load_scenario(str(case)))
+    with built.sim as sim:
+        summary = run_scenario(built)
+        robot_robot = sim.collision_counts["robot-robot"]
+    assert (robot_robot == 0) if check else (robot_robot >= 1)
+    assert summary.kpis["stalls"] == 0

@@ -49,9 +49,7 @@ def find_deadlocks(t: TrafficControl) -> None:
     still there), undone if it can be and recorded in `t.deadlocks`; episodes whose robots all
     moved on are marked resolved."""
     now = t.sim.sim_time
-    waits = {
-        i: t.blocker(i, int(t.waiting_on[i])) for i in np.flatnonzero(t.waiting_on >= 0).tolist()
-    }
+    waits = {i: t.waits_for(i) for i in np.flatnonzero(t.waiting_on >= 0).tolist()}
     t.blocked_by_idle = []
     for i, j in list(waits.items()):
         if j >= 0 and not t.active[j]:  # an idle robot in the way: go around it

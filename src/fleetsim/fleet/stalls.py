@@ -121,7 +121,7 @@ class StallWatch:
             if i in self._open:
                 continue
             node = int(t.waiting_on[i])
-            blocker = t.blocker(i, node) if node >= 0 else -1
+            blocker = t.waits_for(i)
             if (
                 blocker >= 0
                 and blocker not in self._open
@@ -135,7 +135,8 @@ class StallWatch:
             if closed is not None:
                 waits = f"lane {t.graph.names[closed[0]]}->{t.graph.names[closed[1]]} (closed)"
             elif node >= 0:
-                by = f" (held by {fleet.robots[blocker].name})" if blocker >= 0 else ""
+                how = "in the way: " if t.giving_way_to[i] == blocker else "held by "
+                by = f" ({how}{fleet.robots[blocker].name})" if blocker >= 0 else ""
                 waits = f"node {t.graph.names[node]}{by}"
             stall = Stall(float(self.progress_at[i] + self.after_s), fleet.robots[i].name,
                           job.id if job is not None else "", t.graph.names[t.node_of(i)],

@@ -15,6 +15,7 @@ robots are checked for a cycle (A waits for B, B for A): a deadlock, undone and 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -119,6 +120,11 @@ class TrafficControl:
         # that frees goes to the robots that waited longest, before any other asks for it.
         self.waiting_since = np.full(r, math.inf)
         self._woken: list[int] = []  # robots a freed node woke, not yet asked again
+        # The robot that last let each node go (-1: none), and the robot each waiting robot
+        # gives way to because it stands by its way in (-1: none; see `_in_the_way`).
+        self.left_by = np.full(n, -1, dtype=np.int64)
+        self.giving_way_to = np.full(r, -1, dtype=np.int64)
+        self._xy_now: np.ndarray | None = None  # the robots' positions this step
         self.prev_xy = np.zeros((r, 2))
         self.next_xy = np.zeros((r, 2))
         self.tail_xy = np.zeros((r, 2))
@@ -319,6 +325,7 @@ class TrafficControl:
         more &= head < last
         more &= ~self._asleep[act]
         every = self.positions() if positions is None else positions
+        self._xy_now = every
         due = act[passed | release | more]
         # The robots waiting longest ask first (then by index), and robots a freed node wakes
         # ask at once, before the others: a robot merging into a busy lane gets its turn
@@ -376,6 +383,12 @@ class TrafficControl:
             if refused >= 0:
                 self._wait(i, refused)
                 break
+            by = self._in_the_way(i, [here, *group])
+            if by >= 0:  # asks again every step (no node of its frees: it drives off)
+                self._wait(i, group[0])
+                self.giving_way_to[i] = by
+                self._asleep[i] = False
+                break
             if self.closures.legs and self.closures.refused(i, [here, *group]):
                 self._wait(i, group[0])  # a closed lane: waits at its entry until it opens
                 break
@@ -409,8 +422,41 @@ class TrafficControl:
             k += 1
         return group
 
+    def _in_the_way(self, i: int, way: list[int]) -> int:
+        """A robot that let a node of robot i's `way` (its last held node, then the nodes it
+        asks for) go and still stands within `clearance` of the lanes between them, else -1.
+        Reservations keep robots apart at nodes; a robot stopped just past a node it left (a
+        fault, a queue) no longer holds it, yet can stand beside another lane into that node,
+        where two lanes meet at a sharp angle (a drop-off station's way in and out): a robot
+        granted the node then would brush past it."""
+        xy = self._xy_now
+        if xy is None:
+            return -1
+        xs, ys, level = self.graph.xs, self.graph.ys, self.graph.level
+        for m in way:
+            j = int(self.left_by[m])
+            if j < 0 or j == i or not self.routes[j]:
+                continue
+            if level[self.routes[j][int(self.tail[j])]] != level[m]:
+                continue  # on another floor
+            px, py = float(xy[j, 0]), float(xy[j, 1])
+            for a, b in itertools.pairwise(way):
+                if _to_segment(px, py, xs[a], ys[a], xs[b], ys[b]) < self.clearance:
+                    return j
+        return -1
+
+    def waits_for(self, i: int) -> int:
+        """The robot robot i waits for: the one holding (or near) the node it was refused, or
+        the one it gives way to; -1 when none."""
+        node = int(self.waiting_on[i])
+        if node < 0:
+            return -1
+        held = self.blocker(i, node)
+        return held if held >= 0 else int(self.giving_way_to[i])
+
     def _wait(self, i: int, node: int) -> None:
         """Robot i is refused `node` (or, with -1, waits for nothing)."""
+        self.giving_way_to[i] = -1
         old = int(self.waiting_on[i])
         if old >= 0:
             self._waiters.get(old, set()).discard(i)
@@ -431,6 +477,7 @@ class TrafficControl:
         if self.owner[node] != i:
             return
         self.owner[node] = -1
+        self.left_by[node] = i
         c = self.conflicts
         for near in c.indices[c.indptr[node] : c.indptr[node + 1]].tolist():
             for j in self._waiters.get(near, ()):
@@ -562,3 +609,11 @@ class TrafficControl:
         rows = bodies.rows(self.handles)
         half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
         return float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
+
+
+def _to_segment(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
+    """Distance from the point (px, py) to the segment from (ax, ay) to (bx, by)."""
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else min(1.0, max(0.0, ((px - ax) * dx + (py - ay) * dy) / length2))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
