@@ -63,6 +63,15 @@ def eager() -> bool:
     return _eager[0]
 
 
+def enough(rows: int, min_rows: int) -> bool:
+    """Whether a per-step kernel should take `rows` rows (its module's threshold `min_rows`,
+    `MIN_ROWS` unless changed): from `min_rows`; at every size in a warm process; and from an
+    eighth of it once Numba is loaded anyway (a large site's collision check loaded it: its
+    few robots on the move then drive compiled too, a kernel call costing less than the NumPy
+    path's dozens of calls)."""
+    return rows >= min_rows or _eager[0] or (_loaded[0] and rows >= min_rows // 8)
+
+
 def worth_loading(rows: int) -> bool:
     """Whether a kernel used once in a while should take `rows` rows as far as loading Numba
     goes: always once a kernel of the step has loaded it, else from `ONE_OFF_ROWS` rows. (A

@@ -201,3 +201,54 @@ def test_a_graph_pickles_and_routes_the_same_after() -> None:
     for a, b in itertools.combinations([0, 5, 77, 143], 2):
         assert again.route(a, b).nodes == graph.route(a, b).nodes
     assert again.nearest_node(3.2, 4.9) == graph.nearest_node(3.2, 4.9)
+
+
+@pytest.mark.parametrize("weight", [1.0, 1.5])
+def test_the_compiled_search_finds_the_python_searchs_routes(
+    weight: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With Numba the route search runs compiled: the same routes node for node (ties and
+    all) as the Python search, round avoided nodes, within expansion limits (and none where
+    it finds none), on the warehouse layout (its stations' lanes are diagonal: the straight
+    line estimates) and on a grid (Manhattan)."""
+    pytest.importorskip("numba")
+    from fleetsim import jit
+    from fleetsim.site import search_kernel
+    from fleetsim.site.layouts import warehouse_layout
+
+    monkeypatch.setattr(jit, "_eager", [True])  # (small graphs too)
+    warehouse = warehouse_layout(aisles=12, blocks=3, stations=8, parking_rows=3).graph
+    grid = lattice(20)
+    assert grid.axis_aligned and not warehouse.axis_aligned
+    rng = np.random.default_rng(3)
+
+    def routes() -> list[object]:
+        return routes_on(warehouse) + routes_on(grid)
+
+    def routes_on(graph: NavGraph) -> list[object]:
+        n = len(graph.names)
+        out: list[object] = []
+        for _ in range(100):
+            s, g = (int(x) for x in rng.integers(0, n, 2))
+            avoid = rng.choice(n, int(rng.integers(0, 60)), replace=False).tolist()
+            limit = None if rng.random() < 0.7 else int(rng.integers(5, 200))
+            try:
+                out.append(graph.route(s, g, avoid, limit, weight).nodes)
+            except RouteError as exc:
+                out.append(str(exc))
+        return out
+
+    ran: list[bool] = []
+    search = search_kernel.search
+    monkeypatch.setattr(search_kernel, "search",
+                        lambda *a: (lambda r: ran.append(r[0]) or r)(search(*a)))  # fmt: skip
+    compiled = routes()
+    assert ran and all(ran)
+    rng = np.random.default_rng(3)
+    monkeypatch.setattr(search_kernel, "search", lambda *a: (False, None))
+    python = routes()
+    assert compiled == python
+    assert (
+        sum(isinstance(r, str) for r in python) > 5
+        and sum(isinstance(r, tuple) for r in python) > 50
+    )

@@ -24,7 +24,7 @@ MODE_DIFFERENTIAL = int(MotionMode.DIFFERENTIAL)
 
 def usable(n: int) -> bool:
     """Whether `n` rows should drive compiled."""
-    return (n >= MIN_ROWS or jit.eager()) and compiled(_omni_rows) is not None
+    return jit.enough(n, MIN_ROWS) and compiled(_omni_rows) is not None
 
 
 def omni_translate(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.errors import ConfigError, closest, is_finite_number
-from fleetsim.site import nearest
+from fleetsim.site import nearest, search_kernel
 
 NODE_PROPERTIES = ("parking_spot", "charger", "holding_point", "pickup", "dropoff")
 FloatArray = np.ndarray
@@ -402,7 +402,14 @@ class NavGraph:
         s, g = self.node(start), self.node(goal)
         blocked = set(avoid) - {s}
         limit = max_expansions if max_expansions is not None else len(self.names) + 1
-        previous = None if g in blocked else self._search(s, g, blocked, limit, weight)
+        previous = None
+        if g not in blocked:
+            ran, previous = search_kernel.search(  # compiled, with Numba: the same route
+                self.xy, self._to, self._start, self._lane, self._length, s, g, blocked,
+                limit, weight, self.axis_aligned,
+            )  # fmt: skip
+            if not ran:
+                previous = self._search(s, g, blocked, limit, weight)
         if previous is None:
             around = f" around {len(blocked)} avoided nodes" if blocked else ""
             if max_expansions is not None:
@@ -440,7 +447,7 @@ class NavGraph:
         # Ties on the estimate go to the node farthest along (-d first): on grid-like graphs
         # many nodes tie, and breadth-first among them would visit most of the box.
         dx, dy = xs[s] - gx, ys[s] - gy
-        h = abs(dx) + abs(dy) if manhattan else math.hypot(dx, dy)
+        h = abs(dx) + abs(dy) if manhattan else math.sqrt(dx * dx + dy * dy)
         frontier = [(weight * h, -0.0, s)]
         done: set[int] = set(blocked)
         while frontier:
@@ -461,7 +468,7 @@ class NavGraph:
                     best[v] = nd
                     previous[v] = u
                     dx, dy = xs[v] - gx, ys[v] - gy
-                    h = abs(dx) + abs(dy) if manhattan else math.hypot(dx, dy)
+                    h = abs(dx) + abs(dy) if manhattan else math.sqrt(dx * dx + dy * dy)
                     heapq.heappush(frontier, (nd + weight * h, -nd, v))
         return None
 
