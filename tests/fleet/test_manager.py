@@ -450,7 +450,7 @@ def test_no_robot_goes_out_while_a_queue_stands_still() -> None:
     places = (("e", -12.0), ("q", -9.0), ("s0", -6.0), ("s1", -3.0), ("p", 0.0), ("d", 3.0))
     nodes = [{"name": n, "x": x, "y": 0.0, "pickup": n in "pq", "dropoff": n in "de"}
              for n, x in places]  # fmt: skip
-    lanes = [{"from": a, "to": b} for (a, _), (b, _) in zip(places, places[1:])]
+    lanes = [{"from": a, "to": b} for (a, _), (b, _) in itertools.pairwise(places)]
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(nodes, lanes))
         robots = fleet_of(sim, "s1", "s0")
