@@ -465,3 +465,10 @@ def test_no_robot_goes_out_while_a_queue_stands_still() -> None:
         manager.open_lane("p", "d")
         run_until_done(sim, manager, 2)
         assert tasks[1].times["assigned"] >= 60.0 and tasks[1].status == TaskStatus.DONE
+
+
+def test_the_dispatch_rate_is_a_setting(sim: MultiRobotSimulationCore) -> None:
+    robots = fleet_of(sim, "n1_0", "n1_2")
+    assert FleetManager(sim, robots, [], dispatch_per_s=0.5).dispatch_per_s == 0.5
+    with pytest.raises(ConfigError, match="dispatch_per_s must be a number > 0, got 0"):
+        FleetManager(sim, robots, [], dispatch_per_s=0)

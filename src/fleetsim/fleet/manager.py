@@ -69,6 +69,7 @@ class FleetManager:
         near_miss_gap: float = 0.2,
         max_active: int | None = None,
         stall_after_s: float = STALL_AFTER_S,
+        dispatch_per_s: float | None = None,
     ) -> None:
         self.sim = sim
         self.robots = list(robots)
@@ -97,7 +98,14 @@ class FleetManager:
         if self.max_active < 1:
             raise ConfigError(f"max_active must be >= 1, got {max_active}")
         # New tasks start at most this often (per second; a token bucket of a second's worth).
-        self.dispatch_per_s = max(DISPATCH_MIN_PER_S, DISPATCH_SHARE_PER_S * self.max_active)
+        if dispatch_per_s is not None and not (
+            math.isfinite(dispatch_per_s) and dispatch_per_s > 0
+        ):
+            raise ConfigError(f"dispatch_per_s must be a number > 0, got {dispatch_per_s!r}")
+        self.dispatch_per_s = (
+            float(dispatch_per_s) if dispatch_per_s is not None
+            else max(DISPATCH_MIN_PER_S, DISPATCH_SHARE_PER_S * self.max_active)
+        )  # fmt: skip
         self._tokens = self.dispatch_per_s
         self.collision_log = CollisionLog(sim)
         obstacles = sim.site.obstacles if sim.site is not None else None

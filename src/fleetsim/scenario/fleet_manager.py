@@ -16,6 +16,8 @@
                                        # at nodes flagged charger (see BatteryParams)
           max_active: 60               # robots on tasks at once (default: one per five
                                        # nodes that are not parking spots)
+          dispatch_per_s: 4            # robots sent out a second at most (default: 0.5% of
+                                       # max_active, at least 2; none while congested)
           near_miss_gap: 0.2           # metres: closer is a near miss
           stall_after_s: 120           # a robot whose task has not advanced this long stalls
 
@@ -102,6 +104,9 @@ class FleetManagerPlugin(Plugin):
         robots: list[str] | None = None
         battery: BatterySpec | None = None
         max_active: int | None = Field(None, ge=1)  # robots on tasks at once (default: by site)
+        dispatch_per_s: float | None = Field(
+            None, gt=0
+        )  # robots sent out a second (default: by site)
         near_miss_gap: NonNegative = 0.2
         stall_after_s: float = Field(120.0, gt=0)  # a task not advancing this long: a stall
 
@@ -134,7 +139,7 @@ class FleetManagerPlugin(Plugin):
         self.manager = FleetManager(
             sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time, battery=battery,
             near_miss_gap=p.near_miss_gap, max_active=p.max_active,
-            stall_after_s=p.stall_after_s,
+            stall_after_s=p.stall_after_s, dispatch_per_s=p.dispatch_per_s,
         ).attach()  # fmt: skip
 
     def _tasks(self) -> Iterable[Task]:
