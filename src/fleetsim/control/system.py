@@ -274,6 +274,8 @@ class MotionSystem:
             if out is None:  # (columns the kernels cannot take)
                 return none, rows, brows
             dist_left, yaw_left = out
+            if not any_set(dist_left <= np.maximum(_of(a["tolerance"], r), SETTLE_EPS)):
+                continue  # none near its goal (all drive to one): nothing changes state
             arrived.append(self._transitions(r, _of(a["state"], r), now, dist_left, yaw_left,
                                              _of(a["vel"], r), _of(a["yaw_rate"], r)))  # fmt: skip
         rest = ~(straight | turning)
