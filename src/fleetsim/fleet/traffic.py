@@ -15,7 +15,6 @@ robots are checked for a cycle (A waits for B, B for A): a deadlock, undone and 
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -33,6 +32,7 @@ from fleetsim.fleet.conflicts import (
 )
 from fleetsim.fleet.deadlocks import Deadlock, find_deadlocks
 from fleetsim.fleet.door_passage import DoorPassage
+from fleetsim.fleet.give_way import in_the_way
 from fleetsim.fleet.lane_closures import LaneClosures
 from fleetsim.fleet.lift_passage import LiftPassage
 from fleetsim.site import NavGraph, RouteError
@@ -423,27 +423,8 @@ class TrafficControl:
         return group
 
     def _in_the_way(self, i: int, way: list[int]) -> int:
-        """A robot that let a node of robot i's `way` (its last held node, then the nodes it
-        asks for) go and still stands within `clearance` of the lanes between them, else -1.
-        Reservations keep robots apart at nodes; a robot stopped just past a node it left (a
-        fault, a queue) no longer holds it, yet can stand beside another lane into that node,
-        where two lanes meet at a sharp angle (a drop-off station's way in and out): a robot
-        granted the node then would brush past it."""
-        xy = self._xy_now
-        if xy is None:
-            return -1
-        xs, ys, level = self.graph.xs, self.graph.ys, self.graph.level
-        for m in way:
-            j = int(self.left_by[m])
-            if j < 0 or j == i or not self.routes[j]:
-                continue
-            if level[self.routes[j][int(self.tail[j])]] != level[m]:
-                continue  # on another floor
-            px, py = float(xy[j, 0]), float(xy[j, 1])
-            for a, b in itertools.pairwise(way):
-                if _to_segment(px, py, xs[a], ys[a], xs[b], ys[b]) < self.clearance:
-                    return j
-        return -1
+        """A robot standing by robot i's `way` after letting a node of it go (`give_way`)."""
+        return in_the_way(self, i, way) if self._xy_now is not None else -1
 
     def waits_for(self, i: int) -> int:
         """The robot robot i waits for: the one holding (or near) the node it was refused, or
@@ -609,11 +590,3 @@ class TrafficControl:
         rows = bodies.rows(self.handles)
         half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
         return float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
-
-
-def _to_segment(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
-    """Distance from the point (px, py) to the segment from (ax, ay) to (bx, by)."""
-    dx, dy = bx - ax, by - ay
-    length2 = dx * dx + dy * dy
-    t = 0.0 if length2 == 0 else min(1.0, max(0.0, ((px - ax) * dx + (py - ay) * dy) / length2))
-    return math.hypot(px - ax - t * dx, py - ay - t * dy)
