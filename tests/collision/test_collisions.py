@@ -698,9 +698,10 @@ def test_the_compiled_narrow_phase_sorts_mixed_pairs_as_numpy_does(
 ) -> None:
     """A crowded mix (turned cubes, spheres and cylinders PyBullet must answer for, 2-D bodies
     whose overlap in the plane stands, mobile robots by their footprints): the compiled
-    narrow phase, which sorts the pairs in one pass, finds the pairs NumPy finds."""
+    narrow phase, which sorts the pairs in one pass, finds the pairs NumPy finds, and each
+    path both answers pairs itself and asks PyBullet."""
     pytest.importorskip("numba")
-    from fleetsim.collision import box_pairs
+    from fleetsim.collision import box_pairs, system
 
     def touching() -> list[tuple[int, int]]:
         with make_sim(collision_margin=0.02) as sim:
@@ -721,7 +722,14 @@ def test_the_compiled_narrow_phase_sorts_mixed_pairs_as_numpy_does(
                     spawn(sim, ShapeParams(half_extents=(0.3, 0.15, 0.3)), pose)
             return sim.check_collisions()
 
+    verdicts: list[np.ndarray] = []
+    classify = box_pairs.classify_pairs
+    monkeypatch.setattr(system, "classify_pairs",
+                        lambda *a: verdicts.append(classify(*a)) or verdicts[-1])  # fmt: skip
     compiled = touching()
     monkeypatch.setattr(box_pairs, "MIN_ROWS", 10**9)
     plain = touching()
     assert compiled == plain and len(compiled) > 150
+    assert len(verdicts) == 2 and np.array_equal(verdicts[0], verdicts[1])
+    assert all((verdicts[0] == k).sum() > 20 for k in (box_pairs.SEPARATE, box_pairs.TOUCHING,
+                                                        box_pairs.ASK))  # fmt: skip

@@ -65,9 +65,14 @@ def test_the_compiled_box_pairs_give_numpys_answers(monkeypatch: pytest.MonkeyPa
     from fleetsim.collision import box_pairs
 
     i, j, pos, q, lo, hi = _scene(240, 5)
-    fast = box_pairs.pairs_touch(i, j, pos, q, lo, hi, 0.05)
-    slow = box_pairs._pairs_numpy(i, j, pos, q, lo, hi, 0.05)
-    assert np.array_equal(fast, slow)
+    boxes = np.ones(len(pos), dtype=bool)
+    normal = np.zeros(len(pos), dtype=np.int8)  # (every body a box in 3-D)
+    verdict = box_pairs.classify_pairs(i, j, normal, boxes, boxes, pos, q, lo, hi, 0.05)
+    fast = verdict == box_pairs.TOUCHING
+    assert np.isin(verdict, (box_pairs.TOUCHING, box_pairs.SEPARATE)).all()
+    monkeypatch.setattr(box_pairs, "MIN_ROWS", 10**9)
+    slow = box_pairs.classify_pairs(i, j, normal, boxes, boxes, pos, q, lo, hi, 0.05)
+    assert np.array_equal(verdict, slow)
     turned = (q[i, :3] != 0).any(axis=1) | (q[j, :3] != 0).any(axis=1)
     box_i, box_j = box_pairs._box(i, pos, q, lo, hi, 0.05), box_pairs._box(j, pos, q, lo, hi, 0.05)
     sat = boxes_touch(*box_i, *box_j)

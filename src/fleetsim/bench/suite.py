@@ -146,6 +146,10 @@ class Suite:
                 "python": platform.python_version(),
                 "workload": "N cube robots 2 m apart, omnidirectional, 0.1 s step, half driving to "
                 "random goals, collision check every step",
+                "dense": "cubes 0.6 m apart, every one driving to random goals of the fleet's "
+                "square (omnidirectional and differential-drive)",
+                "fleet": f"the warehouse grown with the fleet, its fleet manager, "
+                f"{self.fleet_seconds:g} simulated seconds",
             },
             "results": self.results,
             "peer_over_fleetsim": {str(n): r for n, r in self.ratios().items()},

@@ -6,21 +6,23 @@ The same workload for every implementation: N copies of the same cube URDF on a 
 omnidirectional, a 0.1 s step, half of them driving to random goals (seeded), a collision check
 every step. `impl` is "fleetsim", "peer" (the pybullet-fleet package, through its public API
 only), "arms" (N fixed-base bundled arms cycling through joint targets, checked every step),
-"crowd" (N bundled `mobile_robot`s in one aisle, `fleetsim.bench.crowd`) or "dense" (the same
+"crowd" (N bundled `mobile_robot`s in one aisle, `fleetsim.bench.crowd`), "dense" (the same
 cubes 0.6 m apart, every one driving to random goals, omnidirectional or differential-drive by
-`motion`: tens of thousands of contacts at once) or "fleet" (the warehouse grown for N
-robots, run by its fleet manager: `fleetsim.bench.fleet`).
+`motion`: tens of thousands of contacts at once) or "fleet" (the warehouse grown for N robots,
+run by its fleet manager: `fleetsim.bench.fleet`).
 Only the standard library is imported at the top so a peer-only environment can run it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import random
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 TIMESTEP = 0.1
@@ -48,16 +50,8 @@ def goals(n: int, seed: int) -> list[tuple[int, float, float]]:
 
 def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
     """Run one fleetsim case in this process: spawn, warm up, time the steps; its row."""
-    from fleetsim import (
-        AgentManager,
-        AgentSpawnParams,
-        GridSpawnParams,
-        MultiRobotSimulationCore,
-        Pose,
-        SimulationParams,
-    )
+    from fleetsim import Pose, SimulationParams
 
-    n = case["n"]
     params = SimulationParams(
         timestep=TIMESTEP,
         target_rtf=0,
@@ -68,19 +62,31 @@ def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
         collision_narrowphase=case.get("narrow", "closest_points"),
         collision_check_frequency=None,
     )
+    with _grid_fleet(case, params, SPACING) as (sim, agents, spawn_s, before):
+        for i, x, y in goals(case["n"], case["seed"]):
+            agents[i].set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
+        return _time_steps(sim.step_once, case, spawn_s, before)
+
+
+@contextlib.contextmanager
+def _grid_fleet(case: dict[str, Any], params: Any, spacing: float) -> Iterator[tuple[Any, ...]]:
+    """A simulation with `case["n"]` robots of `case["urdf"]` on a grid `spacing` apart
+    (`case["motion"]`, omnidirectional by default): (sim, agents, spawn seconds, memory just
+    before spawning)."""
+    from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams, MultiRobotSimulationCore
+
+    n = case["n"]
     with MultiRobotSimulationCore(params) as sim:
         before = rss_bytes()
         t0 = time.perf_counter()
-        side = SPACING * math.ceil(math.sqrt(n))
+        side = spacing * math.ceil(math.sqrt(n))
         agents = AgentManager(sim).spawn_agents_grid(
             n,
-            GridSpawnParams(x_max=side, y_max=side, spacing=SPACING),
-            AgentSpawnParams(urdf_path=case["urdf"]),
-        )
-        spawn_s = time.perf_counter() - t0
-        for i, x, y in goals(n, case["seed"]):
-            agents[i].set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
-        return _time_steps(sim.step_once, case, spawn_s, before)
+            GridSpawnParams(x_max=side, y_max=side, spacing=spacing),
+            AgentSpawnParams(urdf_path=case["urdf"],
+                             motion_mode=case.get("motion", "omnidirectional")),
+        )  # fmt: skip
+        yield sim, agents, time.perf_counter() - t0, before
 
 
 ARM_POSES = [[0.8, 0.6, 1.0, 0.4, 0.0], [-0.8, -0.4, 1.6, -0.6, 1.0], [0.0, 0.2, 0.4, 0.0, -1.0]]
@@ -152,30 +158,14 @@ def run_dense(case: dict[str, Any]) -> dict[str, Any]:
     those that arrived sent on every 25 steps; `motion` "omnidirectional" or "differential"."""
     import numpy as np
 
-    from fleetsim import (
-        AgentManager,
-        AgentSpawnParams,
-        GridSpawnParams,
-        MultiRobotSimulationCore,
-        Pose,
-        SimulationParams,
-    )
+    from fleetsim import Pose, SimulationParams
 
-    n = case["n"]
     params = SimulationParams(timestep=TIMESTEP, target_rtf=0, seed=0,
                               collision_narrowphase=case.get("narrow", "closest_points"),
                               collision_check_frequency=None)  # fmt: skip
     rng = np.random.default_rng(case["seed"])
-    with MultiRobotSimulationCore(params) as sim:
-        before = rss_bytes()
-        t0 = time.perf_counter()
-        side = DENSE_SPACING * math.ceil(math.sqrt(n))
-        agents = AgentManager(sim).spawn_agents_grid(
-            n,
-            GridSpawnParams(x_max=side, y_max=side, spacing=DENSE_SPACING),
-            AgentSpawnParams(urdf_path=case["urdf"], motion_mode=case["motion"]),
-        )
-        spawn_s = time.perf_counter() - t0
+    side = DENSE_SPACING * math.ceil(math.sqrt(case["n"]))
+    with _grid_fleet(case, params, DENSE_SPACING) as (sim, agents, spawn_s, before):
 
         def send(robots: list[Any]) -> None:
             for robot, (x, y) in zip(robots, rng.uniform(0, side, (len(robots), 2)), strict=True):

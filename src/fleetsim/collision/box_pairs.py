@@ -10,7 +10,7 @@ grown by half the margin. Three cases, cheapest first:
   answer for such boxes (its other axes are these, or vertical cross products of length 0);
 - otherwise the 15-axis test of `fleetsim.collision.obb`.
 
-`pairs_touch` runs compiled with Numba (`fleetsim.jit`) from `MIN_ROWS` pairs, in one pass
+`classify_pairs` runs compiled with Numba (`fleetsim.jit`) from `MIN_ROWS` pairs, in one pass
 over the pairs from the body table's columns; the NumPy path evaluates the same formulas in
 the same order, so both give the same answers.
 """
@@ -33,47 +33,35 @@ SEPARATE, TOUCHING, ASK = 0, 1, 2  # classify_pairs' answers
 PLANAR = int(CollisionMode.NORMAL_2D)  # (a plain int for the compiled code)
 
 
-def pairs_touch(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
-                hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
-    """Whether the boxes [lo, hi] (local, (N, 3)) of the bodies at rows i[k] and j[k] (poses
-    `pos` (N, 3), quaternions `q` (N, 4) x, y, z, w), each grown by `grow`, touch: (len(i),)
-    bool."""
-    kernel = compiled(_pairs_rows)
-    if (len(i) >= MIN_ROWS or jit.eager()) and kernel is not None:
-        out = np.empty(len(i), dtype=np.int8)
-        unused = np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.bool_)
-        kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
-               False, unused[0], unused[1], unused[1],
-               *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)),
-               float(grow), out)  # fmt: skip
-        touching: np.ndarray = out == TOUCHING
-        return touching
-    return _pairs_numpy(i, j, pos, q, lo, hi, grow)
-
-
 def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray,
                    shaped: np.ndarray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
-                   hi: np.ndarray, grow: float) -> np.ndarray | None:  # fmt: skip
-    """The closest-points narrow phase of candidate pairs in one compiled pass: per pair
-    TOUCHING (a pair with a NORMAL_2D body, whose broadphase overlap in the plane stands, or
-    boxes that touch), SEPARATE (boxes that do not), or ASK (PyBullet's query decides: a body
-    that is neither a single box (`exact`) nor a footprint box (`shaped`)). None below
-    `MIN_ROWS` pairs (unless warm) or without Numba: the caller does it with NumPy."""
-    kernel = compiled(_pairs_rows)
-    if not ((len(i) >= MIN_ROWS or jit.eager()) and kernel is not None):
-        return None
-    out = np.empty(len(i), dtype=np.int8)
-    kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
-           True, np.ascontiguousarray(mode),
-           np.ascontiguousarray(exact, dtype=np.bool_),
-           np.ascontiguousarray(shaped, dtype=np.bool_),
-           *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)), float(grow),
-           out)  # fmt: skip
-    return out
+                   hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+    """The closest-points narrow phase of candidate pairs (int8 per pair): TOUCHING (a pair
+    with a NORMAL_2D body, whose broadphase overlap in the plane stands, or boxes that touch),
+    SEPARATE (boxes that do not), or ASK (PyBullet's query decides: a body that is neither a
+    single box, `exact`, nor a footprint box, `shaped`). Compiled, in one pass over the pairs,
+    from `MIN_ROWS` pairs (`jit.enough`); else NumPy, with the same answers."""
+    kernel = compiled(_pairs_rows) if jit.enough(len(i), MIN_ROWS) else None  # (Numba loads)
+    if kernel is not None:
+        out = np.empty(len(i), dtype=np.int8)
+        kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
+               np.ascontiguousarray(mode), np.ascontiguousarray(exact, dtype=np.bool_),
+               np.ascontiguousarray(shaped, dtype=np.bool_),
+               *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)),
+               float(grow), out)  # fmt: skip
+        return out
+    planar = (mode[i] == PLANAR) | (mode[j] == PLANAR)
+    boxes = ~planar & (exact[i] | shaped[i]) & (exact[j] | shaped[j])
+    verdict: np.ndarray = np.where(planar, np.int8(TOUCHING), np.int8(ASK))
+    if boxes.any():
+        touch = _pairs_numpy(i[boxes], j[boxes], pos, q, lo, hi, grow)
+        verdict[boxes] = np.where(touch, np.int8(TOUCHING), np.int8(SEPARATE))
+    return verdict
 
 
 def _pairs_numpy(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
                  hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+    """Whether the grown boxes of the pairs of box rows (i, j) touch (bool), with NumPy."""
     touch = np.ones(len(i), dtype=bool)
     qi, qj = rows_of(q, i), rows_of(q, j)
     level_i = (qi[:, 0] == 0) & (qi[:, 1] == 0)
@@ -128,21 +116,19 @@ def _flat(i: IntArray, j: IntArray, pos: np.ndarray, qi: np.ndarray, qj: np.ndar
 # -- compiled (the same formulas, pair by pair; one function, as Numba compiles it alone) ---------
 
 
-def _pairs_rows(i: Any, j: Any, classify: bool, mode: Any, exact: Any, shaped: Any, pos: Any,
-                q: Any, lo: Any, hi: Any, grow: float, out: Any) -> None:  # fmt: skip
-    """Per pair TOUCHING or SEPARATE; with `classify`, TOUCHING for a pair with a NORMAL_2D
-    body and ASK for one that is not two boxes (see `classify_pairs`)."""
+def _pairs_rows(i: Any, j: Any, mode: Any, exact: Any, shaped: Any, pos: Any, q: Any, lo: Any,
+                hi: Any, grow: float, out: Any) -> None:  # fmt: skip
+    """`classify_pairs`, pair by pair."""
     rot, centre, half = np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3))
     rel, abs_rel, t = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
     for k in range(i.shape[0]):
         a, b = i[k], j[k]
-        if classify:
-            if mode[a] == PLANAR or mode[b] == PLANAR:
-                out[k] = TOUCHING  # the broadphase's overlap in the plane stands
-                continue
-            if not ((exact[a] or shaped[a]) and (exact[b] or shaped[b])):
-                out[k] = ASK
-                continue
+        if mode[a] == PLANAR or mode[b] == PLANAR:
+            out[k] = TOUCHING  # the broadphase's overlap in the plane stands
+            continue
+        if not ((exact[a] or shaped[a]) and (exact[b] or shaped[b])):
+            out[k] = ASK
+            continue
         level_a = q[a, 0] == 0.0 and q[a, 1] == 0.0
         level_b = q[b, 0] == 0.0 and q[b, 1] == 0.0
         if level_a and level_b and q[a, 2] == 0.0 and q[b, 2] == 0.0:

@@ -43,8 +43,9 @@ def sorted_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def changes(now: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(keys of `now` not in `before`, keys of `before` not in `now`) of two sorted unique key
-    arrays: one merge of the two (compiled, from `MIN_ROWS` keys), else two binary searches."""
-    merge = compiled(_merge) if len(now) + len(before) >= MIN_ROWS or jit.eager() else None
+    arrays: one merge of the two (compiled, from `MIN_ROWS` keys: `jit.enough`), else two
+    binary searches."""
+    merge = compiled(_merge) if jit.enough(len(now) + len(before), MIN_ROWS) else None
     if merge is None:
         return sorted_difference(now, before), sorted_difference(before, now)
     now = np.ascontiguousarray(now, dtype=np.int64)

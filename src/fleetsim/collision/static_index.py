@@ -71,10 +71,10 @@ class StaticIndex:
                  ) -> tuple[IntArray, IntArray]:  # fmt: skip
         """The (moving row, static row) pairs whose boxes overlap (touching counts; z skipped
         where `ignore_z` marks either): `pairs`, then the overlap test. From `MIN_ROWS`
-        moving rows (or warm) with Numba, the usual case (narrow moving boxes, the dense
+        moving rows (`jit.enough`) with Numba, the usual case (narrow moving boxes, the dense
         table) is looked up and tested in one compiled pass."""
-        kernel = compiled(_lookup_overlapping)
-        if kernel is None or not (moving.size >= MIN_ROWS or jit.eager()):
+        kernel = compiled(_lookup_overlapping) if jit.enough(moving.size, MIN_ROWS) else None
+        if kernel is None:
             return overlapping(lo, hi, *self.pairs(lo, hi, moving, fixed, cell), ignore_z)
         self._update(lo[fixed], hi[fixed], fixed, cell)
         if self._table is None or moving.size == 0 or fixed.size == 0:

@@ -19,7 +19,7 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision import broadphase
 from fleetsim.collision.aabb import refresh_moved_aabbs
-from fleetsim.collision.box_pairs import ASK, TOUCHING, classify_pairs, pairs_touch
+from fleetsim.collision.box_pairs import ASK, TOUCHING, classify_pairs
 from fleetsim.collision.broadphase import (
     candidate_pairs,
     small_scene_pairs,
@@ -263,42 +263,26 @@ class CollisionSystem:
         if self.narrow_phase == "aabb" or i.size == 0:
             return i, j
         b = self.bodies
-        exact = b["exact_box"]
-        shaped = b["footprint"] if self.footprints else exact  # a box for the narrow phase
-        verdict = None
-        if self.narrow_phase == "closest_points":  # compiled: the box pairs in one pass
-            verdict = classify_pairs(i, j, b["collision_mode"], exact, shaped, b["pos"],
-                                     b["quat"], b["aabb_local_min"], b["aabb_local_max"],
+        mode = b["collision_mode"]
+        if self.narrow_phase == "closest_points":
+            exact = b["exact_box"]
+            shaped = b["footprint"] if self.footprints else exact  # a box for the narrow phase
+            verdict = classify_pairs(i, j, mode, exact, shaped, b["pos"], b["quat"],
+                                     b["aabb_local_min"], b["aabb_local_max"],
                                      self.margin / 2)  # fmt: skip
-        if verdict is not None:
-            keep, rest = verdict == TOUCHING, verdict == ASK
-            if not any_set(rest):
-                return i[keep], j[keep]
-        else:
-            mode = b["collision_mode"]
+        else:  # contact points: only 2-D pairs are answered here
             planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
                 mode[j] == int(CollisionMode.NORMAL_2D)
             )
-            boxes = ~planar & (exact[i] | shaped[i]) & (exact[j] | shaped[j])
-            boxes &= self.narrow_phase == "closest_points"
-            keep = planar.copy()
-            if boxes.any():
-                keep[boxes] = self._boxes_touch(i[boxes], j[boxes])
-            rest = ~planar & ~boxes
+            verdict = np.where(planar, np.int8(TOUCHING), np.int8(ASK))
+        keep, rest = verdict == TOUCHING, verdict == ASK
+        if not any_set(rest):
+            return i[keep], j[keep]
         qi, qj = i[rest], j[rest]
-        touching = np.zeros(0, dtype=bool)
-        if qi.size:
-            self._sync_rows(np.unique(np.r_[qi, qj]))  # lazy sync: only bodies the query reads
-            ids = b["body_id"]
-            if self.narrow_phase == "contact_points":
-                touching = self.backend.contact_pairs(ids[qi], ids[qj])
-            else:
-                touching = self.backend.closest_pairs(ids[qi], ids[qj], self.margin)
+        self._sync_rows(np.unique(np.r_[qi, qj]))  # lazy sync: only bodies the query reads
+        ids = b["body_id"]
+        if self.narrow_phase == "contact_points":
+            touching = self.backend.contact_pairs(ids[qi], ids[qj])
+        else:
+            touching = self.backend.closest_pairs(ids[qi], ids[qj], self.margin)
         return np.concatenate((i[keep], qi[touching])), np.concatenate((j[keep], qj[touching]))
-
-    def _boxes_touch(self, i: IntArray, j: IntArray) -> np.ndarray:
-        """Exact test of pairs of local boxes (single-box bodies, footprints), each grown by
-        half the margin (`collision.box_pairs`)."""
-        b = self.bodies
-        return pairs_touch(i, j, b["pos"], b["quat"], b["aabb_local_min"], b["aabb_local_max"],
-                           self.margin / 2)  # fmt: skip

@@ -255,9 +255,12 @@ class MotionSystem:
         robots driving to a goal without turning (`_drive_straight`), and differential-drive
         ones driving to a goal (`_drive_differential`). Returns (the handles that arrived, the
         rows and body rows left for the NumPy controllers: all of them without Numba)."""
-        a = self.agents
+        a, b = self.agents, self.bodies
         none = np.empty(0, dtype=np.int64)
-        if not kernels.usable(rows.size):
+        columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"])
+        if not kernels.usable(rows.size) or not all(
+            x.dtype == np.float64 and x.flags.c_contiguous for x in columns
+        ):  # (the tables' columns always are: the kernels write them in place)
             return none, rows, brows
         state, mode = _of(a["state"], rows), _of(a["mode"], rows)
         goal = state == int(DriveState.GOAL)
@@ -270,10 +273,7 @@ class MotionSystem:
             if not any_set(take):
                 continue
             r, br = (rows, brows) if all_set(take) else (rows[take], brows[take])
-            out = drive(r, br, dt)
-            if out is None:  # (columns the kernels cannot take)
-                return none, rows, brows
-            dist_left, yaw_left = out
+            dist_left, yaw_left = drive(r, br, dt)
             if not any_set(dist_left <= np.maximum(_of(a["tolerance"], r), SETTLE_EPS)):
                 continue  # none near its goal (all drive to one): nothing changes state
             arrived.append(self._transitions(r, _of(a["state"], r), now, dist_left, yaw_left,
@@ -366,16 +366,13 @@ class MotionSystem:
 
     def _drive_straight(
         self, rows: IntArray, brows: IntArray, dt: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Omnidirectional rows driving to a goal (or through a path's waypoint), compiled and
         in place on the tables (`kernels.omni_drive`), and those turning towards their goal's
         yaw meanwhile turned with NumPy (`omni.turn`: arctangents and sines are NumPy's).
-        Returns (distance left, yaw left); None when the columns are not float64
-        C-contiguous. The numbers are the NumPy path's (`step_omni`)."""
+        Returns (distance left, yaw left). The numbers are the NumPy path's (`step_omni`)."""
         a, b = self.agents, self.bodies
         pos, vel = b["pos"], a["vel"]
-        if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in (pos, vel)):
-            return None
         scale = _of(a["speed_scale"], rows)
         max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
         passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt)
@@ -396,14 +393,10 @@ class MotionSystem:
 
     def _drive_differential(
         self, rows: IntArray, brows: IntArray, dt: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Differential-drive rows driving to goals, compiled and in place on the tables
-        (`differential_kernel`): (distance left, yaw left), or None (columns it cannot
-        take)."""
+        (`differential_kernel`): (distance left, yaw left)."""
         a, b = self.agents, self.bodies
-        columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"])
-        if not all(x.dtype == np.float64 and x.flags.c_contiguous for x in columns):
-            return None
         scale = _of(a["speed_scale"], rows)
         max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
         limits = (max_v, _of(a["max_a"], rows), _of(a["max_w"], rows) * scale,

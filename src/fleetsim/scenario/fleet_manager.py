@@ -104,9 +104,8 @@ class FleetManagerPlugin(Plugin):
         robots: list[str] | None = None
         battery: BatterySpec | None = None
         max_active: int | None = Field(None, ge=1)  # robots on tasks at once (default: by site)
-        dispatch_per_s: float | None = Field(
-            None, gt=0
-        )  # robots sent out a second (default: by site)
+        # robots sent out a second at most (default: by site)
+        dispatch_per_s: float | None = Field(None, gt=0)
         near_miss_gap: NonNegative = 0.2
         stall_after_s: float = Field(120.0, gt=0)  # a task not advancing this long: a stall
 

@@ -402,7 +402,7 @@ class NavGraph:
         s, g = self.node(start), self.node(goal)
         blocked = set(avoid) - {s}
         limit = max_expansions if max_expansions is not None else len(self.names) + 1
-        previous = None
+        previous: Any = None  # (a map or an array: the node before each node on the way)
         if g not in blocked:
             ran, previous = search_kernel.search(  # compiled, with Numba: the same route
                 self.xy, self._to, self._start, self._lane, self._length, s, g, blocked,
@@ -420,7 +420,7 @@ class NavGraph:
             )
         path = [g]
         while path[-1] != s:
-            path.append(previous[path[-1]])
+            path.append(int(previous[path[-1]]))
         path.reverse()
         nodes = np.array(path, dtype=np.int64)
         legs = self.legs(nodes)

@@ -19,11 +19,11 @@ from fleetsim.jit import compiled
 
 def search(xy: np.ndarray, to: Any, start: Any, lane: Any, length: Any, s: int, g: int,
            blocked: Any, limit: int, weight: float, manhattan: bool,
-           ) -> tuple[bool, dict[int, int] | None]:  # fmt: skip
-    """`NavGraph._search` on an axis-aligned graph, compiled: (True, the `previous` map of the
-    nodes on the way from `s` to `g`, enough to walk back from `g`, or None when there is no
-    route within `limit` expansions); (False, None) when it did not run (no Numba, or a small
-    graph in a process that has not loaded it): the caller searches itself."""
+           ) -> tuple[bool, np.ndarray | None]:  # fmt: skip
+    """`NavGraph._search`, compiled: (True, the node before each node on the way, enough to
+    walk back from `g`; or None when there is no route within `limit` expansions); (False,
+    None) when it did not run (no Numba, or a small graph in a process that has not loaded
+    it): the caller searches itself."""
     kernel = compiled(_astar) if jit.eager() or jit.worth_loading(len(xy)) else None
     if kernel is None:
         return False, None
@@ -35,14 +35,7 @@ def search(xy: np.ndarray, to: Any, start: Any, lane: Any, length: Any, s: int, 
     found = kernel(np.ascontiguousarray(xy, dtype=np.float64), np.asarray(to),
                    np.asarray(start), np.asarray(lane), np.asarray(length), int(s), int(g),
                    done, int(limit), float(weight), bool(manhattan), previous)  # fmt: skip
-    if not found:
-        return True, None
-    walk, node = {}, int(g)
-    while node != s:
-        back = int(previous[node])
-        walk[node] = back
-        node = back
-    return True, walk
+    return True, previous if found else None
 
 
 def _astar(xy: Any, to: Any, start: Any, lane: Any, length: Any, s: int, g: int, done: Any,
