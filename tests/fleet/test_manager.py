@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -361,11 +362,31 @@ def test_near_misses_are_the_same_through_either_candidate_path(
         assert np.array_equal(pi, bi[close]) and np.array_equal(pj, bj[close]), trial
 
 
-def test_near_misses_of_robots_that_stood_still_are_kept_not_tested_again() -> None:
-    """A check tests only the robots that moved since the last one: over random sequences
-    (none, some or all robots moving; some onto each other or a wall) every check finds the
-    same pairs, gaps and distances, in the same order, as a watcher seeing that moment
-    first."""
+@pytest.mark.parametrize("fleet_size", ["small", "large"])
+def test_near_misses_of_robots_that_stood_still_are_kept_not_tested_again(
+    fleet_size: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check tests only the robots that moved since the last one (a small fleet from one
+    matrix, a large one through the compiled grid, when at most a third moved): over random
+    sequences (none, some or all robots moving; some onto each other or a wall) every check
+    finds the same pairs, gaps and distances, in the same order, as a watcher seeing that
+    moment first."""
+    from fleetsim.collision import broadphase, kernels
+    from fleetsim.fleet import near_miss
+
+    grid = []
+    if fleet_size == "large":  # (the fleets are not, but take the large fleet's path)
+        pytest.importorskip("numba")
+        monkeypatch.setattr(near_miss, "_INCREMENTAL", 0)
+        monkeypatch.setattr(broadphase, "SMALL_SCENE_PAIRS", 0)
+        monkeypatch.setattr(kernels, "MIN_BODIES", 2)
+        pairs_of = near_miss.candidate_pairs_of
+
+        def spy(*args: Any) -> Any:
+            grid.append(args[4].sum())  # (the robots that moved)
+            return pairs_of(*args)
+
+        monkeypatch.setattr(near_miss, "candidate_pairs_of", spy)
     rng = np.random.default_rng(11)
     for trial in range(25):
         n, m = int(rng.integers(2, 60)), int(rng.integers(1, 20))
@@ -389,6 +410,7 @@ def test_near_misses_of_robots_that_stood_still_are_kept_not_tested_again() -> N
             for a, b in zip((*got[0], *got[1]), (*want[0], *want[1]), strict=True):
                 assert np.array_equal(a, b), (trial, step)
             assert got[0][0].size + got[1][0].size or step != 5, (trial, step)
+    assert fleet_size == "small" or len(grid) > 50  # (the large fleet's path was taken)
 
 
 def test_the_manager_reports_a_robot_passing_close_to_the_structure() -> None:

@@ -50,14 +50,9 @@ def candidate_pairs(
         if swept is not None:
             return swept
     if compiled:  # the usual large fleet (finite, none wide) in two compiled passes
-        found = kernels.narrow_bounds(lo, hi, cell_size)
+        found = _compiled_grid(lo, hi, cell_size, ignore_z)
         if found is not None:
-            widest, x0, x1, y0, y1 = found
-            small_cell = max(widest, cell_size / 4)
-            if (x1 - x0) / small_cell < _CELL_LIMIT and (y1 - y0) / small_cell < _CELL_LIMIT:
-                flat = ignore_z if ignore_z is not None else np.zeros(n, dtype=bool)
-                every = np.ones(n, dtype=bool)
-                return kernels.grid_pairs(lo, hi, every, small_cell, flat, (x0, x1, y0, y1))
+            return found
     extent = np.maximum(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
     wide = np.flatnonzero(~(extent <= cell_size))  # NaN and inf count as wide
     narrow = np.delete(extent, wide)
@@ -82,6 +77,40 @@ def candidate_pairs(
     i, j = overlapping(lo, hi, i, j, ignore_z)
     order = np.argsort(i * n + j)
     return i[order], j[order]
+
+
+def candidate_pairs_of(
+    lo: np.ndarray, hi: np.ndarray, cell_size: float, use: np.ndarray, query: np.ndarray,
+    ignore_z: np.ndarray,
+) -> tuple[IntArray, IntArray] | None:  # fmt: skip
+    """`candidate_pairs` of the boxes marked in `use` (bool, N), restricted to the pairs with
+    a `query` (bool, N) box, for a large scene where few boxes changed since the last check:
+    through the compiled grid, where only the marked boxes look round their cells. None when
+    that path does not apply (no Numba, a small scene, a used box wide or not finite): the
+    caller tests every pair."""
+    n = int(np.count_nonzero(use))
+    if n < 2 or not kernels.usable(n):
+        return None
+    return _compiled_grid(lo, hi, cell_size, ignore_z, use, query)
+
+
+def _compiled_grid(
+    lo: np.ndarray, hi: np.ndarray, cell_size: float, ignore_z: np.ndarray | None,
+    use: np.ndarray | None = None, query: np.ndarray | None = None,
+) -> tuple[IntArray, IntArray] | None:  # fmt: skip
+    """The compiled grid's pairs of the boxes in `use` (default all; `kernels.grid_pairs`;
+    with `query`, only the marked boxes' pairs), or None when a box is wide or not finite, or
+    the site too wide for the grid's keys."""
+    found = kernels.narrow_bounds(lo, hi, cell_size, use)
+    if found is None:
+        return None
+    widest, x0, x1, y0, y1 = found
+    small_cell = max(widest, cell_size / 4)
+    if not ((x1 - x0) / small_cell < _CELL_LIMIT and (y1 - y0) / small_cell < _CELL_LIMIT):
+        return None
+    flat = ignore_z if ignore_z is not None else np.zeros(len(lo), dtype=bool)
+    every = np.ones(len(lo), dtype=bool) if use is None else use
+    return kernels.grid_pairs(lo, hi, every, small_cell, flat, (x0, x1, y0, y1), query)
 
 
 def small_scene_pairs(

@@ -61,24 +61,29 @@ class _Workspace(threading.local):
 _workspace = _Workspace()
 
 
-def narrow_bounds(lo: np.ndarray, hi: np.ndarray,
-                  cell: float) -> tuple[float, float, float, float, float] | None:  # fmt: skip
+def narrow_bounds(
+    lo: np.ndarray, hi: np.ndarray, cell: float, use: np.ndarray | None = None
+) -> tuple[float, float, float, float, float] | None:
     """(widest xy extent, x min, x max, y min, y max of the lower corners) in one pass, when
-    every box is finite and no wider than `cell` (the usual fleet); None otherwise (the caller
-    sorts the wide ones out with NumPy)."""
+    every box (marked in `use`, when given) is finite and no wider than `cell` (the usual
+    fleet); None otherwise (the caller sorts the wide ones out with NumPy)."""
     bounds = compiled(_narrow_bounds)
     assert bounds is not None
     out = np.empty(5)
+    every = np.ones(len(lo), dtype=np.bool_) if use is None else use
     ok = bounds(np.ascontiguousarray(lo, dtype=np.float64),
-                np.ascontiguousarray(hi, dtype=np.float64), float(cell), out)  # fmt: skip
+                np.ascontiguousarray(hi, dtype=np.float64), float(cell),
+                np.ascontiguousarray(every, dtype=np.bool_), out)  # fmt: skip
     return (
         (float(out[0]), float(out[1]), float(out[2]), float(out[3]), float(out[4])) if ok else None
     )
 
 
-def _narrow_bounds(lo: Any, hi: Any, cell: float, out: Any) -> bool:
+def _narrow_bounds(lo: Any, hi: Any, cell: float, use: Any, out: Any) -> bool:
     widest, x0, x1, y0, y1 = 0.0, np.inf, -np.inf, np.inf, -np.inf
     for a in range(lo.shape[0]):
+        if not use[a]:
+            continue
         extent = max(hi[a, 0] - lo[a, 0], hi[a, 1] - lo[a, 1])
         if not extent <= cell or not (np.isfinite(lo[a, 0]) and np.isfinite(lo[a, 1])):
             return False  # wide, NaN or infinite
@@ -91,11 +96,14 @@ def _narrow_bounds(lo: Any, hi: Any, cell: float, out: Any) -> bool:
 
 def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
                ignore_z: np.ndarray, bounds: tuple[float, float, float, float] | None = None,
-               ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+               query: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
     boxes overlap (touching counts; z skipped where `ignore_z` marks either). The grid's cell
     is `cell` or larger (`dense_cell`). `bounds` (x min, x max, y min, y max of the used
-    bodies' lower corners) when the caller knows them."""
+    bodies' lower corners) when the caller knows them. With `query` (bool, N), only the pairs
+    with a marked body: the grid is built as before, but only the marked bodies look round
+    their cells (all eight neighbours), so a check after a few bodies moved costs the sort
+    and a few lookups, not every pair of the site."""
     pairs = kernel()
     assert pairs is not None
     n = len(lo)
@@ -118,10 +126,11 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     work = (w.get("cx", n, np.int64), w.get("cy", n, np.int64), w.get("cell_of", n, np.int64),
             w.get("start", cells + 1, np.int64), w.get("body", n, np.int64),
             w.get("box", n, np.float64, 6), w.get("flat", n, np.bool_))  # fmt: skip
+    asked = use[:0] if query is None else np.ascontiguousarray(query, dtype=np.bool_)
     capacity = 4 * n + 16
     while True:
         out_i, out_j = w.get("out_i", capacity, np.int64), w.get("out_j", capacity, np.int64)
-        count = pairs(lo, hi, use, float(cell), flat, *work, out_i, out_j)
+        count = pairs(lo, hi, use, float(cell), flat, *work, asked, out_i, out_j)
         if count <= len(out_i):
             break
         capacity = count  # more pairs than room: once more with room for them all
@@ -160,10 +169,11 @@ def _sort_pairs(out_i: Any, out_j: Any, count: int, firsts: Any, sorted_i: Any,
 
 
 def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any, cy: Any,
-                cell_of: Any, start: Any, body: Any, box: Any, flat: Any, out_i: Any,
-                out_j: Any) -> int:  # fmt: skip
+                cell_of: Any, start: Any, body: Any, box: Any, flat: Any, query: Any,
+                out_i: Any, out_j: Any) -> int:  # fmt: skip
     """Writes the pairs to out_i/out_j and returns how many there are (when more than fit,
-    only the count is right: the caller calls again with room)."""
+    only the count is right: the caller calls again with room). `query` empty: every pair;
+    else (N) only pairs with a marked body."""
     n = lo.shape[0]
     min_x = min_y = np.int64(2**62)
     max_x = max_y = -np.int64(2**62)
@@ -197,6 +207,27 @@ def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any,
     start[0] = 0
     room = len(out_i)
     count = 0
+    if query.shape[0]:  # the marked bodies round their cells; a pair of two marked once
+        for a in range(n):
+            if not (use[a] and query[a]):
+                continue
+            x, y = cx[a] - min_x, cy[a] - min_y
+            for x2 in range(max(x - 1, 0), min(x + 2, width)):
+                for y2 in range(max(y - 1, 0), min(y + 2, height)):
+                    c2 = x2 * height + y2
+                    for kb in range(start[c2], start[c2 + 1]):
+                        b = body[kb]
+                        if b == a or (query[b] and b < a):
+                            continue
+                        apart = (lo[a, 0] > box[kb, 3]) | (box[kb, 0] > hi[a, 0])
+                        apart |= (lo[a, 1] > box[kb, 4]) | (box[kb, 1] > hi[a, 1])
+                        apart |= ~(ignore_z[a] | flat[kb]) & (
+                            (lo[a, 2] > box[kb, 5]) | (box[kb, 2] > hi[a, 2])
+                        )
+                        if count < room:
+                            out_i[count], out_j[count] = min(a, b), max(a, b)
+                        count += ~apart
+        return count
     # Each pair once: within a cell, and with the cells at +x-y, +x, +x+y and +y.
     for x in range(width):
         for y in range(height):

@@ -43,6 +43,9 @@ from fleetsim.state import BodyTable, CollisionMode
 IntArray = np.ndarray
 
 NARROW_PHASES = ("aabb", "closest_points", "contact_points")
+# A large scene's check tests only the pairs of the bodies that changed since the last one when
+# they are at most this share of the moving bodies (else every pair: about as cheap).
+PARTIAL_SHARE = 1 / 3
 
 
 @dataclass
@@ -59,17 +62,20 @@ class CellSizePolicy:
     sized_for: int = 0
     resizes: int = 0
 
-    def size(self, lo: np.ndarray, hi: np.ndarray) -> float:
-        """The cell size for bodies with boxes `lo`..`hi`, as the mode says (measured once, again
-        when the count doubles or halves, or constant)."""
-        n = len(lo)
+    def size(self, lo: np.ndarray, hi: np.ndarray, rows: np.ndarray | None = None) -> float:
+        """The cell size for bodies with boxes `lo`..`hi` (those `rows` of them, when given),
+        as the mode says (measured once, again when the count doubles or halves, or
+        constant)."""
+        n = len(lo) if rows is None else len(rows)
         if self.mode == "constant" and self.constant is not None:
             return self.constant
         stale = self.cell_size is None or (
             self.mode == "auto_adaptive" and (n > 2 * self.sized_for or 2 * n < self.sized_for)
         )
         if stale and n:
-            self.cell_size = suggested_cell_size(lo, hi)
+            self.cell_size = suggested_cell_size(
+                *((lo, hi) if rows is None else (lo[rows], hi[rows]))
+            )
             self.sized_for = n
             self.resizes += 1
         return self.cell_size or 1.0
@@ -224,7 +230,13 @@ class CollisionSystem:
         ignore_z = mode == int(CollisionMode.NORMAL_2D)
         partial = False
         if moving.size * (moving.size + fixed.size) > broadphase.SMALL_SCENE_PAIRS:
-            i, j = self._indexed_pairs(lo, hi, moving, fixed, ignore_z)
+            found = None
+            if changed is not None and not any_set(changed[fixed]):
+                found = self._changed_pairs(lo, hi, moving, fixed, ignore_z, changed[moving])
+            if found is None:
+                i, j = self._indexed_pairs(lo, hi, moving, fixed, ignore_z)
+            else:
+                (i, j), partial = found, True
         elif changed is not None and not any_set(changed[fixed]):
             fresh = changed[moving]
             rest = np.concatenate((moving[~fresh], fixed))
@@ -237,6 +249,31 @@ class CollisionSystem:
         if self.intended:
             keep &= self.intended.filter(b, i, j)
         return i[keep], j[keep], partial
+
+    def _changed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
+                       ignore_z: np.ndarray, fresh: np.ndarray,
+                       ) -> tuple[IntArray, IntArray] | None:  # fmt: skip
+        """`_indexed_pairs` restricted to the pairs with a changed moving body (`fresh`, bool
+        over `moving`) in a large scene: the grid as before, but only the changed bodies look
+        round their cells (a fleet whose parked robots stand still). None when many changed
+        (more than `PARTIAL_SHARE` of them: every pair costs no more) or the compiled grid
+        does not apply."""
+        if np.count_nonzero(fresh) > PARTIAL_SHARE * moving.size:
+            return None
+        use = np.zeros(len(lo), dtype=bool)
+        use[moving] = True
+        query = np.zeros(len(lo), dtype=bool)
+        changed = moving[fresh]
+        query[changed] = True
+        cell = self.cells.size(lo, hi, moving)
+        found = broadphase.candidate_pairs_of(lo, hi, cell, use, query, ignore_z)
+        if found is None:
+            return None
+        i, j = found
+        if fixed.size:
+            si, sj = self.static_index.overlaps(lo, hi, changed, fixed, cell, ignore_z)
+            i, j = np.concatenate((i, si)), np.concatenate((j, sj))
+        return i, j
 
     def _indexed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
                        ignore_z: np.ndarray) -> tuple[IntArray, IntArray]:  # fmt: skip

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fleetsim.collision import broadphase
-from fleetsim.collision.broadphase import candidate_pairs, small_scene_pairs
+from fleetsim.collision.broadphase import candidate_pairs, candidate_pairs_of, small_scene_pairs
 from fleetsim.collision.pairs import pairs_of_unchanged
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry.vectors import any_set
@@ -24,6 +24,8 @@ from fleetsim.site.site import Obstacles
 
 _INCREMENTAL = broadphase.SMALL_SCENE_PAIRS  # up to N^2 of this, test only robots that moved
 EVERY_S = 0.25  # `every`: a check at most this often (simulated seconds)
+MOVED_SHARE = 1 / 3  # a large fleet tests only the robots that moved up to this share of them
+_NO_NEAR: tuple[np.ndarray, ...] = (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),)
 
 
 class _Seen(NamedTuple):
@@ -79,37 +81,60 @@ class NearMisses:
         from the centre to the box). Robots that did not move since the last call keep what
         they had (the structure does not move): only the others are tested again."""
         xy = np.asarray(xy, dtype=np.float64)
-        last, moved = self._last, None
-        if last is not None and last.xy.shape == xy.shape and len(xy) ** 2 <= _INCREMENTAL:
+        last = self._last
+        moved = None
+        if last is not None and last.xy.shape == xy.shape:
             moved = (xy != last.xy).any(axis=1)  # (NaN counts as moved)
         reach = 2 * self.radius + self.gap
-        near: tuple[np.ndarray, ...] = (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),)
-        if last is None or moved is None:
-            i, j = close_pairs(xy, reach)
-            if self._boxes is not None:
-                near = self._boxes.near(xy, self.radius + self.gap)
-        elif not any_set(moved):
+        if last is not None and moved is not None and not any_set(moved):
             (i, j), near = last.pairs, last.near
         else:
-            if self._boxes is None:
-                fresh = close_pairs_of(xy, reach, moved)
+            found = self._fresh(xy, moved, reach) if moved is not None else None
+            if found is None:  # the first call, or many moved in a large fleet: every robot
+                i, j = close_pairs(xy, reach)
+                near = _NO_NEAR
+                if self._boxes is not None:
+                    near = self._boxes.near(xy, self.radius + self.gap)
             else:
-                fresh, found = self._fresh(xy, moved)
-                kept = ~moved[last.near[0]]
-                both = [np.concatenate((a[kept], b)) for a, b in zip(last.near, found, strict=True)]
-                order = np.lexsort((both[1], both[0]))
-                near = (both[0][order], both[1][order], both[2][order])
-            i, j = _merge(*pairs_of_unchanged(*last.pairs, moved), *fresh, len(xy))
+                assert last is not None and moved is not None
+                fresh, by_boxes = found
+                i, j = _merge(*pairs_of_unchanged(*last.pairs, moved), *fresh, len(xy))
+                near = _NO_NEAR if by_boxes is None else _kept_near(last.near, moved, by_boxes)
         d = xy[i] - xy[j]
         gaps = np.hypot(d[:, 0], d[:, 1]) - 2 * self.radius
         self._last = _Seen(xy.copy(), (i, j), near)
         return (i, j, gaps), near
 
     def _fresh(
+        self, xy: np.ndarray, moved: np.ndarray, reach: float
+    ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, ...] | None] | None:
+        """For the robots that `moved`: their close robot pairs (i < j, sorted) and, with
+        structure, their (robot, box, distance) near it (sorted), or None in a large fleet
+        where more than `MOVED_SHARE` of them moved (or without the compiled grid): every
+        robot is tested then. A small fleet tests them from one matrix; a large one through the
+        compiled grid, where only the robots that moved look round their cells."""
+        n = len(xy)
+        if n * n <= _INCREMENTAL:
+            if self._boxes is None:
+                return close_pairs_of(xy, reach, moved), None
+            return self._fresh_small(xy, moved)
+        rows = moved.nonzero()[0]
+        if rows.size > MOVED_SHARE * n:
+            return None
+        lo, hi = _squares(xy, reach / 2)
+        every, flat = np.ones(n, dtype=bool), np.zeros(n, dtype=bool)
+        found = candidate_pairs_of(lo, hi, 2 * reach, every, moved, flat)
+        if found is None:
+            return None
+        pairs = _closer_sorted(xy, *found, reach)
+        if self._boxes is None:
+            return pairs, None
+        return pairs, self._boxes.near(xy, self.radius + self.gap, rows)
+
+    def _fresh_small(
         self, xy: np.ndarray, moved: np.ndarray
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """For the robots that moved, from one matrix: their close robot pairs (i < j, sorted)
-        and their (robot, box, distance) near the structure (sorted). Robot squares as wide
+        """`_fresh` of a small fleet with structure, from one matrix: robot squares as wide
         as the structure's reach hold every robot pair within reach too (then exact tests)."""
         assert self._boxes is not None
         boxes, n = self._boxes, len(xy)
@@ -141,6 +166,17 @@ class NearMisses:
             if gap < record["gap_m"]:
                 record.update(gap_m=max(gap, 0.0), closest_time=time, x=x, y=y)
         return seen
+
+
+def _kept_near(
+    last: tuple[np.ndarray, ...], moved: np.ndarray, fresh: tuple[np.ndarray, ...]
+) -> tuple[np.ndarray, ...]:
+    """The (robot, box, distance) rows of the robots that did not move, from `last`, with the
+    `fresh` rows of those that did, sorted by robot, then box."""
+    kept = ~moved[last[0]]
+    both = [np.concatenate((a[kept], b)) for a, b in zip(last, fresh, strict=True)]
+    order = np.lexsort((both[1], both[0]))
+    return both[0][order], both[1][order], both[2][order]
 
 
 def close_pairs(xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray]:
@@ -214,10 +250,12 @@ class _Structure:
         self.reach = reach
         self.index = StaticIndex()
 
-    def near(self, xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(robot, box, distance) of the points within `distance` of a box's footprint, sorted
-        by robot, then box."""
-        robot, box = self._candidates(xy)
+    def near(
+        self, xy: np.ndarray, distance: float, rows: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(robot, box, distance) of the points (those `rows` of them, when given) within
+        `distance` of a box's footprint, sorted by robot, then box."""
+        robot, box = self._candidates(xy, rows)
         return self.distances(xy, robot, box, distance)
 
     def distances(
@@ -238,12 +276,16 @@ class _Structure:
         lo, hi = _squares(xy, self.reach)
         return np.concatenate((lo, self.lo)), np.concatenate((hi, self.hi))
 
-    def _candidates(self, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(robot, box) pairs whose square of half-side `reach` overlaps the box's AABB,
-        sorted: all at once for a small scene, else through the static index."""
+    def _candidates(
+        self, xy: np.ndarray, rows: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(robot, box) pairs whose square of half-side `reach` overlaps the box's AABB (of
+        the robots in `rows`, when given), sorted: all at once for a small scene, else through
+        the static index."""
         n = len(xy)
         lo, hi = self.squares(xy)
-        moving, fixed = np.arange(n), np.arange(n, n + len(self.lo))
+        moving = np.arange(n) if rows is None else rows
+        fixed = np.arange(n, n + len(self.lo))
         if n * (n + len(self.lo)) <= broadphase.SMALL_SCENE_PAIRS:
             robot, box = small_scene_pairs(lo, hi, moving, fixed)
             structure = box >= n  # (robot-robot pairs are not asked for here)

@@ -125,10 +125,11 @@ class TrafficControl:
         self.left_by = np.full(n, -1, dtype=np.int64)
         self.giving_way_to = np.full(r, -1, dtype=np.int64)
         self._xy_now: np.ndarray | None = None  # the robots' positions this step
-        self.prev_xy = np.zeros((r, 2))
-        self.next_xy = np.zeros((r, 2))
-        self.tail_xy = np.zeros((r, 2))
-        self.head_xy = np.zeros((r, 2))
+        # Where each robot's node before its next, its next, its tail and its head node are:
+        # views of one (R, 8) array, so a robot's four are written in one assignment.
+        self._nodes_xy = np.zeros((r, 8))
+        self.prev_xy, self.next_xy = self._nodes_xy[:, 0:2], self._nodes_xy[:, 2:4]
+        self.tail_xy, self.head_xy = self._nodes_xy[:, 4:6], self._nodes_xy[:, 6:8]
         v = np.array([a.spawn_params.max_linear_vel for a in self.robots], dtype=np.float64)
         acc = np.array([a.spawn_params.max_linear_accel for a in self.robots], dtype=np.float64)
         self.lookahead = v * v / (2 * acc) + 2 * v * sim.params.timestep + self.clearance
@@ -469,7 +470,7 @@ class TrafficControl:
         """The nodes robots stand idle on (worked out again only after one started or
         stopped; do not change the set)."""
         if self._idle_cache is None:
-            self._idle_cache = {self.routes[j][-1] for j in np.flatnonzero(~self.active).tolist()}
+            self._idle_cache = set(self.route_end[~self.active].tolist())
         return self._idle_cache
 
     def _arrive(self, i: int) -> None:
@@ -552,14 +553,13 @@ class TrafficControl:
         self._rest[i] = np.append(np.cumsum(length[::-1])[::-1], 0.0)
 
     def _refresh_xy(self, i: int) -> None:
-        route, xy = self.routes[i], self.graph.xy
+        route, xs, ys = self.routes[i], self.graph.xs, self.graph.ys
         nxt = min(int(self.next[i]), len(route) - 1)
-        self.prev_xy[i] = xy[route[max(nxt - 1, 0)]]
+        a, b = route[max(nxt - 1, 0)], route[nxt]
+        t, h = route[int(self.tail[i])], route[int(self.head[i])]
+        self._nodes_xy[i] = (xs[a], ys[a], xs[b], ys[b], xs[t], ys[t], xs[h], ys[h])
         rest = self._rest[i]
         self.ahead_m[i] = rest[min(nxt, len(rest) - 1)]
-        self.next_xy[i] = xy[route[nxt]]
-        self.tail_xy[i] = xy[route[int(self.tail[i])]]
-        self.head_xy[i] = xy[route[int(self.head[i])]]
 
     def _place_on_nodes(self) -> None:
         assert self.sim.site is not None  # (checked when built)
