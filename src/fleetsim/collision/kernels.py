@@ -212,45 +212,54 @@ def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any,
             if not (use[a] and query[a]):
                 continue
             x, y = cx[a] - min_x, cy[a] - min_y
-            for x2 in range(max(x - 1, 0), min(x + 2, width)):
-                for y2 in range(max(y - 1, 0), min(y + 2, height)):
-                    c2 = x2 * height + y2
-                    for kb in range(start[c2], start[c2 + 1]):
-                        b = body[kb]
-                        if b == a or (query[b] and b < a):
-                            continue
-                        apart = (lo[a, 0] > box[kb, 3]) | (box[kb, 0] > hi[a, 0])
-                        apart |= (lo[a, 1] > box[kb, 4]) | (box[kb, 1] > hi[a, 1])
-                        apart |= ~(ignore_z[a] | flat[kb]) & (
-                            (lo[a, 2] > box[kb, 5]) | (box[kb, 2] > hi[a, 2])
-                        )
-                        if count < room:
-                            out_i[count], out_j[count] = min(a, b), max(a, b)
-                        count += ~apart
+            for x2 in range(max(x - 1, 0), min(x + 2, width)):  # three runs, one a column
+                c0 = x2 * height + max(y - 1, 0)
+                c1 = x2 * height + min(y + 1, height - 1)
+                for kb in range(start[c0], start[c1 + 1]):
+                    b = body[kb]
+                    if b == a or (query[b] and b < a):
+                        continue
+                    apart = (lo[a, 0] > box[kb, 3]) | (box[kb, 0] > hi[a, 0])
+                    apart |= (lo[a, 1] > box[kb, 4]) | (box[kb, 1] > hi[a, 1])
+                    apart |= ~(ignore_z[a] | flat[kb]) & (
+                        (lo[a, 2] > box[kb, 5]) | (box[kb, 2] > hi[a, 2])
+                    )
+                    if count < room:
+                        out_i[count], out_j[count] = min(a, b), max(a, b)
+                    count += ~apart
         return count
-    # Each pair once: within a cell, and with the cells at +x-y, +x, +x+y and +y.
+    # Each pair once: within a cell, and with the cells at +y, +x-y, +x and +x+y. Cells are
+    # numbered down the columns, so those are two runs of the sorted bodies: the rest of this
+    # cell with the one above, and the three cells of the next column.
     for x in range(width):
         for y in range(height):
             c = x * height + y
+            top = start[c + 2] if y + 1 < height else start[c + 1]
+            r0 = r1 = 0
+            if x + 1 < width:
+                r0 = start[(x + 1) * height + max(y - 1, 0)]
+                r1 = start[(x + 1) * height + min(y + 1, height - 1) + 1]
             for ka in range(start[c], start[c + 1]):
-                for t in range(5):
-                    x2 = x + (0 if t == 0 or t == 4 else 1)
-                    y2 = y + (t - 2 if 1 <= t <= 3 else (1 if t == 4 else 0))
-                    if x2 >= width or y2 < 0 or y2 >= height:
-                        continue
-                    c2 = x2 * height + y2
-                    first = ka + 1 if t == 0 else start[c2]
-                    for kb in range(first, start[c2 + 1]):
-                        # (without branches: about half the tests fail, unpredictably)
-                        apart = (box[ka, 0] > box[kb, 3]) | (box[kb, 0] > box[ka, 3])
-                        apart |= (box[ka, 1] > box[kb, 4]) | (box[kb, 1] > box[ka, 4])
-                        apart |= ~(flat[ka] | flat[kb]) & (
-                            (box[ka, 2] > box[kb, 5]) | (box[kb, 2] > box[ka, 5])
-                        )
-                        if count < room:
-                            a, b = body[ka], body[kb]
-                            out_i[count], out_j[count] = min(a, b), max(a, b)
-                        count += ~apart
+                a, flat_a = body[ka], flat[ka]  # (its box in locals: read once, not per pair)
+                x0, y0, z0 = box[ka, 0], box[ka, 1], box[ka, 2]
+                x1, y1, z1 = box[ka, 3], box[ka, 4], box[ka, 5]
+                for kb in range(ka + 1, top):
+                    # (without branches: about half the tests fail, unpredictably)
+                    apart = (x0 > box[kb, 3]) | (box[kb, 0] > x1)
+                    apart |= (y0 > box[kb, 4]) | (box[kb, 1] > y1)
+                    apart |= ~(flat_a | flat[kb]) & ((z0 > box[kb, 5]) | (box[kb, 2] > z1))
+                    if count < room:
+                        b = body[kb]
+                        out_i[count], out_j[count] = min(a, b), max(a, b)
+                    count += ~apart
+                for kb in range(r0, r1):  # (the same test, written twice: one loop each run)
+                    apart = (x0 > box[kb, 3]) | (box[kb, 0] > x1)
+                    apart |= (y0 > box[kb, 4]) | (box[kb, 1] > y1)
+                    apart |= ~(flat_a | flat[kb]) & ((z0 > box[kb, 5]) | (box[kb, 2] > z1))
+                    if count < room:
+                        b = body[kb]
+                        out_i[count], out_j[count] = min(a, b), max(a, b)
+                    count += ~apart
     return count
 
 
