@@ -273,11 +273,8 @@ class MotionSystem:
             if not any_set(take):
                 continue
             r, br = (rows, brows) if all_set(take) else (rows[take], brows[take])
-            dist_left, yaw_left = drive(r, br, dt)
-            if not any_set(dist_left <= np.maximum(_of(a["tolerance"], r), SETTLE_EPS)):
-                continue  # none near its goal (all drive to one): nothing changes state
-            arrived.append(self._transitions(r, _of(a["state"], r), now, dist_left, yaw_left,
-                                             _of(a["vel"], r), _of(a["yaw_rate"], r)))  # fmt: skip
+            dist_left, yaw_left = drive(r, br, dt)  # (all drive to a goal: no velocity rows)
+            arrived.append(self._transitions(r, None, now, dist_left, yaw_left))
         rest = ~(straight | turning)
         return np.concatenate(arrived), rows[rest], brows[rest]
 
@@ -375,7 +372,7 @@ class MotionSystem:
         pos, vel = b["pos"], a["vel"]
         scale = _of(a["speed_scale"], rows)
         max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
-        passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt)
+        passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt) if self._paths else None
         dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], max_v,
                                           _of(a["max_a"], rows), dt, passing)  # fmt: skip
         self._mark_moved(brows)
@@ -455,42 +452,50 @@ class MotionSystem:
     def _transitions(
         self,
         rows: IntArray,
-        state: np.ndarray,
+        state: np.ndarray | None,
         now: float,
         dist_left: np.ndarray,
         yaw_left: np.ndarray,
-        vel: np.ndarray,
-        yaw_rate: np.ndarray,
+        vel: np.ndarray | None = None,
+        yaw_rate: np.ndarray | None = None,
     ) -> IntArray:
+        """Arrivals, settling, expired velocity commands and the next waypoint of a path, for
+        the agent `rows` after their step (`state` per row; None: all drive to a goal; `vel`,
+        `yaw_rate` per row, None: as the table has them). Only the rows on (or within
+        tolerance of) their goal, or following a velocity command, can change: the usual step
+        has few or none, and the rest is done on those alone."""
         a = self.agents.views()
-        tolerance = _of(a["tolerance"], rows)
-        # Every change below needs a row on (or within tolerance of) its goal, or following a
-        # velocity command: the usual step has none, and is done in a few calls.
-        if not any_set(dist_left <= np.maximum(tolerance, SETTLE_EPS)) and not any_set(
-            state == int(DriveState.VELOCITY)
-        ):
+        near = dist_left <= np.maximum(_of(a["tolerance"], rows), SETTLE_EPS)
+        if state is not None:
+            near |= state == int(DriveState.VELOCITY)
+        if not any_set(near):
             return np.empty(0, dtype=np.int64)
+        pick = near.nonzero()[0]
+        r, dist_left, yaw_left = rows[pick], dist_left[pick], yaw_left[pick]
+        state = a["state"][r] if state is None else state[pick]
+        vel = rows_of(a["vel"], r) if vel is None else vel[pick]
+        yaw_rate = a["yaw_rate"][r] if yaw_rate is None else yaw_rate[pick]
         # Yaw round-trips through a quaternion each step, so "exactly there" means within ulps.
         at_rest = (row_norm(vel) <= SETTLE_EPS) & (np.abs(yaw_rate) <= SETTLE_EPS)
         goal = state == int(DriveState.GOAL)
-        final = a["final"][rows]
+        final = a["final"][r]
         settled = goal & final & (dist_left <= SETTLE_EPS) & (yaw_left <= SETTLE_EPS) & at_rest
-        within = (dist_left <= tolerance) & (yaw_left <= ANGLE_TOLERANCE_RAD)
+        within = (dist_left <= a["tolerance"][r]) & (yaw_left <= ANGLE_TOLERANCE_RAD)
         # A robot at rest on its goal has arrived, whatever its tolerance (even 0 m).
-        arrived = goal & final & ~a["arrived"][rows] & (within | settled)
-        a["arrived"][rows[arrived]] = True
-        expired = (state == int(DriveState.VELOCITY)) & (now >= a["cmd_until"][rows]) & at_rest
-        done = rows[settled | expired]
+        arrived = goal & final & ~a["arrived"][r] & (within | settled)
+        a["arrived"][r[arrived]] = True
+        expired = (state == int(DriveState.VELOCITY)) & (now >= a["cmd_until"][r]) & at_rest
+        done = r[settled | expired]
         a["state"][done] = int(DriveState.IDLE)
         a["vel"][done] = 0.0
         a["yaw_rate"][done] = 0.0
         handles = self.agents.handles
-        for row in rows[goal & ~final & (dist_left <= SETTLE_EPS)]:  # waypoint: load the next
+        for row in r[goal & ~final & (dist_left <= SETTLE_EPS)]:  # waypoint: load the next
             handle = int(handles[row])
             path = self._paths[handle]
             path.index += 1
             self._load_waypoint(handle, path)
-        arrived_handles: IntArray = handles[rows[arrived]].copy()
+        arrived_handles: IntArray = handles[r[arrived]].copy()
         return arrived_handles
 
     # -- readback -----------------------------------------------------------------------------
