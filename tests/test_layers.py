@@ -18,7 +18,7 @@ SRC = Path(fleetsim.__file__).parent
 LAYERS: list[set[str]] = [
     {"errors"},
     {"environment", "version", "logs", "events", "assets", "yaml_source"},
-    {"jit", "memory", "scheduling"},
+    {"jit", "parallel", "memory", "scheduling"},
     {"geometry"},
     {"state", "site"},
     {"backend"},

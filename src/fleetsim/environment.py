@@ -29,6 +29,12 @@ MAX_SITE_GB = Variable(
     "generated layout); more than the machine has is refused whatever this says.",
     "3",
 )
+THREADS = Variable(
+    "FLEETSIM_THREADS",
+    "Threads the step of a large fleet (tens of thousands of robots) may use: its biggest "
+    "compiled kernels run in halves on two. 1 keeps it to one (a sweep's workers do). "
+    "Default: 2 on a machine with two cores or more.",
+)
 RMF_TOKEN = Variable(
     "FLEETSIM_RMF_TOKEN", "`fleetsim rmf --token`: the bearer token every request must carry."
 )
@@ -54,6 +60,7 @@ DISPLAY = Variable(
 
 VARIABLES = (
     NO_NUMBA,
+    THREADS,
     MAX_SITE_GB,
     RMF_TOKEN,
     MQTT_PASSWORD,
@@ -70,6 +77,18 @@ def _get(variable: Variable) -> str:
 def numba_allowed() -> bool:
     """False when `FLEETSIM_NO_NUMBA` is set (to anything)."""
     return not _get(NO_NUMBA)
+
+
+def threads() -> int:
+    """`FLEETSIM_THREADS` (at least 1), or 2 with two cores or more, else 1; a value that is
+    not a whole number is a `ConfigError`."""
+    raw = _get(THREADS)
+    if not raw:
+        return 2 if (os.cpu_count() or 1) >= 2 else 1
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise ConfigError(f"{THREADS.name}={raw!r}: expected a whole number, such as 1") from None
 
 
 def max_site_gb() -> float:

@@ -17,11 +17,12 @@ the same order, so both give the same answers.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from fleetsim import jit
+from fleetsim import jit, parallel
 from fleetsim.collision.obb import _PARALLEL_EPS, boxes_touch
 from fleetsim.geometry import quat
 from fleetsim.jit import MIN_ROWS, compiled
@@ -44,11 +45,16 @@ def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray
     kernel = compiled(_pairs_rows) if jit.enough(len(i), MIN_ROWS) else None  # (Numba loads)
     if kernel is not None:
         out = np.empty(len(i), dtype=np.int8)
-        kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
-               np.ascontiguousarray(mode), np.ascontiguousarray(exact, dtype=np.bool_),
-               np.ascontiguousarray(shaped, dtype=np.bool_),
-               *(np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi)),
-               float(grow), out)  # fmt: skip
+        i, j = np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64)
+        floats = (np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi))
+        table = (np.ascontiguousarray(mode), np.ascontiguousarray(exact, dtype=np.bool_),
+                 np.ascontiguousarray(shaped, dtype=np.bool_), *floats)  # fmt: skip
+
+        def part(start: int, stop: int) -> None:  # (both cores: two halves of the pairs)
+            s = slice(start, stop)
+            kernel(i[s], j[s], *table, float(grow), out[s])
+
+        parallel.run([functools.partial(part, *h) for h in parallel.halves(len(i))])
         return out
     planar = (mode[i] == PLANAR) | (mode[j] == PLANAR)
     boxes = ~planar & (exact[i] | shaped[i]) & (exact[j] | shaped[j])

@@ -12,6 +12,7 @@ when the boxes overlap, sorted by (i, j) at the end (0.10 against 0.22 ms for 20
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections.abc import Callable
@@ -19,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim import jit
+from fleetsim import jit, parallel
 from fleetsim.jit import MIN_ROWS, compiled
 
 MIN_BODIES = MIN_ROWS  # fleets (or moved rows, for the box refresh) below this use NumPy
 
 
 def kernel() -> Callable[..., Any] | None:
-    """The compiled `grid_pairs`, or None without Numba."""
-    return compiled(_grid_pairs)
+    """The compiled grid (its first pass), or None without Numba."""
+    return compiled(_grid_cells)
 
 
 def usable(n: int) -> bool:
@@ -126,20 +127,53 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     work = (w.get("cx", n, np.int64), w.get("cy", n, np.int64), w.get("cell_of", n, np.int64),
             w.get("start", cells + 1, np.int64), w.get("body", n, np.int64),
             w.get("box", n, np.float64, 6), w.get("flat", n, np.bool_))  # fmt: skip
-    asked = use[:0] if query is None else np.ascontiguousarray(query, dtype=np.bool_)
-    capacity = 4 * n + 16
-    while True:
-        out_i, out_j = w.get("out_i", capacity, np.int64), w.get("out_j", capacity, np.int64)
-        count = pairs(lo, hi, use, float(cell), flat, *work, asked, out_i, out_j)
-        if count <= len(out_i):
-            break
-        capacity = count  # more pairs than room: once more with room for them all
+    dims = np.empty(4, dtype=np.int64)
+    pairs(lo, hi, use, float(cell), flat, *work, dims)
+    min_x, min_y, width, height = dims.tolist()
+    start, body, box, sorted_flat = work[3:]
+    if query is None:
+        columns = [(0, width)]
+        if len(parallel.halves(count)) == 2:  # both cores: the columns behind half the bodies
+            middle = int(np.searchsorted(start[: width * height + 1 : height], count // 2))
+            columns = [(0, middle), (middle, width)] if 0 < middle < width else columns
+        scan = compiled(_grid_scan)
+        assert scan is not None
+        grid = (width, height, start, body, box, sorted_flat)
+        found = parallel.run(
+            [functools.partial(_room, scan, (x0, x1, *grid), n) for x0, x1 in columns]
+        )
+    else:
+        ask = compiled(_grid_query)
+        assert ask is not None
+        marked = np.ascontiguousarray(query, dtype=np.bool_)
+        around = (min_x, min_y, width, height, start, body, box, sorted_flat)
+        found = [_room(ask, (lo, hi, use, marked, flat, *work[:3], *around), n)]
+    if len(found) == 1:
+        out_i, out_j, count = found[0]
+    else:
+        out_i = np.concatenate([i[:c] for i, _, c in found])
+        out_j = np.concatenate([j[:c] for _, j, c in found])
+        count = len(out_i)
     sort = compiled(_sort_pairs)
     assert sort is not None
     firsts = w.get("firsts", n + 1, np.int64)
     sorted_i, sorted_j = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
     sort(out_i, out_j, count, firsts[: n + 1], sorted_i, sorted_j)
     return sorted_i, sorted_j
+
+
+def _room(scan: Callable[..., int], args: tuple[Any, ...],
+          n: int) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+    """(out_i, out_j, count) of `scan(*args, out_i, out_j)`, which writes pairs into the
+    arrays it is given (this thread's, grown as needed): once more with room for them all
+    when they did not fit."""
+    capacity, w = 4 * n + 16, _workspace
+    while True:
+        out_i, out_j = w.get("out_i", capacity, np.int64), w.get("out_j", capacity, np.int64)
+        count = scan(*args, out_i, out_j)
+        if count <= len(out_i):
+            return out_i, out_j, count
+        capacity = count
 
 
 def _sort_pairs(out_i: Any, out_j: Any, count: int, firsts: Any, sorted_i: Any,
@@ -168,12 +202,12 @@ def _sort_pairs(out_i: Any, out_j: Any, count: int, firsts: Any, sorted_i: Any,
         begin = end
 
 
-def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any, cy: Any,
-                cell_of: Any, start: Any, body: Any, box: Any, flat: Any, query: Any,
-                out_i: Any, out_j: Any) -> int:  # fmt: skip
-    """Writes the pairs to out_i/out_j and returns how many there are (when more than fit,
-    only the count is right: the caller calls again with room). `query` empty: every pair;
-    else (N) only pairs with a marked body."""
+def _grid_cells(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any, cy: Any,
+                cell_of: Any, start: Any, body: Any, box: Any, flat: Any,
+                dims: Any) -> None:  # fmt: skip
+    """The grid's first pass: a counting sort of the used bodies by the cell of their lower
+    corner, their boxes copied in that order (`start[c]` the first of cell c's, cells
+    numbered down the columns); `dims` gets (min x, min y, width, height) in cells."""
     n = lo.shape[0]
     min_x = min_y = np.int64(2**62)
     max_x = max_y = -np.int64(2**62)
@@ -205,33 +239,18 @@ def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any,
     for c in range(cells, 0, -1):  # start[c] is the end of cell c now: shift back
         start[c] = start[c - 1]
     start[0] = 0
-    room = len(out_i)
-    count = 0
-    if query.shape[0]:  # the marked bodies round their cells; a pair of two marked once
-        for a in range(n):
-            if not (use[a] and query[a]):
-                continue
-            x, y = cx[a] - min_x, cy[a] - min_y
-            for x2 in range(max(x - 1, 0), min(x + 2, width)):  # three runs, one a column
-                c0 = x2 * height + max(y - 1, 0)
-                c1 = x2 * height + min(y + 1, height - 1)
-                for kb in range(start[c0], start[c1 + 1]):
-                    b = body[kb]
-                    if b == a or (query[b] and b < a):
-                        continue
-                    apart = (lo[a, 0] > box[kb, 3]) | (box[kb, 0] > hi[a, 0])
-                    apart |= (lo[a, 1] > box[kb, 4]) | (box[kb, 1] > hi[a, 1])
-                    apart |= ~(ignore_z[a] | flat[kb]) & (
-                        (lo[a, 2] > box[kb, 5]) | (box[kb, 2] > hi[a, 2])
-                    )
-                    if count < room:
-                        out_i[count], out_j[count] = min(a, b), max(a, b)
-                    count += ~apart
-        return count
-    # Each pair once: within a cell, and with the cells at +y, +x-y, +x and +x+y. Cells are
-    # numbered down the columns, so those are two runs of the sorted bodies: the rest of this
-    # cell with the one above, and the three cells of the next column.
-    for x in range(width):
+    dims[0], dims[1], dims[2], dims[3] = min_x, min_y, width, height
+
+
+def _grid_scan(x_from: int, x_to: int, width: int, height: int, start: Any, body: Any, box: Any,
+               flat: Any, out_i: Any, out_j: Any) -> int:  # fmt: skip
+    """Every overlapping pair with a body in the columns x_from..x_to, written to
+    out_i/out_j; returns how many there are (when more than fit, only the count is right:
+    the caller calls again with room). Each pair once: within a cell, and with the cells at
+    +y, +x-y, +x and +x+y; cells are numbered down the columns, so those are two runs of the
+    sorted bodies: the rest of this cell with the one above, and the next column's three."""
+    room, count = out_i.shape[0], 0
+    for x in range(x_from, x_to):
         for y in range(height):
             c = x * height + y
             top = start[c + 2] if y + 1 < height else start[c + 1]
@@ -260,6 +279,35 @@ def _grid_pairs(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any,
                         b = body[kb]
                         out_i[count], out_j[count] = min(a, b), max(a, b)
                     count += ~apart
+    return count
+
+
+def _grid_query(lo: Any, hi: Any, use: Any, query: Any, ignore_z: Any, cx: Any, cy: Any,
+                cell_of: Any, min_x: int, min_y: int, width: int, height: int, start: Any,
+                body: Any, box: Any, flat: Any, out_i: Any, out_j: Any) -> int:  # fmt: skip
+    """The overlapping pairs with a `query` body: the marked bodies round their cells (the
+    three runs of the three columns about them), a pair of two marked ones once; returns
+    the count as `_grid_scan` does."""
+    room, count = out_i.shape[0], 0
+    for a in range(lo.shape[0]):
+        if not (use[a] and query[a]):
+            continue
+        x, y = cx[a] - min_x, cy[a] - min_y
+        for x2 in range(max(x - 1, 0), min(x + 2, width)):
+            c0 = x2 * height + max(y - 1, 0)
+            c1 = x2 * height + min(y + 1, height - 1)
+            for kb in range(start[c0], start[c1 + 1]):
+                b = body[kb]
+                if b == a or (query[b] and b < a):
+                    continue
+                apart = (lo[a, 0] > box[kb, 3]) | (box[kb, 0] > hi[a, 0])
+                apart |= (lo[a, 1] > box[kb, 4]) | (box[kb, 1] > hi[a, 1])
+                apart |= ~(ignore_z[a] | flat[kb]) & (
+                    (lo[a, 2] > box[kb, 5]) | (box[kb, 2] > hi[a, 2])
+                )
+                if count < room:
+                    out_i[count], out_j[count] = min(a, b), max(a, b)
+                count += ~apart
     return count
 
 

@@ -245,10 +245,13 @@ class CollisionSystem:
         else:
             i, j = small_scene_pairs(lo, hi, moving, fixed, ignore_z)
         handles, parent = b.handles, b["parent"]
-        keep = (parent[i] != handles[j]) & (parent[j] != handles[i])  # a load and its carrier
+        if any_set(parent >= 0):  # a load and its carrier are not a collision
+            keep = (parent[i] != handles[j]) & (parent[j] != handles[i])
+            i, j = i[keep], j[keep]
         if self.intended:
-            keep &= self.intended.filter(b, i, j)
-        return i[keep], j[keep], partial
+            keep = self.intended.filter(b, i, j)
+            i, j = i[keep], j[keep]
+        return i, j, partial
 
     def _changed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
                        ignore_z: np.ndarray, fresh: np.ndarray,

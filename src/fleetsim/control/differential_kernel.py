@@ -11,10 +11,12 @@ wrapped yaw) serves both the heading and the quaternion.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
+from fleetsim import parallel
 from fleetsim.control.differential import ALIGNED_RAD
 from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import compiled
@@ -31,28 +33,42 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     `passing` (the speed kept through a waypoint goal; None: none) per row of `rows`. Returns
     (distance left, yaw left), as `step_differential`. Needs Numba and float64 C-contiguous
     columns."""
+    n = len(rows)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
+    lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
+    through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
+    dist_left, yaw_left = np.empty(n), np.empty(n)
+
+    def part(start: int, stop: int) -> None:  # rows start..stop (both cores: two halves)
+        s = slice(start, stop)
+        _drive_part(rows[s], body_rows[s], a, b, tuple(x[s] for x in lim), dt, through[s],
+                    dist_left[s], yaw_left[s])  # fmt: skip
+
+    parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
+    return dist_left, yaw_left
+
+
+def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
+                lim: tuple[np.ndarray, ...], dt: float, through: np.ndarray,
+                dist_left: np.ndarray, yaw_left: np.ndarray) -> None:  # fmt: skip
+    """`differential_drive` of some of the rows, into `dist_left` and `yaw_left`."""
     angles, turn = compiled(_angle_args), compiled(_turn_rows)
     drive, place = compiled(_drive_rows), compiled(_place_rows)
     assert angles is not None and turn is not None and drive is not None and place is not None
     n = len(rows)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
     pos, goal, q = b["pos"], a["goal"], b["quat"]
     args = np.empty((4, n))  # the goal's offset (y, x) and quat.yaw_of's two arguments
     angles(rows, body_rows, pos, goal, q, args)
     heading, yaw = np.arctan2(args[0], args[1]), np.arctan2(args[2], args[3])
-    lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
-    through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     new_yaw, new_speed, aligned = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
     half = np.empty(n)
     turn(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], a["yaw_rate"], yaw,
          heading, *lim, float(dt), through, new_yaw, new_speed, aligned, half)  # fmt: skip
     sin, cos = np.sin(half), np.cos(half)  # of half the wrapped yaw: heading and quaternion
-    dist_left, yaw_left = np.empty(n), np.empty(n)
     drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
           new_speed, aligned, lim[1], float(dt), through, dist_left, yaw_left)  # fmt: skip
     place(body_rows, q, sin, cos)  # quat.from_yaw of the wrapped yaw
-    return dist_left, yaw_left
 
 
 def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, out: Any) -> None:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fleetsim import jit
+from fleetsim import jit, parallel
 from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.results import run_row, write_results
 from fleetsim.scenario.runner import run_scenario
@@ -47,13 +47,14 @@ def quiet() -> None:
     """A worker's stdout (PyBullet prints there from C) goes nowhere; the driver draws the
     progress bar. It dies with the sweep that started it. It runs many simulations, so it
     loads Numba (if installed) once and uses the compiled kernels at every fleet size
-    (`jit.warm`: the same numbers, sooner)."""
+    (`jit.warm`: the same numbers, sooner), on one thread (`parallel.one_thread`)."""
     die_with_parent()
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
     logging.getLogger("fleetsim").setLevel(logging.ERROR)
     jit.warm()
+    parallel.one_thread()  # (the sweep's other workers have the other cores)
 
 
 def run_one(spec: RunSpec) -> dict[str, Any]:

@@ -1,0 +1,101 @@
+"""Both cores for the largest kernels (`fleetsim.parallel`): the same numbers in halves as in
+one piece, errors raised where the work was asked for, a forked child that works, and the
+setting that turns it off."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams, Pose, environment, parallel
+from fleetsim.errors import ConfigError
+
+from .conftest import make_sim
+
+
+def test_halves_cover_the_rows_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLEETSIM_THREADS", "2")
+    assert parallel.halves(10) == [(0, 10)]  # few rows: one piece
+    assert parallel.halves(50_001) == [(0, 25_000), (25_000, 50_001)]
+    assert parallel.halves(9, min_rows=2) == [(0, 4), (4, 9)]
+    monkeypatch.setenv("FLEETSIM_THREADS", "1")
+    assert parallel.halves(50_001) == [(0, 50_001)]
+    monkeypatch.setenv("FLEETSIM_THREADS", "two")
+    with pytest.raises(ConfigError, match="FLEETSIM_THREADS='two': expected a whole number"):
+        environment.threads()
+
+
+def test_tasks_run_on_two_threads_and_errors_come_back() -> None:
+    names = parallel.run([lambda: threading.current_thread().name] * 2)
+    assert names[0] == threading.current_thread().name and names[1].startswith("fleetsim-half")
+    done: list[int] = []
+
+    def fails() -> int:
+        raise ValueError("the second half failed")
+
+    with pytest.raises(ValueError, match="second half"):
+        parallel.run([lambda: done.append(1) or 1, fails])
+    assert done == [1]  # the first half ran to its end
+
+
+@pytest.mark.parametrize("motion", ["omnidirectional", "differential"])
+def test_a_fleet_stepped_in_halves_is_the_same_as_in_one_piece(
+    motion: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dense fleet driving (boxes 0.4 m, 0.6 m apart) with its drive, broadphase and narrow
+    phase in halves on two threads and in one piece: the same poses to the last bit and the
+    same contacts at every step."""
+    pytest.importorskip("numba")
+    from fleetsim.collision import kernels
+
+    monkeypatch.setattr(kernels, "MIN_BODIES", 2)
+
+    def run(threads: str) -> tuple[np.ndarray, list[np.ndarray]]:
+        monkeypatch.setenv("FLEETSIM_THREADS", threads)
+        with make_sim(timestep=0.1) as sim:
+            robots = AgentManager(sim).spawn_agents_grid(
+                400, GridSpawnParams(x_max=12, y_max=12, spacing=0.6),
+                AgentSpawnParams(urdf_path="simple_cube", motion_mode=motion),
+            )  # fmt: skip
+            rng = np.random.default_rng(3)
+            for robot, (x, y) in zip(robots, rng.uniform(0, 12, (400, 2)), strict=True):
+                robot.set_goal(Pose.from_xyz(float(x), float(y), 0.0), align_orientation=False)
+            contacts = []
+            for _ in range(30):
+                sim.step_once()
+                contacts.append(sim.collisions.active.copy())
+            return sim.world.bodies["pos"].copy(), contacts
+
+    monkeypatch.setattr(parallel, "MIN_ROWS", 64)  # (halves from 64 rows or pairs)
+    split: list[int] = []
+    halves = parallel.halves
+    monkeypatch.setattr(parallel, "halves", lambda n, *a: split.append(n) or halves(n, *a))
+    two = run("2")
+    assert split and max(split) >= 64
+    one = run("1")
+    assert np.array_equal(two[0], one[0])
+    assert all(np.array_equal(a, b) for a, b in zip(two[1], one[1], strict=True))
+    assert sum(len(c) for c in two[1]) > 1000  # a crowd: many contacts
+
+
+def test_a_forked_child_gets_a_helper_of_its_own() -> None:
+    """The parent's helper thread does not exist in a forked child: the child's first split
+    makes its own (it would wait for ever on the parent's)."""
+    script = (
+        "import os, signal, sys\n"
+        "from fleetsim import parallel\n"
+        "parallel.run([lambda: 1, lambda: 2])\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    signal.alarm(30)  # (a child that waits for ever ends)\n"
+        "    os._exit(0 if parallel.run([lambda: 1, lambda: 2]) == [1, 2] else 3)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, env={**os.environ})
+    assert done.returncode == 0
