@@ -139,15 +139,16 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         scan = compiled(_grid_scan)
         assert scan is not None
         grid = (width, height, start, body, box, sorted_flat)
-        found = parallel.run(
-            [functools.partial(_room, scan, (x0, x1, *grid), n) for x0, x1 in columns]
-        )
+        parts = [(x0, x1, int(start[x1 * height] - start[x0 * height])) for x0, x1 in columns]
+        found = parallel.run([functools.partial(_room, scan, (x0, x1, *grid), bodies)
+                              for x0, x1, bodies in parts])  # fmt: skip
     else:
         ask = compiled(_grid_query)
         assert ask is not None
         marked = np.ascontiguousarray(query, dtype=np.bool_)
         around = (min_x, min_y, width, height, start, body, box, sorted_flat)
-        found = [_room(ask, (lo, hi, use, marked, flat, *work[:3], *around), n)]
+        asked = int(np.count_nonzero(marked))
+        found = [_room(ask, (lo, hi, use, marked, flat, *work[:3], *around), asked)]
     if len(found) == 1:
         out_i, out_j, count = found[0]
     else:
@@ -164,9 +165,9 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
 
 def _room(scan: Callable[..., int], args: tuple[Any, ...],
           n: int) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
-    """(out_i, out_j, count) of `scan(*args, out_i, out_j)`, which writes pairs into the
-    arrays it is given (this thread's, grown as needed): once more with room for them all
-    when they did not fit."""
+    """(out_i, out_j, count) of `scan(*args, out_i, out_j)`, which writes the pairs of `n`
+    bodies into the arrays it is given (this thread's, room for four pairs a body, grown as
+    needed): once more with room for them all when they did not fit."""
     capacity, w = 4 * n + 16, _workspace
     while True:
         out_i, out_j = w.get("out_i", capacity, np.int64), w.get("out_j", capacity, np.int64)
@@ -322,7 +323,9 @@ def refresh_boxes(rows: np.ndarray, pos: np.ndarray, quat: np.ndarray, local_min
     arrays = (pos, quat, local_min, local_max, out_min, out_max)
     if refresh is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
         return False
-    refresh(np.ascontiguousarray(rows, dtype=np.int64), *arrays)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    parallel.run([functools.partial(refresh, rows[a:b], *arrays)
+                  for a, b in parallel.halves(len(rows))])  # fmt: skip
     return True
 
 

@@ -39,11 +39,14 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
     through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     dist_left, yaw_left = np.empty(n), np.empty(n)
+    # Every array the parts work in, made here: a helper thread's own allocations would stay
+    # in its own heap (glibc keeps an arena a thread), tens of megabytes at 100,000 rows.
+    scratch, aligned = [np.empty(n) for _ in range(11)], np.empty(n, dtype=np.bool_)
 
     def part(start: int, stop: int) -> None:  # rows start..stop (both cores: two halves)
         s = slice(start, stop)
         _drive_part(rows[s], body_rows[s], a, b, tuple(x[s] for x in lim), dt, through[s],
-                    dist_left[s], yaw_left[s])  # fmt: skip
+                    [x[s] for x in scratch], aligned[s], dist_left[s], yaw_left[s])  # fmt: skip
 
     parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
     return dist_left, yaw_left
@@ -51,34 +54,37 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
 
 def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
                 lim: tuple[np.ndarray, ...], dt: float, through: np.ndarray,
-                dist_left: np.ndarray, yaw_left: np.ndarray) -> None:  # fmt: skip
-    """`differential_drive` of some of the rows, into `dist_left` and `yaw_left`."""
+                scratch: list[np.ndarray], aligned: np.ndarray, dist_left: np.ndarray,
+                yaw_left: np.ndarray) -> None:  # fmt: skip
+    """`differential_drive` of some of the rows, into `dist_left` and `yaw_left`, working in
+    `scratch` (11 arrays a row each) and `aligned`."""
     angles, turn = compiled(_angle_args), compiled(_turn_rows)
     drive, place = compiled(_drive_rows), compiled(_place_rows)
     assert angles is not None and turn is not None and drive is not None and place is not None
-    n = len(rows)
     pos, goal, q = b["pos"], a["goal"], b["quat"]
-    args = np.empty((4, n))  # the goal's offset (y, x) and quat.yaw_of's two arguments
-    angles(rows, body_rows, pos, goal, q, args)
-    heading, yaw = np.arctan2(args[0], args[1]), np.arctan2(args[2], args[3])
-    new_yaw, new_speed, aligned = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
-    half = np.empty(n)
+    # the goal's offset (y, x) and quat.yaw_of's two arguments; then what is worked out
+    dy, dx, ys, yc, heading, yaw, new_yaw, new_speed, half, sin, cos = scratch
+    angles(rows, body_rows, pos, goal, q, dy, dx, ys, yc)
+    np.arctan2(dy, dx, out=heading)
+    np.arctan2(ys, yc, out=yaw)
     turn(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], a["yaw_rate"], yaw,
          heading, *lim, float(dt), through, new_yaw, new_speed, aligned, half)  # fmt: skip
-    sin, cos = np.sin(half), np.cos(half)  # of half the wrapped yaw: heading and quaternion
+    np.sin(half, out=sin)  # of half the wrapped yaw: heading and quaternion
+    np.cos(half, out=cos)
     drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
           new_speed, aligned, lim[1], float(dt), through, dist_left, yaw_left)  # fmt: skip
     place(body_rows, q, sin, cos)  # quat.from_yaw of the wrapped yaw
 
 
-def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, out: Any) -> None:
+def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, dy: Any, dx: Any,
+                ys: Any, yc: Any) -> None:  # fmt: skip
     """The arguments of the two arctangents: the goal's offset, and the yaw's as
     `quat.yaw_of` writes them."""
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
-        out[0, k], out[1, k] = goal[r, 1] - pos[b, 1], goal[r, 0] - pos[b, 0]
+        dy[k], dx[k] = goal[r, 1] - pos[b, 1], goal[r, 0] - pos[b, 0]
         x, y, z, w = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
-        out[2, k], out[3, k] = 2 * (w * z + x * y), 1 - 2 * (y * y + z * z)
+        ys[k], yc[k] = 2 * (w * z + x * y), 1 - 2 * (y * y + z * z)
 
 
 def _place_rows(body_rows: Any, q: Any, sin_half: Any, cos_half: Any) -> None:
