@@ -160,7 +160,9 @@ class MotionSystem:
         through. Returns False, changing nothing, when it is not driving a path any more."""
         path = self._paths.get(handle)
         row = self.agents.row(handle)
-        if path is None or self.agents["state"][row] != int(DriveState.GOAL) or not len(positions):
+        if path is None or self.agents.views()["state"][row] != int(DriveState.GOAL) or not len(
+            positions
+        ):
             return False
         was_last = path.index == len(path.positions) - 1
         path.positions = np.concatenate((path.positions, np.asarray(positions, dtype=np.float64)))
@@ -201,7 +203,7 @@ class MotionSystem:
         final: bool,
         leg: tuple[float, np.ndarray, float] = (np.inf, np.zeros(3), np.inf),
     ) -> None:
-        a, row = self.agents, self.agents.row(handle)
+        a, row = self.agents.views(), self.agents.row(handle)
         a["leg_v"][row], a["next_dir"][row], a["next_v"][row] = leg
         a["goal"][row] = position
         a["goal_yaw"][row] = yaw
