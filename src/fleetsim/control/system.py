@@ -160,8 +160,10 @@ class MotionSystem:
         through. Returns False, changing nothing, when it is not driving a path any more."""
         path = self._paths.get(handle)
         row = self.agents.row(handle)
-        if path is None or self.agents.views()["state"][row] != int(DriveState.GOAL) or not len(
-            positions
+        if (
+            path is None
+            or self.agents.views()["state"][row] != int(DriveState.GOAL)
+            or not len(positions)
         ):
             return False
         was_last = path.index == len(path.positions) - 1
