@@ -99,3 +99,19 @@ def test_a_forked_child_gets_a_helper_of_its_own() -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], timeout=60, env={**os.environ})
     assert done.returncode == 0
+
+
+def test_a_sweep_worker_keeps_to_one_thread() -> None:
+    """A sweep's (or a fuzz's) workers share the cores with each other: each keeps to one
+    thread, whatever `FLEETSIM_THREADS` says."""
+    script = (
+        "import sys\n"
+        "from fleetsim import parallel\n"
+        "from fleetsim.sweep import worker\n"
+        "before = len(parallel.halves(50_000))\n"
+        "worker.quiet()\n"
+        "sys.exit(0 if (before, len(parallel.halves(50_000))) == (2, 1) else 3)\n"
+    )
+    env = {**os.environ, "FLEETSIM_THREADS": "2"}
+    done = subprocess.run([sys.executable, "-c", script], timeout=120, env=env)
+    assert done.returncode == 0
