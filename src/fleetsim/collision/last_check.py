@@ -1,8 +1,8 @@
 """`LastCheck`: what the previous collision check found and what it read, so the next one can
 do less. When nothing it reads changed (the table's version, settings, collision modes,
-carriers), the next check gives the same pairs without looking. Otherwise a small scene tests
-only the bodies whose box changed since (the body table marks them `unchecked` as their boxes
-are refreshed) and keeps the confirmed pairs of the others.
+carriers), the next check gives the same pairs without looking. Otherwise it tests only the
+bodies whose box changed since (the body table marks them `unchecked` as their boxes are
+refreshed; a large scene does so when few changed) and keeps the confirmed pairs of the others.
 
 A pair of bodies that both kept their pose, box, collision mode and carrier, under the same
 settings, has the same answer as last time, as long as the arrays answer it (the "aabb" narrow

@@ -215,8 +215,9 @@ class CollisionSystem:
         scene every moving body against every other body at once; else moving bodies with each
         other through the spatial hash, and with static ones through the static index (static
         pairs with each other are never formed). With `changed` (bool, N; see `LastCheck`), a
-        small scene whose static bodies all stayed tests only the changed moving bodies, and
-        the third value says so (True: only pairs with a changed body)."""
+        scene whose static bodies all stayed tests only the changed moving bodies (a large
+        one when they are at most `PARTIAL_SHARE` of the moving ones, through the compiled
+        grid), and the third value says so (True: only pairs with a changed body)."""
         b = self.bodies
         mode = b["collision_mode"]
         static = mode == int(CollisionMode.STATIC)
