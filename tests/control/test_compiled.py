@@ -182,6 +182,8 @@ def test_a_differential_fleet_drives_the_same_with_and_without_numba(
     monkeypatch.setattr(system, "differential_drive",
                         lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
 
+    fastest = np.zeros(300)  # each robot's top speed over the run
+
     def run() -> tuple[np.ndarray, ...]:
         with make_sim(timestep=0.1) as sim:
             robots = AgentManager(sim).spawn_agents_grid(
@@ -200,10 +202,14 @@ def test_a_differential_fleet_drives_the_same_with_and_without_numba(
                 x, y = rng.uniform(0, 30, 2)
                 robot.set_goal(Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
                                align_orientation=k % 3 == 0)  # fmt: skip
+                if k % 7 == 0:  # a fleet manager's speed override: limits scaled
+                    robot.set_speed_override(0.4)
             contacts = set()
             for _ in range(150):
                 sim.step_once()
                 contacts |= set(sim.get_active_collision_pairs())
+                vel = sim.world.motion.agents["vel"]
+                np.maximum(fastest, np.hypot(vel[:, 0], vel[:, 1]), out=fastest)
             a, b = sim.world.motion.agents, sim.world.bodies
             arrived = np.asarray([r.is_goal_reached() for r in robots])
             return (b["pos"].copy(), b["quat"].copy(), a["vel"].copy(), a["yaw_rate"].copy(),
@@ -222,3 +228,6 @@ def test_a_differential_fleet_drives_the_same_with_and_without_numba(
     assert 30 < compiled[5].sum() < 300 and len(compiled[4]) > 0  # some arrived, some touched
     turned = np.abs(quat.yaw_of(compiled[1])) > 0.1
     assert turned.sum() > 150  # they turned
+    slowed = np.arange(300) % 7 == 0
+    slowed[::5] = False  # (those follow paths)
+    assert 0 < max(fastest[slowed]) <= 0.4 * max(fastest[~slowed]) + 1e-9  # the override held

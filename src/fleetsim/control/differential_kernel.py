@@ -24,19 +24,21 @@ from fleetsim.jit import compiled
 TWO_PI = 2 * np.pi
 
 
-def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
-                       limits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], dt: float,
+LIMITS = ("max_v", "speed_scale", "leg_v", "max_a", "max_w", "max_alpha")  # agent columns
+
+
+def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any, dt: float,
                        passing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """One step of the agent rows `rows` (their bodies at `body_rows`) turning towards and
     driving to their goals, in place on the agent table's columns `a` (vel, yaw_rate, goal,
-    goal_yaw, align) and the body table's `b` (pos, quat); `limits` (max v, a, w, alpha) and
-    `passing` (the speed kept through a waypoint goal; None: none) per row of `rows`. Returns
-    (distance left, yaw left), as `step_differential`. Needs Numba and float64 C-contiguous
-    columns."""
+    goal_yaw, align; the limits read from it as `MotionSystem` works them out: max v scaled
+    and capped by the leg's, max w scaled) and the body table's `b` (pos, quat); `passing`
+    (the speed kept through a waypoint goal; None: none) per row of `rows`. Returns (distance
+    left, yaw left), as `step_differential`. Needs Numba and float64 C-contiguous columns."""
     n = len(rows)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
-    lim = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in limits)
+    lim = tuple(a[name] for name in LIMITS)
     through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     dist_left, yaw_left = np.empty(n), np.empty(n)
     # Every array the parts work in, made here: a helper thread's own allocations would stay
@@ -45,8 +47,8 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
 
     def part(start: int, stop: int) -> None:  # rows start..stop (both cores: two halves)
         s = slice(start, stop)
-        _drive_part(rows[s], body_rows[s], a, b, tuple(x[s] for x in lim), dt, through[s],
-                    [x[s] for x in scratch], aligned[s], dist_left[s], yaw_left[s])  # fmt: skip
+        _drive_part(rows[s], body_rows[s], a, b, lim, dt, through[s], [x[s] for x in scratch],
+                    aligned[s], dist_left[s], yaw_left[s])  # fmt: skip
 
     parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
     return dist_left, yaw_left
@@ -72,7 +74,7 @@ def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     np.sin(half, out=sin)  # of half the wrapped yaw: heading and quaternion
     np.cos(half, out=cos)
     drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
-          new_speed, aligned, lim[1], float(dt), through, dist_left, yaw_left)  # fmt: skip
+          new_speed, aligned, a["max_a"], float(dt), through, dist_left, yaw_left)  # fmt: skip
     place(body_rows, q, sin, cos)  # quat.from_yaw of the wrapped yaw
 
 
@@ -94,11 +96,14 @@ def _place_rows(body_rows: Any, q: Any, sin_half: Any, cos_half: Any) -> None:
 
 
 def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
-               vel: Any, yaw_rate: Any, yaw: Any, heading: Any, max_v: Any, max_a: Any,
-               max_w: Any, max_alpha: Any, dt: float, passing: Any, new_yaw: Any,
-               new_speed: Any, aligned_out: Any, half: Any) -> None:  # fmt: skip
+               vel: Any, yaw_rate: Any, yaw: Any, heading: Any, max_v_col: Any, scale: Any,
+               leg_v: Any, max_a_col: Any, max_w_col: Any, max_alpha_col: Any, dt: float,
+               passing: Any, new_yaw: Any, new_speed: Any, aligned_out: Any,
+               half: Any) -> None:  # fmt: skip
     """The turn: the heading wanted, the speed (driving only when aligned) and the yaw rate
-    (turning only at rest); the new yaw rate goes into `yaw_rate` in place."""
+    (turning only at rest); the new yaw rate goes into `yaw_rate` in place. The limits come
+    from the agent table's columns, worked out as `MotionSystem` does (np.minimum of the
+    scaled max v and the leg's, the scaled max w)."""
 
     def _braking(distance: float, accel: float, dt: float) -> float:  # braking_speed
         u = accel * dt
@@ -111,6 +116,9 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
 
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
+        scaled = max_v_col[r] * scale[r]
+        max_v = scaled if scaled <= leg_v[r] else leg_v[r]
+        max_w, max_a, max_alpha = max_w_col[r] * scale[r], max_a_col[r], max_alpha_col[r]
         dx, dy = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1]
         dist = np.sqrt(dx * dx + dy * dy)
         at_goal = dist == 0.0
@@ -118,19 +126,19 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
         err = _wrap(wanted - yaw[k])
         aligned = abs(err) <= ALIGNED_RAD
         speed = np.sqrt(vel[r, 0] * vel[r, 0] + vel[r, 1] * vel[r, 1])
-        u = max_a[k] * dt
+        u = max_a * dt
         # next_speed towards a stop `dist` ahead when aligned, else 0 ahead (brake)
         stop = dist if (aligned and not at_goal) else 0.0
-        target = min(max_v[k], _braking(stop, max_a[k], dt))
+        target = min(max_v, _braking(stop, max_a, dt))
         v = max(min(max(target, speed - u), speed + u), 0.0)
         if passing[k] > 0 and aligned:  # keep up to a waypoint's passing speed
             cruise = max(min(max(passing[k], speed - u), speed + u), 0.0)
-            v = max(v, min(cruise, max_v[k]))
+            v = max(v, min(cruise, max_v))
         at_rest = speed == 0.0 and v == 0.0
         e = err if at_rest else 0.0
-        w = max_alpha[k] * dt
+        w = max_alpha * dt
         sign = 1.0 if e > 0 else (-1.0 if e < 0 else 0.0)
-        rate_target = sign * min(max_w[k], _braking(abs(e), max_alpha[k], dt))
+        rate_target = sign * min(max_w, _braking(abs(e), max_alpha, dt))
         rate = min(max(rate_target, yaw_rate[r] - w), yaw_rate[r] + w)
         lands = False
         if at_rest and not aligned:  # turn_lands_on
@@ -139,7 +147,7 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
             lands = (
                 abs(rate * dt) >= abs(err) - LAND_EPS
                 and rate_sign == err_sign
-                and abs(rate) <= _braking(abs(err), max_alpha[k], dt) + LAND_EPS
+                and abs(rate) <= _braking(abs(err), max_alpha, dt) + LAND_EPS
             )
         if lands or aligned:
             new_yaw[k] = wanted
@@ -177,7 +185,7 @@ def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, a
         v = new_speed[k]
         step = v * dt
         through = passing[k] > 0 and aligned[k]
-        cap = _braking(dist, max_a[k], dt)
+        cap = _braking(dist, max_a[r], dt)
         if through:
             cap = max(cap, passing[k])
         lands = aligned[k] and dist != 0.0 and step >= dist - LAND_EPS and v <= cap + LAND_EPS

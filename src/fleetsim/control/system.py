@@ -14,7 +14,7 @@ import numpy as np
 
 from fleetsim.control import kernels
 from fleetsim.control.differential import step_differential
-from fleetsim.control.differential_kernel import differential_drive
+from fleetsim.control.differential_kernel import LIMITS, differential_drive
 from fleetsim.control.models import MotionModel, motion_model
 from fleetsim.control.omni import Motion, step_omni, turn
 from fleetsim.control.velocity import step_velocity
@@ -261,7 +261,8 @@ class MotionSystem:
         rows and body rows left for the NumPy controllers: all of them without Numba)."""
         a, b = self.agents, self.bodies
         none = np.empty(0, dtype=np.int64)
-        columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"])
+        columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"],
+                   *(a[name] for name in LIMITS))  # fmt: skip
         if not kernels.usable(rows.size) or not all(
             x.dtype == np.float64 and x.flags.c_contiguous for x in columns
         ):  # (the tables' columns always are: the kernels write them in place)
@@ -396,16 +397,15 @@ class MotionSystem:
         self, rows: IntArray, brows: IntArray, dt: float
     ) -> tuple[np.ndarray, np.ndarray]:
         """Differential-drive rows driving to goals, compiled and in place on the tables
-        (`differential_kernel`): (distance left, yaw left)."""
+        (`differential_kernel`, which reads the limits from the agent table): (distance left,
+        yaw left)."""
         a, b = self.agents, self.bodies
-        scale = _of(a["speed_scale"], rows)
-        max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
-        limits = (max_v, _of(a["max_a"], rows), _of(a["max_w"], rows) * scale,
-                  _of(a["max_alpha"], rows))  # fmt: skip
-        passing = (
-            self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt) if self._paths else None
-        )
-        out = differential_drive(rows, brows, a.views(), b.views(), limits, dt, passing)
+        passing = None
+        if self._paths:
+            max_v = np.minimum(_of(a["max_v"], rows) * _of(a["speed_scale"], rows),
+                               _of(a["leg_v"], rows))  # fmt: skip
+            passing = self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt)
+        out = differential_drive(rows, brows, a.views(), b.views(), dt, passing)
         self._mark_moved(brows)
         return out
 
