@@ -80,6 +80,24 @@ def test_the_compiled_box_pairs_give_numpys_answers(monkeypatch: pytest.MonkeyPa
     assert 0.1 < fast[turned].mean() < 0.9 and turned.sum() > 20_000
 
 
+def test_the_touching_pairs_are_picked_in_one_pass_unless_one_is_for_pybullet() -> None:
+    """`touching_only`: the TOUCHING pairs in order, as NumPy selects them; None when any pair
+    is for PyBullet (the caller asks it) or the pairs are too few for the kernel."""
+    pytest.importorskip("numba")
+    from fleetsim.collision import box_pairs
+
+    rng = np.random.default_rng(8)
+    i, j = rng.integers(0, 500, 3000), rng.integers(500, 1000, 3000)
+    verdict = rng.choice([box_pairs.TOUCHING, box_pairs.SEPARATE], 3000).astype(np.int8)
+    found = box_pairs.touching_only(i, j, verdict)
+    keep = verdict == box_pairs.TOUCHING
+    assert found is not None and 1000 < len(found[0]) < 2000
+    assert np.array_equal(found[0], i[keep]) and np.array_equal(found[1], j[keep])
+    verdict[2999] = box_pairs.ASK
+    assert box_pairs.touching_only(i, j, verdict) is None
+    assert box_pairs.touching_only(i[:3], j[:3], verdict[:3]) is None  # (NumPy's job)
+
+
 def test_level_turned_boxes_agree_with_pybullet_and_touch_at_contact() -> None:
     """Boxes turned about the vertical only (the planar test): PyBullet's distance query
     agrees away from contact, and two boxes set exactly face to face, at any yaw, touch; moved

@@ -65,6 +65,32 @@ def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray
     return verdict
 
 
+def touching_only(
+    i: IntArray, j: IntArray, verdict: np.ndarray
+) -> tuple[IntArray, IntArray] | None:
+    """The pairs `classify_pairs` found TOUCHING, in one compiled pass, when none is ASK
+    (the usual large fleet of boxes and footprints); None when one is, or for fewer than
+    `MIN_ROWS` pairs, or without Numba (the caller selects them with NumPy)."""
+    kernel = compiled(_touching_rows) if jit.enough(len(i), MIN_ROWS) else None
+    if kernel is None:
+        return None
+    out_i, out_j = np.empty(len(i), dtype=np.int64), np.empty(len(j), dtype=np.int64)
+    count = kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
+                   np.ascontiguousarray(verdict, dtype=np.int8), out_i, out_j)  # fmt: skip
+    return None if count < 0 else (out_i[:count], out_j[:count])
+
+
+def _touching_rows(i: Any, j: Any, verdict: Any, out_i: Any, out_j: Any) -> int:
+    """The TOUCHING pairs copied to out_i/out_j; their count, or -1 at the first ASK."""
+    count = 0
+    for k in range(i.shape[0]):
+        if verdict[k] == ASK:
+            return -1
+        out_i[count], out_j[count] = i[k], j[k]
+        count += verdict[k] == TOUCHING
+    return count
+
+
 def _pairs_numpy(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
                  hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
     """Whether the grown boxes of the pairs of box rows (i, j) touch (bool), with NumPy."""

@@ -19,7 +19,7 @@ import numpy as np
 from fleetsim.backend import Backend
 from fleetsim.collision import broadphase
 from fleetsim.collision.aabb import refresh_moved_aabbs
-from fleetsim.collision.box_pairs import ASK, TOUCHING, classify_pairs
+from fleetsim.collision.box_pairs import ASK, TOUCHING, classify_pairs, touching_only
 from fleetsim.collision.broadphase import (
     candidate_pairs,
     small_scene_pairs,
@@ -311,6 +311,9 @@ class CollisionSystem:
             verdict = classify_pairs(i, j, mode, exact, shaped, b["pos"], b["quat"],
                                      b["aabb_local_min"], b["aabb_local_max"],
                                      self.margin / 2)  # fmt: skip
+            found = touching_only(i, j, verdict)
+            if found is not None:  # (no pair for PyBullet: the usual large fleet)
+                return found
         else:  # contact points: only 2-D pairs are answered here
             planar = (mode[i] == int(CollisionMode.NORMAL_2D)) | (
                 mode[j] == int(CollisionMode.NORMAL_2D)
