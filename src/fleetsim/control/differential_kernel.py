@@ -2,7 +2,7 @@
 
 `differential_drive` is `fleetsim.control.differential.step_differential` in place on the
 simulation's tables, in two passes over the rows instead of about sixty array operations: the
-turn (new heading and yaw rate), then the drive along the new heading. The sines and
+turn (new heading and yaw rate), then the drive along the new heading (and the quaternion). The sines and
 arctangents are NumPy's, between the passes (Numba's `arctan2` differs from NumPy's vectorised
 one in the last bit on some machines), and the rest evaluates the same formulas in the same
 order, so a run gives the NumPy path's numbers to the last bit. One pair of sines (of half the
@@ -60,9 +60,8 @@ def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
                 yaw_left: np.ndarray) -> None:  # fmt: skip
     """`differential_drive` of some of the rows, into `dist_left` and `yaw_left`, working in
     `scratch` (11 arrays a row each) and `aligned`."""
-    angles, turn = compiled(_angle_args), compiled(_turn_rows)
-    drive, place = compiled(_drive_rows), compiled(_place_rows)
-    assert angles is not None and turn is not None and drive is not None and place is not None
+    angles, turn, drive = compiled(_angle_args), compiled(_turn_rows), compiled(_drive_rows)
+    assert angles is not None and turn is not None and drive is not None
     pos, goal, q = b["pos"], a["goal"], b["quat"]
     # the goal's offset (y, x) and quat.yaw_of's two arguments; then what is worked out
     dy, dx, ys, yc, heading, yaw, new_yaw, new_speed, half, sin, cos = scratch
@@ -74,8 +73,7 @@ def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     np.sin(half, out=sin)  # of half the wrapped yaw: heading and quaternion
     np.cos(half, out=cos)
     drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
-          new_speed, aligned, a["max_a"], float(dt), through, dist_left, yaw_left)  # fmt: skip
-    place(body_rows, q, sin, cos)  # quat.from_yaw of the wrapped yaw
+          new_speed, aligned, a["max_a"], float(dt), through, dist_left, yaw_left, q)  # fmt: skip
 
 
 def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, dy: Any, dx: Any,
@@ -87,12 +85,6 @@ def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, dy: Any,
         dy[k], dx[k] = goal[r, 1] - pos[b, 1], goal[r, 0] - pos[b, 0]
         x, y, z, w = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
         ys[k], yc[k] = 2 * (w * z + x * y), 1 - 2 * (y * y + z * z)
-
-
-def _place_rows(body_rows: Any, q: Any, sin_half: Any, cos_half: Any) -> None:
-    for k in range(body_rows.shape[0]):
-        b = body_rows[k]
-        q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin_half[k], cos_half[k]
 
 
 def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
@@ -162,11 +154,11 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
 
 def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
                 vel: Any, new_yaw: Any, cos: Any, sin: Any, new_speed: Any, aligned: Any,
-                max_a: Any, dt: float, passing: Any, dist_left: Any,
-                yaw_left: Any) -> None:  # fmt: skip
+                max_a: Any, dt: float, passing: Any, dist_left: Any, yaw_left: Any,
+                q: Any) -> None:  # fmt: skip
     """The drive along the new heading (from `cos`, `sin` of half the wrapped yaw, as
-    `differential.heading_of`), landing on the goal when it can stop there; positions and
-    velocities in place."""
+    `differential.heading_of`), landing on the goal when it can stop there; positions,
+    velocities and quaternions in place."""
 
     def _braking(distance: float, accel: float, dt: float) -> float:  # braking_speed
         u = accel * dt
@@ -201,3 +193,4 @@ def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, a
             dist_left[k] = np.sqrt(lx * lx + ly * ly)
         vel[r, 0], vel[r, 1], vel[r, 2] = fx * v, fy * v, 0.0
         yaw_left[k] = abs(_wrap(goal_yaw[r] - new_yaw[k])) if align[r] else 0.0
+        q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin[k], cos[k]  # quat.from_yaw
