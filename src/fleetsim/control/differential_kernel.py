@@ -2,11 +2,12 @@
 
 `differential_drive` is `fleetsim.control.differential.step_differential` in place on the
 simulation's tables, in two passes over the rows instead of about sixty array operations: the
-turn (new heading and yaw rate), then the drive along the new heading (and the quaternion). The sines and
-arctangents are NumPy's, between the passes (Numba's `arctan2` differs from NumPy's vectorised
-one in the last bit on some machines), and the rest evaluates the same formulas in the same
-order, so a run gives the NumPy path's numbers to the last bit. One pair of sines (of half the
-wrapped yaw) serves both the heading and the quaternion.
+turn (new heading and yaw rate), then the drive along the new heading, writing the quaternion.
+The sines and arctangents are NumPy's, between the passes (Numba's `arctan2` differs from
+NumPy's vectorised one in the last bit on some machines), and the rest evaluates the same
+formulas in the same order, so a run gives the NumPy path's numbers to the last bit. One pair
+of sines (of half the wrapped yaw) serves both the heading and the quaternion. A fleet of tens
+of thousands runs in two halves on two threads (`fleetsim.parallel`).
 """
 
 from __future__ import annotations
