@@ -159,9 +159,17 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         count = len(out_i)
     sort = compiled(_sort_pairs)
     assert sort is not None
-    firsts = w.get("firsts", n + 1, np.int64)
     sorted_i, sorted_j = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
-    sort(out_i, out_j, count, firsts[: n + 1], sorted_i, sorted_j)
+    bodies = [(0, n, 0)]  # (first body, last body + 1, where their pairs start)
+    if len(parallel.halves(count)) == 2:  # both cores: the pairs of each half of the bodies
+        base = int(np.count_nonzero(out_i[:count] < n // 2))
+        bodies = [(0, n // 2, 0), (n // 2, n, base)]
+
+    def part(first: int, stop: int, base: int) -> None:
+        firsts = _workspace.get("firsts", stop - first + 1, np.int64)[: stop - first + 1]
+        sort(out_i, out_j, count, first, stop, base, firsts, sorted_i, sorted_j)
+
+    parallel.run([functools.partial(part, *b) for b in bodies])
     return sorted_i, sorted_j
 
 
@@ -179,20 +187,26 @@ def _room(scan: Callable[..., int], args: tuple[Any, ...],
         capacity = count
 
 
-def _sort_pairs(out_i: Any, out_j: Any, count: int, firsts: Any, sorted_i: Any,
-                sorted_j: Any) -> None:  # fmt: skip
-    """The first `count` pairs sorted by (i, j): a counting sort by i (each body has a few
-    pairs), then each body's few j in order by insertion."""
+def _sort_pairs(out_i: Any, out_j: Any, count: int, first: int, stop: int, base: int,
+                firsts: Any, sorted_i: Any, sorted_j: Any) -> None:  # fmt: skip
+    """Of the first `count` pairs, those of bodies first..stop-1 (as i), sorted by (i, j) into
+    sorted_i/sorted_j from `base` on: a counting sort by i (each body has a few pairs), then
+    each body's few j in order by insertion. `firsts` has stop - first + 1 slots."""
     firsts[:] = 0
     for k in range(count):
-        firsts[out_i[k] + 1] += 1
+        a = out_i[k]
+        if first <= a < stop:
+            firsts[a - first + 1] += 1
+    firsts[0] = base
     for a in range(firsts.shape[0] - 1):
         firsts[a + 1] += firsts[a]
     for k in range(count):
-        at = firsts[out_i[k]]
-        firsts[out_i[k]] += 1
-        sorted_i[at], sorted_j[at] = out_i[k], out_j[k]
-    begin = 0
+        a = out_i[k]
+        if first <= a < stop:
+            at = firsts[a - first]
+            firsts[a - first] += 1
+            sorted_i[at], sorted_j[at] = a, out_j[k]
+    begin = base
     for a in range(firsts.shape[0] - 1):  # firsts[a] is the end of body a's pairs now
         end = firsts[a]
         for k in range(begin + 1, end):
