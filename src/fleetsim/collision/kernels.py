@@ -30,7 +30,7 @@ MIN_BODIES = MIN_ROWS  # fleets (or moved rows, for the box refresh) below this 
 
 def kernel() -> Callable[..., Any] | None:
     """The compiled grid (its first pass), or None without Numba."""
-    return compiled(_grid_cells)
+    return compiled(_count_cells)
 
 
 def usable(n: int) -> bool:
@@ -107,8 +107,6 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     with a marked body: the grid is built as before, but only the marked bodies look round
     their cells (all eight neighbours), so a check after a few bodies moved costs the sort
     and a few lookups, not every pair of the site."""
-    pairs = kernel()
-    assert pairs is not None
     n = len(lo)
     lo, hi = np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
     use = np.ascontiguousarray(use, dtype=np.bool_)
@@ -123,15 +121,14 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         count = int(np.count_nonzero(use))
     x0, x1, y0, y1 = bounds
     cell = dense_cell(x1 - x0, y1 - y0, count, cell)
-    floor = math.floor
-    cells = (floor(x1 / cell) - floor(x0 / cell) + 1) * (floor(y1 / cell) - floor(y0 / cell) + 1)
+    floor = math.floor  # (the cells of the lowest and highest corners, as the kernel finds them)
+    min_x, min_y = floor(x0 / cell), floor(y0 / cell)
+    width, height = floor(x1 / cell) - min_x + 1, floor(y1 / cell) - min_y + 1
     w = _workspace
     work = (w.get("cx", n, np.int64), w.get("cy", n, np.int64), w.get("cell_of", n, np.int64),
-            w.get("start", cells + 1, np.int64), w.get("body", n, np.int64),
+            w.get("start", width * height + 1, np.int64), w.get("body", n, np.int64),
             w.get("box", n, np.float64, 6), w.get("flat", n, np.bool_))  # fmt: skip
-    dims = np.empty(4, dtype=np.int64)
-    pairs(lo, hi, use, float(cell), flat, *work, dims)
-    min_x, min_y, width, height = dims.tolist()
+    _sort_cells(lo, hi, use, float(cell), flat, work, min_x, min_y, width, height)
     start, body, box, sorted_flat = work[3:]
     if query is None:
         columns = [(0, width)]
@@ -171,6 +168,69 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
 
     parallel.run([functools.partial(part, *b) for b in bodies])
     return sorted_i, sorted_j
+
+
+def _sort_cells(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
+                ignore_z: np.ndarray, work: tuple[np.ndarray, ...], min_x: int, min_y: int,
+                width: int, height: int) -> None:  # fmt: skip
+    """The grid's first pass: a counting sort of the used bodies by the cell of their lower
+    corner into `work` (cx, cy, cell_of, start, body, box, flat: `start[c]` the first of cell
+    c's bodies, cells numbered down the columns, each cell's bodies in index order, their boxes
+    copied beside them). A large fleet counts and places each half of the bodies on its own
+    thread (the second half's bodies after the first's in every cell: the same order)."""
+    count, scatter, prefix = compiled(_count_cells), compiled(_place_cells), compiled(_offsets)
+    assert count is not None and scatter is not None and prefix is not None
+    cx, cy, cell_of, start, body, box, flat = work
+    cells, parts = width * height, parallel.halves(len(lo))
+    hists = [_workspace.get(f"hist{k}", cells + 1, np.int64)[: cells + 1] for k in range(2)]
+    grid = (min_x, min_y, height)
+    parallel.run([functools.partial(count, lo, use, cell, *grid, a, b, cx, cy, cell_of, hist)
+                  for (a, b), hist in zip(parts, hists, strict=False)])  # fmt: skip
+    offsets = [_workspace.get(f"offset{k}", cells, np.int64)[:cells] for k in range(2)]
+    prefix(hists[0], hists[1], len(parts) == 2, start, offsets[0], offsets[1])
+    placed = (body, box, flat)
+    parallel.run([functools.partial(scatter, lo, hi, ignore_z, use, cell_of, a, b, at, *placed)
+                  for (a, b), at in zip(parts, offsets, strict=False)])  # fmt: skip
+
+
+def _count_cells(lo: Any, use: Any, cell: float, min_x: int, min_y: int, height: int, first: int,
+                 stop: int, cx: Any, cy: Any, cell_of: Any, hist: Any) -> None:  # fmt: skip
+    """Bodies first..stop-1: their cells, and how many are in each (`hist[c + 1]`)."""
+    hist[:] = 0
+    for a in range(first, stop):
+        if use[a]:
+            cx[a] = np.int64(np.floor(lo[a, 0] / cell))
+            cy[a] = np.int64(np.floor(lo[a, 1] / cell))
+            c = (cx[a] - min_x) * height + (cy[a] - min_y)
+            cell_of[a] = c
+            hist[c + 1] += 1
+
+
+def _offsets(first: Any, second: Any, both: bool, start: Any, at_first: Any,
+             at_second: Any) -> None:  # fmt: skip
+    """Where each cell's bodies start (`start`, one more slot than cells), and where the first
+    and the second half's bodies go in each cell."""
+    start[0] = 0
+    for c in range(at_first.shape[0]):
+        mine = first[c + 1]
+        theirs = second[c + 1] if both else 0
+        at_first[c] = start[c]
+        at_second[c] = start[c] + mine
+        start[c + 1] = start[c] + mine + theirs
+
+
+def _place_cells(lo: Any, hi: Any, ignore_z: Any, use: Any, cell_of: Any, first: int, stop: int,
+                 at: Any, body: Any, box: Any, flat: Any) -> None:  # fmt: skip
+    """Bodies first..stop-1 into their cells' places (`at[c]` moves on), boxes beside them."""
+    for a in range(first, stop):
+        if use[a]:
+            k = at[cell_of[a]]
+            at[cell_of[a]] += 1
+            body[k] = a
+            for axis in range(3):
+                box[k, axis] = lo[a, axis]
+                box[k, 3 + axis] = hi[a, axis]
+            flat[k] = ignore_z[a]
 
 
 def _room(scan: Callable[..., int], args: tuple[Any, ...],
@@ -217,46 +277,6 @@ def _sort_pairs(out_i: Any, out_j: Any, count: int, first: int, stop: int, base:
                 m -= 1
             sorted_j[m + 1] = j
         begin = end
-
-
-def _grid_cells(lo: Any, hi: Any, use: Any, cell: float, ignore_z: Any, cx: Any, cy: Any,
-                cell_of: Any, start: Any, body: Any, box: Any, flat: Any,
-                dims: Any) -> None:  # fmt: skip
-    """The grid's first pass: a counting sort of the used bodies by the cell of their lower
-    corner, their boxes copied in that order (`start[c]` the first of cell c's, cells
-    numbered down the columns); `dims` gets (min x, min y, width, height) in cells."""
-    n = lo.shape[0]
-    min_x = min_y = np.int64(2**62)
-    max_x = max_y = -np.int64(2**62)
-    for a in range(n):
-        if use[a]:
-            cx[a] = np.int64(np.floor(lo[a, 0] / cell))
-            cy[a] = np.int64(np.floor(lo[a, 1] / cell))
-            min_x, max_x = min(min_x, cx[a]), max(max_x, cx[a])
-            min_y, max_y = min(min_y, cy[a]), max(max_y, cy[a])
-    width, height = max_x - min_x + 1, max_y - min_y + 1
-    cells = width * height
-    start[: cells + 1] = 0  # counting sort by cell
-    for a in range(n):
-        if use[a]:
-            c = (cx[a] - min_x) * height + (cy[a] - min_y)
-            cell_of[a] = c
-            start[c + 1] += 1
-    for c in range(cells):
-        start[c + 1] += start[c]
-    for a in range(n):  # bodies in cell order, their boxes beside them (start[c] moves on)
-        if use[a]:
-            k = start[cell_of[a]]
-            start[cell_of[a]] += 1
-            body[k] = a
-            for axis in range(3):
-                box[k, axis] = lo[a, axis]
-                box[k, 3 + axis] = hi[a, axis]
-            flat[k] = ignore_z[a]
-    for c in range(cells, 0, -1):  # start[c] is the end of cell c now: shift back
-        start[c] = start[c - 1]
-    start[0] = 0
-    dims[0], dims[1], dims[2], dims[3] = min_x, min_y, width, height
 
 
 def _grid_scan(x_from: int, x_to: int, width: int, height: int, start: Any, body: Any, box: Any,
