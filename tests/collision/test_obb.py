@@ -70,6 +70,11 @@ def test_the_compiled_box_pairs_give_numpys_answers(monkeypatch: pytest.MonkeyPa
     verdict = box_pairs.classify_pairs(i, j, normal, boxes, boxes, pos, q, lo, hi, 0.05)
     fast = verdict == box_pairs.TOUCHING
     assert np.isin(verdict, (box_pairs.TOUCHING, box_pairs.SEPARATE)).all()
+    few = slice(0, len(pos) // 8)  # fewer pairs than bodies: boxes worked out pair by pair
+    assert np.array_equal(
+        box_pairs.classify_pairs(i[few], j[few], normal, boxes, boxes, pos, q, lo, hi, 0.05),
+        verdict[few],
+    )  # (and with many, each body's box once: `_pack_rows`)
     monkeypatch.setattr(box_pairs, "MIN_ROWS", 10**9)
     slow = box_pairs.classify_pairs(i, j, normal, boxes, boxes, pos, q, lo, hi, 0.05)
     assert np.array_equal(verdict, slow)
