@@ -42,6 +42,26 @@ def compiled(function: Callable[..., Any]) -> Callable[..., Any] | None:
     return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
 
 
+def prepare(rows: int) -> bool:
+    """Load Numba and start its compiler now, for a fleet of `rows` robots whose steps will use
+    the kernels (from `MIN_ROWS`): the scenario builder calls this once the world is built, so
+    that the first step does not wait about a quarter of a second for it. Whether it did (not
+    below `MIN_ROWS`, nor without Numba)."""
+    if rows < MIN_ROWS:
+        return False
+    kernel = compiled(_first)
+    if kernel is None:
+        return False
+    import numpy as np
+
+    kernel(np.zeros(1))  # (the first call of any kernel starts the compiler's machinery)
+    return True
+
+
+def _first(values: Any) -> int:
+    return int(values.shape[0])
+
+
 def warm() -> bool:
     """Load Numba now and use the kernels at every size from here on: for a process that runs
     many simulations one after another (a sweep's or a fuzz's worker), where half a second

@@ -167,3 +167,28 @@ def test_the_first_box_refresh_loads_numba_only_for_a_large_world(racks: int, lo
     out = subprocess.run([sys.executable, "-c", LOADS_NUMBA, str(racks)], capture_output=True,
                          text=True, timeout=120, check=True)  # fmt: skip
     assert out.stdout.split()[-1] == loaded
+
+
+BUILDS = """
+import sys
+from fleetsim.bench.fleet import layout_for
+from fleetsim.scenario import build, load_scenario
+n = int(sys.argv[1])
+grown = [f"site.layout.{k}={v}" for k, v in layout_for(n).items()]
+built = build(load_scenario("warehouse", [*grown, f"robots[0].start.random={n}"]))
+print("numba" in sys.modules)
+built.sim.close()
+"""
+
+
+@pytest.mark.parametrize(("robots", "loaded"), [(100, "False"), (200, "True")])
+def test_a_large_fleet_loads_numba_when_built_not_on_its_first_step(
+    robots: int, loaded: str
+) -> None:
+    """Building a scenario of `MIN_ROWS` robots or more starts Numba's compiler then
+    (`jit.prepare`), so the first step does not wait for it; the bundled 100-robot warehouse
+    never loads it."""
+    pytest.importorskip("numba")
+    out = subprocess.run([sys.executable, "-c", BUILDS, str(robots)], capture_output=True,
+                         text=True, timeout=120, check=True)  # fmt: skip
+    assert out.stdout.split()[-1] == loaded

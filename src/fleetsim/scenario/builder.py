@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pydantic
 
+from fleetsim import jit
 from fleetsim.actions import (
     Action,
     ActionStatus,
@@ -162,6 +163,7 @@ def build(
         sim.close()
         raise
     sim.world.backend.set_rendering(True)
+    jit.prepare(len(sim.world.motion.agents))  # a large fleet's first step waits for nothing
     render_dt = spec.simulation.render_dt or DEFAULT_RENDER_DT  # type: ignore[attr-defined]
     return ScenarioRun(sim, scene, every, render_dt, loaded.path)
 
