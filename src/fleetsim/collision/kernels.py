@@ -138,9 +138,9 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         scan = compiled(_grid_scan)
         assert scan is not None
         grid = (width, height, start, body, box, sorted_flat)
-        parts = [(x0, x1, int(start[x1 * height] - start[x0 * height])) for x0, x1 in columns]
-        found = parallel.run([functools.partial(_room, scan, (x0, x1, *grid), bodies)
-                              for x0, x1, bodies in parts])  # fmt: skip
+        parts = [(a, b, int(start[b * height] - start[a * height])) for a, b in columns]
+        found = parallel.run([functools.partial(_room, scan, (a, b, *grid), bodies)
+                              for a, b, bodies in parts])  # fmt: skip
     else:
         ask = compiled(_grid_query)
         assert ask is not None
@@ -149,24 +149,24 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         asked = int(np.count_nonzero(marked))
         found = [_room(ask, (lo, hi, use, marked, flat, *work[:3], *around), asked)]
     if len(found) == 1:
-        out_i, out_j, count = found[0]
+        out_i, out_j, pairs = found[0]
     else:
         out_i = np.concatenate([i[:c] for i, _, c in found])
         out_j = np.concatenate([j[:c] for _, j, c in found])
-        count = len(out_i)
+        pairs = len(out_i)
     sort = compiled(_sort_pairs)
     assert sort is not None
-    sorted_i, sorted_j = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
-    bodies = [(0, n, 0)]  # (first body, last body + 1, where their pairs start)
-    if len(parallel.halves(count)) == 2:  # both cores: the pairs of each half of the bodies
-        base = int(np.count_nonzero(out_i[:count] < n // 2))
-        bodies = [(0, n // 2, 0), (n // 2, n, base)]
+    sorted_i, sorted_j = np.empty(pairs, dtype=np.int64), np.empty(pairs, dtype=np.int64)
+    ranges = [(0, n, 0)]  # (first body, last body + 1, where their pairs start)
+    if len(parallel.halves(pairs)) == 2:  # both cores: the pairs of each half of the bodies
+        base = int(np.count_nonzero(out_i[:pairs] < n // 2))
+        ranges = [(0, n // 2, 0), (n // 2, n, base)]
 
     def part(first: int, stop: int, base: int) -> None:
         firsts = _workspace.get("firsts", stop - first + 1, np.int64)[: stop - first + 1]
-        sort(out_i, out_j, count, first, stop, base, firsts, sorted_i, sorted_j)
+        sort(out_i, out_j, pairs, first, stop, base, firsts, sorted_i, sorted_j)
 
-    parallel.run([functools.partial(part, *b) for b in bodies])
+    parallel.run([functools.partial(part, *r) for r in ranges])
     return sorted_i, sorted_j
 
 
