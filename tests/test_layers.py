@@ -30,7 +30,7 @@ LAYERS: list[set[str]] = [
     {"core"},
     {"fleet"},
     {"faults"},
-    {"scenario", "recording", "interfaces"},
+    {"scenario", "recording", "interfaces", "lorr"},
     {"sweep", "viz"},
     {"fuzz"},
     {"__init__"},  # the package: `from fleetsim import Agent` is an import of all of it
