@@ -1,7 +1,9 @@
 """The League of Robot Runners (LoRR): its start kit's problems, entries and rules, hosted by
-fleetsim. This stage: the kit's execution delays (`DelayGenerator`), drawn with the kit's
-random numbers so that the same seed gives the same delays."""
+fleetsim. So far: the kit's problems read as the kit reads them (`load_problem`), and its
+execution delays (`DelayGenerator`), drawn with the kit's random numbers so that the same seed
+gives the same delays."""
 
 from fleetsim.lorr.delays import DelayConfig, DelayGenerator
+from fleetsim.lorr.problem import Problem, load_problem
 
-__all__ = ["DelayConfig", "DelayGenerator"]
+__all__ = ["DelayConfig", "DelayGenerator", "Problem", "load_problem"]
