@@ -41,6 +41,8 @@ def test_tasks_run_on_two_threads_and_errors_come_back() -> None:
     with pytest.raises(ValueError, match="second half"):
         parallel.run([lambda: done.append(1) or 1, fails])
     assert done == [1]  # the first half ran to its end
+    nested = parallel.run([lambda: 0, lambda: parallel.run([lambda: 1, lambda: 2])])
+    assert nested == [0, [1, 2]]  # (the helper asking for halves runs them itself)
 
 
 @pytest.mark.parametrize("motion", ["omnidirectional", "differential"])

@@ -24,6 +24,7 @@ from fleetsim import environment
 T = TypeVar("T")
 
 MIN_ROWS = 20_000  # rows (or pairs) from which work is split over two threads
+HELPER = "fleetsim-half"  # the helper thread's name
 
 _pool: list[ThreadPoolExecutor | None] = [None]
 _lock = threading.Lock()
@@ -47,10 +48,10 @@ def halves(n: int, min_rows: int = MIN_ROWS) -> list[tuple[int, int]]:
 
 def run(tasks: list[Callable[[], T]]) -> list[T]:
     """Each task's result, in order: the first run in this thread, the others in the helper
-    thread meanwhile (one task: just run it). The first error raised is raised here, after
-    every task has finished."""
-    if len(tasks) == 1:
-        return [tasks[0]()]
+    thread meanwhile (one task, or tasks asked for from the helper thread itself: one after
+    the other here). The first error raised is raised here, after every task has finished."""
+    if len(tasks) == 1 or threading.current_thread().name.startswith(HELPER):
+        return [task() for task in tasks]  # (one task; or asked from the helper itself)
     pool = _helper()
     futures: list[Future[T]] = [pool.submit(task) for task in tasks[1:]]
     try:
@@ -65,7 +66,7 @@ def _helper() -> ThreadPoolExecutor:
     with _lock:
         pool = _pool[0]
         if pool is None:
-            pool = _pool[0] = ThreadPoolExecutor(1, thread_name_prefix="fleetsim-half")
+            pool = _pool[0] = ThreadPoolExecutor(1, thread_name_prefix=HELPER)
         return pool
 
 
