@@ -58,7 +58,7 @@ def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray
             packed = np.empty((len(pos), 8))
             pack = compiled(_pack_rows)
             assert pack is not None
-            parallel.run([functools.partial(pack, a, b, *table, float(grow), packed)
+            parallel.run([functools.partial(pack, a, b, *table[3:], float(grow), packed)
                           for a, b in parallel.halves(len(pos))])  # fmt: skip
 
         def part(start: int, stop: int) -> None:  # (both cores: two halves of the pairs)
@@ -159,8 +159,8 @@ def _flat(i: IntArray, j: IntArray, pos: np.ndarray, qi: np.ndarray, qj: np.ndar
 # -- compiled (the same formulas, pair by pair; one function, as Numba compiles it alone) ---------
 
 
-def _pack_rows(first: int, stop: int, mode: Any, exact: Any, shaped: Any, pos: Any, q: Any,
-               lo: Any, hi: Any, grow: float, packed: Any) -> None:  # fmt: skip
+def _pack_rows(first: int, stop: int, pos: Any, q: Any, lo: Any, hi: Any, grow: float,
+               packed: Any) -> None:  # fmt: skip
     """For the bodies first..stop-1 turned about the vertical only (or not at all): the cosine
     and sine of the yaw, the world centre and the grown half extents of the box, as
     `_pairs_rows` works them out for a pair (the same expressions), in one row each."""

@@ -32,6 +32,9 @@ _BRUTE_FORCE_PAIRS = 400_000  # wide bodies x all bodies tested directly up to t
 SWEEP_MAX_BODIES = 1024  # fleets up to this size sweep (see above)
 _SWEEP_PAIRS_PER_BODY = 16  # ... unless the sweep would test more candidate pairs than this
 SMALL_SCENE_PAIRS = 32_768  # moving x all bodies up to this: every pair tested at once
+# `candidate_pairs_of` takes at most this share of the boxes marked (more: every pair tested
+# costs about as much as each marked box looking round its cells)
+PARTIAL_SHARE = 1 / 3
 
 
 def candidate_pairs(
@@ -86,10 +89,10 @@ def candidate_pairs_of(
     """`candidate_pairs` of the boxes marked in `use` (bool, N), restricted to the pairs with
     a `query` (bool, N) box, for a large scene where few boxes changed since the last check:
     through the compiled grid, where only the marked boxes look round their cells. None when
-    that path does not apply (no Numba, a small scene, a used box wide or not finite): the
-    caller tests every pair."""
+    that path does not pay or apply (more than `PARTIAL_SHARE` of the used boxes marked; no
+    Numba, a small scene, a used box wide or not finite): the caller tests every pair."""
     n = int(np.count_nonzero(use))
-    if n < 2 or not kernels.usable(n):
+    if n < 2 or not kernels.usable(n) or np.count_nonzero(query) > PARTIAL_SHARE * n:
         return None
     return _compiled_grid(lo, hi, cell_size, ignore_z, use, query)
 

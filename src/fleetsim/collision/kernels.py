@@ -125,11 +125,11 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     min_x, min_y = floor(x0 / cell), floor(y0 / cell)
     width, height = floor(x1 / cell) - min_x + 1, floor(y1 / cell) - min_y + 1
     w = _workspace
-    work = (w.get("cx", n, np.int64), w.get("cy", n, np.int64), w.get("cell_of", n, np.int64),
-            w.get("start", width * height + 1, np.int64), w.get("body", n, np.int64),
-            w.get("box", n, np.float64, 6), w.get("flat", n, np.bool_))  # fmt: skip
+    work = (w.get("cell_of", n, np.int64), w.get("start", width * height + 1, np.int64),
+            w.get("body", n, np.int64), w.get("box", n, np.float64, 6),
+            w.get("flat", n, np.bool_))  # fmt: skip
     _sort_cells(lo, hi, use, float(cell), flat, work, min_x, min_y, width, height)
-    start, body, box, sorted_flat = work[3:]
+    cell_of, start, body, box, sorted_flat = work
     if query is None:
         columns = [(0, width)]
         if len(parallel.halves(count)) == 2:  # both cores: the columns behind half the bodies
@@ -145,9 +145,9 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         ask = compiled(_grid_query)
         assert ask is not None
         marked = np.ascontiguousarray(query, dtype=np.bool_)
-        around = (min_x, min_y, width, height, start, body, box, sorted_flat)
+        around = (cell_of, width, height, start, body, box, sorted_flat)
         asked = int(np.count_nonzero(marked))
-        found = [_room(ask, (lo, hi, use, marked, flat, *work[:3], *around), asked)]
+        found = [_room(ask, (lo, hi, use, marked, flat, *around), asked)]
     if len(found) == 1:
         out_i, out_j, pairs = found[0]
     else:
@@ -174,17 +174,17 @@ def _sort_cells(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
                 ignore_z: np.ndarray, work: tuple[np.ndarray, ...], min_x: int, min_y: int,
                 width: int, height: int) -> None:  # fmt: skip
     """The grid's first pass: a counting sort of the used bodies by the cell of their lower
-    corner into `work` (cx, cy, cell_of, start, body, box, flat: `start[c]` the first of cell
+    corner into `work` (cell_of, start, body, box, flat: `start[c]` the first of cell
     c's bodies, cells numbered down the columns, each cell's bodies in index order, their boxes
     copied beside them). A large fleet counts and places each half of the bodies on its own
     thread (the second half's bodies after the first's in every cell: the same order)."""
     count, scatter, prefix = compiled(_count_cells), compiled(_place_cells), compiled(_offsets)
     assert count is not None and scatter is not None and prefix is not None
-    cx, cy, cell_of, start, body, box, flat = work
+    cell_of, start, body, box, flat = work
     cells, parts = width * height, parallel.halves(len(lo))
     hists = [_workspace.get(f"hist{k}", cells + 1, np.int64)[: cells + 1] for k in range(2)]
     grid = (min_x, min_y, height)
-    parallel.run([functools.partial(count, lo, use, cell, *grid, a, b, cx, cy, cell_of, hist)
+    parallel.run([functools.partial(count, lo, use, cell, *grid, a, b, cell_of, hist)
                   for (a, b), hist in zip(parts, hists, strict=False)])  # fmt: skip
     offsets = [_workspace.get(f"offset{k}", cells, np.int64)[:cells] for k in range(2)]
     prefix(hists[0], hists[1], len(parts) == 2, start, offsets[0], offsets[1])
@@ -194,14 +194,14 @@ def _sort_cells(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
 
 
 def _count_cells(lo: Any, use: Any, cell: float, min_x: int, min_y: int, height: int, first: int,
-                 stop: int, cx: Any, cy: Any, cell_of: Any, hist: Any) -> None:  # fmt: skip
+                 stop: int, cell_of: Any, hist: Any) -> None:  # fmt: skip
     """Bodies first..stop-1: their cells, and how many are in each (`hist[c + 1]`)."""
     hist[:] = 0
     for a in range(first, stop):
         if use[a]:
-            cx[a] = np.int64(np.floor(lo[a, 0] / cell))
-            cy[a] = np.int64(np.floor(lo[a, 1] / cell))
-            c = (cx[a] - min_x) * height + (cy[a] - min_y)
+            cx = np.int64(np.floor(lo[a, 0] / cell))
+            cy = np.int64(np.floor(lo[a, 1] / cell))
+            c = (cx - min_x) * height + (cy - min_y)
             cell_of[a] = c
             hist[c + 1] += 1
 
@@ -319,9 +319,9 @@ def _grid_scan(x_from: int, x_to: int, width: int, height: int, start: Any, body
     return count
 
 
-def _grid_query(lo: Any, hi: Any, use: Any, query: Any, ignore_z: Any, cx: Any, cy: Any,
-                cell_of: Any, min_x: int, min_y: int, width: int, height: int, start: Any,
-                body: Any, box: Any, flat: Any, out_i: Any, out_j: Any) -> int:  # fmt: skip
+def _grid_query(lo: Any, hi: Any, use: Any, query: Any, ignore_z: Any, cell_of: Any,
+                width: int, height: int, start: Any, body: Any, box: Any, flat: Any,
+                out_i: Any, out_j: Any) -> int:  # fmt: skip
     """The overlapping pairs with a `query` body: the marked bodies round their cells (the
     three runs of the three columns about them), a pair of two marked ones once; returns
     the count as `_grid_scan` does."""
@@ -329,7 +329,7 @@ def _grid_query(lo: Any, hi: Any, use: Any, query: Any, ignore_z: Any, cx: Any, 
     for a in range(lo.shape[0]):
         if not (use[a] and query[a]):
             continue
-        x, y = cx[a] - min_x, cy[a] - min_y
+        x, y = cell_of[a] // height, cell_of[a] % height
         for x2 in range(max(x - 1, 0), min(x + 2, width)):
             c0 = x2 * height + max(y - 1, 0)
             c1 = x2 * height + min(y + 1, height - 1)

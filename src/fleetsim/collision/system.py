@@ -43,9 +43,6 @@ from fleetsim.state import BodyTable, CollisionMode
 IntArray = np.ndarray
 
 NARROW_PHASES = ("aabb", "closest_points", "contact_points")
-# A large scene's check tests only the pairs of the bodies that changed since the last one when
-# they are at most this share of the moving bodies (else every pair: about as cheap).
-PARTIAL_SHARE = 1 / 3
 
 
 @dataclass
@@ -216,8 +213,8 @@ class CollisionSystem:
         other through the spatial hash, and with static ones through the static index (static
         pairs with each other are never formed). With `changed` (bool, N; see `LastCheck`), a
         scene whose static bodies all stayed tests only the changed moving bodies (a large
-        one when they are at most `PARTIAL_SHARE` of the moving ones, through the compiled
-        grid), and the third value says so (True: only pairs with a changed body)."""
+        one when they are at most `broadphase.PARTIAL_SHARE` of the moving ones, through the
+        compiled grid), and the third value says so (True: only pairs with a changed body)."""
         b = self.bodies
         mode = b["collision_mode"]
         static = mode == int(CollisionMode.STATIC)
@@ -260,10 +257,7 @@ class CollisionSystem:
         """`_indexed_pairs` restricted to the pairs with a changed moving body (`fresh`, bool
         over `moving`) in a large scene: the grid as before, but only the changed bodies look
         round their cells (a fleet whose parked robots stand still). None when many changed
-        (more than `PARTIAL_SHARE` of them: every pair costs no more) or the compiled grid
-        does not apply."""
-        if np.count_nonzero(fresh) > PARTIAL_SHARE * moving.size:
-            return None
+        or the compiled grid does not apply (`broadphase.candidate_pairs_of`)."""
         use = np.zeros(len(lo), dtype=bool)
         use[moving] = True
         query = np.zeros(len(lo), dtype=bool)

@@ -24,7 +24,6 @@ from fleetsim.site.site import Obstacles
 
 _INCREMENTAL = broadphase.SMALL_SCENE_PAIRS  # up to N^2 of this, test only robots that moved
 EVERY_S = 0.25  # `every`: a check at most this often (simulated seconds)
-MOVED_SHARE = 1 / 3  # a large fleet tests only the robots that moved up to this share of them
 _NO_NEAR: tuple[np.ndarray, ...] = (np.empty(0, dtype=np.int64),) * 2 + (np.empty(0),)
 
 
@@ -110,17 +109,15 @@ class NearMisses:
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, ...] | None] | None:
         """For the robots that `moved`: their close robot pairs (i < j, sorted) and, with
         structure, their (robot, box, distance) near it (sorted), or None in a large fleet
-        where more than `MOVED_SHARE` of them moved (or without the compiled grid): every
-        robot is tested then. A small fleet tests them from one matrix; a large one through the
-        compiled grid, where only the robots that moved look round their cells."""
+        where more than `broadphase.PARTIAL_SHARE` of them moved (or without the compiled
+        grid): every robot is tested then. A small fleet tests them from one matrix; a large
+        one through the compiled grid, where only the robots that moved look round their
+        cells."""
         n = len(xy)
         if n * n <= _INCREMENTAL:
             if self._boxes is None:
                 return close_pairs_of(xy, reach, moved), None
             return self._fresh_small(xy, moved)
-        rows = moved.nonzero()[0]
-        if rows.size > MOVED_SHARE * n:
-            return None
         lo, hi = _squares(xy, reach / 2)
         every, flat = np.ones(n, dtype=bool), np.zeros(n, dtype=bool)
         found = candidate_pairs_of(lo, hi, 2 * reach, every, moved, flat)
@@ -129,7 +126,7 @@ class NearMisses:
         pairs = _closer_sorted(xy, *found, reach)
         if self._boxes is None:
             return pairs, None
-        return pairs, self._boxes.near(xy, self.radius + self.gap, rows)
+        return pairs, self._boxes.near(xy, self.radius + self.gap, moved.nonzero()[0])
 
     def _fresh_small(
         self, xy: np.ndarray, moved: np.ndarray

@@ -43,7 +43,6 @@ class Pose:
     orientation: int = 0
     count: int = 0
     moving: bool = False
-    rotating: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,13 +87,13 @@ class ActionModel:
         if action == Action.FW:
             if done:
                 return replace(pose, location=pose.location + self.moves[pose.orientation],
-                               count=0, moving=False, rotating=False)  # fmt: skip
-            return replace(pose, count=count, moving=True, rotating=False)
+                               count=0, moving=False)  # fmt: skip
+            return replace(pose, count=count, moving=True)
         if done:
             turn = 1 if action == Action.CR else 3
             return replace(pose, orientation=(pose.orientation + turn) % 4, count=0,
-                           moving=False, rotating=False)  # fmt: skip
-        return replace(pose, count=count, moving=False, rotating=True)
+                           moving=False)  # fmt: skip
+        return replace(pose, count=count, moving=False)
 
     def corner(self, pose: Pose) -> tuple[np.float32, np.float32]:
         """The lower corner (x, y) of the robot's square: its cell, moved along its heading
@@ -135,7 +134,7 @@ class ActionModel:
         lo_x, lo_y, hi_x, hi_y = swept(motion)
         if lo_x < 0 or lo_y < 0 or hi_x > F32(self.cols) or hi_y > F32(self.rows):
             return False
-        c0, r0, c1, r1 = self._cells(lo_x, lo_y, hi_x, hi_y)
+        c0, r0, c1, r1 = self.cells(lo_x, lo_y, hi_x, hi_y)
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 if self.blocked[r * self.cols + c] == 1:
@@ -144,7 +143,7 @@ class ActionModel:
                         return False
         return True
 
-    def _cells(self, lo_x: np.float32, lo_y: np.float32, hi_x: np.float32,
+    def cells(self, lo_x: np.float32, lo_y: np.float32, hi_x: np.float32,
                hi_y: np.float32) -> tuple[int, int, int, int]:  # fmt: skip
         """(c0, r0, c1, r1): the cells a box covers, clamped to the map."""
         return (max(0, math.floor(lo_x)), max(0, math.floor(lo_y)),
@@ -206,7 +205,7 @@ class _Resolution:
         self.bins: dict[int, list[int]] = {}
         for i, pose in enumerate(poses):  # each robot's square now, in the cells it covers
             x, y = model.corner(pose)
-            c0, r0, c1, r1 = model._cells(x, y, x + model.size, y + model.size)
+            c0, r0, c1, r1 = model.cells(x, y, x + model.size, y + model.size)
             for r in range(r0, r1 + 1):
                 for c in range(c0, c1 + 1):
                     self.bins.setdefault(r * model.cols + c, []).append(i)
@@ -280,7 +279,7 @@ class _Resolution:
         m = self.m
         margin = F32(1.0) + m.size
         lo_x, lo_y, hi_x, hi_y = swept(motion)
-        c0, r0, c1, r1 = m._cells(lo_x - margin, lo_y - margin, hi_x + margin, hi_y + margin)
+        c0, r0, c1, r1 = m.cells(lo_x - margin, lo_y - margin, hi_x + margin, hi_y + margin)
         seen, out = {i}, []
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
