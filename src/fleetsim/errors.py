@@ -38,6 +38,12 @@ class SimulationClosedError(FleetSimError, RuntimeError):
     """The simulation was used after `close()`."""
 
 
+class EntryError(FleetSimError, RuntimeError):
+    """A hosted entry (a user's planner, scheduler or executor) raised, answered in a shape
+    its interface does not allow, or ran out of its time. The message names the entry, the
+    call and the tick."""
+
+
 class BackendError(FleetSimError, RuntimeError):
     """PyBullet refused an operation (connection, shape or body creation)."""
 

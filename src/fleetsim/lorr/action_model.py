@@ -59,11 +59,13 @@ class Motion:
 @dataclass
 class Tick:
     """What `ActionModel.step` decided: the actions executed, the poses after, and why each
-    robot whose request failed waits."""
+    robot whose request failed waits (`cycles`: (robot, robot met again, description) of each
+    dependency cycle found, in the order found)."""
 
     actions: list[Action]
     poses: list[Pose]
     reasons: dict[int, str] = field(default_factory=dict)
+    cycles: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 class ActionModel:
@@ -213,6 +215,7 @@ class _Resolution:
         self.decided: list[Motion | None] = [None] * n
         self.went = [False] * n
         self.reasons: dict[int, str] = {}
+        self.cycles: list[tuple[int, int, str]] = []
         self.stack: list[int] = []
 
     def run(self) -> Tick:
@@ -226,7 +229,7 @@ class _Resolution:
                     i, "requested motion rejected by recursive dependency resolution"
                 )
         poses = [self.m.result(p, a) for p, a in zip(self.poses, actions, strict=True)]
-        return Tick(actions, poses, reasons)
+        return Tick(actions, poses, reasons, self.cycles)
 
     def _resolve(self, i: int) -> bool:
         if self.decided[i] is not None:
@@ -262,7 +265,9 @@ class _Resolution:
             if not (asked and self.stay_ok[j] and collide(motion, self.stay_motion[j])):
                 continue  # j staying would not block i: no dependency
             if self.status[j] == VISITING:
-                return self._fail(i, asked, self._cycle(i, j))
+                cycle = self._cycle(i, j)
+                self.cycles.append((i, j, cycle))
+                return self._fail(i, asked, cycle)
             moved = self._resolve(j)
             done = self.decided[j]
             if done is None:

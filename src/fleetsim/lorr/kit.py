@@ -1,0 +1,478 @@
+"""Kit mode: the LoRR start kit's competition loop (v3.1.0), hosting a planner, a task
+scheduler and an executor written for the kit.
+
+One run, as the kit runs it:
+
+- **Start.** Every robot faces east with counter 0; tasks are revealed to fill the pool. The
+  scheduler and planner share one environment, the executor has its own. `initialize` is
+  called on the scheduler, the planner, then the executor.
+- **Initial plan** at tick 0: `scheduler.plan`, the goals set from its proposal, then
+  `planner.plan` (`Entry.compute`).
+- **Each tick**, at an adoption point (every K = ceil(plan_ms / tick_ms) ticks with prompt
+  entries, from tick 0): the last proposal is checked and applied, the executor's
+  `process_new_plan` appends the last plan to the staged actions and returns the states it
+  predicts, and a new plan is launched on that snapshot (so a plan is staged one period after
+  it was asked for). Then `next_command` says GO or STOP per robot, the delays of the tick are
+  drawn, each robot requests its staged front (GO) or W (STOP, empty queue or delayed), the
+  action model moves them, fronts are popped when done, and errands are checked.
+- **Time.** `deterministic=True` (the default) treats every entry as prompt, so runs repeat
+  exactly; `deterministic=False` measures wall time as the kit does: a late planner holds the
+  plan, an executor over its budget costs all-wait ticks.
+
+What fleetsim adds: an entry that raises, answers in the wrong shape or breaks the staged-queue
+rule stops the run with an `EntryError` naming the entry, the call and the tick (the kit
+crashes or aborts).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fleetsim.errors import ConfigError, EntryError
+from fleetsim.lorr.action_model import SYMBOL, ActionModel, Pose
+from fleetsim.lorr.delays import DelayGenerator
+from fleetsim.lorr.mapf import (
+    Action,
+    Counter,
+    Delay,
+    ExecutionCommand,
+    PairInt,
+    Plan,
+    SharedEnvironment,
+    State,
+    hosting,
+)
+from fleetsim.lorr.paths import PathRecorder
+from fleetsim.lorr.problem import Problem
+from fleetsim.lorr.tasks import TaskManager
+
+
+@dataclass(frozen=True)
+class KitTiming:
+    """The kit's options: `ticks` (-s), `plan_ms` (-t, the plan period), `tick_ms` (-a, one
+    tick's budget), `initial_ms` (-n, the first plan), `process_ms` (-x, `process_new_plan`),
+    `preprocess_ms` (-p, `initialize`); `deterministic`: every entry counts as prompt."""
+
+    ticks: int = 5000
+    plan_ms: int = 1000
+    tick_ms: int = 100
+    initial_ms: int = 1000
+    process_ms: int = 100
+    preprocess_ms: int = 30000
+    deterministic: bool = True
+
+    def check(self) -> None:
+        """Refuse options the kit could not run."""
+        for name in ("ticks", "plan_ms", "tick_ms", "initial_ms", "process_ms", "preprocess_ms"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value <= 0:
+                raise ConfigError(f"{name} must be a positive whole number, not {value!r}")
+
+    @property
+    def period(self) -> int:
+        """Ticks between plan adoptions with prompt entries (K)."""
+        return math.ceil(self.plan_ms / self.tick_ms)
+
+
+@dataclass
+class Entries:
+    """The three entries of a run and the names errors give them (their files)."""
+
+    planner: Any
+    scheduler: Any
+    executor: Any
+    names: dict[str, str] = field(default_factory=dict)
+
+    def name(self, kind: str) -> str:
+        """How errors name the entry of `kind`."""
+        return self.names.get(kind, kind)
+
+
+class _Compute:
+    """`Entry.compute` (scheduler, goals, planner), run at once (deterministic) or on a thread
+    (wall time), as the kit runs it."""
+
+    def __init__(self, run: KitRun, limit_ms: int, threaded: bool) -> None:
+        self.run, self.limit_ms = run, limit_ms
+        self.error: BaseException | None = None
+        self.result: tuple[list[int], Plan] | None = None
+        self.done = threading.Event()
+        self.thread: threading.Thread | None = None
+        if threaded:
+            self.thread = threading.Thread(target=self._body, daemon=True, name="lorr-plan")
+            self.thread.start()
+        else:
+            self._body()
+
+    def _body(self) -> None:
+        try:
+            self.result = self.run.compute(self.limit_ms)
+        except BaseException as exc:  # handed to the loop's thread
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def wait_until(self, deadline: float) -> bool:
+        """Whether the plan is in by `deadline` (time.monotonic())."""
+        ready = self.done.wait(max(0.0, deadline - time.monotonic()))
+        if ready and self.error is not None:
+            raise self.error
+        return ready
+
+
+class KitRun:
+    """One kit-mode run of `problem` with `entries` (call `run()`)."""
+
+    def __init__(self, problem: Problem, entries: Entries, timing: KitTiming | None = None,
+                 file_storage_path: str = "") -> None:  # fmt: skip
+        self.problem, self.entries = problem, entries
+        self.timing = timing or KitTiming()
+        self.timing.check()
+        n = self.team = problem.team_size
+        self.cols = problem.cols
+        self.model = ActionModel(problem.blocked, problem.rows, problem.cols,
+                                 problem.agent_counter, problem.agent_size)  # fmt: skip
+        self.poses = [Pose(int(s)) for s in problem.starts]
+        self.doing = [Action.W] * n  # the action under way (counter > 0)
+        self.in_delay = [False] * n
+        self.t = 0
+        self.staged: list[list[Action]] = [[] for _ in range(n)]
+        self.predicted = [self._state(i) for i in range(n)]
+        self.tasks = TaskManager(problem.tasks, n, problem.reveal)
+        self.delays = DelayGenerator(problem.delays, n) if problem.delays.p_delay > 0 else None
+        self.schedule: list[int] = [-1] * n
+        self.plan = Plan([])
+        self.planned, self.actual = PathRecorder(n), PathRecorder(n)
+        self.errors: list[tuple[int, int, int, str]] = []
+        self.action_errors = 0
+        self.env = self._environment(file_storage_path)
+        self.exec_env = self._environment(file_storage_path)
+        self.adoptions = 0
+        self.entry_seconds = {"initialize": 0.0, "compute": 0.0, "process_new_plan": 0.0,
+                              "next_command": 0.0}  # fmt: skip
+        self.loop_seconds = 0.0
+
+    # -- the run --------------------------------------------------------------------------
+
+    def run(self, progress: Callable[[int], None] | None = None) -> KitRun:
+        """Run every tick; `progress(tick)` after each. Returns self (read the results)."""
+        timing = self.timing
+        with hosting():
+            self._initialize()
+            started = self._initial_plan()
+            remain = 0
+            plan_start = time.monotonic()
+            while self.t < timing.ticks:
+                if remain <= 0 and started is not None:
+                    deadline = plan_start + (timing.plan_ms - remain) / 1000
+                    if started.wait_until(deadline):
+                        self._take(started)
+                        started = None
+                if started is None and remain <= 0:
+                    self._adopt()
+                    started = self._launch(timing.plan_ms)
+                    plan_start = time.monotonic()
+                    remain = timing.plan_ms
+                    if self.timing.deterministic and started.wait_until(0.0):
+                        self._take(started)  # prompt: its proposal is the one ticks edit
+                        started = None
+                began = time.perf_counter()
+                self._move()
+                moved_ms = (time.perf_counter() - began) * 1000
+                ticks = 1 if timing.deterministic else max(1, math.ceil(moved_ms / timing.tick_ms))
+                remain -= ticks * timing.tick_ms
+                loop_began = time.perf_counter()
+                self.tasks.update([p.location for p in self.poses], self.schedule, self.t)
+                self.loop_seconds += time.perf_counter() - loop_began
+                if progress is not None:
+                    progress(self.t)
+            if started is not None and started.thread is not None:
+                started.thread.join(timeout=0)  # a late planner is left behind, as the kit does
+        return self
+
+    # -- start ----------------------------------------------------------------------------
+
+    def _environment(self, storage: str) -> SharedEnvironment:
+        p = self.problem
+        return SharedEnvironment(num_of_agents=self.team, rows=p.rows, cols=p.cols,
+                                 map_name=p.map_name, map=[int(v) for v in p.blocked],
+                                 file_storage_path=storage,
+                                 min_planner_communication_time=self.timing.plan_ms,
+                                 action_time=self.timing.tick_ms,
+                                 max_counter=p.agent_counter)  # fmt: skip
+
+    def _initialize(self) -> None:
+        e, limit = self.entries, self.timing.preprocess_ms
+        self._bind()
+        began = time.perf_counter()
+        self._call("scheduler", "initialize", e.scheduler.initialize, limit)
+        self._call("planner", "initialize", e.planner.initialize, limit)
+        self._call("executor", "initialize", e.executor.initialize, limit)
+        spent = (time.perf_counter() - began) * 1000
+        self.entry_seconds["initialize"] += spent / 1000
+        if not self.timing.deterministic and spent > limit:
+            raise EntryError(f"initialize took {spent:.0f} ms, over the preprocessing limit of "
+                             f"{limit} ms (-p; the kit exits with code 124)")  # fmt: skip
+        self.tasks.reveal(self.t)
+        self._sync_planner()
+        self._sync_executor()
+        self.env.new_freeagents = list(range(self.team))
+        self.exec_env.new_freeagents = list(range(self.team))
+
+    def _bind(self) -> None:
+        e = self.entries
+        for entry in (e.scheduler, e.planner):
+            entry.env = self.env
+        e.executor.env = self.exec_env
+
+    def _initial_plan(self) -> _Compute | None:
+        """The first plan; a late one makes everyone wait (ticks unrecorded, no delays drawn)
+        until it is in. Returns the plan still running (never, as the kit waits for it)."""
+        pending = self._launch(self.timing.initial_ms)
+        ready = pending.wait_until(time.monotonic() + self.timing.initial_ms / 1000)
+        while not ready:
+            self.t += 1
+            ready = pending.wait_until(time.monotonic() + self.timing.tick_ms / 1000)
+        self._take(pending)
+        return None
+
+    def _launch(self, limit_ms: int) -> _Compute:
+        compute = _Compute(self, limit_ms, threaded=not self.timing.deterministic)
+        self.tasks.clear_new()
+        return compute
+
+    def _take(self, compute: _Compute) -> None:
+        assert compute.result is not None
+        self.schedule, self.plan = compute.result
+
+    # -- the entries ----------------------------------------------------------------------
+
+    def compute(self, limit_ms: int) -> tuple[list[int], Plan]:
+        """`Entry.compute`: the scheduler's proposal, the goals, the planner's plan."""
+        began = time.perf_counter()
+        raw = self._call("scheduler", "plan", self.entries.scheduler.plan, limit_ms)
+        schedule = self._ints(raw, "scheduler", "plan", "a list of task ids, one a robot")
+        self.env.curr_task_schedule = list(schedule)
+        self.env.goal_locations = [[] for _ in range(self.team)]
+        for robot, task_id in enumerate(schedule[: self.team]):
+            if task_id == -1:
+                continue
+            task = self.env.task_pool.get(task_id)
+            if task is None or task.is_finished():
+                raise EntryError(f"{self.entries.name('scheduler')}: plan at tick {self.t} "
+                                 f"gives robot {robot} task {task_id}, which is not in "
+                                 "env.task_pool (the kit crashes here)")  # fmt: skip
+            goal = PairInt(task.locations[task.idx_next_loc], task.t_revealed)
+            self.env.goal_locations[robot].append(goal)
+        raw = self._call("planner", "plan", self.entries.planner.plan, limit_ms)
+        plan = Plan([self._actions(row, robot) for robot, row in enumerate(self._rows(raw))])
+        self.entry_seconds["compute"] += time.perf_counter() - began
+        return schedule, plan
+
+    def _call(self, kind: str, method: str, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except EntryError:
+            raise
+        except Exception as exc:
+            raise EntryError(f"{self.entries.name(kind)}: {method} raised at tick {self.t}: "
+                             f"{type(exc).__name__}: {exc}") from exc  # fmt: skip
+
+    def _ints(self, raw: Any, kind: str, method: str, shape: str) -> list[int]:
+        try:
+            return [int(v) for v in raw]
+        except (TypeError, ValueError) as exc:
+            raise EntryError(f"{self.entries.name(kind)}: {method} at tick {self.t} must "
+                             f"return {shape}: {exc}") from exc  # fmt: skip
+
+    def _rows(self, raw: Any) -> list[Any]:
+        try:
+            return list(raw)
+        except TypeError as exc:
+            raise EntryError(f"{self.entries.name('planner')}: plan at tick {self.t} must return "
+                             f"a list of action lists, one a robot: {exc}") from exc  # fmt: skip
+
+    def _actions(self, row: Any, robot: int) -> list[Action]:
+        values = self._ints(row, "planner", "plan", f"a list of actions for robot {robot}")
+        for v in values:
+            if v not in (0, 1, 2, 3, 4):
+                raise EntryError(f"{self.entries.name('planner')}: plan at tick {self.t} gives "
+                                 f"robot {robot} action {v}: actions are MAPF.Action FW, CR, "
+                                 "CCR, W or NA (0-4)")  # fmt: skip
+        return [Action(v) for v in values]
+
+    # -- adoption -------------------------------------------------------------------------
+
+    def _adopt(self) -> None:
+        """Apply the proposal, hand the plan to the executor, sync the planner."""
+        self.adoptions += 1
+        self.tasks.set_assignment(self.schedule)
+        self._sync_executor()
+        before = [list(q) for q in self.staged]
+        began = time.perf_counter()
+        raw = self._call("executor", "process_new_plan", self.entries.executor.process_new_plan,
+                         self.timing.process_ms, self.plan, self.staged)  # fmt: skip
+        spent = time.perf_counter() - began
+        self.entry_seconds["process_new_plan"] += spent
+        self._check_staged(before)
+        self.predicted = self._states(raw)
+        if not self.timing.deterministic:
+            over = spent * 1000 - self.timing.tick_ms
+            while over > 0:  # the kit's all-wait ticks: unrecorded, no delays drawn
+                self.t += 1
+                over -= self.timing.tick_ms
+        self._sync_planner()
+
+    def _check_staged(self, before: list[list[Action]]) -> None:
+        name = self.entries.name("executor")
+        if len(self.staged) != self.team:
+            raise EntryError(
+                f"{name}: process_new_plan at tick {self.t} left {len(self.staged)} staged "
+                f"queues for {self.team} robots"
+            )
+        for robot, queue in enumerate(self.staged):
+            try:
+                now = [Action(int(a)) for a in queue]
+            except (TypeError, ValueError) as exc:
+                raise EntryError(
+                    f"{name}: process_new_plan at tick {self.t} staged a value that is not an "
+                    f"action for robot {robot}: {exc}"
+                ) from exc
+            queue[:] = now
+            plan = self.plan.actions[robot] if robot < len(self.plan.actions) else []
+            allowed = [a for a in before[robot] + plan if a != Action.W]
+            kept = [a for a in now if a != Action.W]
+            if kept != allowed[: len(kept)]:
+                raise EntryError(
+                    f"{name}: process_new_plan at tick {self.t}: robot {robot}'s staged "
+                    f"actions {_letters(now)} are not its staged actions {_letters(before[robot])}"
+                    f" followed by the new plan {_letters(plan)} (W aside): the kit aborts the run"
+                )
+
+    def _states(self, raw: Any) -> list[State]:
+        name = self.entries.name("executor")
+        try:
+            states = list(raw)
+        except TypeError as exc:
+            raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
+                             f"MAPF.State, one a robot: {exc}") from exc  # fmt: skip
+        if len(states) != self.team or not all(isinstance(s, State) for s in states):
+            raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
+                             f"{self.team} MAPF.State (one a robot)")  # fmt: skip
+        return [_copy(s) for s in states]
+
+    # -- the environments -----------------------------------------------------------------
+
+    def _state(self, robot: int) -> State:
+        pose = self.poses[robot]
+        state = State(pose.location, self.t, pose.orientation)
+        state.counter = Counter(pose.count, self.problem.agent_counter)
+        state.delay = Delay(inDelay=self.in_delay[robot])
+        return state
+
+    def _sync_simulator(self, env: SharedEnvironment) -> None:
+        env.curr_states = [_copy(s) for s in self.predicted]
+        env.system_states = [self._state(i) for i in range(self.team)]
+        env.start_states = [_copy(s) for s in self.predicted]
+        env.system_timestep = self.t
+        env.staged_actions = [list(q) for q in self.staged]
+
+    def _sync_planner(self) -> None:
+        goals = self.env.goal_locations
+        self.env.goal_locations = goals[: self.team] + [[] for _ in range(self.team - len(goals))]
+        self.tasks.sync(self.env)
+        self._sync_simulator(self.env)
+
+    def _sync_executor(self) -> None:
+        self._sync_simulator(self.exec_env)
+
+    # -- one tick -------------------------------------------------------------------------
+
+    def _move(self) -> None:
+        self._sync_executor()
+        name = self.entries.name("executor")
+        began = time.perf_counter()
+        raw = self._call("executor", "next_command", self.entries.executor.next_command,
+                         self.timing.tick_ms)  # fmt: skip
+        spent = time.perf_counter() - began
+        self.entry_seconds["next_command"] += spent
+        loop_began = time.perf_counter()
+        commands = self._ints(raw, "executor", "next_command", "a list of ExecutionCommand")
+        if len(commands) != self.team:
+            raise EntryError(f"{name}: next_command at tick {self.t} returned {len(commands)} "
+                             f"commands for {self.team} robots")  # fmt: skip
+        self._draw_delays()
+        if not self.timing.deterministic:
+            over = spent * 1000 - self.timing.tick_ms
+            while over > 0:  # the kit's all-wait ticks for a late executor, recorded as T / W
+                for i, pose in enumerate(self.poses):
+                    self.planned.record(i, Action.NA, pose.location, pose.orientation, pose.count)
+                    self.actual.record(i, Action.W, pose.location, pose.orientation, pose.count)
+                self.t += 1
+                over -= self.timing.tick_ms
+                self._draw_delays()
+        requests = []
+        for i, pose in enumerate(self.poses):
+            queue = self.staged[i]
+            action = queue[0] if commands[i] == ExecutionCommand.GO and queue else Action.W
+            if self.in_delay[i]:
+                action = Action.W
+            if action != Action.W and pose.count > 0:
+                action = self.doing[i]  # mid-action, any request but W carries it on
+            requests.append(action)
+            self.planned.record(i, action, pose.location, pose.orientation, pose.count)
+        before = self.poses
+        tick = self.model.step(before, requests)
+        self.poses = tick.poses
+        when = self.t + 1
+        self.errors = [(i, j, when, text) for i, j, text in tick.cycles]
+        for i in sorted(tick.reasons):
+            self.errors.append((i, -1, when, f"Agent waits instead of {SYMBOL[requests[i]]}: "
+                                             f"{tick.reasons[i]}"))  # fmt: skip
+        self.t += 1
+        for i, (pre, post, done) in enumerate(zip(before, self.poses, tick.actions, strict=True)):
+            self.actual.record(i, done, pre.location, pre.orientation, pre.count)
+            if done != Action.W:
+                self.doing[i] = done if post.count > 0 else Action.W
+            queue = self.staged[i]
+            if not queue:
+                continue
+            if (queue[0] == Action.W and done == Action.W) or (
+                pre.location != post.location or pre.orientation != post.orientation
+            ):
+                del queue[0]
+        self.loop_seconds += time.perf_counter() - loop_began
+
+    def _draw_delays(self) -> None:
+        if self.delays is not None:
+            self.delays.next_tick()
+            self.in_delay = self.delays.delayed()
+
+    # -- results --------------------------------------------------------------------------
+
+    @property
+    def finished(self) -> int:
+        """Tasks finished."""
+        return self.tasks.finished
+
+
+def _copy(state: State) -> State:
+    out = State(state.location, state.timestep, state.orientation)
+    out.counter = Counter(state.counter.count, state.counter.maxCount)
+    out.delay = Delay(state.delay.minDelay, state.delay.maxDelay, state.delay.inDelay)
+    return out
+
+
+def _letters(actions: list[Action]) -> str:
+    return "[" + " ".join(SYMBOL[a] for a in actions) + "]"
+
+
+def run_kit(problem: Problem, entries: Entries, timing: KitTiming | None = None,
+            progress: Callable[[int], None] | None = None) -> KitRun:  # fmt: skip
+    """Run `problem` in kit mode with `entries` (loaded inside `mapf.hosting()`)."""
+    return KitRun(problem, entries, timing).run(progress)
