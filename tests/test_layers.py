@@ -30,8 +30,9 @@ LAYERS: list[set[str]] = [
     {"core"},
     {"fleet"},
     {"faults"},
-    {"scenario", "recording", "interfaces", "lorr"},
+    {"scenario", "recording", "interfaces"},
     {"sweep", "viz"},
+    {"lorr"},
     {"fuzz"},
     {"__init__"},  # the package: `from fleetsim import Agent` is an import of all of it
     {"bench"},

@@ -12,6 +12,7 @@ from fleetsim.cli import (
     bench,
     convert,
     fuzz,
+    lorr,
     models,
     replay,
     report,
@@ -43,6 +44,7 @@ app.command(name="replay")(replay.replay)
 app.command(name="report")(report.report)
 app.command(name="sweep")(sweep.sweep)
 app.command(name="fuzz")(fuzz.fuzz)
+app.add_typer(lorr.app, name="lorr")
 
 
 def _version(value: bool) -> None:

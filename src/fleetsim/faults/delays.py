@@ -22,7 +22,14 @@ from typing import Literal
 import numpy as np
 
 from fleetsim.errors import ConfigError
-from fleetsim.faults.stdrandom import StdRandom
+from fleetsim.faults.stdrandom import StdRandom, lround
+
+EVENT_MODELS = ("bernoulli", "poisson")
+DURATION_MODELS = ("uniform", "gaussian")
+POISSON_MEAN_LIMIT = 12  # the C++ library draws larger means another way, not done here
+KIT_KEYS = {"seed": "seed", "pDelay": "p", "minDelay": "min_delay", "maxDelay": "max_delay",
+            "eventModel": "event_model", "durationModel": "duration_model",
+            "gaussMeanRatio": "mean_ratio", "gaussStdRatio": "std_ratio"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -57,12 +64,26 @@ class DelayConfig:
             )
 
     @classmethod
-    def from_kit(cls, config: dict[str, object]) -> DelayConfig:
-        """From the kit's input JSON `delayConfig` (its key names)."""
-        names = {"seed": "seed", "pDelay": "p", "minDelay": "min_delay", "maxDelay": "max_delay",
-                 "eventModel": "event_model", "durationModel": "duration_model",
-                 "gaussMeanRatio": "mean_ratio", "gaussStdRatio": "std_ratio"}  # fmt: skip
-        return cls(**{names[k]: v for k, v in config.items() if k in names})  # type: ignore[arg-type]
+    def from_kit(cls, config: dict[str, object], where: str = "delayConfig") -> DelayConfig:
+        """From the kit's input JSON `delayConfig` (its key names), with the kit's own checks:
+        a wrong or unknown value is a `ConfigError` naming the key (`where`: how to name the
+        object, e.g. the file)."""
+        unknown = sorted(set(config) - set(KIT_KEYS))
+        if unknown:
+            raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: "
+                              f"{', '.join(KIT_KEYS)})")  # fmt: skip
+        low, high = config.get("minDelay", 1), config.get("maxDelay", config.get("minDelay", 1))
+        if not isinstance(low, int) or low <= 0:
+            raise ConfigError(f"{where}.minDelay must be a whole number > 0, got {low!r}")
+        if not isinstance(high, int) or high < low:
+            raise ConfigError(f"{where}.maxDelay must be a whole number >= minDelay, got {high!r}")
+        p = config.get("pDelay", 0.0)
+        if not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
+            raise ConfigError(f"{where}.pDelay must be in [0, 1], got {p!r}")
+        for key, allowed in (("eventModel", EVENT_MODELS), ("durationModel", DURATION_MODELS)):
+            if key in config and config[key] not in allowed:
+                raise ConfigError(f"{where}.{key} {config[key]!r}: one of {', '.join(allowed)}")
+        return cls(**{KIT_KEYS[k]: v for k, v in config.items()})  # type: ignore[arg-type]
 
 
 @dataclass
@@ -77,6 +98,13 @@ class DelayGenerator:
     intervals: list[list[tuple[int, int]]] = field(init=False)
 
     def __post_init__(self) -> None:
+        c = self.config
+        if c.event_model == "poisson" and self.robots * c.p >= POISSON_MEAN_LIMIT:
+            raise ConfigError(
+                f"delays: p {c.p} with {self.robots} robots is a Poisson mean of "
+                f"{self.robots * c.p:g}: fleetsim draws the kit's Poisson events only for means "
+                f"below {POISSON_MEAN_LIMIT} so far (lower p, or use the bernoulli event model)"
+            )
         self._rng = StdRandom(self.config.seed)
         self.remaining = np.zeros(self.robots, dtype=np.int64)
         self.intervals = [[] for _ in range(self.robots)]
@@ -116,6 +144,6 @@ class DelayGenerator:
         if c.duration_model == "uniform":
             return self._rng.uniform_int(c.min_delay, c.max_delay)
         span = c.max_delay - c.min_delay
-        x = self._rng.normal(c.min_delay + span * c.mean_ratio, span * c.std_ratio)
-        d = math.floor(abs(x) + 0.5) * (1 if x >= 0 else -1)  # lround: half away from 0
-        return max(c.min_delay, min(c.max_delay, d))
+        mean, sd = c.min_delay + span * c.mean_ratio, span * c.std_ratio
+        x = mean if sd <= 0.0 else self._rng.normal(mean, sd)
+        return max(c.min_delay, min(c.max_delay, lround(x)))

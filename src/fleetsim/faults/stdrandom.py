@@ -15,7 +15,9 @@ descriptions of libstdc++'s algorithms (GCC 11 and later):
 - Poisson(mean) for means under 12: the number of canonicals multiplied in before the product
   falls to e^-mean or below, less one;
 - shuffle: positions for two elements at a time from one uniform draw over [0, b(b+1) - 1],
-  after a single swap up front when an odd number of swaps is needed.
+  after a single swap up front when an odd number of swaps is needed (one position a draw
+  when the sequence is too long for two to fit a 32-bit word);
+- `lround`: C's rounding of halves away from zero.
 
 Other standard libraries (libc++, MSVC) draw differently; so does NumPy's own `Generator`.
 """
@@ -130,8 +132,11 @@ class StdRandom:
         n = len(items)
         if n < 2:
             return
-        if 0xFFFFFFFF // n < n:
-            raise ValueError("shuffle: sequences this long are not needed here")
+        if 0xFFFFFFFF // n < n:  # too many for two positions a word: one position a draw
+            for i in range(1, n):
+                j = self.uniform_int(0, i)
+                items[i], items[j] = items[j], items[i]
+            return
         i = 1
         if n % 2 == 0:  # n - 1 swaps, an odd number: one up front, the rest in pairs
             j = self.uniform_int(0, 1)
@@ -145,3 +150,10 @@ class StdRandom:
             items[i], items[j] = items[j], items[i]
             items[i + 1], items[k] = items[k], items[i + 1]
             i += 2
+
+
+def lround(x: float) -> int:
+    """C's `lround`: to the nearest whole number, halves away from zero."""
+    whole = math.floor(abs(x))
+    up = abs(x) - whole >= 0.5
+    return int(math.copysign(whole + up, x))

@@ -1,12 +1,11 @@
 """The League of Robot Runners (LoRR): its start kit's problems, entries and rules, hosted by
-fleetsim. So far: the kit's problems read as the kit reads them (`load_problem`), its
-execution delays (`DelayGenerator`), drawn with the kit's random numbers so that the same seed
-gives the same delays, the `MAPF` module entries import (`fleetsim.lorr.mapf`: `hosting`,
-`load_entry`), so that entries written for the kit load and run unmodified, and the kit's
-action model (`fleetsim.lorr.action_model`: one tick of every robot's request, as the kit
-decides it)."""
+fleetsim. Kit mode (`fleetsim.lorr.kit.KitRun`, `fleetsim lorr run`) runs a kit problem
+(`load_problem`) with entries written for the kit, unmodified (`fleetsim.lorr.mapf`: the
+`MAPF` module they import, `load_entry`), on the kit's rules: its competition loop, its action
+model (`fleetsim.lorr.action_model`), its task manager (`fleetsim.lorr.tasks`) and its delays
+(`fleetsim.faults.delays`, drawn with the kit's random numbers), and writes the kit's output
+JSON (`fleetsim.lorr.output`). `fleetsim.lorr.entries` holds fleetsim's default entries."""
 
-from fleetsim.lorr.delays import DelayConfig, DelayGenerator
 from fleetsim.lorr.problem import Problem, load_problem
 
-__all__ = ["DelayConfig", "DelayGenerator", "Problem", "load_problem"]
+__all__ = ["Problem", "load_problem"]

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetsim.errors import ConfigError, EntryError
+from fleetsim.faults.delays import DelayGenerator
 from fleetsim.lorr.action_model import SYMBOL, ActionModel, Pose
-from fleetsim.lorr.delays import DelayGenerator
 from fleetsim.lorr.mapf import (
     Action,
     Counter,
@@ -144,7 +144,7 @@ class KitRun:
         self.staged: list[list[Action]] = [[] for _ in range(n)]
         self.predicted = [self._state(i) for i in range(n)]
         self.tasks = TaskManager(problem.tasks, n, problem.reveal)
-        self.delays = DelayGenerator(problem.delays, n) if problem.delays.p_delay > 0 else None
+        self.delays = DelayGenerator(problem.delays, n) if problem.delays.p > 0 else None
         self.schedule: list[int] = [-1] * n
         self.plan = Plan([])
         self.planned, self.actual = PathRecorder(n), PathRecorder(n)
@@ -451,7 +451,7 @@ class KitRun:
     def _draw_delays(self) -> None:
         if self.delays is not None:
             self.delays.next_tick()
-            self.in_delay = self.delays.delayed()
+            self.in_delay = (self.delays.remaining > 0).tolist()
 
     # -- results --------------------------------------------------------------------------
 

@@ -203,11 +203,15 @@ def load_entry(path: str | Path, kind: str) -> Any:
     spec = importlib.util.spec_from_file_location(f"lorr_{kind}_{abs(hash(file))}", file)
     assert spec is not None and spec.loader is not None
     entry = importlib.util.module_from_spec(spec)
+    folder = str(file.resolve().parent)
+    sys.path.insert(0, folder)  # modules beside the entry import, as in the kit's folders
     try:
         spec.loader.exec_module(entry)
     except Exception as exc:
         raise ConfigError(f"{file}: the {kind} entry failed to load: "
                           f"{type(exc).__name__}: {exc}") from exc  # fmt: skip
+    finally:
+        sys.path.remove(folder)
     cls = getattr(entry, name, None)
     if cls is None:
         raise ConfigError(f"{file}: no class {name} (the kit loads a {kind} by that name)")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.errors import ConfigError
-from fleetsim.lorr.delays import DelayConfig
+from fleetsim.faults.delays import DelayConfig
 
 OBSTACLES = "@T"
 _REQUIRED = ("mapFile", "agentFile", "taskFile", "teamSize", "delayConfig")
@@ -77,7 +77,7 @@ def load_problem(path: str | Path) -> Problem:
     if not isinstance(data["delayConfig"], dict):
         raise ConfigError(f"{source}: 'delayConfig' must be an object (seed, minDelay, ...)")
     try:
-        delays = DelayConfig.from_json(data["delayConfig"], where=f"{source}: delayConfig")
+        delays = DelayConfig.from_kit(data["delayConfig"], where=f"{source}: delayConfig")
     except TypeError as exc:
         raise ConfigError(f"{source}: delayConfig: {exc}") from None
     folder = source.parent

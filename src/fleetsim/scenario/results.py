@@ -52,16 +52,28 @@ def run_row(summary: RunSummary, meta: dict[str, Any]) -> dict[str, Any]:
 
 def write_results(path: str | Path, summary: RunSummary, meta: dict[str, Any]) -> list[Path]:
     """Write the results; returns the files written."""
+    extra = {"kpis": summary.kpis}
+    return write_rows(path, lambda m: run_row(summary, m), dict(summary.tables), meta, extra)
+
+
+def write_rows(
+    path: str | Path,
+    row_of: Any,
+    tables: dict[str, list[dict[str, Any]]],
+    meta: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+) -> list[Path]:
+    """Write a run's row (`row_of(meta)`) and its tables as JSON, CSV or Parquet (by the file
+    name); returns the files written. JSON holds all of it (and `extra`) in one file."""
     out = Path(path)
     if out.suffix.lower() not in FORMATS:
         raise ConfigError(f"--output {path}: use a .json, .csv or .parquet file name")
     meta = {"fleetsim_version": fleetsim_version(), "written_at": _now(), **meta}
-    row = run_row(summary, meta)
-    tables = {name: rows for name, rows in summary.tables.items()}
+    row = row_of(meta)
     out.parent.mkdir(parents=True, exist_ok=True)
     suffix = out.suffix.lower()
     if suffix == ".json":
-        doc = {"metadata": meta, "summary": row, "kpis": summary.kpis, **tables}
+        doc = {"metadata": meta, "summary": row, **(extra or {}), **tables}
         out.write_text(json.dumps(clean(doc), indent=1))
         return [out]
     written = [out]

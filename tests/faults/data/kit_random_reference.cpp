@@ -1,5 +1,5 @@
 // Reference draws of std::mt19937 and the GNU C++ library's distributions, for
-// tests/lorr/test_kit_random.py. Written for fleetsim (not taken from the LoRR kit).
+// tests/faults/test_stdrandom_reference.py. Written for fleetsim (not taken from the LoRR kit).
 // Build and run: g++ -O2 -std=c++17 kit_random_reference.cpp -o ref && ./ref > kit_random_reference.json
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,146 @@
+"""`fleetsim lorr run INPUT.json`: a League of Robot Runners problem with the kit's entries (or
+fleetsim's), on the kit's rules; the kit's output JSON, a summary, fleetsim's results."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from fleetsim.cli.scenario import exit_for
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.lorr.entries import find_entries, is_default
+from fleetsim.lorr.kit import Entries, KitRun, KitTiming
+from fleetsim.lorr.mapf import hosting, load_entry
+from fleetsim.lorr.output import write_kit_output
+from fleetsim.lorr.problem import load_problem
+from fleetsim.lorr.summary import STALL_TICKS, run_row, write_lorr_results
+
+app = typer.Typer(
+    help="League of Robot Runners: host its entries on its problems.", no_args_is_help=True
+)
+
+MODES = ("kit", "continuous")
+
+
+@app.command("run")
+def run(
+    input_file: Path = typer.Argument(..., help="The kit's input JSON (problem)."),
+    planner: Path | None = typer.Option(None, "--planner", help="pyMAPFPlanner file."),
+    scheduler: Path | None = typer.Option(None, "--scheduler", help="pyTaskScheduler file."),
+    executor: Path | None = typer.Option(None, "--executor", help="pyExecutor file."),
+    mode: str = typer.Option("kit", "--mode", help="kit: the kit's rules on a grid."),
+    deterministic: bool = typer.Option(
+        False, "--deterministic", help="Treat every entry as prompt (runs repeat exactly)."
+    ),
+    ticks: int = typer.Option(
+        5000, "--simulation-time", "--simulationTime", "-s", help="Ticks to run."
+    ),
+    plan_ms: int = typer.Option(
+        1000, "--plan-time-limit", "--planTimeLimit", "-t", help="The plan period (ms)."
+    ),
+    tick_ms: int = typer.Option(100, "--action-time", "-a", help="One tick's budget (ms)."),
+    initial_ms: int = typer.Option(
+        1000, "--initial-plan-time-limit", "-n", help="The first plan's limit (ms)."
+    ),
+    process_ms: int = typer.Option(
+        100, "--process-plan-time-limit", "-x", help="process_new_plan's limit (ms)."
+    ),
+    preprocess_ms: int = typer.Option(
+        30000,
+        "--preprocess-time-limit",
+        "--preprocessTimeLimit",
+        "-p",
+        help="initialize's limit (ms).",
+    ),
+    output: Path = typer.Option(
+        Path("output.json"), "--output", "-o", help="The kit's output JSON."
+    ),
+    screen: int = typer.Option(
+        1,
+        "--output-screen",
+        "--outputScreen",
+        "-c",
+        help="Output detail: 1 all, 2 paths and events, 3 summary.",
+    ),
+    storage: str = typer.Option(
+        "",
+        "--file-storage-path",
+        "--fileStoragePath",
+        "-f",
+        help="env.file_storage_path for the entries.",
+    ),
+    results: Path | None = typer.Option(
+        None, "--results", help="fleetsim's results (.json, .csv or .parquet)."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress."),
+) -> None:
+    """Run a LoRR problem as the start kit does: the entries given, else the kit's
+    python/user_*/py*.py in this folder, else fleetsim's defaults."""
+    if mode not in MODES:
+        raise exit_for(ConfigError(f"--mode {mode!r}: choose kit or continuous"))
+    if mode == "continuous":
+        raise exit_for(ConfigError("--mode continuous is not available yet: use --mode kit"))
+    if screen not in (1, 2, 3):
+        raise exit_for(ConfigError(f"--output-screen {screen}: choose 1, 2 or 3"))
+    timing = KitTiming(ticks=ticks, plan_ms=plan_ms, tick_ms=tick_ms, initial_ms=initial_ms,
+                       process_ms=process_ms, preprocess_ms=preprocess_ms,
+                       deterministic=deterministic)  # fmt: skip
+    files = find_entries({"planner": planner, "scheduler": scheduler, "executor": executor})
+    try:
+        timing.check()
+        problem = load_problem(input_file)
+        with hosting():
+            loaded = {kind: load_entry(path, kind) for kind, path in files.items()}
+        entries = Entries(loaded["planner"], loaded["scheduler"], loaded["executor"],
+                          {kind: str(path) for kind, path in files.items()})  # fmt: skip
+        kit = KitRun(problem, entries, timing, file_storage_path=storage)
+        for kind, path in files.items():
+            typer.echo(f"{kind}: {'fleetsim default' if is_default(path) else path}")
+        began = time.perf_counter()
+        _run(kit, progress)
+        wall = time.perf_counter() - began
+        written = write_kit_output(kit, output, screen)
+        extra = []
+        if results is not None:
+            meta = {"problem": str(input_file), **{f"{k}_entry": str(v) for k, v in files.items()}}
+            extra = write_lorr_results(results, kit, wall, meta)
+    except FleetSimError as exc:
+        raise exit_for(exc) from None
+    _summary(kit, wall)
+    typer.echo(f"wrote {written}" + "".join(f", {p}" for p in extra))
+
+
+def _run(kit: KitRun, show: bool) -> None:
+    columns = (TextColumn("tick"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, disable=not show, transient=True) as bar:
+        task = bar.add_task("ticks", total=kit.timing.ticks)
+        kit.run(lambda t: bar.update(task, completed=t))
+
+
+def _summary(kit: KitRun, wall: float) -> None:
+    row = run_row(kit, wall)
+    how = "deterministic" if kit.timing.deterministic else "wall time"
+    name = kit.problem.source.name
+    table = Table(title=f"{name}: {kit.team} robots, {row['ticks']} ticks ({how})")
+    table.add_column("")
+    table.add_column("", justify="right")
+    shown = [
+        ("tasks finished", f"{row['tasks_finished']:,}"),
+        ("errands done", f"{row['errands_done']:,}"),
+        (f"robots stalled (a task, no move in {STALL_TICKS} ticks)", f"{row['robots_stalled']:,}"),
+        ("plans adopted", f"{row['plans_adopted']:,} (every {row['plan_period_ticks']} ticks)"),
+        ("action errors (last tick)", f"{row['action_errors_last_tick']:,}"),
+        ("schedule errors", f"{row['schedule_errors']:,}"),
+        ("delays", f"{row['delays']:,} ({row['delayed_robot_ticks']:,} robot-ticks)"),
+        ("fleetsim loop", f"{row['loop_ms_per_tick']:.2f} ms a tick"),
+        ("entries", f"{sum(kit.entry_seconds.values()):.2f} s"),
+        ("wall time", f"{wall:.2f} s"),
+    ]
+    for name, value in shown:
+        table.add_row(name, value)
+    Console().print(table)
