@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -60,3 +61,24 @@ def test_bad_input_and_broken_entries_are_named(tmp_path: Path) -> None:
     assert "broken.py: plan at tick 0 gives robot 0 action 9" in bad.stderr
     mode = _fleetsim(str(MAZE / "maze-example_40-nodelay.json"), "--mode", "fast", cwd=tmp_path)
     assert mode.returncode == 2 and "--mode 'fast'" in mode.stderr
+
+
+def test_the_bundled_problem_is_listed_copied_and_runs(tmp_path: Path) -> None:
+    wide = {**os.environ, "COLUMNS": "200"}
+    listed = subprocess.run([sys.executable, "-m", "fleetsim", "examples"], capture_output=True,
+                            text=True, timeout=120, env=wide)  # fmt: skip
+    assert "warehouse_small" in listed.stdout and "LoRR problems" in listed.stdout
+    copied = subprocess.run([sys.executable, "-m", "fleetsim", "examples", "copy",
+                             "warehouse_small", "--to", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert copied.returncode == 0, copied.stderr
+    assert (tmp_path / "warehouse_small" / "warehouse_small.map").is_file()
+    by_name = _fleetsim("warehouse_small", "-s", "300", "--deterministic", cwd=tmp_path)
+    by_file = _fleetsim(str(tmp_path / "warehouse_small" / "warehouse_small.json"), "-s", "300",
+                        "--deterministic", "-o", "copy.json", cwd=tmp_path)  # fmt: skip
+    assert by_name.returncode == 0 and by_file.returncode == 0, by_name.stderr + by_file.stderr
+    one = json.loads((tmp_path / "output.json").read_text())
+    two = json.loads((tmp_path / "copy.json").read_text())
+    assert one["numTaskFinished"] > 0 and one["actualPaths"] == two["actualPaths"]
+    typo = _fleetsim("warehouse_smal", cwd=tmp_path)
+    assert typo.returncode == 2 and "did you mean 'warehouse_small'" in typo.stderr

@@ -14,6 +14,7 @@ from rich.table import Table
 from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.lorr.entries import find_entries, is_default
+from fleetsim.lorr.examples import problem_path
 from fleetsim.lorr.kit import Entries, KitRun, KitTiming
 from fleetsim.lorr.mapf import hosting, load_entry
 from fleetsim.lorr.output import write_kit_output
@@ -29,7 +30,7 @@ MODES = ("kit", "continuous")
 
 @app.command("run")
 def run(
-    input_file: Path = typer.Argument(..., help="The kit's input JSON (problem)."),
+    problem_file: str = typer.Argument(..., help="The kit's input JSON, or a bundled problem."),
     planner: Path | None = typer.Option(None, "--planner", help="pyMAPFPlanner file."),
     scheduler: Path | None = typer.Option(None, "--scheduler", help="pyTaskScheduler file."),
     executor: Path | None = typer.Option(None, "--executor", help="pyExecutor file."),
@@ -93,7 +94,7 @@ def run(
     files = find_entries({"planner": planner, "scheduler": scheduler, "executor": executor})
     try:
         timing.check()
-        problem = load_problem(input_file)
+        problem = load_problem(problem_path(problem_file))
         with hosting():
             loaded = {kind: load_entry(path, kind) for kind, path in files.items()}
         entries = Entries(loaded["planner"], loaded["scheduler"], loaded["executor"],
@@ -107,7 +108,10 @@ def run(
         written = write_kit_output(kit, output, screen)
         extra = []
         if results is not None:
-            meta = {"problem": str(input_file), **{f"{k}_entry": str(v) for k, v in files.items()}}
+            meta = {
+                "problem": str(problem.source),
+                **{f"{k}_entry": str(v) for k, v in files.items()},
+            }
             extra = write_lorr_results(results, kit, wall, meta)
     except FleetSimError as exc:
         raise exit_for(exc) from None

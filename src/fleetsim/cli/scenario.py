@@ -26,6 +26,8 @@ from fleetsim.errors import (
     closest,
 )
 from fleetsim.logs import native_stdout_parked
+from fleetsim.lorr.examples import EXAMPLES as LORR_EXAMPLES
+from fleetsim.lorr.examples import bundled_problems
 from fleetsim.models import ModelNotAvailableError
 from fleetsim.scenario import build, bundled_scenarios, json_schema, load_scenario
 from fleetsim.scenario.builder import DEFAULT_MAX_BODIES, body_counts
@@ -421,6 +423,13 @@ def examples(ctx: typer.Context) -> None:
         description = (yaml.safe_load(path.read_text()) or {}).get("description", "")
         table.add_row(name, description)
     Console().print(table)
+    problems = Table(title="bundled LoRR problems (fleetsim lorr run NAME; fleetsim examples "
+                     "copy NAME)")  # fmt: skip
+    problems.add_column("name", no_wrap=True)
+    problems.add_column("description")
+    for name, description in LORR_EXAMPLES.items():
+        problems.add_row(name, description)
+    Console().print(problems)
 
 
 @examples_app.command("copy")
@@ -430,14 +439,18 @@ def copy(
 ) -> None:
     """Copy bundled scenarios into a folder, to edit and run them."""
     bundled = bundled_scenarios()
+    problems = bundled_problems()
     chosen = names or list(bundled)
-    unknown = [n for n in chosen if n not in bundled]
+    unknown = [n for n in chosen if n not in bundled and n not in problems]
     if unknown:
-        raise exit_for(
-            AssetNotFoundError(f"no bundled scenario {unknown}; choose from {', '.join(bundled)}")
-        )
+        known = ", ".join([*bundled, *problems])
+        raise exit_for(AssetNotFoundError(f"no bundled scenario {unknown}; choose from {known}"))
     to.mkdir(parents=True, exist_ok=True)
     for name in chosen:
+        if name in problems:  # a LoRR problem: its folder (input JSON, map, agents, tasks)
+            shutil.copytree(problems[name].parent, to / name, dirs_exist_ok=True)
+            typer.echo(f"copied {name} -> {to / name}")
+            continue
         target = to / bundled[name].name
         shutil.copyfile(bundled[name], target)
         typer.echo(f"copied {name} -> {target}")
