@@ -125,7 +125,7 @@ class Task:
 
 @dataclass
 class Plan:
-    """A planner's answer: actions[robot][tick]."""
+    """A planner's answer: a list of actions for each robot, one a step."""
 
     actions: list[list[Action]] = field(default_factory=list)
 
