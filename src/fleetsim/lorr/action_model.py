@@ -310,3 +310,87 @@ class _Resolution:
     def _describe(self, a: int) -> str:
         act = SYMBOL[self.requested[a]]
         return f"a{a}(loc={self.poses[a].location}, act={act}, next={self.want[a].location})"
+
+
+@dataclass
+class ArrayTick:
+    """`ActionModel.step_arrays`' answer: the actions executed and the poses after, as arrays
+    (location, orientation, counter, part-way), and `reasons` / `cycles` as `Tick`'s."""
+
+    actions: np.ndarray
+    location: np.ndarray
+    orientation: np.ndarray
+    count: np.ndarray
+    moving: np.ndarray
+    reasons: dict[int, str]
+    cycles: list[tuple[int, int, str]]
+
+
+def advance(location: np.ndarray, orientation: np.ndarray, count: np.ndarray,
+            moving: np.ndarray, actions: np.ndarray, max_count: int,
+            cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """`ActionModel.result` for every robot at once: the poses after one tick of `actions`."""
+    loc, ori, cnt, mov = location.copy(), orientation.copy(), count.copy(), moving.copy()
+    forward = actions == Action.FW
+    turning = (actions == Action.CR) | (actions == Action.CCR)
+    active = forward | turning
+    counted = cnt + 1
+    done = active & (counted >= max_count)
+    steps = np.array([1, cols, -1, -cols], dtype=np.int64)
+    arrive = forward & done
+    loc[arrive] += steps[ori[arrive]]
+    turned = turning & done
+    ori[turned] = (ori[turned] + np.where(actions[turned] == Action.CR, 1, 3)) % 4
+    cnt[active] = np.where(done[active], 0, counted[active])
+    mov[active] = forward[active] & ~done[active]
+    return loc, ori, cnt, mov
+
+
+def step_arrays(model: ActionModel, location: np.ndarray, orientation: np.ndarray,
+                count: np.ndarray, moving: np.ndarray,
+                requested: np.ndarray) -> ArrayTick | None:  # fmt: skip
+    """`model.step` on arrays, compiled (`fleetsim.lorr.model_kernel`): the same decisions,
+    reasons and cycles. None without Numba."""
+    from fleetsim.lorr import model_kernel
+
+    blocked = np.ascontiguousarray(model.blocked, dtype=np.uint8)
+    shape = (model.rows, model.cols, model.max_count, model.size, EPS)
+    out = model_kernel.step_arrays(location, orientation, count, moving, requested, blocked, *shape)
+    if out is None:
+        return None
+    went, code, other, want_loc, cycle_i, cycle_j, cycle_start, cycle_len, chain = out
+    executed = np.where(went, requested, Action.W).astype(np.int64)
+    loc, ori, cnt, mov = advance(location, orientation, count, moving, executed,
+                                 model.max_count, model.cols)  # fmt: skip
+
+    def describe(a: int) -> str:
+        act = SYMBOL[Action(int(requested[a]))]
+        return f"a{a}(loc={int(location[a])}, act={act}, next={int(want_loc[a])})"
+
+    cycles = []
+    for k in range(len(cycle_i)):
+        i, j = int(cycle_i[k]), int(cycle_j[k])
+        robots = [int(a) for a in chain[cycle_start[k] : cycle_start[k] + cycle_len[k]]]
+        held = all(want_loc[a] == location[b] for a, b in itertools.pairwise(robots))
+        occupancy = held and want_loc[i] == location[j]
+        kind = "occupancy-chain cycle" if occupancy else "directed physical-dependency cycle"
+        text = f"{kind}: " + "".join(f"{describe(a)} -> " for a in robots) + describe(j)
+        cycles.append((i, j, text))
+    reasons = {}
+    for i in np.flatnonzero(~went & (requested != Action.W)).tolist():
+        reasons[i] = _reason(int(code[i]), int(other[i]), cycles)
+    return ArrayTick(executed, loc, ori, cnt, mov, reasons, cycles)
+
+
+def _reason(code: int, other: int, cycles: list[tuple[int, int, str]]) -> str:
+    if code == 1:
+        return "requested motion is invalid (boundary or hard obstacle)"
+    if code == 2:
+        return f"requested motion conflicts with resolved agent {other}"
+    if code == 3:
+        return f"requested motion blocked by agent {other}"
+    if code == 4:
+        return f"requested motion blocked by agent {other} (agent waited)"
+    if code == 5:
+        return cycles[other][2]
+    return "requested motion rejected by recursive dependency resolution"

@@ -33,13 +33,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from fleetsim.errors import ConfigError, EntryError
 from fleetsim.faults.delays import DelayGenerator
-from fleetsim.lorr.action_model import SYMBOL, ActionModel, Pose
+from fleetsim.lorr.action_model import SYMBOL, ActionModel, Pose, step_arrays
 from fleetsim.lorr.mapf import (
     Action,
-    Counter,
-    Delay,
     ExecutionCommand,
     PairInt,
     Plan,
@@ -50,6 +50,7 @@ from fleetsim.lorr.mapf import (
 from fleetsim.lorr.paths import PathRecorder
 from fleetsim.lorr.problem import Problem
 from fleetsim.lorr.tasks import TaskManager
+from fleetsim.lorr.views import QueueCopies, StateCopies, StateView, copy_state
 
 
 @dataclass(frozen=True)
@@ -137,12 +138,16 @@ class KitRun:
         self.cols = problem.cols
         self.model = ActionModel(problem.blocked, problem.rows, problem.cols,
                                  problem.agent_counter, problem.agent_size)  # fmt: skip
-        self.poses = [Pose(int(s)) for s in problem.starts]
-        self.doing = [Action.W] * n  # the action under way (counter > 0)
-        self.in_delay = [False] * n
+        self.location = np.asarray(problem.starts, dtype=np.int64).copy()
+        self.orientation = np.zeros(n, dtype=np.int64)  # all face east
+        self.count = np.zeros(n, dtype=np.int64)
+        self.moving = np.zeros(n, dtype=bool)  # part-way along an edge
+        self.doing = np.full(n, int(Action.W), dtype=np.int64)  # the action under way
+        self.in_delay = np.zeros(n, dtype=bool)
         self.t = 0
         self.staged: list[list[Action]] = [[] for _ in range(n)]
-        self.predicted = [self._state(i) for i in range(n)]
+        self.front = np.full(n, -1, dtype=np.int64)  # each queue's first action, -1 if empty
+        self.predicted: list[State] = list(self._system_states())
         self.tasks = TaskManager(problem.tasks, n, problem.reveal)
         self.delays = DelayGenerator(problem.delays, n) if problem.delays.p > 0 else None
         self.schedule: list[int] = [-1] * n
@@ -187,7 +192,7 @@ class KitRun:
                 ticks = 1 if timing.deterministic else max(1, math.ceil(moved_ms / timing.tick_ms))
                 remain -= ticks * timing.tick_ms
                 loop_began = time.perf_counter()
-                self.tasks.update([p.location for p in self.poses], self.schedule, self.t)
+                self.tasks.update(self.location, self.schedule, self.t)
                 self.loop_seconds += time.perf_counter() - loop_began
                 if progress is not None:
                     progress(self.t)
@@ -320,6 +325,7 @@ class KitRun:
         spent = time.perf_counter() - began
         self.entry_seconds["process_new_plan"] += spent
         self._check_staged(before)
+        self.front[:] = [int(q[0]) if q else -1 for q in self.staged]
         self.predicted = self._states(raw)
         if not self.timing.deterministic:
             over = spent * 1000 - self.timing.tick_ms
@@ -364,94 +370,116 @@ class KitRun:
         if len(states) != self.team or not all(isinstance(s, State) for s in states):
             raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
                              f"{self.team} MAPF.State (one a robot)")  # fmt: skip
-        return [_copy(s) for s in states]
+        return [copy_state(s) for s in states]
 
     # -- the environments -----------------------------------------------------------------
 
-    def _state(self, robot: int) -> State:
-        pose = self.poses[robot]
-        state = State(pose.location, self.t, pose.orientation)
-        state.counter = Counter(pose.count, self.problem.agent_counter)
-        state.delay = Delay(inDelay=self.in_delay[robot])
-        return state
+    def _system_states(self, snapshot: bool = True) -> StateView:
+        loc, ori, cnt, delayed = self.location, self.orientation, self.count, self.in_delay
+        if snapshot:
+            loc, ori, cnt, delayed = loc.copy(), ori.copy(), cnt.copy(), delayed.copy()
+        return StateView(loc, ori, cnt, delayed, self.t, self.problem.agent_counter)
 
-    def _sync_simulator(self, env: SharedEnvironment) -> None:
-        env.curr_states = [_copy(s) for s in self.predicted]
-        env.system_states = [self._state(i) for i in range(self.team)]
-        env.start_states = [_copy(s) for s in self.predicted]
+    def _sync_simulator(self, env: SharedEnvironment, snapshot: bool) -> None:
+        """The kit copies these every sync; fleetsim hands out views that copy on reading (a
+        snapshot for the planner, which may read while the loop moves on)."""
+        env.curr_states = StateCopies(self.predicted)  # type: ignore[assignment]
+        env.system_states = self._system_states(snapshot)  # type: ignore[assignment]
+        env.start_states = StateCopies(self.predicted)  # type: ignore[assignment]
         env.system_timestep = self.t
-        env.staged_actions = [list(q) for q in self.staged]
+        env.staged_actions = QueueCopies(self.staged, snapshot)  # type: ignore[assignment]
 
     def _sync_planner(self) -> None:
         goals = self.env.goal_locations
         self.env.goal_locations = goals[: self.team] + [[] for _ in range(self.team - len(goals))]
         self.tasks.sync(self.env)
-        self._sync_simulator(self.env)
+        self._sync_simulator(self.env, snapshot=not self.timing.deterministic)
 
     def _sync_executor(self) -> None:
-        self._sync_simulator(self.exec_env)
+        self._sync_simulator(self.exec_env, snapshot=False)
 
     # -- one tick -------------------------------------------------------------------------
 
     def _move(self) -> None:
         self._sync_executor()
-        name = self.entries.name("executor")
         began = time.perf_counter()
         raw = self._call("executor", "next_command", self.entries.executor.next_command,
                          self.timing.tick_ms)  # fmt: skip
         spent = time.perf_counter() - began
         self.entry_seconds["next_command"] += spent
         loop_began = time.perf_counter()
-        commands = self._ints(raw, "executor", "next_command", "a list of ExecutionCommand")
-        if len(commands) != self.team:
-            raise EntryError(f"{name}: next_command at tick {self.t} returned {len(commands)} "
-                             f"commands for {self.team} robots")  # fmt: skip
+        commands = self._commands(raw)
         self._draw_delays()
         if not self.timing.deterministic:
             over = spent * 1000 - self.timing.tick_ms
             while over > 0:  # the kit's all-wait ticks for a late executor, recorded as T / W
-                for i, pose in enumerate(self.poses):
-                    self.planned.record(i, Action.NA, pose.location, pose.orientation, pose.count)
-                    self.actual.record(i, Action.W, pose.location, pose.orientation, pose.count)
+                here = (self.location, self.orientation, self.count)
+                self.planned.record(np.full(self.team, int(Action.NA), np.int8), *here)
+                self.actual.record(np.full(self.team, int(Action.W), np.int8), *here)
                 self.t += 1
                 over -= self.timing.tick_ms
                 self._draw_delays()
-        requests = []
-        for i, pose in enumerate(self.poses):
-            queue = self.staged[i]
-            action = queue[0] if commands[i] == ExecutionCommand.GO and queue else Action.W
-            if self.in_delay[i]:
-                action = Action.W
-            if action != Action.W and pose.count > 0:
-                action = self.doing[i]  # mid-action, any request but W carries it on
-            requests.append(action)
-            self.planned.record(i, action, pose.location, pose.orientation, pose.count)
-        before = self.poses
-        tick = self.model.step(before, requests)
-        self.poses = tick.poses
-        when = self.t + 1
-        self.errors = [(i, j, when, text) for i, j, text in tick.cycles]
-        for i in sorted(tick.reasons):
-            self.errors.append((i, -1, when, f"Agent waits instead of {SYMBOL[requests[i]]}: "
-                                             f"{tick.reasons[i]}"))  # fmt: skip
+        go = (commands == ExecutionCommand.GO) & (self.front >= 0) & ~self.in_delay
+        requests = np.where(go, self.front, int(Action.W))
+        carry = (requests != Action.W) & (self.count > 0)
+        requests[carry] = self.doing[carry]  # mid-action, any request but W carries it on
+        before = (self.location, self.orientation, self.count)
+        self.planned.record(requests, *before)
+        executed = self._step(requests)
         self.t += 1
-        for i, (pre, post, done) in enumerate(zip(before, self.poses, tick.actions, strict=True)):
-            self.actual.record(i, done, pre.location, pre.orientation, pre.count)
-            if done != Action.W:
-                self.doing[i] = done if post.count > 0 else Action.W
-            queue = self.staged[i]
-            if not queue:
-                continue
-            if (queue[0] == Action.W and done == Action.W) or (
-                pre.location != post.location or pre.orientation != post.orientation
-            ):
-                del queue[0]
+        self.actual.record(executed, *before)
+        acted = executed != Action.W
+        self.doing[acted] = np.where(self.count[acted] > 0, executed[acted], int(Action.W))
+        changed = (self.location != before[0]) | (self.orientation != before[1])
+        popped = (self.front >= 0) & (((self.front == Action.W) & ~acted) | changed)
+        for robot in np.flatnonzero(popped).tolist():
+            queue = self.staged[robot]
+            del queue[0]
+            self.front[robot] = int(queue[0]) if queue else -1
         self.loop_seconds += time.perf_counter() - loop_began
+
+    def _commands(self, raw: Any) -> np.ndarray:
+        name = self.entries.name("executor")
+        try:
+            commands = np.asarray(raw, dtype=np.int64).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise EntryError(f"{name}: next_command at tick {self.t} must return a list of "
+                             f"ExecutionCommand, one a robot: {exc}") from exc  # fmt: skip
+        if len(commands) != self.team:
+            raise EntryError(f"{name}: next_command at tick {self.t} returned {len(commands)} "
+                             f"commands for {self.team} robots")  # fmt: skip
+        return commands
+
+    def _step(self, requests: np.ndarray) -> np.ndarray:
+        """The action model on every robot's request: the poses move on; the actions done."""
+        arrays = (self.location, self.orientation, self.count, self.moving)
+        tick = step_arrays(self.model, *arrays, requests)
+        when = self.t + 1
+        if tick is not None:
+            self.location, self.orientation, self.count, self.moving = (
+                tick.location, tick.orientation, tick.count, tick.moving)  # fmt: skip
+            reasons, cycles, executed = tick.reasons, tick.cycles, tick.actions
+        else:  # without Numba: the model robot by robot
+            poses = [
+                Pose(int(a), int(b), int(c), bool(d)) for a, b, c, d in zip(*arrays, strict=True)
+            ]
+            done = self.model.step(poses, [Action(int(a)) for a in requests])
+            self.location = np.array([p.location for p in done.poses], dtype=np.int64)
+            self.orientation = np.array([p.orientation for p in done.poses], dtype=np.int64)
+            self.count = np.array([p.count for p in done.poses], dtype=np.int64)
+            self.moving = np.array([p.moving for p in done.poses], dtype=bool)
+            reasons, cycles = done.reasons, done.cycles
+            executed = np.array(done.actions, dtype=np.int64)
+        self.errors = [(i, j, when, text) for i, j, text in cycles]
+        for i in sorted(reasons):
+            symbol = SYMBOL[Action(int(requests[i]))]
+            self.errors.append((i, -1, when, f"Agent waits instead of {symbol}: {reasons[i]}"))
+        return executed
 
     def _draw_delays(self) -> None:
         if self.delays is not None:
             self.delays.next_tick()
-            self.in_delay = (self.delays.remaining > 0).tolist()
+            self.in_delay = self.delays.remaining > 0
 
     # -- results --------------------------------------------------------------------------
 
@@ -459,13 +487,6 @@ class KitRun:
     def finished(self) -> int:
         """Tasks finished."""
         return self.tasks.finished
-
-
-def _copy(state: State) -> State:
-    out = State(state.location, state.timestep, state.orientation)
-    out.counter = Counter(state.counter.count, state.counter.maxCount)
-    out.delay = Delay(state.delay.minDelay, state.delay.maxDelay, state.delay.inDelay)
-    return out
 
 
 def _letters(actions: list[Action]) -> str:

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from fleetsim.lorr.mapf import SharedEnvironment, Task
 
 
@@ -38,6 +40,7 @@ class TaskManager:
         self.new_tasks: list[int] = []
         self.new_freeagents: list[int] = []
         self.current = [-1] * team
+        self.next_errand = np.full(team, -1, dtype=np.int64)  # where each robot's is (-1: none)
         self.events: list[tuple[int, int, int, int]] = []
         self.finished = 0
         self.schedule_errors: list[tuple[str, int, int, int, int]] = []
@@ -80,6 +83,7 @@ class TaskManager:
         for robot, task_id in enumerate(self.current):
             if not self.actual_schedule[robot] or task_id != self.actual_schedule[robot][-1][1]:
                 self.actual_schedule[robot].append((self.tick, task_id))
+            self.next_errand[robot] = self.ongoing[task_id].get_next_loc() if task_id >= 0 else -1
         return True
 
     def _validate(self, proposal: list[int]) -> bool:
@@ -114,20 +118,19 @@ class TaskManager:
 
     # -- errands --------------------------------------------------------------------------
 
-    def update(self, locations: list[int], proposal: list[int], tick: int) -> None:
-        """After a tick: errands done where robots stand, finished tasks, the pool topped
-        up."""
+    def update(self, locations: np.ndarray, proposal: list[int], tick: int) -> None:
+        """After a tick: errands done where robots stand (`locations`, one a robot), finished
+        tasks, the pool topped up."""
         self.tick = tick
-        for robot in range(self.team):
+        errand = self.next_errand
+        for robot in np.flatnonzero((errand >= 0) & (locations == errand)).tolist():
             task_id = self.current[robot]
-            if task_id == -1:
-                continue
             task = self.ongoing[task_id]
-            if locations[robot] != task.get_next_loc():
-                continue
             task.idx_next_loc += 1
+            errand[robot] = task.get_next_loc()
             if task.is_finished():
                 self.current[robot] = -1
+                errand[robot] = -1
                 del self.ongoing[task_id]
                 task.t_completed = tick
                 self.finished += 1
