@@ -126,10 +126,11 @@ class DelayGenerator:
             chosen = available[rng.canonicals(available.size) < c.p].tolist()
         else:
             k = min(rng.poisson(self.robots * c.p), available.size)
-            order = available.tolist()
+            chosen = []
             if k:  # (no shuffle, and no draws, when nobody is delayed)
-                rng.shuffle(order)
-            chosen = order[:k]
+                order = available.astype(np.int64)
+                rng.shuffle_array(order)
+                chosen = order[:k].tolist()
         for i in chosen:
             d = self._duration()
             self.intervals[i].append((self.tick, self.tick + d))

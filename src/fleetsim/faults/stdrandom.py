@@ -30,6 +30,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from fleetsim import jit
+
 T = TypeVar("T")
 TWO_32 = 2.0**32
 TWO_64 = 2.0**64
@@ -62,6 +64,16 @@ class StdRandom:
         out = self._block[self._next : self._next + n]
         self._next += n
         return out
+
+    def peek(self, n: int) -> np.ndarray:
+        """The engine's next `n` outputs without taking them (`skip` takes them)."""
+        if self._next + n > len(self._block):
+            self._refill(max(BLOCK, n))
+        return self._block[self._next : self._next + n]
+
+    def skip(self, n: int) -> None:
+        """Take `n` outputs seen with `peek`."""
+        self._next += n
 
     def _refill(self, at_least: int) -> None:
         """Keep what is left of the block and draw at least `at_least` more."""
@@ -127,6 +139,26 @@ class StdRandom:
             if product <= threshold:
                 return count - 1
 
+    def shuffle_array(self, items: np.ndarray) -> None:
+        """`shuffle` of an int64 array in place, in one compiled pass when Numba is there (the
+        same swaps: a delay model's shuffle of 10,000 robots every tick)."""
+        n = len(items)
+        kernel = jit.compiled(_pair_swaps)
+        if n < 2 or kernel is None or 0xFFFFFFFF // n < n:
+            values = items.tolist()
+            self.shuffle(values)
+            items[:] = values
+            return
+        i = 1
+        if n % 2 == 0:
+            j = self.uniform_int(0, 1)
+            items[i], items[j] = items[j], items[i]
+            i += 1
+        while i < n:  # (more than one pass only when a rejected draw ran past the words seen)
+            words = self.peek((n - i + 1) // 2 + 16)
+            i, used = kernel(items, words, i, n)
+            self.skip(used)
+
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Shuffle `items` in place (`std::shuffle`, two positions per draw)."""
         n = len(items)
@@ -150,6 +182,37 @@ class StdRandom:
             items[i], items[j] = items[j], items[i]
             items[i + 1], items[k] = items[k], items[i + 1]
             i += 2
+
+
+def _pair_swaps(items: np.ndarray, words: np.ndarray, i: int, n: int) -> tuple[int, int]:
+    """`shuffle`'s swaps two at a time from position `i`, drawing from `words`: (where it got
+    to, words used). It stops before a draw the words left cannot finish."""
+    used = 0
+    mask = np.uint64(0xFFFFFFFF)
+    two32 = np.uint64(1) << np.uint64(32)
+    while i < n:
+        second = i + 2
+        span = np.uint64((i + 1) * second)
+        start = used
+        if used >= words.shape[0]:
+            return i, start
+        product = words[used] * span
+        used += 1
+        low = product & mask
+        if low < span:
+            threshold = (two32 - span) % span
+            while low < threshold:
+                if used >= words.shape[0]:
+                    return i, start
+                product = words[used] * span
+                used += 1
+                low = product & mask
+        both = np.int64(product >> np.uint64(32))
+        a, b = both // second, both % second
+        items[i], items[a] = items[a], items[i]
+        items[i + 1], items[b] = items[b], items[i + 1]
+        i += 2
+    return i, used
 
 
 def lround(x: float) -> int:

@@ -19,6 +19,7 @@ reasons. Pure Python for now, written from the kit's rules (`../shared/lorr/READ
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field, replace
@@ -315,15 +316,48 @@ class _Resolution:
 @dataclass
 class ArrayTick:
     """`ActionModel.step_arrays`' answer: the actions executed and the poses after, as arrays
-    (location, orientation, counter, part-way), and `reasons` / `cycles` as `Tick`'s."""
+    (location, orientation, counter, part-way); `cycles` and `reasons` as `Tick`'s, made when
+    read (most ticks' are never read)."""
 
     actions: np.ndarray
     location: np.ndarray
     orientation: np.ndarray
     count: np.ndarray
     moving: np.ndarray
-    reasons: dict[int, str]
-    cycles: list[tuple[int, int, str]]
+    failed: np.ndarray  # robots whose request (not W) was refused
+    codes: np.ndarray
+    others: np.ndarray
+    found: tuple[np.ndarray, ...]  # the kernel's cycle records and chains
+    before: np.ndarray  # locations at the start of the tick
+    wanted: np.ndarray  # where each request would have taken its robot
+    requested: np.ndarray
+
+    @functools.cached_property
+    def cycles(self) -> list[tuple[int, int, str]]:
+        """(robot, robot met again, description) of each dependency cycle, in order found."""
+        cycle_i, cycle_j, cycle_start, cycle_len, chain = self.found
+        location, want_loc, requested = self.before, self.wanted, self.requested
+
+        def describe(a: int) -> str:
+            act = SYMBOL[Action(int(requested[a]))]
+            return f"a{a}(loc={int(location[a])}, act={act}, next={int(want_loc[a])})"
+
+        out = []
+        for k in range(len(cycle_i)):
+            i, j = int(cycle_i[k]), int(cycle_j[k])
+            robots = [int(a) for a in chain[cycle_start[k] : cycle_start[k] + cycle_len[k]]]
+            held = all(want_loc[a] == location[b] for a, b in itertools.pairwise(robots))
+            occupancy = held and want_loc[i] == location[j]
+            kind = "occupancy-chain cycle" if occupancy else "directed physical-dependency cycle"
+            text = f"{kind}: " + "".join(f"{describe(a)} -> " for a in robots) + describe(j)
+            out.append((i, j, text))
+        return out
+
+    @property
+    def reasons(self) -> dict[int, str]:
+        """Why each robot whose request failed waits, as `Tick.reasons`."""
+        return {int(i): _reason(int(self.codes[i]), int(self.others[i]), self.cycles)
+                for i in self.failed}  # fmt: skip
 
 
 def advance(location: np.ndarray, orientation: np.ndarray, count: np.ndarray,
@@ -362,24 +396,10 @@ def step_arrays(model: ActionModel, location: np.ndarray, orientation: np.ndarra
     executed = np.where(went, requested, Action.W).astype(np.int64)
     loc, ori, cnt, mov = advance(location, orientation, count, moving, executed,
                                  model.max_count, model.cols)  # fmt: skip
-
-    def describe(a: int) -> str:
-        act = SYMBOL[Action(int(requested[a]))]
-        return f"a{a}(loc={int(location[a])}, act={act}, next={int(want_loc[a])})"
-
-    cycles = []
-    for k in range(len(cycle_i)):
-        i, j = int(cycle_i[k]), int(cycle_j[k])
-        robots = [int(a) for a in chain[cycle_start[k] : cycle_start[k] + cycle_len[k]]]
-        held = all(want_loc[a] == location[b] for a, b in itertools.pairwise(robots))
-        occupancy = held and want_loc[i] == location[j]
-        kind = "occupancy-chain cycle" if occupancy else "directed physical-dependency cycle"
-        text = f"{kind}: " + "".join(f"{describe(a)} -> " for a in robots) + describe(j)
-        cycles.append((i, j, text))
-    reasons = {}
-    for i in np.flatnonzero(~went & (requested != Action.W)).tolist():
-        reasons[i] = _reason(int(code[i]), int(other[i]), cycles)
-    return ArrayTick(executed, loc, ori, cnt, mov, reasons, cycles)
+    failed = np.flatnonzero(~went & (requested != Action.W))
+    found = (cycle_i, cycle_j, cycle_start, cycle_len, chain)
+    return ArrayTick(executed, loc, ori, cnt, mov, failed, code, other, found, location,
+                     want_loc, requested)  # fmt: skip
 
 
 def _reason(code: int, other: int, cycles: list[tuple[int, int, str]]) -> str:

@@ -37,14 +37,14 @@ import numpy as np
 
 from fleetsim.errors import ConfigError, EntryError
 from fleetsim.faults.delays import DelayGenerator
-from fleetsim.lorr.action_model import SYMBOL, ActionModel, Pose, step_arrays
+from fleetsim.lorr.action_model import SYMBOL, ActionModel, ArrayTick, Pose, step_arrays
 from fleetsim.lorr.mapf import (
     Action,
     ExecutionCommand,
-    PairInt,
     Plan,
     SharedEnvironment,
     State,
+    Task,
     hosting,
 )
 from fleetsim.lorr.paths import PathRecorder
@@ -152,21 +152,25 @@ class KitRun:
         self.delays = DelayGenerator(problem.delays, n) if problem.delays.p > 0 else None
         self.schedule: list[int] = [-1] * n
         self.plan = Plan([])
+        self.pool: dict[int, Task] = {}  # the task pool the planner's environment holds
         self.planned, self.actual = PathRecorder(n), PathRecorder(n)
-        self.errors: list[tuple[int, int, int, str]] = []
+        self._last: tuple[int, np.ndarray, Any, Any] | None = None
         self.action_errors = 0
         self.env = self._environment(file_storage_path)
         self.exec_env = self._environment(file_storage_path)
         self.adoptions = 0
-        self.entry_seconds = {"initialize": 0.0, "compute": 0.0, "process_new_plan": 0.0,
-                              "next_command": 0.0}  # fmt: skip
-        self.loop_seconds = 0.0
+        self.entry_seconds = {"initialize": 0.0, "scheduler.plan": 0.0, "planner.plan": 0.0,
+                              "process_new_plan": 0.0, "next_command": 0.0}  # fmt: skip
+        self.loop_seconds = 0.0  # the run's wall time but the entries' calls on its thread
+        self._thread = threading.get_ident()
+        self._entries_here = 0.0
 
     # -- the run --------------------------------------------------------------------------
 
     def run(self, progress: Callable[[int], None] | None = None) -> KitRun:
         """Run every tick; `progress(tick)` after each. Returns self (read the results)."""
         timing = self.timing
+        began_run = time.perf_counter()
         with hosting():
             self._initialize()
             started = self._initial_plan()
@@ -191,13 +195,12 @@ class KitRun:
                 moved_ms = (time.perf_counter() - began) * 1000
                 ticks = 1 if timing.deterministic else max(1, math.ceil(moved_ms / timing.tick_ms))
                 remain -= ticks * timing.tick_ms
-                loop_began = time.perf_counter()
                 self.tasks.update(self.location, self.schedule, self.t)
-                self.loop_seconds += time.perf_counter() - loop_began
                 if progress is not None:
                     progress(self.t)
             if started is not None and started.thread is not None:
                 started.thread.join(timeout=0)  # a late planner is left behind, as the kit does
+        self.loop_seconds = time.perf_counter() - began_run - self._entries_here
         return self
 
     # -- start ----------------------------------------------------------------------------
@@ -214,12 +217,10 @@ class KitRun:
     def _initialize(self) -> None:
         e, limit = self.entries, self.timing.preprocess_ms
         self._bind()
-        began = time.perf_counter()
         self._call("scheduler", "initialize", e.scheduler.initialize, limit)
         self._call("planner", "initialize", e.planner.initialize, limit)
         self._call("executor", "initialize", e.executor.initialize, limit)
-        spent = (time.perf_counter() - began) * 1000
-        self.entry_seconds["initialize"] += spent / 1000
+        spent = self.entry_seconds["initialize"] * 1000
         if not self.timing.deterministic and spent > limit:
             raise EntryError(f"initialize took {spent:.0f} ms, over the preprocessing limit of "
                              f"{limit} ms (-p; the kit exits with code 124)")  # fmt: skip
@@ -259,27 +260,28 @@ class KitRun:
 
     def compute(self, limit_ms: int) -> tuple[list[int], Plan]:
         """`Entry.compute`: the scheduler's proposal, the goals, the planner's plan."""
-        began = time.perf_counter()
         raw = self._call("scheduler", "plan", self.entries.scheduler.plan, limit_ms)
         schedule = self._ints(raw, "scheduler", "plan", "a list of task ids, one a robot")
         self.env.curr_task_schedule = list(schedule)
-        self.env.goal_locations = [[] for _ in range(self.team)]
+        goals: list[list[tuple[int, int]]] = [[] for _ in range(self.team)]
+        pool = self.pool
         for robot, task_id in enumerate(schedule[: self.team]):
             if task_id == -1:
                 continue
-            task = self.env.task_pool.get(task_id)
+            task = pool.get(task_id)
             if task is None or task.is_finished():
                 raise EntryError(f"{self.entries.name('scheduler')}: plan at tick {self.t} "
                                  f"gives robot {robot} task {task_id}, which is not in "
                                  "env.task_pool (the kit crashes here)")  # fmt: skip
-            goal = PairInt(task.locations[task.idx_next_loc], task.t_revealed)
-            self.env.goal_locations[robot].append(goal)
+            goals[robot].append((task.locations[task.idx_next_loc], task.t_revealed))
+        self.env.goal_locations = goals  # type: ignore[assignment] # (pairs: read with pair_first)
         raw = self._call("planner", "plan", self.entries.planner.plan, limit_ms)
         plan = Plan([self._actions(row, robot) for robot, row in enumerate(self._rows(raw))])
-        self.entry_seconds["compute"] += time.perf_counter() - began
         return schedule, plan
 
     def _call(self, kind: str, method: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """An entry's call, timed (`entry_seconds`); its errors named."""
+        began = time.perf_counter()
         try:
             return fn(*args)
         except EntryError:
@@ -287,6 +289,12 @@ class KitRun:
         except Exception as exc:
             raise EntryError(f"{self.entries.name(kind)}: {method} raised at tick {self.t}: "
                              f"{type(exc).__name__}: {exc}") from exc  # fmt: skip
+        finally:
+            spent = time.perf_counter() - began
+            key = method if method in self.entry_seconds else f"{kind}.{method}"
+            self.entry_seconds[key] = self.entry_seconds.get(key, 0.0) + spent
+            if threading.get_ident() == self._thread:
+                self._entries_here += spent
 
     def _ints(self, raw: Any, kind: str, method: str, shape: str) -> list[int]:
         try:
@@ -303,13 +311,17 @@ class KitRun:
                              f"a list of action lists, one a robot: {exc}") from exc  # fmt: skip
 
     def _actions(self, row: Any, robot: int) -> list[Action]:
+        try:
+            return [ACTIONS[v] for v in row]  # (Action members and plain 0-4 alike)
+        except (KeyError, TypeError):
+            pass
         values = self._ints(row, "planner", "plan", f"a list of actions for robot {robot}")
         for v in values:
-            if v not in (0, 1, 2, 3, 4):
+            if v not in ACTIONS:
                 raise EntryError(f"{self.entries.name('planner')}: plan at tick {self.t} gives "
                                  f"robot {robot} action {v}: actions are MAPF.Action FW, CR, "
                                  "CCR, W or NA (0-4)")  # fmt: skip
-        return [Action(v) for v in values]
+        return [ACTIONS[v] for v in values]
 
     # -- adoption -------------------------------------------------------------------------
 
@@ -323,7 +335,6 @@ class KitRun:
         raw = self._call("executor", "process_new_plan", self.entries.executor.process_new_plan,
                          self.timing.process_ms, self.plan, self.staged)  # fmt: skip
         spent = time.perf_counter() - began
-        self.entry_seconds["process_new_plan"] += spent
         self._check_staged(before)
         self.front[:] = [int(q[0]) if q else -1 for q in self.staged]
         self.predicted = self._states(raw)
@@ -341,22 +352,26 @@ class KitRun:
                 f"{name}: process_new_plan at tick {self.t} left {len(self.staged)} staged "
                 f"queues for {self.team} robots"
             )
+        plans = self.plan.actions
         for robot, queue in enumerate(self.staged):
-            try:
-                now = [Action(int(a)) for a in queue]
-            except (TypeError, ValueError) as exc:
-                raise EntryError(
-                    f"{name}: process_new_plan at tick {self.t} staged a value that is not an "
-                    f"action for robot {robot}: {exc}"
-                ) from exc
-            queue[:] = now
-            plan = self.plan.actions[robot] if robot < len(self.plan.actions) else []
-            allowed = [a for a in before[robot] + plan if a != Action.W]
-            kept = [a for a in now if a != Action.W]
+            if any(a.__class__ is not Action for a in queue):
+                try:
+                    queue[:] = [ACTIONS[a] for a in queue]
+                except (KeyError, TypeError) as exc:
+                    raise EntryError(
+                        f"{name}: process_new_plan at tick {self.t} staged a value that is not "
+                        f"an action for robot {robot}: {exc}"
+                    ) from exc
+            old = before[robot]
+            plan = plans[robot] if robot < len(plans) else []
+            if queue == (old + plan)[: len(queue)]:
+                continue  # (kept and appended: the common case)
+            allowed = [a for a in old + plan if a != Action.W]
+            kept = [a for a in queue if a != Action.W]
             if kept != allowed[: len(kept)]:
                 raise EntryError(
                     f"{name}: process_new_plan at tick {self.t}: robot {robot}'s staged "
-                    f"actions {_letters(now)} are not its staged actions {_letters(before[robot])}"
+                    f"actions {_letters(queue)} are not its staged actions {_letters(old)}"
                     f" followed by the new plan {_letters(plan)} (W aside): the kit aborts the run"
                 )
 
@@ -392,7 +407,7 @@ class KitRun:
     def _sync_planner(self) -> None:
         goals = self.env.goal_locations
         self.env.goal_locations = goals[: self.team] + [[] for _ in range(self.team - len(goals))]
-        self.tasks.sync(self.env)
+        self.pool = self.tasks.sync(self.env, snapshot=not self.timing.deterministic)
         self._sync_simulator(self.env, snapshot=not self.timing.deterministic)
 
     def _sync_executor(self) -> None:
@@ -406,8 +421,6 @@ class KitRun:
         raw = self._call("executor", "next_command", self.entries.executor.next_command,
                          self.timing.tick_ms)  # fmt: skip
         spent = time.perf_counter() - began
-        self.entry_seconds["next_command"] += spent
-        loop_began = time.perf_counter()
         commands = self._commands(raw)
         self._draw_delays()
         if not self.timing.deterministic:
@@ -436,12 +449,11 @@ class KitRun:
             queue = self.staged[robot]
             del queue[0]
             self.front[robot] = int(queue[0]) if queue else -1
-        self.loop_seconds += time.perf_counter() - loop_began
 
     def _commands(self, raw: Any) -> np.ndarray:
         name = self.entries.name("executor")
         try:
-            commands = np.asarray(raw, dtype=np.int64).reshape(-1)
+            commands = np.fromiter(raw, dtype=np.int64)
         except (TypeError, ValueError) as exc:
             raise EntryError(f"{name}: next_command at tick {self.t} must return a list of "
                              f"ExecutionCommand, one a robot: {exc}") from exc  # fmt: skip
@@ -458,7 +470,9 @@ class KitRun:
         if tick is not None:
             self.location, self.orientation, self.count, self.moving = (
                 tick.location, tick.orientation, tick.count, tick.moving)  # fmt: skip
-            reasons, cycles, executed = tick.reasons, tick.cycles, tick.actions
+            reasons: ArrayTick | dict[int, str] = tick
+            cycles: ArrayTick | list[tuple[int, int, str]] = tick
+            executed = tick.actions
         else:  # without Numba: the model robot by robot
             poses = [
                 Pose(int(a), int(b), int(c), bool(d)) for a, b, c, d in zip(*arrays, strict=True)
@@ -470,11 +484,24 @@ class KitRun:
             self.moving = np.array([p.moving for p in done.poses], dtype=bool)
             reasons, cycles = done.reasons, done.cycles
             executed = np.array(done.actions, dtype=np.int64)
-        self.errors = [(i, j, when, text) for i, j, text in cycles]
-        for i in sorted(reasons):
-            symbol = SYMBOL[Action(int(requests[i]))]
-            self.errors.append((i, -1, when, f"Agent waits instead of {symbol}: {reasons[i]}"))
+        self._last = (when, requests, cycles, reasons)
         return executed
+
+    @property
+    def errors(self) -> list[tuple[int, int, int, str]]:
+        """The last tick's action errors, as the kit writes them: (robot, robot met again, tick,
+        text) for each dependency cycle, then (robot, -1, tick, "Agent waits instead of ...")
+        for each refused request, in robot order."""
+        if self._last is None:
+            return []
+        when, requests, found, reasons = self._last
+        cycles = found if isinstance(found, list) else found.cycles
+        out = [(i, j, when, text) for i, j, text in cycles]
+        made = reasons if isinstance(reasons, dict) else reasons.reasons
+        for i in sorted(made):
+            symbol = SYMBOL[Action(int(requests[i]))]
+            out.append((i, -1, when, f"Agent waits instead of {symbol}: {made[i]}"))
+        return out
 
     def _draw_delays(self) -> None:
         if self.delays is not None:
@@ -487,6 +514,9 @@ class KitRun:
     def finished(self) -> int:
         """Tasks finished."""
         return self.tasks.finished
+
+
+ACTIONS: dict[Any, Action] = {**{a: a for a in Action}, **{int(a): a for a in Action}}
 
 
 def _letters(actions: list[Action]) -> str:

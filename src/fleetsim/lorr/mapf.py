@@ -64,12 +64,45 @@ class State:
     """A robot's state: location (row * cols + col), orientation (0 east, 1 south, 2 west,
     3 north), timestep, the counter of the action in progress, its delay."""
 
+    __slots__ = ("_counter", "_delay", "location", "orientation", "timestep")
+
     def __init__(self, location: int = -1, timestep: int = -1, orientation: int = -1) -> None:
         self.location = location
         self.timestep = timestep
         self.orientation = orientation
-        self.counter = Counter()
-        self.delay = Delay()
+        self._counter: Counter | None = None  # (made when first read: most never are)
+        self._delay: Delay | None = None
+
+    @property
+    def counter(self) -> Counter:
+        """The counter of the action in progress (`count` of `maxCount` ticks)."""
+        if self._counter is None:
+            self._counter = Counter()
+        return self._counter
+
+    @counter.setter
+    def counter(self, value: Counter) -> None:
+        self._counter = value
+
+    @property
+    def delay(self) -> Delay:
+        """The robot's delay."""
+        if self._delay is None:
+            self._delay = Delay()
+        return self._delay
+
+    @delay.setter
+    def delay(self, value: Delay) -> None:
+        self._delay = value
+
+    def copy(self) -> State:
+        """A copy (its counter and delay copied too)."""
+        out = State.__new__(State)
+        out.location, out.timestep, out.orientation = self.location, self.timestep, self.orientation
+        c, d = self._counter, self._delay
+        out._counter = None if c is None else Counter(c.count, c.maxCount)
+        out._delay = None if d is None else Delay(d.minDelay, d.maxDelay, d.inDelay)
+        return out
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, State) and self.location == other.location
@@ -90,6 +123,11 @@ class PairInt(tuple[int, int]):
     def __new__(cls, first: int, second: int) -> PairInt:
         """The pair (first, second)."""
         return super().__new__(cls, (first, second))
+
+    @classmethod
+    def of(cls, first: int, second: int) -> PairInt:
+        """The pair, made without the constructor's call overhead (the loop makes thousands)."""
+        return tuple.__new__(cls, (first, second))
 
 
 def pair_first(pair: Any) -> int:
@@ -113,6 +151,11 @@ class Task:
     t_completed: int = -1
     idx_next_loc: int = 0
     agent_assigned: int = -1
+
+    def copy(self) -> Task:
+        """A copy (its own list of locations)."""
+        return Task(self.task_id, list(self.locations), self.t_revealed, self.t_completed,
+                    self.idx_next_loc, self.agent_assigned)  # fmt: skip
 
     def get_next_loc(self) -> int:
         """The location of the next errand (-1 when all are done)."""

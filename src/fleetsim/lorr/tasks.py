@@ -18,12 +18,12 @@ Rules (the kit's `TaskManager`, v3.1.0):
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from fleetsim.lorr.mapf import SharedEnvironment, Task
+from fleetsim.lorr.views import TaskPool
 
 
 class TaskManager:
@@ -68,9 +68,9 @@ class TaskManager:
 
     def set_assignment(self, proposal: list[int]) -> bool:
         """Check and apply a scheduler's proposal (corrected in place); False if dropped."""
-        for robot, task in enumerate(proposal[: self.team]):
-            if not self.planner_schedule[robot] or task != self.planner_schedule[robot][-1][1]:
-                self.planner_schedule[robot].append((self.tick, task))
+        self._log(self.planner_schedule, proposal[: self.team])
+        if proposal == self.current:  # nothing asked to change: nothing to check or apply
+            return True
         if not self._validate(proposal):
             return False
         for task_id in self.current:
@@ -80,11 +80,18 @@ class TaskManager:
             self.current[robot] = task_id
             if task_id >= 0:
                 self.ongoing[task_id].agent_assigned = robot
+        self._log(self.actual_schedule, self.current)
         for robot, task_id in enumerate(self.current):
-            if not self.actual_schedule[robot] or task_id != self.actual_schedule[robot][-1][1]:
-                self.actual_schedule[robot].append((self.tick, task_id))
             self.next_errand[robot] = self.ongoing[task_id].get_next_loc() if task_id >= 0 else -1
         return True
+
+    def _log(self, schedule: list[list[tuple[int, int]]], values: list[int]) -> None:
+        """Append (tick, task) for each robot whose entry changed."""
+        tick = self.tick
+        for robot, task in enumerate(values):
+            row = schedule[robot]
+            if not row or row[-1][1] != task:
+                row.append((tick, task))
 
     def _validate(self, proposal: list[int]) -> bool:
         when = self.tick + 1
@@ -142,13 +149,20 @@ class TaskManager:
 
     # -- the shared environment and the output --------------------------------------------
 
-    def sync(self, env: SharedEnvironment) -> None:
-        """Copy the pool, the schedule and what is new into the planner's environment."""
-        env.task_pool = {task_id: replace(task, locations=list(task.locations))
-                         for task_id, task in self.ongoing.items()}  # fmt: skip
+    def sync(self, env: SharedEnvironment, snapshot: bool) -> dict[int, Task]:
+        """Copy the pool, the schedule and what is new into the planner's environment; the
+        pool's tasks as the planner will see them. `snapshot`: copy every task now (the
+        planner reads while the loop moves on); else each task is copied as it is read."""
+        if snapshot:
+            pool = {task_id: task.copy() for task_id, task in self.ongoing.items()}
+            env.task_pool = pool
+        else:
+            pool = self.ongoing
+            env.task_pool = TaskPool(dict(pool))  # type: ignore[assignment]
         env.curr_task_schedule = list(self.current)
         env.new_freeagents = list(self.new_freeagents)
         env.new_tasks = list(self.new_tasks)
+        return pool
 
     def tasks_json(self, cols: int) -> list[Any]:
         """Every revealed task: [id, tick revealed, [row, col, row, col, ...]]."""

@@ -5,12 +5,12 @@ an entry that changes what it reads changes nothing else, as in the kit."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
 
-from fleetsim.lorr.mapf import Action, Counter, Delay, State
+from fleetsim.lorr.mapf import Action, Counter, Delay, State, Task
 
 
 class _View(Sequence[Any]):
@@ -57,8 +57,8 @@ class StateView(_View):
 
     def _item(self, i: int) -> State:
         state = State(int(self.location[i]), self.timestep, int(self.orientation[i]))
-        state.counter = Counter(int(self.counts[i]), self.max_count)
-        state.delay = Delay(inDelay=bool(self.in_delay[i]))
+        state._counter = Counter(int(self.counts[i]), self.max_count)
+        state._delay = Delay(inDelay=bool(self.in_delay[i]))
         return state
 
 
@@ -89,9 +89,25 @@ class QueueCopies(_View):
         return list(self.queues[i])
 
 
+class TaskPool(Mapping[int, Task]):
+    """`env.task_pool`: task id -> a copy of the task, made as it is read."""
+
+    def __init__(self, tasks: Mapping[int, Task]) -> None:
+        self.tasks = tasks
+
+    def __getitem__(self, task_id: int) -> Task:
+        return self.tasks[task_id].copy()
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.tasks)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __contains__(self, task_id: object) -> bool:
+        return task_id in self.tasks
+
+
 def copy_state(state: State) -> State:
     """A copy of `state`."""
-    out = State(state.location, state.timestep, state.orientation)
-    out.counter = Counter(state.counter.count, state.counter.maxCount)
-    out.delay = Delay(state.delay.minDelay, state.delay.maxDelay, state.delay.inDelay)
-    return out
+    return state.copy()
