@@ -40,6 +40,7 @@ VARIANTS = {
     "dense-omni": {"impl": "dense", "motion": "omnidirectional"},  # cubes 0.6 m apart, all driving
     "dense-diff": {"impl": "dense", "motion": "differential"},
     "fleet": {"impl": "fleet"},  # the warehouse grown with the fleet, its fleet manager
+    "lorr": {"impl": "lorr"},  # the League of Robot Runners' kit mode on a large warehouse
 }
 DENSE = ("dense-omni", "dense-diff")
 
@@ -61,6 +62,9 @@ class Suite:
     dense: list[int] = field(default_factory=list)  # dense workloads of these sizes
     fleet: list[int] = field(default_factory=list)  # the fleet manager at these sizes
     fleet_seconds: float = 600.0  # simulated seconds of each fleet-manager run
+    lorr: list[int] = field(default_factory=list)  # kit mode with these many robots
+    lorr_ticks: int = 200  # ticks of each kit-mode run
+    lorr_entries: str | None = None  # a folder with the kit's python/user_* entries
     warehouse: bool = False  # also time `fleetsim run warehouse` from start to end
     timeout_s: float = 1800.0
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -96,6 +100,11 @@ class Suite:
             case = {**VARIANTS["fleet"], "variant": "fleet", "n": n,
                     "seconds": self.fleet_seconds}  # fmt: skip
             progress(f"running the warehouse's fleet manager with {n} robots ...")
+            self.results.append(self._one(case))
+        for n in self.lorr:
+            case = {**VARIANTS["lorr"], "variant": "lorr", "n": n, "ticks": self.lorr_ticks,
+                    "entries": self.lorr_entries}  # fmt: skip
+            progress(f"running LoRR kit mode with {n} robots ...")
             self.results.append(self._one(case))
         if self.warehouse:
             progress("timing fleetsim run warehouse ...")
@@ -150,6 +159,8 @@ class Suite:
                 "square (omnidirectional and differential-drive)",
                 "fleet": f"the warehouse grown with the fleet, its fleet manager, "
                 f"{self.fleet_seconds:g} simulated seconds",
+                "lorr": f"LoRR kit mode, deterministic, {self.lorr_ticks} ticks on a 170 x 500 "
+                f"warehouse; entries: {self.lorr_entries or 'fleetsim defaults'}",
             },
             "results": self.results,
             "peer_over_fleetsim": {str(n): r for n, r in self.ratios().items()},
@@ -191,6 +202,7 @@ TARGETS = (
     ("fleet manager, 5,000 robots: real-time factor", ("fleet", 5000), 60.0, "x"),
     ("fleet manager, 10,000 robots: real-time factor", ("fleet", 10_000), 15.0, "x"),
     ("fleet manager, 10,000 robots: collisions and stalls", ("fleet_bad", 10_000), 0.0, ""),
+    ("LoRR kit mode, 10,000 robots: the loop's time a tick", ("lorr", 10_000), 10.0, "ms"),
 )
 
 
@@ -200,7 +212,7 @@ def targets(suite: Suite) -> list[tuple[str, str, str, bool | None]]:
     rows: list[tuple[str, str, str, bool | None]] = []
     for what, (kind, n), goal, unit in TARGETS:
         value = _measure(suite, kind, n)
-        at_most = unit in ("s", "MB", "")  # times, memory and counts are limits, the rest floors
+        at_most = unit in ("s", "ms", "MB", "")  # times, memory, counts: limits; the rest floors
         if unit == "":
             goal_text = f"{goal:g}"
         else:
@@ -233,6 +245,8 @@ def _measure(suite: Suite, kind: str, n: int) -> float | None:
             return max(float(x["bytes_per_robot"]) * n / 1e6 for x in both)
         if kind == "fleet_bad":
             return float(r["collisions"] + r["stalls"])
+        if kind == "lorr":
+            return float(r["loop_ms_per_tick"])
         return float(r["rtf"])
     return None
 

@@ -9,7 +9,8 @@ only), "arms" (N fixed-base bundled arms cycling through joint targets, checked 
 "crowd" (N bundled `mobile_robot`s in one aisle, `fleetsim.bench.crowd`), "dense" (the same
 cubes 0.6 m apart, every one driving to random goals, omnidirectional or differential-drive by
 `motion`: tens of thousands of contacts at once) or "fleet" (the warehouse grown for N robots,
-run by its fleet manager: `fleetsim.bench.fleet`).
+run by its fleet manager: `fleetsim.bench.fleet`) or "lorr" (the League of Robot Runners' kit
+mode with N robots on a 170 x 500 warehouse: `fleetsim.bench.lorr`).
 Only the standard library is imported at the top so a peer-only environment can run it.
 """
 
@@ -194,6 +195,13 @@ def run_fleet(case: dict[str, Any]) -> dict[str, Any]:
     return {**case, **run(case["n"], case["seconds"])}
 
 
+def run_lorr(case: dict[str, Any]) -> dict[str, Any]:
+    """Kit mode with N robots (`fleetsim.bench.lorr`): the loop's and the entries' time a tick."""
+    from fleetsim.bench.lorr import run_case
+
+    return {**case, **run_case(case["n"], case["ticks"], case.get("entries"))}
+
+
 def run_peer(case: dict[str, Any]) -> dict[str, Any]:
     """Run one case on the peer (`pybullet-fleet`) in this process; its row."""
     import pybullet_fleet as pf
@@ -265,6 +273,7 @@ def main() -> None:
         "crowd": run_crowd,
         "dense": run_dense,
         "fleet": run_fleet,
+        "lorr": run_lorr,
         "peer": run_peer,
     }
     runner = runners[case["impl"]]

@@ -49,6 +49,19 @@ def bench(
     fleet_seconds: float = typer.Option(
         600.0, "--fleet-seconds", help="Simulated seconds of each --fleet run.", min=1.0
     ),
+    lorr: str = typer.Option(
+        "",
+        "--lorr",
+        help="LoRR kit mode on a 170 x 500 warehouse with these many robots (e.g. 1000,10000): "
+        "the loop's time a tick beside the entries'.",
+    ),
+    lorr_entries: Path | None = typer.Option(
+        None,
+        "--lorr-entries",
+        help="A folder with the kit's python/user_* entries for --lorr "
+        "(default: fleetsim's entries).",
+    ),
+    lorr_ticks: int = typer.Option(200, "--lorr-ticks", help="Ticks of each --lorr run.", min=1),
     warehouse: bool = typer.Option(
         True, "--warehouse/--no-warehouse", help="Also time `fleetsim run warehouse`.", metavar=""
     ),
@@ -82,13 +95,19 @@ def bench(
             )
             raise typer.Exit(2)
         variants.append("peer")
-    counts, dense_counts, fleet_counts = (
+    counts, dense_counts, fleet_counts, lorr_counts = (
         _sizes(console, option, text)
-        for option, text in (("--sizes", sizes), ("--dense", dense), ("--fleet", fleet))
+        for option, text in (
+            ("--sizes", sizes),
+            ("--dense", dense),
+            ("--fleet", fleet),
+            ("--lorr", lorr),
+        )
     )
     suite = Suite(counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max,
                   arms=arms, crowd=crowd, dense=dense_counts, fleet=fleet_counts,
-                  fleet_seconds=fleet_seconds,
+                  fleet_seconds=fleet_seconds, lorr=lorr_counts, lorr_ticks=lorr_ticks,
+                  lorr_entries=str(lorr_entries) if lorr_entries else None,
                   warehouse=warehouse)  # fmt: skip
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
@@ -106,6 +125,10 @@ def bench(
             table.add_row(f"{r['n']:,}", "fleet manager", f"{r['ms_per_step']:.2f}",
                           f"{r['rtf']:.1f}x", f"{r['build_s']:.2f}", "")  # fmt: skip
             continue
+        if r["variant"] == "lorr":
+            table.add_row(f"{r['n']:,}", "LoRR kit loop (ms/tick)",
+                          f"{r['loop_ms_per_tick']:.2f}", "", "", "")  # fmt: skip
+            continue
         table.add_row(
             f"{r['n']:,}", r["variant"], f"{r['ms_per_step']:.2f}", f"{r['rtf']:.1f}x",
             f"{r['spawn_s']:.2f}", f"{r['memory_bytes'] / 1e6:,.0f}",
@@ -114,6 +137,11 @@ def bench(
     for r in suite.results:
         if "contacts" in r:
             console.print(f"{r['variant']}, {r['n']:,} robots: {r['contacts']:,} pairs touching")
+        if r["variant"] == "lorr" and "error" not in r:
+            entries = ", ".join(f"{k} {v:.2f}" for k, v in r["entry_ms_per_tick"].items() if v)
+            console.print(f"LoRR kit mode, {r['n']:,} robots, {r['ticks']} ticks: fleetsim's "
+                          f"loop {r['loop_ms_per_tick']:.2f} ms a tick; the entries' ms a tick "
+                          f"({r['entries']}): {entries}; {r['tasks_finished']} tasks")  # fmt: skip
         if r["variant"] == "fleet" and "error" not in r:
             console.print(f"fleet manager, {r['n']:,} robots, {r['seconds']:.0f} s: "
                           f"{r['done']} tasks, {r['collisions']} collisions, {r['stalls']} "

@@ -26,10 +26,12 @@ crashes or aborts).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +39,7 @@ import numpy as np
 
 from fleetsim.errors import ConfigError, EntryError
 from fleetsim.faults.delays import DelayGenerator
+from fleetsim.lorr import model_kernel
 from fleetsim.lorr.action_model import SYMBOL, ActionModel, ArrayTick, Pose, step_arrays
 from fleetsim.lorr.mapf import (
     Action,
@@ -162,6 +165,7 @@ class KitRun:
         self.entry_seconds = {"initialize": 0.0, "scheduler.plan": 0.0, "planner.plan": 0.0,
                               "process_new_plan": 0.0, "next_command": 0.0}  # fmt: skip
         self.loop_seconds = 0.0  # the run's wall time but the entries' calls on its thread
+        self.warmup_seconds = 0.0  # loading the compiled kernels, before the run
         self._thread = threading.get_ident()
         self._entries_here = 0.0
 
@@ -171,9 +175,13 @@ class KitRun:
         """Run every tick; `progress(tick)` after each. Returns self (read the results)."""
         timing = self.timing
         began_run = time.perf_counter()
-        with hosting():
+        model_kernel.warm()  # (loading compiled code: once a process, not a tick's work)
+        self.warmup_seconds = time.perf_counter() - began_run
+        began_run = time.perf_counter()
+        with hosting(), _frozen():
             self._initialize()
             started = self._initial_plan()
+            gc.freeze()  # (the problem, tasks and queues: long-lived, not rescanned each tick)
             remain = 0
             plan_start = time.monotonic()
             while self.t < timing.ticks:
@@ -263,21 +271,27 @@ class KitRun:
         raw = self._call("scheduler", "plan", self.entries.scheduler.plan, limit_ms)
         schedule = self._ints(raw, "scheduler", "plan", "a list of task ids, one a robot")
         self.env.curr_task_schedule = list(schedule)
-        goals: list[list[tuple[int, int]]] = [[] for _ in range(self.team)]
-        pool = self.pool
+        goals: list[list[tuple[int, int]]] = []
+        get = self.pool.get
         for robot, task_id in enumerate(schedule[: self.team]):
             if task_id == -1:
+                goals.append([])
                 continue
-            task = pool.get(task_id)
-            if task is None or task.is_finished():
+            task = get(task_id)
+            if task is None or task.idx_next_loc >= len(task.locations):
                 raise EntryError(f"{self.entries.name('scheduler')}: plan at tick {self.t} "
                                  f"gives robot {robot} task {task_id}, which is not in "
                                  "env.task_pool (the kit crashes here)")  # fmt: skip
-            goals[robot].append((task.locations[task.idx_next_loc], task.t_revealed))
+            goals.append([(task.locations[task.idx_next_loc], task.t_revealed)])
+        goals.extend([] for _ in range(self.team - len(goals)))
         self.env.goal_locations = goals  # type: ignore[assignment] # (pairs: read with pair_first)
         raw = self._call("planner", "plan", self.entries.planner.plan, limit_ms)
-        plan = Plan([self._actions(row, robot) for robot, row in enumerate(self._rows(raw))])
-        return schedule, plan
+        rows = self._rows(raw)
+        try:  # (Action members and plain 0-4 alike)
+            actions = [[ACTIONS[v] for v in row] for row in rows]
+        except (KeyError, TypeError):
+            actions = [self._actions(row, robot) for robot, row in enumerate(rows)]
+        return schedule, Plan(actions)
 
     def _call(self, kind: str, method: str, fn: Callable[..., Any], *args: Any) -> Any:
         """An entry's call, timed (`entry_seconds`); its errors named."""
@@ -311,10 +325,6 @@ class KitRun:
                              f"a list of action lists, one a robot: {exc}") from exc  # fmt: skip
 
     def _actions(self, row: Any, robot: int) -> list[Action]:
-        try:
-            return [ACTIONS[v] for v in row]  # (Action members and plain 0-4 alike)
-        except (KeyError, TypeError):
-            pass
         values = self._ints(row, "planner", "plan", f"a list of actions for robot {robot}")
         for v in values:
             if v not in ACTIONS:
@@ -382,10 +392,12 @@ class KitRun:
         except TypeError as exc:
             raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
                              f"MAPF.State, one a robot: {exc}") from exc  # fmt: skip
-        if len(states) != self.team or not all(isinstance(s, State) for s in states):
+        if len(states) != self.team or not all(s.__class__ is State for s in states):
             raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
                              f"{self.team} MAPF.State (one a robot)")  # fmt: skip
-        return [copy_state(s) for s in states]
+        if self.timing.deterministic:
+            return states  # (read through copies, and the planner reads them at once)
+        return [copy_state(s) for s in states]  # the planner reads while the executor runs
 
     # -- the environments -----------------------------------------------------------------
 
@@ -514,6 +526,15 @@ class KitRun:
     def finished(self) -> int:
         """Tasks finished."""
         return self.tasks.finished
+
+
+@contextlib.contextmanager
+def _frozen() -> Iterator[None]:
+    """Objects frozen inside (`gc.freeze`) are handed back to the collector at the end."""
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 ACTIONS: dict[Any, Action] = {**{a: a for a in Action}, **{int(a): a for a in Action}}

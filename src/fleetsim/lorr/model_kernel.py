@@ -320,6 +320,21 @@ def _compiled() -> Any:
     return jit.compiled(resolve)
 
 
+def warm() -> bool:
+    """Load the compiled kernels now (the resolution and the delays' shuffle): from Numba's
+    disk cache a few tenths of a second, once a process. Whether Numba is there."""
+    from fleetsim.faults.stdrandom import StdRandom
+
+    kernel = _compiled()
+    if kernel is None:
+        return False
+    one = np.zeros(1, np.int64)
+    kernel(one, one, one, np.zeros(1, np.bool_), np.full(1, W, np.int64), np.zeros(1, np.uint8),
+           1, 1, 1, np.float32(1.0), np.float32(1e-6))  # fmt: skip
+    StdRandom(0).shuffle_array(np.arange(4, dtype=np.int64))
+    return True
+
+
 def step_arrays(*args: Any) -> tuple[np.ndarray, ...] | None:
     """`resolve` compiled, or None without Numba (the caller then uses `ActionModel`)."""
     kernel = _compiled()
