@@ -142,6 +142,7 @@ def test_targets_read_the_results_they_name() -> None:
         {"variant": "dense-diff", "n": 100_000, "rtf": 3.0, "bytes_per_robot": 3.5e3},
         {"variant": "fleet", "n": 1000, "rtf": 160.0, "collisions": 0, "stalls": 0},
         {"variant": "fleet", "n": 10_000, "rtf": 16.0, "collisions": 0, "stalls": 2},
+        {"variant": "lorr", "n": 10_000, "loop_ms_per_tick": 5.2},
     ]  # fmt: skip
     rows = {what: (measured, goal, met) for what, measured, goal, met in targets(suite)}
     assert rows["1,000 robots: faster per step than the peer"] == ("30.0x", ">= 25x", True)
@@ -160,6 +161,8 @@ def test_targets_read_the_results_they_name() -> None:
     assert rows["fleet manager, 5,000 robots: real-time factor"][0] == "not run"
     assert rows["fleet manager, 10,000 robots: real-time factor"][2] is True
     assert rows["fleet manager, 10,000 robots: collisions and stalls"] == ("2", "0", False)
+    assert rows["LoRR kit mode, 10,000 robots: the loop's time a tick"] == ("5.20 ms", "< 10 ms",
+                                                                          True)  # fmt: skip
 
 
 def test_the_warehouse_timing_runs_the_cli_and_reports_failures(tmp_path: Path) -> None:
@@ -174,3 +177,19 @@ def test_the_warehouse_timing_runs_the_cli_and_reports_failures(tmp_path: Path) 
     assert timed["wall_s"] > 0 and "error" not in timed
     failed = run_warehouse(120, str(tmp_path / "missing.yaml"))
     assert "error" in failed and "missing.yaml" in failed["error"]
+
+
+def test_bench_times_lorr_kit_mode_beside_its_entries(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "bench", "--sizes", "", "--arms", "0", "--crowd", "0",
+         "--dense", "", "--no-warehouse", "--lorr", "300", "--lorr-ticks", "40", "--json",
+         str(out), "--plot", str(tmp_path / "p.png")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    row = json.loads(out.read_text())["results"][0]
+    assert row["variant"] == "lorr" and row["n"] == 300 and row["ticks"] == 40
+    assert row["loop_ms_per_tick"] > 0 and row["entry_ms_per_tick"]["planner.plan"] > 0
+    assert row["entries"] == "fleetsim defaults" and row["errands_done"] >= 0
+    assert "LoRR kit mode, 300 robots, 40 ticks: fleetsim's loop" in " ".join(result.stdout.split())
