@@ -19,6 +19,7 @@ from fleetsim.lorr.kit import Entries, KitRun, KitTiming
 from fleetsim.lorr.mapf import hosting, load_entry
 from fleetsim.lorr.output import write_kit_output
 from fleetsim.lorr.problem import load_problem
+from fleetsim.lorr.recording import KitRecorder
 from fleetsim.lorr.summary import STALL_TICKS, run_row, write_lorr_results
 
 app = typer.Typer(
@@ -78,6 +79,9 @@ def run(
     results: Path | None = typer.Option(
         None, "--results", help="fleetsim's results (.json, .csv or .parquet)."
     ),
+    record: Path | None = typer.Option(
+        None, "--record", help="Also write an MCAP recording (Foxglove: map, robots, errands)."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress."),
 ) -> None:
     """Run a LoRR problem as the start kit does: the entries given, else the kit's
@@ -102,28 +106,34 @@ def run(
         kit = KitRun(problem, entries, timing, file_storage_path=storage)
         for kind, path in files.items():
             typer.echo(f"{kind}: {'fleetsim default' if is_default(path) else path}")
+        recorder = KitRecorder(kit, record) if record is not None else None
         began = time.perf_counter()
-        _run(kit, progress)
+        try:
+            _run(kit, progress, recorder)
+        finally:
+            if recorder is not None:
+                recorder.close()
         wall = time.perf_counter() - began
         written = write_kit_output(kit, output, screen)
-        extra = []
+        extra = [record] if record is not None else []
         if results is not None:
             meta = {
                 "problem": str(problem.source),
                 **{f"{k}_entry": str(v) for k, v in files.items()},
             }
-            extra = write_lorr_results(results, kit, wall, meta)
+            extra += write_lorr_results(results, kit, wall, meta)
     except FleetSimError as exc:
         raise exit_for(exc) from None
     _summary(kit, wall)
     typer.echo(f"wrote {written}" + "".join(f", {p}" for p in extra))
 
 
-def _run(kit: KitRun, show: bool) -> None:
+def _run(kit: KitRun, show: bool, recorder: KitRecorder | None) -> None:
     columns = (TextColumn("tick"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, disable=not show, transient=True) as bar:
         task = bar.add_task("ticks", total=kit.timing.ticks)
-        kit.run(lambda t: bar.update(task, completed=t))
+        after = (lambda _run: recorder.frame()) if recorder is not None else None
+        kit.run(lambda t: bar.update(task, completed=t), after)
 
 
 def _summary(kit: KitRun, wall: float) -> None:

@@ -171,8 +171,10 @@ class KitRun:
 
     # -- the run --------------------------------------------------------------------------
 
-    def run(self, progress: Callable[[int], None] | None = None) -> KitRun:
-        """Run every tick; `progress(tick)` after each. Returns self (read the results)."""
+    def run(self, progress: Callable[[int], None] | None = None,
+            after_tick: Callable[[KitRun], None] | None = None) -> KitRun:  # fmt: skip
+        """Run every tick; `progress(tick)` and `after_tick(self)` (a recorder) after each.
+        Returns self (read the results)."""
         timing = self.timing
         began_run = time.perf_counter()
         model_kernel.warm()  # (loading compiled code: once a process, not a tick's work)
@@ -204,6 +206,8 @@ class KitRun:
                 ticks = 1 if timing.deterministic else max(1, math.ceil(moved_ms / timing.tick_ms))
                 remain -= ticks * timing.tick_ms
                 self.tasks.update(self.location, self.schedule, self.t)
+                if after_tick is not None:
+                    after_tick(self)
                 if progress is not None:
                     progress(self.t)
             if started is not None and started.thread is not None:

@@ -60,6 +60,20 @@ def varint(n: int) -> bytes:
             return bytes(out)
 
 
+def cloud_template() -> tuple[Any, bytes]:
+    """A `/fleet` PointCloud with no points (its fields as `POINT`), and the tag that starts
+    its data field: a frame is the template's bytes, the tag, the length and the points."""
+    cloud_class = schemas.foxglove("PointCloud")
+    field_class = schemas.foxglove("PackedElementField")
+    cloud = cloud_class(frame_id="world", point_stride=POINT.itemsize)
+    kinds = {"<f8": field_class.FLOAT64, "<f4": field_class.FLOAT32,
+             "<u4": field_class.UINT32}  # fmt: skip
+    for name, (kind, offset, *_) in (POINT.fields or {}).items():
+        cloud.fields.add(name=name, offset=offset, type=kinds[kind.str])
+    cloud.pose.orientation.w = 1.0
+    return cloud, varint(cloud.DESCRIPTOR.fields_by_name["data"].number << 3 | 2)
+
+
 class _Problems(logging.Handler):
     """Keeps fleetsim's warnings and errors until the recorder writes them on the simulation's
     thread (a server thread must not write to the recording itself)."""
@@ -161,15 +175,7 @@ class Recorder:
     # -- frames -----------------------------------------------------------------------------
 
     def _cloud_template(self) -> Any:
-        cloud_class = schemas.foxglove("PointCloud")
-        field_class = schemas.foxglove("PackedElementField")
-        cloud = cloud_class(frame_id="world", point_stride=POINT.itemsize)
-        kinds = {"<f8": field_class.FLOAT64, "<f4": field_class.FLOAT32,
-                 "<u4": field_class.UINT32}  # fmt: skip
-        for name, (kind, offset, *_) in (POINT.fields or {}).items():
-            cloud.fields.add(name=name, offset=offset, type=kinds[kind.str])
-        cloud.pose.orientation.w = 1.0
-        self._data_tag = varint(cloud.DESCRIPTOR.fields_by_name["data"].number << 3 | 2)
+        cloud, self._data_tag = cloud_template()
         return cloud
 
     def _after_step(self) -> None:
