@@ -119,6 +119,44 @@ def _valid(loc: int, x0: np.float32, y0: np.float32, x1: np.float32, y1: np.floa
     return True
 
 
+def _push(k: int, robot: int, top: int, stamp: int, status: np.ndarray, f_robot: np.ndarray,
+          f_pending: np.ndarray, f_pos: np.ndarray, f_end: np.ndarray, want_ok: np.ndarray,
+          fail_code: np.ndarray, wx0: np.ndarray, wy0: np.ndarray, wx1: np.ndarray,
+          wy1: np.ndarray, size: np.float32, cols: int, rows: int, start: np.ndarray,
+          members: np.ndarray, seen: np.ndarray,
+          buffer: np.ndarray) -> tuple[int, int]:  # fmt: skip
+    """Frame `k` for `robot`: the robots now in the cells about its swept square (each once, in
+    cell order, then robot order) put on `buffer` from `top`; an invalid request fails at once.
+    Returns the buffer's new top and the stamp used."""
+    status[robot] = VISITING
+    f_robot[k], f_pending[k], f_pos[k] = robot, -1, top
+    if want_ok[robot]:
+        margin = np.float32(1.0) + size
+        lo_x, lo_y = min(wx0[robot], wx1[robot]), min(wy0[robot], wy1[robot])
+        hi_x, hi_y = max(wx0[robot], wx1[robot]) + size, max(wy0[robot], wy1[robot]) + size
+        stamp += 1
+        seen[robot] = stamp
+        c0, r0, c1, r1 = _cells(lo_x - margin, lo_y - margin, hi_x + margin, hi_y + margin, cols,
+                                rows)  # fmt: skip
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                cell = r * cols + c
+                for m in range(start[cell], start[cell + 1]):
+                    j = members[m]
+                    if seen[j] != stamp:
+                        seen[j] = stamp
+                        if top >= buffer.shape[0]:
+                            raise ValueError("near lists overflow")
+                        buffer[top] = j
+                        top += 1
+    else:
+        if fail_code[robot] == 0:
+            fail_code[robot] = INVALID
+        f_pos[k] = -1  # its request fails at once
+    f_end[k] = top
+    return top, stamp
+
+
 def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
             req: np.ndarray, blocked: np.ndarray, rows: int, cols: int, max_count: int,
             size: np.float32, eps: np.float32) -> tuple[np.ndarray, ...]:  # fmt: skip
@@ -179,37 +217,12 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
     chain = np.empty(max(64, 8 * n), np.int64)
     cycles = 0
     chain_used = 0
-    margin = np.float32(1.0) + size
     for root in range(n):
         if decided[root]:
             continue
-        depth = 0
-        top = 0  # buffer in use
-        # enter root
-        status[root] = VISITING
-        f_robot[0], f_pending[0] = root, -1
-        lo_x, lo_y = min(wx0[root], wx1[root]), min(wy0[root], wy1[root])
-        hi_x, hi_y = max(wx0[root], wx1[root]) + size, max(wy0[root], wy1[root]) + size
-        f_pos[0] = top
-        if want_ok[root]:
-            stamp += 1
-            seen[root] = stamp
-            c0, r0, c1, r1 = _cells(lo_x - margin, lo_y - margin, hi_x + margin, hi_y + margin,
-                                    cols, rows)  # fmt: skip
-            for r in range(r0, r1 + 1):
-                for c in range(c0, c1 + 1):
-                    cell = r * cols + c
-                    for k in range(start[cell], start[cell + 1]):
-                        j = members[k]
-                        if seen[j] != stamp:
-                            seen[j] = stamp
-                            buffer[top] = j
-                            top += 1
-        else:
-            if fail_code[root] == 0:
-                fail_code[root] = INVALID
-            f_pos[0] = -1  # fails at once
-        f_end[0] = top
+        top, stamp = _push(0, root, 0, stamp, status, f_robot, f_pending, f_pos, f_end, want_ok,
+                           fail_code, wx0, wy0, wx1, wy1, size, cols, rows, start, members, seen,
+                           buffer)  # fmt: skip
         depth = 1
         while depth > 0:
             d = depth - 1
@@ -266,33 +279,9 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
                     continue
                 # decide j first (status UNSEEN): a new frame
                 f_pending[d] = j
-                status[j] = VISITING
-                nd = depth
-                f_robot[nd], f_pending[nd] = j, -1
-                f_pos[nd] = top
-                if want_ok[j]:
-                    lo_x, lo_y = min(wx0[j], wx1[j]), min(wy0[j], wy1[j])
-                    hi_x, hi_y = max(wx0[j], wx1[j]) + size, max(wy0[j], wy1[j]) + size
-                    stamp += 1
-                    seen[j] = stamp
-                    c0, r0, c1, r1 = _cells(lo_x - margin, lo_y - margin, hi_x + margin,
-                                            hi_y + margin, cols, rows)  # fmt: skip
-                    for r in range(r0, r1 + 1):
-                        for c in range(c0, c1 + 1):
-                            cell = r * cols + c
-                            for k in range(start[cell], start[cell + 1]):
-                                m = members[k]
-                                if seen[m] != stamp:
-                                    seen[m] = stamp
-                                    if top >= buffer.shape[0]:
-                                        raise ValueError("near lists overflow")
-                                    buffer[top] = m
-                                    top += 1
-                else:
-                    if fail_code[j] == 0:
-                        fail_code[j] = INVALID
-                    f_pos[nd] = -1
-                f_end[nd] = top
+                top, stamp = _push(depth, j, top, stamp, status, f_robot, f_pending, f_pos, f_end,
+                                   want_ok, fail_code, wx0, wy0, wx1, wy1, size, cols, rows,
+                                   start, members, seen, buffer)  # fmt: skip
                 depth += 1
                 pushed = True
                 break
@@ -307,7 +296,7 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
             cycle_start[:cycles], cycle_len[:cycles], chain[:used])  # fmt: skip
 
 
-HELPERS = ("_result", "_corner", "_interval", "_cells", "_collide", "_valid")
+HELPERS = ("_result", "_corner", "_interval", "_cells", "_collide", "_valid", "_push")
 
 
 @functools.cache

@@ -15,15 +15,35 @@ new plans until it catches up."""
 from __future__ import annotations
 
 import math
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from typing import Any
 
 import MAPF
+import numpy as np
 
-CACHE = 1024  # distance maps kept (one a goal cell)
+CACHE_BYTES = 256 << 20  # memory for the distance maps kept (one a goal cell)
 ASIDE = 4  # steps a robot keeps to the way it turned to make way
 BUSY = 2  # plans' worth of staged actions after which a robot is left to catch up
 FAR = 1 << 30
+
+
+def _search(neighbours: np.ndarray, goal: int) -> np.ndarray:
+    """Moves from every cell to `goal` (fleetsim's compiled search when fleetsim is there)."""
+    try:
+        from fleetsim.lorr.search import distances_from
+    except ImportError:  # (run in the kit itself): level by level in NumPy
+        dist = np.full(neighbours.shape[1], FAR, dtype=np.int32)
+        dist[goal] = 0
+        frontier, level = np.array([goal]), 0
+        while frontier.size:
+            level += 1
+            reached = neighbours[:, frontier].ravel()
+            reached = reached[reached >= 0]
+            reached = np.unique(reached[dist[reached] == FAR])
+            dist[reached] = level
+            frontier = reached
+        return dist
+    return distances_from(neighbours, goal)
 
 
 class pyMAPFPlanner:  # noqa: N801 (the kit's class name)
@@ -31,13 +51,18 @@ class pyMAPFPlanner:  # noqa: N801 (the kit's class name)
 
     def __init__(self) -> None:
         self.env: Any = None
-        self.distances: OrderedDict[int, list[int]] = OrderedDict()
+        self.distances: OrderedDict[int, np.ndarray] = OrderedDict()
 
     def initialize(self, preprocess_time_limit: int) -> None:
         """The map's moves, the steps a plan covers, the robots' starting priorities."""
         env = self.env
         self.moves = (1, env.cols, -1, -env.cols)
         self.free = [v == 0 for v in env.map]
+        cells = len(self.free)
+        self.neighbours = np.array(
+            [[self.ahead(c, h) for c in range(cells)] for h in range(4)], dtype=np.int64
+        )  # fmt: skip (4, cells): -1 where blocked
+        self.cache = max(16, CACHE_BYTES // max(1, 4 * cells))
         period = math.ceil(env.min_planner_communication_time / max(1, env.action_time))
         self.horizon = max(1, math.ceil(period / max(1, env.max_counter))) + 1
         n = env.num_of_agents
@@ -56,24 +81,15 @@ class pyMAPFPlanner:  # noqa: N801 (the kit's class name)
             return nr * cols + nc
         return -1
 
-    def distance_map(self, goal: int) -> list[int]:
-        """Moves from every cell to `goal` (breadth-first search, cached)."""
+    def distance_map(self, goal: int) -> np.ndarray:
+        """Moves from every cell to `goal` (a breadth-first search, kept for reuse)."""
         found = self.distances.get(goal)
         if found is not None:
             self.distances.move_to_end(goal)
             return found
-        dist = [FAR] * len(self.free)
-        dist[goal] = 0
-        queue = deque([goal])
-        while queue:
-            cell = queue.popleft()
-            for heading in range(4):
-                nxt = self.ahead(cell, heading)
-                if nxt >= 0 and dist[nxt] == FAR:
-                    dist[nxt] = dist[cell] + 1
-                    queue.append(nxt)
+        dist = _search(self.neighbours, goal)
         self.distances[goal] = dist
-        if len(self.distances) > CACHE:
+        if len(self.distances) > self.cache:
             self.distances.popitem(last=False)
         return dist
 
