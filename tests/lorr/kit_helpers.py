@@ -115,3 +115,23 @@ class AppendExecutor:
 
     def next_command(self, limit: int) -> list[ExecutionCommand]:
         return [ExecutionCommand.GO] * self.env.num_of_agents
+
+
+class _SeeingPlanner(StraightPlanner):
+    """A `StraightPlanner` that notes what it saw of the environment at each call."""
+
+    def __init__(self) -> None:
+        super().__init__(burst=8)
+        self.seen: list[dict[str, Any]] = []
+
+    def plan(self, limit: int) -> list[list[Action]]:
+        env = self.env
+        self.seen.append({"system": env.system_states[0].location,
+                          "predicted": env.curr_states[0].location,
+                          "staged": list(env.staged_actions[0])})  # fmt: skip
+        return super().plan(limit)
+
+
+def CORRIDOR_ENTRIES() -> Entries:  # noqa: N802 (reads as the entries it makes)
+    """A seeing straight planner, the greedy scheduler and the append executor."""
+    return Entries(_SeeingPlanner(), GreedyScheduler(), AppendExecutor())

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.lorr.continuous import ContinuousRun, ContinuousSettings
 from fleetsim.lorr.entries import find_entries, is_default
 from fleetsim.lorr.examples import problem_path
 from fleetsim.lorr.kit import Entries, KitRun, KitTiming
@@ -35,7 +36,9 @@ def run(
     planner: Path | None = typer.Option(None, "--planner", help="pyMAPFPlanner file."),
     scheduler: Path | None = typer.Option(None, "--scheduler", help="pyTaskScheduler file."),
     executor: Path | None = typer.Option(None, "--executor", help="pyExecutor file."),
-    mode: str = typer.Option("kit", "--mode", help="kit: the kit's rules on a grid."),
+    mode: str = typer.Option(
+        "kit", "--mode", help="kit: the kit's rules; continuous: the plans on fleetsim's robots."
+    ),
     deterministic: bool = typer.Option(
         False, "--deterministic", help="Treat every entry as prompt (runs repeat exactly)."
     ),
@@ -82,50 +85,82 @@ def run(
     record: Path | None = typer.Option(
         None, "--record", help="Also write an MCAP recording (Foxglove: map, robots, errands)."
     ),
+    cell_m: float = typer.Option(1.0, "--cell-m", help="Continuous mode: metres a grid cell."),
+    robot_model: str = typer.Option(
+        "simple_cube", "--robot-model", help="Continuous mode: the robots' catalogue model."
+    ),
+    max_speed: float = typer.Option(
+        1.5, "--max-speed", help="Continuous mode: the robots' top speed (m/s)."
+    ),
+    compare: bool = typer.Option(
+        False, "--compare", help="Continuous mode: also run kit mode on the same input, seeds."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show progress."),
 ) -> None:
     """Run a LoRR problem as the start kit does: the entries given, else the kit's
     python/user_*/py*.py in this folder, else fleetsim's defaults."""
     if mode not in MODES:
         raise exit_for(ConfigError(f"--mode {mode!r}: choose kit or continuous"))
-    if mode == "continuous":
-        raise exit_for(ConfigError("--mode continuous is not available yet: use --mode kit"))
     if screen not in (1, 2, 3):
         raise exit_for(ConfigError(f"--output-screen {screen}: choose 1, 2 or 3"))
     timing = KitTiming(ticks=ticks, plan_ms=plan_ms, tick_ms=tick_ms, initial_ms=initial_ms,
                        process_ms=process_ms, preprocess_ms=preprocess_ms,
                        deterministic=deterministic)  # fmt: skip
     files = find_entries({"planner": planner, "scheduler": scheduler, "executor": executor})
+    kit: KitRun | None = None
     try:
         timing.check()
         problem = load_problem(problem_path(problem_file))
-        with hosting():
-            loaded = {kind: load_entry(path, kind) for kind, path in files.items()}
-        entries = Entries(loaded["planner"], loaded["scheduler"], loaded["executor"],
-                          {kind: str(path) for kind, path in files.items()})  # fmt: skip
-        kit = KitRun(problem, entries, timing, file_storage_path=storage)
         for kind, path in files.items():
-            typer.echo(f"{kind}: {'fleetsim default' if is_default(path) else path}")
-        recorder = KitRecorder(kit, record) if record is not None else None
-        began = time.perf_counter()
+            unused = (
+                " (not used in continuous mode)" if kind == "executor" and mode != "kit" else ""
+            )
+            typer.echo(f"{kind}: {'fleetsim default' if is_default(path) else path}{unused}")
+        if mode == "continuous":
+            settings = ContinuousSettings(cell_m=cell_m, model=robot_model,
+                                          max_linear_vel=max_speed)  # fmt: skip
+            run: KitRun = ContinuousRun(problem, _entries(files), timing, settings, storage)
+        else:
+            run = KitRun(problem, _entries(files), timing, file_storage_path=storage)
         try:
-            _run(kit, progress, recorder)
+            wall = _execute(run, progress, record)
         finally:
-            if recorder is not None:
-                recorder.close()
-        wall = time.perf_counter() - began
-        written = write_kit_output(kit, output, screen)
-        extra = [record] if record is not None else []
+            if isinstance(run, ContinuousRun):
+                run.close()
+        written = [write_kit_output(run, output, screen)] if mode == "kit" else []
+        written += [record] if record is not None else []
         if results is not None:
-            meta = {
-                "problem": str(problem.source),
-                **{f"{k}_entry": str(v) for k, v in files.items()},
-            }
-            extra += write_lorr_results(results, kit, wall, meta)
+            meta = {"problem": str(problem.source),
+                    **{f"{k}_entry": str(v) for k, v in files.items()}}  # fmt: skip
+            written += write_lorr_results(results, run, wall, meta)
+        if compare and mode == "continuous":
+            kit = KitRun(problem, _entries(files), timing, file_storage_path=storage)
+            _execute(kit, progress, None)
     except FleetSimError as exc:
         raise exit_for(exc) from None
-    _summary(kit, wall)
-    typer.echo(f"wrote {written}" + "".join(f", {p}" for p in extra))
+    _summary(run, wall, kit)
+    if written:
+        typer.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+def _entries(files: dict[str, Path]) -> Entries:
+    """The entries in `files`, loaded (fresh instances) while hosting `MAPF`."""
+    with hosting():
+        loaded = {kind: load_entry(path, kind) for kind, path in files.items()}
+    return Entries(loaded["planner"], loaded["scheduler"], loaded["executor"],
+                   {kind: str(path) for kind, path in files.items()})  # fmt: skip
+
+
+def _execute(run: KitRun, show: bool, record: Path | None) -> float:
+    """Run it (recording it to `record`); its wall seconds."""
+    recorder = KitRecorder(run, record) if record is not None else None
+    began = time.perf_counter()
+    try:
+        _run(run, show, recorder)
+    finally:
+        if recorder is not None:
+            recorder.close()
+    return time.perf_counter() - began
 
 
 def _run(kit: KitRun, show: bool, recorder: KitRecorder | None) -> None:
@@ -136,11 +171,12 @@ def _run(kit: KitRun, show: bool, recorder: KitRecorder | None) -> None:
         kit.run(lambda t: bar.update(task, completed=t), after)
 
 
-def _summary(kit: KitRun, wall: float) -> None:
-    row = run_row(kit, wall)
-    how = "deterministic" if kit.timing.deterministic else "wall time"
-    name = kit.problem.source.name
-    table = Table(title=f"{name}: {kit.team} robots, {row['ticks']} ticks ({how})")
+def _summary(run: KitRun, wall: float, kit: KitRun | None = None) -> None:
+    row = run_row(run, wall)
+    how = "deterministic" if run.timing.deterministic else "wall time"
+    name = run.problem.source.name
+    title = f"{name}: {run.team} robots, {row['ticks']} ticks ({row['mode']} mode, {how})"
+    table = Table(title=title)
     table.add_column("")
     table.add_column("", justify="right")
     shown = [
@@ -148,13 +184,20 @@ def _summary(kit: KitRun, wall: float) -> None:
         ("errands done", f"{row['errands_done']:,}"),
         (f"robots stalled (a task, no move in {STALL_TICKS} ticks)", f"{row['robots_stalled']:,}"),
         ("plans adopted", f"{row['plans_adopted']:,} (every {row['plan_period_ticks']} ticks)"),
-        ("action errors (last tick)", f"{row['action_errors_last_tick']:,}"),
+    ]
+    if row["mode"] == "kit":
+        shown.append(("action errors (last tick)", f"{row['action_errors_last_tick']:,}"))
+    else:
+        shown.append(("robot-robot collisions", f"{row['collisions']:,}"))
+    shown += [
         ("schedule errors", f"{row['schedule_errors']:,}"),
         ("delays", f"{row['delays']:,} ({row['delayed_robot_ticks']:,} robot-ticks)"),
         ("fleetsim loop", f"{row['loop_ms_per_tick']:.2f} ms a tick"),
-        ("entries", f"{sum(kit.entry_seconds.values()):.2f} s"),
+        ("entries", f"{sum(run.entry_seconds.values()):.2f} s"),
         ("wall time", f"{wall:.2f} s"),
     ]
-    for name, value in shown:
-        table.add_row(name, value)
+    if kit is not None:
+        shown.append(("kit mode, same input and seeds: tasks finished", f"{kit.finished:,}"))
+    for label, value in shown:
+        table.add_row(label, value)
     Console().print(table)

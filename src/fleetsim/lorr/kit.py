@@ -343,6 +343,11 @@ class KitRun:
         """Apply the proposal, hand the plan to the executor, sync the planner."""
         self.adoptions += 1
         self.tasks.set_assignment(self.schedule)
+        self._hand_over()
+        self._sync_planner()
+
+    def _hand_over(self) -> None:
+        """The executor's `process_new_plan`: the plan staged, the states predicted."""
         self._sync_executor()
         before = [list(q) for q in self.staged]
         began = time.perf_counter()
@@ -357,7 +362,6 @@ class KitRun:
             while over > 0:  # the kit's all-wait ticks: unrecorded, no delays drawn
                 self.t += 1
                 over -= self.timing.tick_ms
-        self._sync_planner()
 
     def _check_staged(self, before: list[list[Action]]) -> None:
         name = self.entries.name("executor")
@@ -526,6 +530,24 @@ class KitRun:
 
     # -- results --------------------------------------------------------------------------
 
+    cell_m = 1.0  # metres a grid cell, for recordings
+
+    def frame_poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every robot's position (N, 2) in metres (x along the columns, y up the rows, the
+        map's first row on top) and yaw (N,), part-way moves and turns included."""
+        share = self.count / max(1, self.problem.agent_counter)
+        rows, cols = np.divmod(self.location, self.cols)
+        xy = np.column_stack([cols + 0.5, -(rows + 0.5)])
+        moving = self.moving & (self.count > 0)
+        xy[moving] += STEP[self.orientation[moving]] * share[moving, None]
+        yaw = HEADING_YAW[self.orientation].copy()
+        turning = (self.count > 0) & ~self.moving
+        right = turning & (self.doing == Action.CR)
+        left = turning & (self.doing == Action.CCR)
+        yaw[right] -= share[right] * math.pi / 2
+        yaw[left] += share[left] * math.pi / 2
+        return xy, yaw
+
     @property
     def finished(self) -> int:
         """Tasks finished."""
@@ -541,6 +563,8 @@ def _frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
+HEADING_YAW = np.array([0.0, -math.pi / 2, math.pi, math.pi / 2])  # east, south, west, north
+STEP = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0], [0.0, 1.0]])  # a heading's (dx, dy)
 ACTIONS: dict[Any, Action] = {**{a: a for a in Action}, **{int(a): a for a in Action}}
 
 

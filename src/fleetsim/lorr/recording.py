@@ -15,20 +15,16 @@ that the map looks in Foxglove as it reads; the simulated time is ticks x the ti
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from fleetsim.lorr.kit import KitRun
-from fleetsim.lorr.mapf import Action
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
 from fleetsim.recording.writer import NS, POINT, cloud_template, varint
 
-HEADING_YAW = np.array([0.0, -math.pi / 2, math.pi, math.pi / 2])  # east, south, west, north
-STEP = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0], [0.0, 1.0]])  # a heading's (dx, dy)
 ROBOT_Z = 0.25
 
 
@@ -69,7 +65,7 @@ class KitRecorder:
     def _xy(self, cells: np.ndarray) -> np.ndarray:
         """Cell centres (N, 2) in metres."""
         rows, cols = np.divmod(cells, self.run.cols)
-        return np.column_stack([cols + 0.5, -(rows + 0.5)])
+        return np.column_stack([cols + 0.5, -(rows + 0.5)]) * self.run.cell_m
 
     # -- the map --------------------------------------------------------------------------
 
@@ -77,16 +73,18 @@ class KitRecorder:
         update = schemas.foxglove("SceneUpdate")()
         p = self.run.problem
         entity = update.entities.add(id="map", frame_id="world")
+        m = self.run.cell_m
         floor = entity.cubes.add()
-        _box(floor, p.cols / 2, -p.rows / 2, -0.01, p.cols, p.rows, 0.02, (0.25, 0.25, 0.27, 1.0))
+        _box(floor, m * p.cols / 2, -m * p.rows / 2, -0.01, m * p.cols, m * p.rows, 0.02,
+             (0.25, 0.25, 0.27, 1.0))  # fmt: skip
         grid = np.asarray(p.blocked).reshape(p.rows, p.cols)
         for row in range(p.rows):
             line = grid[row]
             edges = np.flatnonzero(np.diff(np.concatenate(([0], line, [0]))))
             for start, end in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
                 cube = entity.cubes.add()
-                _box(cube, (start + end) / 2, -(row + 0.5), 0.5, end - start, 1.0, 1.0,
-                     (0.6, 0.6, 0.62, 1.0))  # fmt: skip
+                _box(cube, m * (start + end) / 2, -m * (row + 0.5), 0.5, m * (end - start), m,
+                     1.0, (0.6, 0.6, 0.62, 1.0))  # fmt: skip
         return update
 
     # -- a tick ---------------------------------------------------------------------------
@@ -95,17 +93,7 @@ class KitRecorder:
         """The robots' poses now, the errands if they changed, the events since the last."""
         run = self.run
         time_ns = run.t * self._tick_ns
-        max_count = max(1, run.problem.agent_counter)
-        share = run.count / max_count
-        xy = self._xy(run.location)
-        moving = run.moving & (run.count > 0)
-        xy[moving] += STEP[run.orientation[moving]] * share[moving, None]
-        yaw = HEADING_YAW[run.orientation].copy()
-        turning = (run.count > 0) & ~run.moving
-        right = turning & (run.doing == Action.CR)
-        left = turning & (run.doing == Action.CCR)
-        yaw[right] -= share[right] * math.pi / 2
-        yaw[left] += share[left] * math.pi / 2
+        xy, yaw = run.frame_poses()
         pos = np.column_stack([xy, np.full(run.team, ROBOT_Z)]).astype(np.float32)
         quat = np.zeros((run.team, 4), dtype=np.float32)
         quat[:, 2], quat[:, 3] = np.sin(yaw / 2), np.cos(yaw / 2)
@@ -136,9 +124,10 @@ class KitRecorder:
             for (gx, gy), (rx, ry) in zip(goals.tolist(), xy[robots].tolist(), strict=True):
                 lines.points.add(x=rx, y=ry, z=ROBOT_Z)
                 lines.points.add(x=gx, y=gy, z=0.05)
+            side = 0.5 * self.run.cell_m
             for gx, gy in goals.tolist():
                 cube = entity.cubes.add()
-                _box(cube, gx, gy, 0.05, 0.5, 0.5, 0.1, (0.95, 0.65, 0.2, 0.9))
+                _box(cube, gx, gy, 0.05, side, side, 0.1, (0.95, 0.65, 0.2, 0.9))
         return update
 
     def _events(self, time_ns: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from fleetsim.lorr.continuous import ContinuousRun
 from fleetsim.lorr.kit import KitRun
 from fleetsim.lorr.mapf import Action
 from fleetsim.scenario.results import write_rows
@@ -32,7 +33,7 @@ def run_row(run: KitRun, wall_s: float) -> dict[str, Any]:
         "problem": str(p.source),
         "map": p.map_name,
         "robots": run.team,
-        "mode": "kit",
+        "mode": "continuous" if isinstance(run, ContinuousRun) else "kit",
         "deterministic": t.deterministic,
         "ticks": run.t,
         "tasks_finished": run.finished,
@@ -41,6 +42,7 @@ def run_row(run: KitRun, wall_s: float) -> dict[str, Any]:
         "robots_stalled": len(stalled(run)),
         "tasks_revealed": len(run.tasks.all_tasks),
         "action_errors_last_tick": len(run.errors),
+        "collisions": run.collisions if isinstance(run, ContinuousRun) else 0,
         "schedule_errors": len(run.tasks.schedule_errors),
         "delays": sum(len(d) for d in delays),
         "delayed_robot_ticks": sum(b - a for d in delays for a, b in d),
