@@ -39,7 +39,7 @@ import numpy as np
 
 from fleetsim.errors import ConfigError, EntryError
 from fleetsim.faults.delays import DelayGenerator
-from fleetsim.lorr import model_kernel
+from fleetsim.lorr import answers, model_kernel
 from fleetsim.lorr.action_model import SYMBOL, ActionModel, ArrayTick, Pose, step_arrays
 from fleetsim.lorr.mapf import (
     Action,
@@ -53,7 +53,7 @@ from fleetsim.lorr.mapf import (
 from fleetsim.lorr.paths import PathRecorder
 from fleetsim.lorr.problem import Problem
 from fleetsim.lorr.tasks import TaskManager
-from fleetsim.lorr.views import QueueCopies, StateCopies, StateView, copy_state
+from fleetsim.lorr.views import QueueCopies, StateCopies, StateView
 
 
 @dataclass(frozen=True)
@@ -273,7 +273,8 @@ class KitRun:
     def compute(self, limit_ms: int) -> tuple[list[int], Plan]:
         """`Entry.compute`: the scheduler's proposal, the goals, the planner's plan."""
         raw = self._call("scheduler", "plan", self.entries.scheduler.plan, limit_ms)
-        schedule = self._ints(raw, "scheduler", "plan", "a list of task ids, one a robot")
+        schedule = answers.ints(raw, self._where("scheduler", "plan"),
+                                "a list of task ids, one a robot")  # fmt: skip
         self.env.curr_task_schedule = list(schedule)
         goals: list[list[tuple[int, int]]] = []
         get = self.pool.get
@@ -290,12 +291,11 @@ class KitRun:
         goals.extend([] for _ in range(self.team - len(goals)))
         self.env.goal_locations = goals  # type: ignore[assignment] # (pairs: read with pair_first)
         raw = self._call("planner", "plan", self.entries.planner.plan, limit_ms)
-        rows = self._rows(raw)
-        try:  # (Action members and plain 0-4 alike)
-            actions = [[ACTIONS[v] for v in row] for row in rows]
-        except (KeyError, TypeError):
-            actions = [self._actions(row, robot) for robot, row in enumerate(rows)]
-        return schedule, Plan(actions)
+        return schedule, Plan(answers.plan_actions(raw, self._where("planner", "plan")))
+
+    def _where(self, kind: str, method: str) -> str:
+        """How errors name an entry's answer: "its file: method at tick t"."""
+        return f"{self.entries.name(kind)}: {method} at tick {self.t}"
 
     def _call(self, kind: str, method: str, fn: Callable[..., Any], *args: Any) -> Any:
         """An entry's call, timed (`entry_seconds`); its errors named."""
@@ -314,29 +314,6 @@ class KitRun:
             if threading.get_ident() == self._thread:
                 self._entries_here += spent
 
-    def _ints(self, raw: Any, kind: str, method: str, shape: str) -> list[int]:
-        try:
-            return [int(v) for v in raw]
-        except (TypeError, ValueError) as exc:
-            raise EntryError(f"{self.entries.name(kind)}: {method} at tick {self.t} must "
-                             f"return {shape}: {exc}") from exc  # fmt: skip
-
-    def _rows(self, raw: Any) -> list[Any]:
-        try:
-            return list(raw)
-        except TypeError as exc:
-            raise EntryError(f"{self.entries.name('planner')}: plan at tick {self.t} must return "
-                             f"a list of action lists, one a robot: {exc}") from exc  # fmt: skip
-
-    def _actions(self, row: Any, robot: int) -> list[Action]:
-        values = self._ints(row, "planner", "plan", f"a list of actions for robot {robot}")
-        for v in values:
-            if v not in ACTIONS:
-                raise EntryError(f"{self.entries.name('planner')}: plan at tick {self.t} gives "
-                                 f"robot {robot} action {v}: actions are MAPF.Action FW, CR, "
-                                 "CCR, W or NA (0-4)")  # fmt: skip
-        return [ACTIONS[v] for v in values]
-
     # -- adoption -------------------------------------------------------------------------
 
     def _adopt(self) -> None:
@@ -354,58 +331,17 @@ class KitRun:
         raw = self._call("executor", "process_new_plan", self.entries.executor.process_new_plan,
                          self.timing.process_ms, self.plan, self.staged)  # fmt: skip
         spent = time.perf_counter() - began
-        self._check_staged(before)
+        where = self._where("executor", "process_new_plan")
+        answers.check_staged(self.staged, before, self.plan.actions, self.team, where)
         self.front[:] = [int(q[0]) if q else -1 for q in self.staged]
-        self.predicted = self._states(raw)
+        states = answers.predicted_states(raw, self.team, where)
+        # (read through copies; a planner on wall time reads while the executor runs on)
+        self.predicted = states if self.timing.deterministic else [s.copy() for s in states]
         if not self.timing.deterministic:
             over = spent * 1000 - self.timing.tick_ms
             while over > 0:  # the kit's all-wait ticks: unrecorded, no delays drawn
                 self.t += 1
                 over -= self.timing.tick_ms
-
-    def _check_staged(self, before: list[list[Action]]) -> None:
-        name = self.entries.name("executor")
-        if len(self.staged) != self.team:
-            raise EntryError(
-                f"{name}: process_new_plan at tick {self.t} left {len(self.staged)} staged "
-                f"queues for {self.team} robots"
-            )
-        plans = self.plan.actions
-        for robot, queue in enumerate(self.staged):
-            if any(a.__class__ is not Action for a in queue):
-                try:
-                    queue[:] = [ACTIONS[a] for a in queue]
-                except (KeyError, TypeError) as exc:
-                    raise EntryError(
-                        f"{name}: process_new_plan at tick {self.t} staged a value that is not "
-                        f"an action for robot {robot}: {exc}"
-                    ) from exc
-            old = before[robot]
-            plan = plans[robot] if robot < len(plans) else []
-            if queue == (old + plan)[: len(queue)]:
-                continue  # (kept and appended: the common case)
-            allowed = [a for a in old + plan if a != Action.W]
-            kept = [a for a in queue if a != Action.W]
-            if kept != allowed[: len(kept)]:
-                raise EntryError(
-                    f"{name}: process_new_plan at tick {self.t}: robot {robot}'s staged "
-                    f"actions {_letters(queue)} are not its staged actions {_letters(old)}"
-                    f" followed by the new plan {_letters(plan)} (W aside): the kit aborts the run"
-                )
-
-    def _states(self, raw: Any) -> list[State]:
-        name = self.entries.name("executor")
-        try:
-            states = list(raw)
-        except TypeError as exc:
-            raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
-                             f"MAPF.State, one a robot: {exc}") from exc  # fmt: skip
-        if len(states) != self.team or not all(s.__class__ is State for s in states):
-            raise EntryError(f"{name}: process_new_plan at tick {self.t} must return a list of "
-                             f"{self.team} MAPF.State (one a robot)")  # fmt: skip
-        if self.timing.deterministic:
-            return states  # (read through copies, and the planner reads them at once)
-        return [copy_state(s) for s in states]  # the planner reads while the executor runs
 
     # -- the environments -----------------------------------------------------------------
 
@@ -441,7 +377,7 @@ class KitRun:
         raw = self._call("executor", "next_command", self.entries.executor.next_command,
                          self.timing.tick_ms)  # fmt: skip
         spent = time.perf_counter() - began
-        commands = self._commands(raw)
+        commands = answers.commands(raw, self.team, self._where("executor", "next_command"))
         self._draw_delays()
         if not self.timing.deterministic:
             over = spent * 1000 - self.timing.tick_ms
@@ -469,18 +405,6 @@ class KitRun:
             queue = self.staged[robot]
             del queue[0]
             self.front[robot] = int(queue[0]) if queue else -1
-
-    def _commands(self, raw: Any) -> np.ndarray:
-        name = self.entries.name("executor")
-        try:
-            commands = np.fromiter(raw, dtype=np.int64)
-        except (TypeError, ValueError) as exc:
-            raise EntryError(f"{name}: next_command at tick {self.t} must return a list of "
-                             f"ExecutionCommand, one a robot: {exc}") from exc  # fmt: skip
-        if len(commands) != self.team:
-            raise EntryError(f"{name}: next_command at tick {self.t} returned {len(commands)} "
-                             f"commands for {self.team} robots")  # fmt: skip
-        return commands
 
     def _step(self, requests: np.ndarray) -> np.ndarray:
         """The action model on every robot's request: the poses move on; the actions done."""
@@ -565,11 +489,6 @@ def _frozen() -> Iterator[None]:
 
 HEADING_YAW = np.array([0.0, -math.pi / 2, math.pi, math.pi / 2])  # east, south, west, north
 STEP = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0], [0.0, 1.0]])  # a heading's (dx, dy)
-ACTIONS: dict[Any, Action] = {**{a: a for a in Action}, **{int(a): a for a in Action}}
-
-
-def _letters(actions: list[Action]) -> str:
-    return "[" + " ".join(SYMBOL[a] for a in actions) + "]"
 
 
 def run_kit(problem: Problem, entries: Entries, timing: KitTiming | None = None,
