@@ -43,6 +43,15 @@ def test_canonical_bernoulli_uniform_normal_and_poisson_draw_as_the_library() ->
     )
 
 
+def test_poisson_means_of_12_and_more_draw_as_the_library() -> None:
+    """The rejection method, from 12 to 10,000: every draw and the words used (a fresh
+    distribution a draw, as the kit makes one a tick)."""
+    g = StdRandom(17)
+    drawn = [[m, g.poisson(m)] for m, _ in REFERENCE["poisson_large_seed17"]]
+    assert drawn == REFERENCE["poisson_large_seed17"]
+    assert g.raw() == REFERENCE["poisson_large_next_word"]
+
+
 def test_shuffle_swaps_as_the_library_in_pairs_and_one_by_one() -> None:
     """Sizes of both parities take the two-at-a-time path; 70,000 items (too many for two
     positions a 32-bit word) take one draw a swap."""
@@ -60,8 +69,8 @@ def test_lround_rounds_halves_away_from_zero_as_c() -> None:
 
 def test_out_of_reach_requests_are_refused() -> None:
     g = StdRandom(1)
-    with pytest.raises(ValueError, match="under 12"):
-        g.poisson(12.5)
+    with pytest.raises(ValueError, match="mean from 0 to under 2"):
+        g.poisson(-1.0)
     with pytest.raises(ValueError, match="ranges of 2"):
         g.uniform_int(0, 2**33)
 

@@ -26,7 +26,6 @@ from fleetsim.faults.stdrandom import StdRandom, lround
 
 EVENT_MODELS = ("bernoulli", "poisson")
 DURATION_MODELS = ("uniform", "gaussian")
-POISSON_MEAN_LIMIT = 12  # the C++ library draws larger means another way, not done here
 KIT_KEYS = {"seed": "seed", "pDelay": "p", "minDelay": "min_delay", "maxDelay": "max_delay",
             "eventModel": "event_model", "durationModel": "duration_model",
             "gaussMeanRatio": "mean_ratio", "gaussStdRatio": "std_ratio"}  # fmt: skip
@@ -98,13 +97,6 @@ class DelayGenerator:
     intervals: list[list[tuple[int, int]]] = field(init=False)
 
     def __post_init__(self) -> None:
-        c = self.config
-        if c.event_model == "poisson" and self.robots * c.p >= POISSON_MEAN_LIMIT:
-            raise ConfigError(
-                f"delays: p {c.p} with {self.robots} robots is a Poisson mean of "
-                f"{self.robots * c.p:g}: fleetsim draws the kit's Poisson events only for means "
-                f"below {POISSON_MEAN_LIMIT} so far (lower p, or use the bernoulli event model)"
-            )
         self._rng = StdRandom(self.config.seed)
         self.remaining = np.zeros(self.robots, dtype=np.int64)
         self.intervals = [[] for _ in range(self.robots)]

@@ -13,7 +13,9 @@ descriptions of libstdc++'s algorithms (GCC 11 and later):
 - normal(mean, sd): Marsaglia's polar method, a fresh distribution per draw (its spare value is
   thrown away);
 - Poisson(mean) for means under 12: the number of canonicals multiplied in before the product
-  falls to e^-mean or below, less one;
+  falls to e^-mean or below, less one; for 12 and more, Devroye's rejection method for the
+  Poisson (Non-Uniform Random Variate Generation, 1986, X.3, with its errata) as the library
+  sets it up (`_poisson_rejection`);
 - shuffle: positions for two elements at a time from one uniform draw over [0, b(b+1) - 1],
   after a single swap up front when an odd number of swaps is needed (one position a draw
   when the sequence is too long for two to fit a 32-bit word);
@@ -24,8 +26,10 @@ Other standard libraries (libc++, MSVC) draw differently; so does NumPy's own `G
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
-from collections.abc import MutableSequence
+from collections.abc import Callable, MutableSequence
 from typing import TypeVar
 
 import numpy as np
@@ -37,6 +41,13 @@ TWO_32 = 2.0**32
 TWO_64 = 2.0**64
 BELOW_ONE = math.nextafter(1.0, 0.0)
 BLOCK = 4096  # engine outputs drawn from NumPy at a time (the stream is the same)
+# The rejection method's constants, as the C++ library writes them (long double literals).
+SQRT_PI_2 = 1.2533141373155002512078826424055226  # sqrt(pi / 2)
+PI_4 = 0.7853981633974483096156608458198757  # pi / 4
+ONE_78 = 0.0128205128205128205128205128205128  # 1 / 78
+E_1_78 = 1.0129030479320018583185514777512983  # e^(1 / 78)
+HALF_UNDER = (1 - 2.220446049250313e-16) / 2  # just under a half: rounds x + m to the int
+INT_CEILING = 2**31 - 1 + HALF_UNDER  # proposals at or past the int's largest are rejected
 
 
 class StdRandom:
@@ -128,9 +139,11 @@ class StdRandom:
         return y * math.sqrt(-2.0 * math.log(r2) / r2) * sd + mean
 
     def poisson(self, mean: float) -> int:
-        """A Poisson draw for `mean` < 12 (the product method)."""
-        if not 0 <= mean < 12:
-            raise ValueError(f"poisson: means from 0 to under 12 are supported, got {mean}")
+        """A Poisson draw (a fresh distribution: a normal's spare value lives for one draw)."""
+        if not (0 <= mean < 2**31 and math.isfinite(mean)):
+            raise ValueError(f"poisson: expected a mean from 0 to under 2^31, got {mean}")
+        if mean >= 12:
+            return self._poisson_rejection(mean)
         threshold = math.exp(-mean)
         count, product = 0, 1.0
         while True:
@@ -138,6 +151,70 @@ class StdRandom:
             count += 1
             if product <= threshold:
                 return count - 1
+
+    def _poisson_rejection(self, mean: float) -> int:
+        """Devroye's rejection method for means of 12 and more: a proposal x about floor(mean)
+        from one of six pieces (two normal tails scaled by sqrt(floor(mean)) and sqrt((2m + d) /
+        2), the points -1, 0 and 1, and an exponential tail beyond d), accepted against the
+        Poisson's log-probability ratio; lgamma is the C library's (glibc's, where there is
+        one), as in the C++ build."""
+        m = math.floor(mean)
+        log_fm, log_mean = _lgamma(m + 1), math.log(mean)
+        d = float(_round(max(6.0, min(m, math.sqrt(2 * m * math.log(32 * m / PI_4))))))
+        cx = 2 * m + d
+        scale_left, scale_right, inv_cx = math.sqrt(m), math.sqrt(cx / 2), 1 / cx
+        c1 = scale_left * SQRT_PI_2
+        c2 = math.sqrt(PI_4 * cx) * math.exp(inv_cx) + c1
+        c3, c4 = c2 + 1, c2 + 2
+        c5 = c4 + E_1_78
+        c = 2 * cx * math.exp(-d * inv_cx * (1 + d / 2)) / d + c5
+        spare: list[float] = []
+        while True:
+            u = c * self.canonical()
+            e = -math.log(1.0 - self.canonical())
+            w = 0.0
+            if u <= c1:
+                n = self._standard_normal(spare)
+                y = -abs(n) * scale_left - 1
+                x = float(math.floor(y))
+                w = -n * n / 2
+                if x < -m:
+                    continue
+            elif u <= c2:
+                n = self._standard_normal(spare)
+                y = 1 + abs(n) * scale_right
+                x = float(math.ceil(y))
+                w = y * (2 - y) * inv_cx
+                if x > d:
+                    continue
+            elif u <= c3:
+                x = -1.0
+            elif u <= c4:
+                x = 0.0
+            elif u <= c5:
+                x, w = 1.0, ONE_78
+            else:
+                v = -math.log(1.0 - self.canonical())
+                y = d + v * 2 * (2 * m + d) / d
+                x = float(math.ceil(y))
+                w = -d * inv_cx * (1 + y / 2)
+            if w - e - x * log_mean > log_fm - _lgamma(x + m + 1) or x + m >= INT_CEILING:
+                continue
+            return int(x + m + HALF_UNDER)
+
+    def _standard_normal(self, spare: list[float]) -> float:
+        """A standard normal (the polar method), its spare kept in `spare` for the next."""
+        if spare:
+            return spare.pop()
+        while True:
+            x = 2.0 * self.canonical() - 1.0
+            y = 2.0 * self.canonical() - 1.0
+            r2 = x * x + y * y
+            if 0.0 < r2 <= 1.0:
+                break
+        mult = math.sqrt(-2.0 * math.log(r2) / r2)
+        spare.append(x * mult)
+        return y * mult
 
     def shuffle_array(self, items: np.ndarray) -> None:
         """`shuffle` of an int64 array in place, in one compiled pass when Numba is there (the
@@ -220,3 +297,27 @@ def lround(x: float) -> int:
     whole = math.floor(abs(x))
     up = abs(x) - whole >= 0.5
     return int(math.copysign(whole + up, x))
+
+
+def _round(x: float) -> int:
+    """C's `round`: halves away from zero."""
+    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+def _c_lgamma() -> Callable[[float], float]:
+    """The C library's lgamma (CPython's own differs in the last bits for half the integers,
+    which would tip the Poisson's rejections now and then), or Python's without one."""
+    name = ctypes.util.find_library("m")
+    if name is None:
+        return math.lgamma
+    try:
+        libm = ctypes.CDLL(name)
+        function = libm.lgamma
+    except (OSError, AttributeError):
+        return math.lgamma
+    function.restype = ctypes.c_double
+    function.argtypes = [ctypes.c_double]
+    return function
+
+
+_lgamma = _c_lgamma()

@@ -30,7 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.agents import Agent, AgentSpawnParams
+from fleetsim.core import MultiRobotSimulationCore, SimulationParams
 from fleetsim.errors import ConfigError
+from fleetsim.geometry import Pose
 from fleetsim.lorr.kit import HEADING_YAW, STEP, Entries, KitRun, KitTiming
 from fleetsim.lorr.mapf import Action, State
 from fleetsim.lorr.problem import Problem
@@ -88,8 +91,6 @@ class ContinuousRun(KitRun):
         self.handles = self.sim.handles_of(self.agents)
 
     def _fleet(self) -> tuple[Any, list[Any]]:
-        from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, SimulationParams
-
         s = self.settings
         sim = MultiRobotSimulationCore(SimulationParams(timestep=self.timing.tick_ms / 1000,
                                                         target_rtf=0, gui=False))  # fmt: skip
@@ -170,8 +171,6 @@ class ContinuousRun(KitRun):
     def _dispatch(self) -> np.ndarray:
         """Start the next queued action of every idle robot whose turn it is: a turn, or the
         forward moves ahead whose cells are its turn to enter, driven through in one go."""
-        from fleetsim import Pose
-
         started = np.zeros(self.team, dtype=bool)
         idle = (self.segment < 0) & (self.front >= 0) & ~self.in_delay
         for robot in np.flatnonzero(idle).tolist():

@@ -91,6 +91,20 @@ int main() {
         }
         list_end(false);
     }
+    {   // Poisson means of 12 and more (the library's rejection method), a fresh distribution a draw
+        std::mt19937 g(17);
+        const double means[] = {12.0, 12.5, 17.3, 20.0, 64.0, 100.0, 333.3, 2500.0, 10000.0};
+        list_begin("poisson_large_seed17");
+        bool first = true;
+        for (double m : means)
+            for (int i = 0; i < 80; ++i) {
+                std::poisson_distribution<int> d(m);
+                std::printf("%s[%.17g,%d]", first ? "" : ",", m, d(g));
+                first = false;
+            }
+        list_end(false);
+        std::printf("\"poisson_large_next_word\": %lu,\n", (unsigned long)g());
+    }
     {
         const double xs[] = {0.5, 1.5, 2.5, -0.5, -2.5, 0.49999999999999994, 2.4999999999999996,
                              -1.5000000000000002, 7.0, 1e15 + 0.5};
