@@ -92,3 +92,21 @@ def test_the_command_compares_with_kit_mode(tmp_path: Path) -> None:
     assert "(not used in continuous mode)" in text and not (tmp_path / "output.json").exists()
     row = json.loads((tmp_path / "r.json").read_text())["summary"]
     assert row["mode"] == "continuous" and row["collisions"] == 0
+
+
+def test_fleetsims_faults_hold_robots_and_the_rest_wait_their_turn() -> None:
+    from fleetsim.faults import FaultPlan, RobotFaults
+
+    plan = FaultPlan(robots=(RobotFaults("breakdown", at=(("a0", 2.0),), duration=(30.0, 30.0)),))
+    problem = load_problem(problem_path("warehouse_small"))
+    poses: dict[int, np.ndarray] = {}
+    with ContinuousRun(problem, _defaults(), KitTiming(ticks=500), faults=plan) as run:
+        run.run(after_tick=lambda r: poses.__setitem__(r.t, r.frame_poses()[0][0].copy()))
+        assert run.faults is not None
+        kinds = [(row["kind"], row["target"]) for row in run.faults.rows()]
+        assert kinds == [("breakdown", "a0")]
+        assert run.collisions == 0 and run.finished > 0
+    held = [poses[t] for t in range(23, 318)]  # 2.3 s to 31.7 s: broken down, not moving
+    assert max(float(np.linalg.norm(p - held[0])) for p in held) < 1e-9
+    moved = max(float(np.linalg.norm(poses[t] - held[0])) for t in range(330, 501))
+    assert moved > 0.5  # repaired: on its way again

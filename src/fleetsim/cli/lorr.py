@@ -13,6 +13,7 @@ from rich.table import Table
 
 from fleetsim.cli.scenario import exit_for
 from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.faults import FaultPlan
 from fleetsim.lorr.continuous import ContinuousRun, ContinuousSettings
 from fleetsim.lorr.entries import find_entries, is_default
 from fleetsim.lorr.examples import problem_path
@@ -92,6 +93,12 @@ def run(
     max_speed: float = typer.Option(
         1.5, "--max-speed", help="Continuous mode: the robots' top speed (m/s)."
     ),
+    faults: str | None = typer.Option(
+        None,
+        "--faults",
+        help="Continuous mode: fleetsim's faults (a faults: section, as YAML "
+        "or a file; robots a0, a1, ...).",
+    ),
     compare: bool = typer.Option(
         False, "--compare", help="Continuous mode: also run kit mode on the same input, seeds."
     ),
@@ -116,10 +123,15 @@ def run(
                 " (not used in continuous mode)" if kind == "executor" and mode != "kit" else ""
             )
             typer.echo(f"{kind}: {'fleetsim default' if is_default(path) else path}{unused}")
+        if faults is not None and mode != "continuous":
+            raise ConfigError(
+                "--faults: fleetsim's faults act on its robots: add --mode continuous"
+            )
         if mode == "continuous":
             settings = ContinuousSettings(cell_m=cell_m, model=robot_model,
                                           max_linear_vel=max_speed)  # fmt: skip
-            run: KitRun = ContinuousRun(problem, _entries(files), timing, settings, storage)
+            plan = _fault_plan(faults, problem.delays.seed) if faults is not None else None
+            run: KitRun = ContinuousRun(problem, _entries(files), timing, settings, storage, plan)
         else:
             run = KitRun(problem, _entries(files), timing, file_storage_path=storage)
         try:
@@ -141,6 +153,23 @@ def run(
     _summary(run, wall, kit)
     if written:
         typer.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+def _fault_plan(text: str, seed: int) -> FaultPlan:
+    """`--faults`: a faults: section (YAML inline or in a file) as a plan (its own seed, else
+    the problem's delay seed)."""
+    from pydantic import ValidationError
+
+    from fleetsim.fuzz import faults_of
+    from fleetsim.scenario.faults_spec import FaultsSpec, plan_of
+
+    try:
+        spec = FaultsSpec.model_validate(faults_of(text))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(k) for k in first["loc"])
+        raise ConfigError(f"--faults: {where}: {first['msg']}") from None
+    return plan_of(spec, seed)
 
 
 def _entries(files: dict[str, Path]) -> Entries:
@@ -189,6 +218,7 @@ def _summary(run: KitRun, wall: float, kit: KitRun | None = None) -> None:
         shown.append(("action errors (last tick)", f"{row['action_errors_last_tick']:,}"))
     else:
         shown.append(("robot-robot collisions", f"{row['collisions']:,}"))
+        shown.append(("faults (fleetsim's)", f"{row['faults']:,}"))
     shown += [
         ("schedule errors", f"{row['schedule_errors']:,}"),
         ("delays", f"{row['delays']:,} ({row['delayed_robot_ticks']:,} robot-ticks)"),

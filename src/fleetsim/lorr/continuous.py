@@ -16,6 +16,10 @@ brakes). fleetsim's executor stands in for the kit's:
   planned to follow it, and never runs into one;
 - a delayed robot starts nothing new until its delay is over.
 
+fleetsim's robot faults (`faults`: a `FaultPlan`, as a scenario's `faults:` section makes one;
+robots named `a0`, `a1`, ...) act on the robots as they drive: a stop or a breakdown holds a
+robot where it is, a slowdown slows it; the robots planned after it wait their turn.
+
 A robot is in a cell once it has arrived at its centre (the cell it left is then free). The
 planner sees, as in the kit, the states its moves will end in (`curr_states`), the robots' own
 (`system_states`) and what each has left to do (`staged_actions`).
@@ -33,6 +37,7 @@ import numpy as np
 from fleetsim.agents import Agent, AgentSpawnParams
 from fleetsim.core import MultiRobotSimulationCore, SimulationParams
 from fleetsim.errors import ConfigError
+from fleetsim.faults import FaultInjector, FaultPlan
 from fleetsim.geometry import Pose
 from fleetsim.lorr.kit import HEADING_YAW, STEP, Entries, KitRun, KitTiming
 from fleetsim.lorr.mapf import Action, State
@@ -70,13 +75,20 @@ class ContinuousRun(KitRun):
     executor keeps the plan's order of passing). Call `run()`, then `close()`."""
 
     def __init__(self, problem: Problem, entries: Entries, timing: KitTiming | None = None,
-                 settings: ContinuousSettings | None = None,
-                 file_storage_path: str = "") -> None:  # fmt: skip
+                 settings: ContinuousSettings | None = None, file_storage_path: str = "",
+                 faults: FaultPlan | None = None) -> None:  # fmt: skip
         super().__init__(problem, entries, timing, file_storage_path)
         self.settings = settings or ContinuousSettings()
         self.settings.check()
         self.cell_m = self.settings.cell_m
         self.sim, self.agents = self._fleet()
+        self.faults: FaultInjector | None = None
+        if faults is not None and not faults.empty:
+            try:  # robots named as the kit's output names them: a0, a1, ...
+                self.faults = FaultInjector(self.sim, self.agents, faults).attach()
+            except BaseException:
+                self.sim.close()
+                raise
         n = self.team
         self.end_location = self.location.copy()  # where each queue ends
         self.end_orientation = self.orientation.copy()
@@ -103,6 +115,8 @@ class ContinuousRun(KitRun):
             xy = self._centres(self.location)
             positions = np.column_stack([xy, np.full(self.team, ROBOT_Z)])
             agents = Agent.from_params_at(params, positions, (0.0, 0.0, 0.0, 1.0), sim_core=sim)
+            for robot, agent in enumerate(agents):
+                agent.name = f"a{robot}"
         except BaseException:
             sim.close()
             raise

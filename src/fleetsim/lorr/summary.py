@@ -43,6 +43,7 @@ def run_row(run: KitRun, wall_s: float) -> dict[str, Any]:
         "tasks_revealed": len(run.tasks.all_tasks),
         "action_errors_last_tick": len(run.errors),
         "collisions": run.collisions if isinstance(run, ContinuousRun) else 0,
+        "faults": _faults(run),
         "schedule_errors": len(run.tasks.schedule_errors),
         "delays": sum(len(d) for d in delays),
         "delayed_robot_ticks": sum(b - a for d in delays for a, b in d),
@@ -52,6 +53,12 @@ def run_row(run: KitRun, wall_s: float) -> dict[str, Any]:
         "loop_ms_per_tick": round(1000 * run.loop_seconds / ticks, 4),
         **{f"entry_s.{k}": round(v, 4) for k, v in run.entry_seconds.items()},
     }
+
+
+def _faults(run: KitRun) -> int:
+    """fleetsim's faults begun in a continuous run (0 in kit mode)."""
+    injector = run.faults if isinstance(run, ContinuousRun) else None
+    return len(injector.rows()) if injector is not None else 0
 
 
 def robot_rows(run: KitRun) -> list[dict[str, Any]]:
