@@ -130,13 +130,19 @@ class StdRandom:
 
     def normal(self, mean: float, sd: float) -> float:
         """A normal draw (Marsaglia's polar method; the spare value is not kept)."""
+        return self._polar()[0] * sd + mean
+
+    def _polar(self) -> tuple[float, float]:
+        """Two standard normals by Marsaglia's polar method: the one the library returns first,
+        and the spare it keeps."""
         while True:
             x = 2.0 * self.canonical() - 1.0
             y = 2.0 * self.canonical() - 1.0
             r2 = x * x + y * y
             if 0.0 < r2 <= 1.0:
                 break
-        return y * math.sqrt(-2.0 * math.log(r2) / r2) * sd + mean
+        mult = math.sqrt(-2.0 * math.log(r2) / r2)
+        return y * mult, x * mult
 
     def poisson(self, mean: float) -> int:
         """A Poisson draw (a fresh distribution: a normal's spare value lives for one draw)."""
@@ -206,15 +212,9 @@ class StdRandom:
         """A standard normal (the polar method), its spare kept in `spare` for the next."""
         if spare:
             return spare.pop()
-        while True:
-            x = 2.0 * self.canonical() - 1.0
-            y = 2.0 * self.canonical() - 1.0
-            r2 = x * x + y * y
-            if 0.0 < r2 <= 1.0:
-                break
-        mult = math.sqrt(-2.0 * math.log(r2) / r2)
-        spare.append(x * mult)
-        return y * mult
+        first, second = self._polar()
+        spare.append(second)
+        return first
 
     def shuffle_array(self, items: np.ndarray) -> None:
         """`shuffle` of an int64 array in place, in one compiled pass when Numba is there (the

@@ -1,7 +1,9 @@
 """fleetsim's default LoRR entries, written as kit entries (`import MAPF`): `pyMAPFPlanner.py`,
 `pyTaskScheduler.py` and `pyExecutor.py`. `fleetsim lorr run` hosts whichever of the three a
-run is not given; copied into the kit's `python/user_*` folders they run there too. Load them
-with `fleetsim.lorr.mapf.load_entry` (they import `MAPF`, which exists only while hosting)."""
+run is not given; copied into the kit's `python/user_*` folders they run there too, with
+fleetsim installed for the kit's Python (the planner's distance search is fleetsim's). Load
+them with `fleetsim.lorr.mapf.load_entry` (they import `MAPF`, which exists only while
+hosting)."""
 
 from __future__ import annotations
 

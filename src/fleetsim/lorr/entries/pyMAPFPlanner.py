@@ -21,29 +21,12 @@ from typing import Any
 import MAPF
 import numpy as np
 
+from fleetsim.lorr.search import distances_from
+
 CACHE_BYTES = 256 << 20  # memory for the distance maps kept (one a goal cell)
 ASIDE = 4  # steps a robot keeps to the way it turned to make way
 BUSY = 2  # plans' worth of staged actions after which a robot is left to catch up
-FAR = 1 << 30
-
-
-def _search(neighbours: np.ndarray, goal: int) -> np.ndarray:
-    """Moves from every cell to `goal` (fleetsim's compiled search when fleetsim is there)."""
-    try:
-        from fleetsim.lorr.search import distances_from
-    except ImportError:  # (run in the kit itself): level by level in NumPy
-        dist = np.full(neighbours.shape[1], FAR, dtype=np.int32)
-        dist[goal] = 0
-        frontier, level = np.array([goal]), 0
-        while frontier.size:
-            level += 1
-            reached = neighbours[:, frontier].ravel()
-            reached = reached[reached >= 0]
-            reached = np.unique(reached[dist[reached] == FAR])
-            dist[reached] = level
-            frontier = reached
-        return dist
-    return distances_from(neighbours, goal)
+FAR = 1 << 30  # (as fleetsim.lorr.search's: unreachable)
 
 
 class pyMAPFPlanner:  # noqa: N801 (the kit's class name)
@@ -87,7 +70,7 @@ class pyMAPFPlanner:  # noqa: N801 (the kit's class name)
         if found is not None:
             self.distances.move_to_end(goal)
             return found
-        dist = _search(self.neighbours, goal)
+        dist = distances_from(self.neighbours, goal)
         self.distances[goal] = dist
         if len(self.distances) > self.cache:
             self.distances.popitem(last=False)
