@@ -204,3 +204,17 @@ def test_the_kits_example_entries_run_unmodified(tmp_path: Path) -> None:
     assert len(out["actualPaths"]) == 150 and "errors" not in out
     moves = sum(run.actual.decoded(r).count(Action.FW) for r in range(150))
     assert moves > 0  # the random GO/STOP executor still lets robots move
+
+
+def test_wall_time_with_prompt_entries_gives_the_kits_own_output() -> None:
+    """The kit's own timing (threads, deadlines, wall clock), as `fleetsim lorr run` runs by
+    default: entries far inside their budgets give exactly the kit's run."""
+    name = "room-example_150"
+    problem = load_problem(LORR / "problems" / "room.domain" / f"{name}-delay.json")
+    run = KitRun(problem, entries_from(GO_ENTRIES), KitTiming(ticks=500, deterministic=False))
+    out = kit_output(run.run())
+    with gzip.open(LORR / "runs" / f"{name}-delay-pydet-r1.output.json.gz") as f:
+        kit = json.load(f)
+    for key in ("events", "delayIntervals", "actualPaths", "plannerPaths", "errors"):
+        assert out[key] == kit[key], key
+    assert run.adoptions == 50
