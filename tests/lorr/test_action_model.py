@@ -1,12 +1,15 @@
 """The kit's action model on hand-made cases, one rule each: multi-tick actions, waits that
 pause them, the map's edges and obstacles, followers, swaps, cycles, and two robots for one
-cell (decided in index order)."""
+cell (decided in index order); and its compiled array pass against it on dense random scenes."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
-from fleetsim.lorr.action_model import ActionModel, Pose, collide
+from fleetsim.lorr import model_kernel
+from fleetsim.lorr.action_model import ActionModel, Pose, collide, step_arrays
 from fleetsim.lorr.mapf import Action
 
 F, R, C, W = Action.FW, Action.CR, Action.CCR, Action.W
@@ -82,3 +85,53 @@ def test_touching_is_not_colliding() -> None:
     beside = Motion(one, np.float32(0), one, np.float32(0), one)
     over = Motion(np.float32(0.5), np.float32(0), np.float32(0.5), np.float32(0), one)
     assert not collide(a, beside) and collide(a, over)
+
+
+def _scene(seed: int, rows: int = 8, cols: int = 9, n: int = 30) -> tuple[ActionModel, list[Pose],
+                                                                      list[int]]:  # fmt: skip
+    """A dense random scene: 30 robots among 8 obstacles on 72 cells, some part-way along an
+    edge or a turn, each asking for a random action."""
+    rng = random.Random(seed)
+    blocked = np.zeros(rows * cols, dtype=np.uint8)
+    blocked[rng.sample(range(rows * cols), 8)] = 1
+    free = [c for c in range(rows * cols) if not blocked[c]]
+    cells = rng.sample(free, n)
+    poses, requests = [], []
+    for cell in cells:
+        heading, count = rng.randrange(4), rng.randrange(3)
+        ahead = cell + (1, cols, -1, -cols)[heading]
+        can_move = (0 <= ahead < rows * cols and not blocked[ahead] and ahead not in cells
+                    and (heading in (1, 3) or ahead // cols == cell // cols))  # fmt: skip
+        moving = count > 0 and can_move and rng.random() < 0.5
+        poses.append(Pose(cell, heading, count, moving))
+        requests.append(rng.choice([0, 0, 0, 1, 2, 3]))
+    return ActionModel(blocked, rows, cols, 3), poses, requests
+
+
+def test_the_compiled_pass_decides_as_the_model_does() -> None:
+    """On 200 dense random scenes the array kernel (compiled with Numba, else run as Python)
+    gives the robot-by-robot model's actions; compiled, also its poses, reasons and cycles."""
+    cycles = reasons = 0
+    for seed in range(200):
+        m, poses, requests = _scene(seed)
+        tick = m.step(poses, requests)
+        arrays = [np.array([getattr(p, f) for p in poses], dtype=d) for f, d in
+                  (("location", np.int64), ("orientation", np.int64), ("count", np.int64),
+                   ("moving", np.bool_))]  # fmt: skip
+        req = np.array(requests, dtype=np.int64)
+        went = model_kernel.resolve(*arrays, req, m.blocked.astype(np.uint8), m.rows, m.cols,
+                                    m.max_count, m.size, np.float32(1e-6))[0]  # fmt: skip
+        assert [int(a) if w else 3 for a, w in zip(requests, went, strict=True)] == tick.actions
+        compiled = step_arrays(m, *arrays, req)
+        if compiled is None:
+            continue  # (no Numba: the Python run above is the check)
+        assert compiled.actions.tolist() == [int(a) for a in tick.actions]
+        assert compiled.location.tolist() == [p.location for p in tick.poses]
+        assert compiled.orientation.tolist() == [p.orientation for p in tick.poses]
+        assert compiled.count.tolist() == [p.count for p in tick.poses]
+        assert compiled.moving.tolist() == [p.moving for p in tick.poses]
+        assert compiled.reasons == tick.reasons and compiled.cycles == tick.cycles
+        cycles += len(tick.cycles)
+        reasons += len(tick.reasons)
+    assert cycles == 0 or cycles > 20  # (scenes dense enough for cycles, when compiled)
+    assert reasons == 0 or reasons > 1000
