@@ -508,6 +508,10 @@ class MotionSystem:
         """Whether the agent has reached its goal."""
         return bool(self.agents["arrived"][self.agents.row(handle)])
 
+    def arrived(self, handles: IntArray) -> np.ndarray:
+        """`is_arrived` for many agents at once (bool, in the order of `handles`)."""
+        return np.array(self.agents["arrived"][self.agents.rows(handles)], dtype=bool)
+
     def is_moving(self, handle: int) -> bool:
         """Whether the agent is driving."""
         return bool(self.agents["state"][self.agents.row(handle)] != int(DriveState.IDLE))

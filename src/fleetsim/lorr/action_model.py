@@ -360,26 +360,6 @@ class ArrayTick:
                 for i in self.failed}  # fmt: skip
 
 
-def advance(location: np.ndarray, orientation: np.ndarray, count: np.ndarray,
-            moving: np.ndarray, actions: np.ndarray, max_count: int,
-            cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """`ActionModel.result` for every robot at once: the poses after one tick of `actions`."""
-    loc, ori, cnt, mov = location.copy(), orientation.copy(), count.copy(), moving.copy()
-    forward = actions == Action.FW
-    turning = (actions == Action.CR) | (actions == Action.CCR)
-    active = forward | turning
-    counted = cnt + 1
-    done = active & (counted >= max_count)
-    steps = np.array([1, cols, -1, -cols], dtype=np.int64)
-    arrive = forward & done
-    loc[arrive] += steps[ori[arrive]]
-    turned = turning & done
-    ori[turned] = (ori[turned] + np.where(actions[turned] == Action.CR, 1, 3)) % 4
-    cnt[active] = np.where(done[active], 0, counted[active])
-    mov[active] = forward[active] & ~done[active]
-    return loc, ori, cnt, mov
-
-
 def step_arrays(model: ActionModel, location: np.ndarray, orientation: np.ndarray,
                 count: np.ndarray, moving: np.ndarray,
                 requested: np.ndarray) -> ArrayTick | None:  # fmt: skip
@@ -392,14 +372,15 @@ def step_arrays(model: ActionModel, location: np.ndarray, orientation: np.ndarra
     out = model_kernel.step_arrays(location, orientation, count, moving, requested, blocked, *shape)
     if out is None:
         return None
-    went, code, other, want_loc, cycle_i, cycle_j, cycle_start, cycle_len, chain = out
+    went, code, other, wanted, cycle_i, cycle_j, cycle_start, cycle_len, chain = out
     executed = np.where(went, requested, Action.W).astype(np.int64)
-    loc, ori, cnt, mov = advance(location, orientation, count, moving, executed,
-                                 model.max_count, model.cols)  # fmt: skip
+    # (a robot that waits keeps its pose; one that goes takes the pose its request leads to)
+    before = (location, orientation, count, moving)
+    loc, ori, cnt, mov = (np.where(went, w, now) for w, now in zip(wanted, before, strict=True))
     failed = np.flatnonzero(~went & (requested != Action.W))
     found = (cycle_i, cycle_j, cycle_start, cycle_len, chain)
     return ArrayTick(executed, loc, ori, cnt, mov, failed, code, other, found, location,
-                     want_loc, requested)  # fmt: skip
+                     wanted[0], requested)  # fmt: skip
 
 
 def _reason(code: int, other: int, cycles: list[tuple[int, int, str]]) -> str:

@@ -101,6 +101,7 @@ class ContinuousRun(KitRun):
         self.moves = np.array([1, problem.cols, -1, -problem.cols], dtype=np.int64)
         self.runs: list[list[int]] = [[] for _ in range(n)]  # cells of each run of moves left
         self.handles = self.sim.handles_of(self.agents)
+        self.motion_handles = np.array([a.motion_handle for a in self.agents], dtype=np.int64)
 
     def _fleet(self) -> tuple[Any, list[Any]]:
         s = self.settings
@@ -231,20 +232,24 @@ class ContinuousRun(KitRun):
 
     def _arrivals(self) -> None:
         """Robots that reached the next cell of their run (the cell behind is free again), or
-        finished their turn; their queues move on."""
-        positions = None
-        for robot in np.flatnonzero(self.segment >= 0).tolist():
-            reached = self.agents[robot].is_goal_reached()
-            if self.segment[robot] == Action.FW:
-                if positions is None:
-                    positions = np.asarray(self.sim.get_poses(self.handles)[0])[:, :2]
-                self._passed(robot, positions[robot], reached)
+        finished their turn; their queues move on. Only robots driving a run, or done with a
+        turn, are looked at one by one."""
+        active = self.segment >= 0
+        if not active.any():
+            return
+        arrived = self.sim.world.motion.arrived(self.motion_handles)
+        driving = active & (self.segment == Action.FW)
+        turned = active & ~driving & arrived
+        if driving.any():
+            positions = np.asarray(self.sim.get_poses(self.handles)[0])[:, :2]
+            for robot in np.flatnonzero(driving).tolist():
+                self._passed(robot, positions[robot], bool(arrived[robot]))
                 if not self.runs[robot]:
                     self.segment[robot] = -1
-            elif reached:
-                self.orientation[robot] = self.target_orientation[robot]
-                self.segment[robot] = -1
-                self._pop(robot)
+        self.orientation[turned] = self.target_orientation[turned]
+        self.segment[turned] = -1
+        for robot in np.flatnonzero(turned).tolist():
+            self._pop(robot)
 
     def _passed(self, robot: int, position: np.ndarray, reached: bool) -> None:
         """The cells of `robot`'s run whose centre it has passed (the last: once there)."""

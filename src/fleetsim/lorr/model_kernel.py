@@ -159,11 +159,14 @@ def _push(k: int, robot: int, top: int, stamp: int, status: np.ndarray, f_robot:
 
 def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
             req: np.ndarray, blocked: np.ndarray, rows: int, cols: int, max_count: int,
-            size: np.float32, eps: np.float32) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """One tick: (went, fail_code, fail_other, want_loc, cycle_i, cycle_j, cycle_start,
-    cycle_len, chain, cycles)."""
+            size: np.float32, eps: np.float32) -> tuple[Any, ...]:  # fmt: skip
+    """One tick: (went, fail_code, fail_other, (want_loc, want_ori, want_cnt, want_mov): the
+    poses the requests lead to, cycle_i, cycle_j, cycle_start, cycle_len, chain)."""
     n = loc.shape[0]
     want_loc = np.empty(n, np.int64)
+    want_ori = np.empty(n, np.int64)
+    want_cnt = np.empty(n, np.int64)
+    want_mov = np.empty(n, np.bool_)
     wx0 = np.empty(n, np.float32)
     wy0 = np.empty(n, np.float32)
     wx1 = np.empty(n, np.float32)
@@ -174,7 +177,7 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
     stay_ok = np.empty(n, np.bool_)
     for i in range(n):
         a, b, c, part_way = _result(loc[i], ori[i], cnt[i], mov[i], req[i], max_count, cols)
-        want_loc[i] = a
+        want_loc[i], want_ori[i], want_cnt[i], want_mov[i] = a, b, c, part_way
         x0, y0 = _corner(loc[i], ori[i], cnt[i], mov[i], max_count, cols)
         x1, y1 = _corner(a, b, c, part_way, max_count, cols)
         wx0[i], wy0[i], wx1[i], wy1[i] = x0, y0, x1, y1
@@ -292,7 +295,8 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
                 top = f_end[d - 1] if d > 0 else 0
                 depth -= 1
     used = min(chain_used, chain.shape[0])
-    return (went, fail_code, fail_other, want_loc, cycle_i[:cycles], cycle_j[:cycles],
+    wanted = (want_loc, want_ori, want_cnt, want_mov)
+    return (went, fail_code, fail_other, wanted, cycle_i[:cycles], cycle_j[:cycles],
             cycle_start[:cycles], cycle_len[:cycles], chain[:used])  # fmt: skip
 
 
@@ -324,7 +328,7 @@ def warm() -> bool:
     return True
 
 
-def step_arrays(*args: Any) -> tuple[np.ndarray, ...] | None:
+def step_arrays(*args: Any) -> tuple[Any, ...] | None:
     """`resolve` compiled, or None without Numba (the caller then uses `ActionModel`)."""
     kernel = _compiled()
     if kernel is None:
