@@ -23,6 +23,7 @@ simulation: {timestep: 0.05}
 site: {file: tower.building.yaml}
 robots:
   - {name: diff_0, model: mobile_robot, motion_mode: differential, start: park_L1}
+  - {name: omni_0, model: mobile_robot, motion_mode: omnidirectional, start: park_L2}
 """
 
 
@@ -37,15 +38,16 @@ def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[An
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        assert "vehicles 1" in line, proc.stderr.read() if proc.poll() is not None else line
+        assert "vehicles 2" in line, proc.stderr.read() if proc.poll() is not None else line
         yield broker
     finally:
         proc.terminate()
         proc.wait(20)
 
 
-def order(order_id: str, stops: list[tuple[str, float, float, str]]) -> Any:
-    made = builder(order_id, "diff_0")
+def order(order_id: str, stops: list[tuple[str, float, float, str]], serial: str = "diff_0"
+          ) -> Any:  # fmt: skip
+    made = builder(order_id, serial)
     for k, (name, x, y, level) in enumerate(stops):
         made.add_node(name, x=x, y=y, map_id=level)
         if k:
@@ -76,3 +78,22 @@ def test_an_order_across_floors_rides_the_lift(served: Any) -> None:
         assert seen == {"L1", "L3"}  # L1, then (after the ride) L3
 
     run(check, served, serials=("diff_0",))
+
+
+def test_an_order_on_an_upper_map_is_driven_on_that_floor(served: Any) -> None:
+    """An omnidirectional vehicle on L2 (directly above L1's corridor) drives an order on map L2
+    and stays there: every state it sends is on L2 (its height gives its map)."""
+
+    async def check(master: Master) -> None:
+        start = await master.until(lambda: master.last("omni_0"))
+        assert start.agv_position.map_id == "L2"
+        stops = [("park_L2", 0, 3, "L2"), ("ward", 0, 0, "L2"), ("hall_L2", 4, 0, "L2")]
+        result = await master.client.dispatch(order("upstairs", stops, "omni_0"),
+                                              "fleetsim/omni_0")  # fmt: skip
+        assert result.accepted, result
+        done = await master.when("omni_0", lambda s: s.last_node_id == "hall_L2"
+                                 and not s.node_states and not s.driving, seconds=60)  # fmt: skip
+        assert (done.agv_position.x, done.agv_position.y) == pytest.approx((4, 0), abs=0.3)
+        assert {s.agv_position.map_id for s in master.states["omni_0"]} == {"L2"}
+
+    run(check, served, serials=("omni_0",))

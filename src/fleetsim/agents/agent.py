@@ -361,7 +361,8 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         speed_limits: ArrayLike | None = None,
         face: ArrayLike | None = None,
     ) -> None:
-        """`set_path` from arrays: `positions` (K, 2) or (K, 3) metres (z 0 when left out),
+        """`set_path` from arrays: `positions` (K, 2) or (K, 3) metres (left out, z is the
+        robot's height now: a planar path keeps it on the floor it is on, at any level),
         `yaws` (K,) radians (default: the current heading), `speed_limits` (K,) m/s for the leg
         ending at each waypoint (inf for none), `face` (K,) bool: turn to the waypoint's yaw
         on the way to it (omnidirectional robots holding a heading). No `Pose` per waypoint:
@@ -370,7 +371,8 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         if points.ndim != 2 or points.shape[1] not in (2, 3) or not len(points):
             raise ConfigError(f"positions must be (K, 2) or (K, 3), got shape {points.shape}")
         if points.shape[1] == 2:
-            points = np.column_stack([points, np.zeros(len(points))])
+            z = self.get_pose().position[2]
+            points = np.column_stack([points, np.full(len(points), z)])
         if yaws is None:
             yaw = np.full(len(points), self.get_pose().yaw)
         else:
