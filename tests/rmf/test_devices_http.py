@@ -85,6 +85,37 @@ def test_a_lift_request_brings_the_cabin_and_ends_the_session(tower: Served) -> 
     assert status == 200 and not got["success"] and "not 'L9'" in got["msg"]
 
 
+def test_lift_states_carry_every_field_of_rmf_lift_state(tower: Served) -> None:
+    """Every field of rmf_lift_msgs/LiftState, and its modes: human while no session holds
+    the lift, AGV in a session asked with request type 1 (AGV mode), human again in one asked
+    with type 2; an empty session_id is refused with a reason."""
+
+    def lift() -> dict[str, object]:
+        _, got = tower.call("GET", "lift_states")
+        state: dict[str, object] = got["data"][0]
+        return state
+
+    fields = {"lift_time", "lift_name", "available_floors", "current_floor"}
+    fields |= {"destination_floor", "door_state", "motion_state", "available_modes"}
+    fields |= {"current_mode", "session_id"}
+    assert set(lift()) == fields
+    assert lift()["available_modes"] == [1, 2] and lift()["current_mode"] == 1
+    request = {"lift_name": "Lift1", "session_id": "fleet_a", "request_type": 1,
+               "destination_floor": "L2", "door_state": 2}  # fmt: skip
+    tower.call("POST", "lift_request", request)
+    tower.step_until(lambda: lift()["session_id"] == "fleet_a")
+    assert lift()["current_mode"] == 2  # AGV
+    tower.call("POST", "lift_request", {**request, "session_id": "people", "request_type": 2})
+    tower.call("POST", "lift_request", {**request, "request_type": 0})
+    tower.step_until(lambda: lift()["session_id"] == "people")
+    assert lift()["current_mode"] == 1  # human
+    tower.sim.lifts.set_in_service("Lift1", False)
+    assert lift()["current_mode"] == 4  # offline
+    for empty in ("", "  "):
+        status, got = tower.call("POST", "lift_request", {**request, "session_id": empty})
+        assert status == 200 and not got["success"] and "session_id is empty" in got["msg"], got
+
+
 def test_status_reports_each_robots_level_as_its_map(tmp_path: Path) -> None:
     path = tmp_path / "tower.building.yaml"
     path.write_text(TOWER)
@@ -134,3 +165,36 @@ def test_a_navigate_to_another_map_rides_the_lift(tmp_path: Path) -> None:
             _, got = served.call("POST", "navigate?robot_name=bot&cmd_id=8", body)
             assert not got["success"] and "maps are L1, L2, L3" in got["msg"]
         fleet.stop_serving()
+
+
+def test_a_closed_door_holds_a_navigating_robot_until_it_is_opened(house: Served) -> None:
+    """`--doors requests`: a navigate through a closed door stops short of it and waits (its
+    status says replan; held past the stall time, a stall naming the door) until a door
+    request opens it; then it drives through."""
+    fleet, robot = house.fleet, house.fleet.robots[0]
+    fleet.doors.stall_after_s = 10.0
+
+    def completed() -> int:
+        _, got = house.call("GET", "status?robot_name=tinyRobot1")
+        return int(got["data"]["last_completed_request"] or 0)
+
+    house.call("POST", "navigate?robot_name=tinyRobot1&cmd_id=1",
+               {"destination": {"x": 3, "y": 0, "yaw": 0}})  # fmt: skip
+    house.step_until(lambda: completed() == 1, steps=600)
+    house.call("POST", "navigate?robot_name=tinyRobot1&cmd_id=2",
+               {"destination": {"x": 9, "y": 0, "yaw": 0}})  # fmt: skip
+    farthest = [0.0]
+    for _ in range(250):  # 25 s
+        house.sim.step_once()
+        farthest[0] = max(farthest[0], robot.get_pose().x)
+    assert farthest[0] < 6 - 0.2, farthest  # never into the doorway
+    assert completed() == 1 and fleet.doors.waiting_at(0) == "main_door"
+    _, got = house.call("GET", "status?robot_name=tinyRobot1")
+    assert got["data"]["replan"] is True
+    assert [(s.robot, s.door) for s in fleet.doors.stalls] == [("tinyRobot1", "main_door")]
+    request = {"door_name": "main_door", "requester_id": "adapter", "requested_mode": {"value": 2}}
+    house.call("POST", "door_request", request)
+    house.step_until(lambda: completed() == 2, steps=600)
+    assert robot.get_pose().x == pytest.approx(9, abs=0.1)
+    assert fleet.doors.stalls[0].ended is not None
+    assert house.sim.collision_counts["robot-structure"] == 0

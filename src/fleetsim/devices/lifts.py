@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fleetsim.devices.doors import DoorMode
+from fleetsim.devices.lift_ride import LiftRides
 from fleetsim.errors import ConfigError, named
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class LiftDevice:
     target: str | None = None  # where the session wants the cabin
     queue: list[_Call] = field(default_factory=list)
     aboard: dict[str, Any] = field(default_factory=dict)  # requester -> robot (SimObject)
+    guests: list[str] = field(default_factory=list)  # riding in the session, with its holder
     trips: int = 0
     moving_s: float = 0.0
     held_s: float = 0.0  # in a session
@@ -62,7 +64,7 @@ class LiftDevice:
 
     def ready(self, level: str, requester: str) -> bool:
         """Whether the cabin is at `level` with its doors open for `requester`'s session."""
-        return (self.session == requester and self.level == level
+        return ((self.session == requester or requester in self.guests) and self.level == level
                 and abs(self.z - self.elevations[level]) < 1e-9
                 and self.door is DoorMode.OPEN)  # fmt: skip
 
@@ -70,7 +72,8 @@ class LiftDevice:
         """Name, level, height, door and motion, the session's requester, who is aboard and
         whether it is in service."""
         return {"name": self.name, "level": self.level, "z": round(self.z, 3),
-                "door": self.door.value, "session": self.session, "target": self.target,
+                "door": self.door.value, "session": self.session, "guests": list(self.guests),
+                "target": self.target,
                 "queue": [c.requester for c in self.queue], "aboard": sorted(self.aboard),
                 "moving": self.moving, "in_service": self.in_service}  # fmt: skip
 
@@ -89,6 +92,7 @@ class Lifts:
             raise ConfigError(f"lift policy '{policy}': use one of {', '.join(POLICIES)}")
         self.sim, self.policy = sim, policy
         self.lifts: dict[str, LiftDevice] = {}
+        served_specs = []
         for lift in site.lifts:
             if not lift.levels:
                 continue  # serves no level: nothing to do (the loader said so)
@@ -98,6 +102,8 @@ class Lifts:
             start = lift.initial_level if lift.initial_level in served else served[0]
             device.level, device.z = start, device.elevations[start]
             self.lifts[lift.name] = device
+            served_specs.append(lift)
+        self.rides = LiftRides(self, served_specs)  # the one way robots ride them
         self._callback = sim.register_callback(lambda *_: self.step(), owner=self)
 
     def __len__(self) -> int:
@@ -127,20 +133,44 @@ class Lifts:
         return lift
 
     def release(self, name: str, requester: str) -> LiftDevice:
-        """`requester` is done with the lift (its session ends, or its request is withdrawn)."""
+        """`requester` is done with the lift (its session ends, or its request is withdrawn).
+        A holder that leaves guests behind hands the session to the first of them."""
         lift = self[name]
         lift.queue = [c for c in lift.queue if c.requester != requester]
-        if lift.session == requester:
-            lift.session, lift.target = None, None
+        if requester in lift.guests:
+            lift.guests.remove(requester)
             lift.aboard.pop(requester, None)
             self._changed(lift)
+        elif lift.session == requester:
+            lift.aboard.pop(requester, None)
+            if lift.guests:
+                lift.session = lift.guests.pop(0)
+            else:
+                lift.session, lift.target = None, None
+            self._changed(lift)
         return lift
+
+    def admit(self, name: str, guest: str) -> bool:
+        """`guest`, waiting in the queue at the level where the cabin stands for the session,
+        rides in that session (as a robot going the same way does): False when the cabin has
+        no session there or no room (its capacity counts the holder and every guest)."""
+        lift = self[name]
+        call = next((c for c in lift.queue if c.requester == guest), None)
+        if lift.session is None or call is None or call.level != lift.level:
+            return False
+        if 1 + len(lift.guests) >= lift.capacity:
+            return False
+        lift.queue.remove(call)
+        lift.guests.append(guest)
+        lift.waited_s.append(self.sim.sim_time - call.since)
+        self._changed(lift)
+        return True
 
     def board(self, name: str, requester: str, robot: Any) -> bool:
         """A robot of `requester`'s session rides the cabin from now on; False when the
         cabin is full."""
         lift = self[name]
-        if lift.session != requester:
+        if lift.session != requester and requester not in lift.guests:
             raise ConfigError(f"{requester} has no session with lift {name}")
         if requester not in lift.aboard and len(lift.aboard) >= lift.capacity:
             return False
@@ -176,6 +206,7 @@ class Lifts:
             if lift.session is not None:
                 lift.held_s += dt
             self._move(lift, dt)
+        self.rides.step()
 
     def _next_session(self, lift: LiftDevice) -> None:
         if self.policy == "nearest":

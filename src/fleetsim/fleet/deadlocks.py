@@ -172,6 +172,8 @@ def _retreat(t: TrafficControl, i: int, members: list[int], onto_routes: bool = 
             for side in g.successors(start):
                 if side in avoid or (start != head and side in ahead):
                     continue
+                if side in t.lift_rides.stops:
+                    continue  # never into a lift's shaft to make way: the cabin may be away
                 if t.blocker(i, side) >= 0:
                     continue
                 if start != head:

@@ -1,11 +1,17 @@
 """Robots between floors, for traffic control: a route that changes level rides a lift.
 
-A route's lift lane (from a lift's node on one level to its node on another) is never driven.
-Before the robot enters the cabin it asks for the lift at its level and waits short of the
-shaft until the cabin is there with its doors open for it; in the cabin (standing on the
-lift's node) it boards, sends the lift to the other level and waits while the cabin carries
-it; when the doors open there it drives out, and once clear of the shaft it lets the lift go.
-Each robot is its own session (one at a time in a cabin).
+The ride itself (call, board, ride, leave, let go; who may be in the cabin) is the lifts'
+service (`fleetsim.devices.lift_ride`); this is only traffic control's side of it. A route's
+lift lane (from a lift's node on one level to its node on another) is never driven. The cabin
+node is a stretch of its own: the robot drives to the node before it (the lift's entry on its
+level) and calls the lift only from there, on the last lane into the entry or standing on it.
+It enters the cabin once the cabin is there with its doors open for it, boards standing on the
+lift's node, and drives out when the cabin has carried it to the other level.
+
+A robot waiting for a lift waits for whoever holds the lift: that is an edge of traffic
+control's wait-for graph (`holder`), so a robot holding a lift while it waits for the waiting
+robot is a deadlock, found and undone like any other; a lift that is not moving is no
+progress for the stall watch.
 """
 
 from __future__ import annotations
@@ -13,12 +19,10 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
     from fleetsim.fleet.traffic import TrafficControl
 
-CLEAR_M = 0.3  # out of the shaft by the robot's radius and this: the lift is let go
+PREFIX = "robot:"  # a fleet robot's requester name at the lifts
 
 
 class LiftPassage:
@@ -34,21 +38,23 @@ class LiftPassage:
             a, b = int(g.lane_from[lane]), int(g.lane_to[lane])
             self.rides[(a, b)] = self.rides[(b, a)] = lift
         self.stops = {a for a, _ in self.rides}  # lift nodes
-        # how far from its node a robot is out of each lift's shaft
-        self.reach = {lift.name: 0.5 * max(lift.width, lift.depth) + traffic.radius + CLEAR_M
-                      for lift in (site.lifts if site is not None else [])}  # fmt: skip
-        self.session: dict[int, tuple[str, int]] = {}  # robot -> (lift, node it leaves from)
-        self.waiting: dict[str, set[int]] = {}  # lift -> robots waiting for it
+        self.index = {f"{PREFIX}{robot.name}": k for k, robot in enumerate(traffic.robots)}
+        self.waiting: dict[str, set[int]] = {}  # lift -> robots asleep until it changes
         self.rides_done = 0
         if self.rides:
             traffic.sim.on("lift_changed", self._changed)
 
-    def _requester(self, i: int) -> str:
-        return f"robot:{self.t.robots[i].name}"
+    def _rider(self, i: int) -> str:
+        return f"{PREFIX}{self.t.robots[i].name}"
 
     def is_ride(self, a: int, b: int) -> bool:
         """Whether the lane a -> b is a lift ride."""
         return (a, b) in self.rides
+
+    def enters_cabin(self, i: int, k: int) -> bool:
+        """Whether robot i's route index k is a cabin it rides from (the next leg a ride)."""
+        route = self.t.routes[i]
+        return k + 1 < len(route) and (route[k], route[k + 1]) in self.rides
 
     def _level(self, node: int) -> str:
         g = self.t.graph
@@ -56,8 +62,8 @@ class LiftPassage:
 
     def clear(self, i: int, nodes: list[int]) -> bool:
         """Whether robot i may take `nodes` (its next stretch, from the node it holds last):
-        into a cabin only when it waits there for it, along a lift lane only once the cabin
-        has carried it, out only while the doors are open."""
+        into a cabin only when it is there for it, along a lift lane only once the cabin has
+        carried it."""
         if not self.rides:
             return True
         route = self.t.routes[i]
@@ -67,56 +73,68 @@ class LiftPassage:
                 if not self._ride(i, lift, a, b):
                     return False
                 continue
-            ride = self._ride_from(route, b) if b in self.stops else None
-            if ride is not None and not self._call(i, ride, b):
+            if a in self.stops and not self._out(i, a):
                 return False
+            if b in self.stops:
+                k = _index(route, b, int(self.t.next[i]) - 1)
+                if k >= 0 and self.enters_cabin(i, k) and not self._enter(i, k):
+                    return False
         return True
 
-    def _ride_from(self, route: list[int], node: int) -> str | None:
-        """The lift robot's route rides from `node` (the next leg is a lift lane), if any."""
-        for k in range(len(route) - 1):
-            if route[k] == node:
-                return self.rides.get((node, route[k + 1]))
-        return None
-
-    def _call(self, i: int, lift: str, node: int) -> bool:
-        """Before entering the cabin at `node`: the lift is asked there; ready for robot i?"""
-        level, requester = self._level(node), self._requester(i)
-        self.lifts.request(lift, requester, level)
-        self.session[i] = (lift, node)
-        if self.lifts[lift].ready(level, requester):
+    def _enter(self, i: int, k: int) -> bool:
+        """Into the cabin at route index k (from the entry at k - 1): called only from the
+        entry, entered once the cabin is there for robot i."""
+        route, rides = self.t.routes[i], self.lifts.rides
+        cabin, beyond = route[k], route[k + 1]
+        lift = self.rides[(cabin, beyond)]
+        if int(self.t.next[i]) < k - 1:
+            return False  # not at the entry yet: asked again as it drives on (awake)
+        rider = self._rider(i)
+        rides.call(rider, lift, self._level(cabin), self._level(beyond), self.t.robots[i],
+                   self.t.radius)  # fmt: skip
+        if rides.may_enter(rider):
             return True
-        # Waiting for the cabin at `node` (whoever holds that node, in the cabin, is what it
-        # waits for: deadlock detection sees the lift's queue) until the lift changes.
-        self.t._wait(i, node)
+        self.t._wait(i, cabin)  # waits for the lift (its holder: `holder`)
         self.waiting.setdefault(lift, set()).add(i)
         return False
 
-    def _ride(self, i: int, lift: str, a: int, b: int) -> bool:
-        """Along the lift lane a -> b: board at a (standing in the cabin), send the cabin to
-        b's level, and go on once it is there with the doors open."""
-        requester, level = self._requester(i), self._level(b)
-        device = self.lifts[lift]
-        if device.session != requester:
-            self._call(i, lift, a)  # (it lost its session: ask again from where it is)
-            return False
-        if requester not in device.aboard:
-            if self.t.standing_on(i) != a:
-                return False  # still driving in: asked again next step (awake)
-            if not self.lifts.board(lift, requester, self.t.robots[i]):
-                self._wait(i, lift)  # full
-                return False
-        self.lifts.request(lift, requester, level)
-        if device.ready(level, requester):
-            self.lifts.alight(lift, requester)
-            if self.session.get(i) != (lift, b):
-                self.session[i] = (lift, b)
-                self.rides_done += 1
+    def _out(self, i: int, cabin: int) -> bool:
+        """Out of the cabin on this level (a robot whose route changed while it rode leaves
+        where its new route does, once the cabin is there for it)."""
+        rides, rider = self.lifts.rides, self._rider(i)
+        ride = rides.riding(rider)
+        if ride is None or ride.phase not in ("aboard", "arrived"):
             return True
-        self._wait(i, lift)
+        rides.redirect(rider, self._level(cabin))
+        if rides.arrived(rider):
+            return True
+        self._sleep(i, ride.lift)
         return False
 
-    def _wait(self, i: int, lift: str) -> None:
+    def _ride(self, i: int, lift: str, a: int, b: int) -> bool:
+        """Along the lift lane a -> b: board standing on a, go on once the cabin is at b's
+        level with its doors open."""
+        rides, rider = self.lifts.rides, self._rider(i)
+        ride = rides.riding(rider)
+        if ride is None or ride.lift != lift:  # (lost its ride: ask again from the cabin)
+            rides.call(rider, lift, self._level(a), self._level(b), self.t.robots[i],
+                       self.t.radius)  # fmt: skip
+            ride = rides.riding(rider)
+        rides.redirect(rider, self._level(b))  # (its route changed since it called)
+        if ride.phase == "called":
+            if self.t.standing_on(i) != a:
+                return False  # still driving in: asked again next step (awake)
+            if not rides.board(rider):
+                self._sleep(i, lift)  # not there for it, or full
+                return False
+        carried = ride.phase == "aboard"
+        if rides.arrived(rider):
+            self.rides_done += carried  # (counted once: when it first may drive out)
+            return True
+        self._sleep(i, lift)
+        return False
+
+    def _sleep(self, i: int, lift: str) -> None:
         self.waiting.setdefault(lift, set()).add(i)
         self.t._asleep[i] = True  # until the lift changes
 
@@ -124,55 +142,48 @@ class LiftPassage:
         for i in self.waiting.pop(lift, set()):
             self.t._asleep[i] = False
 
-    def step(self, positions: np.ndarray) -> None:
-        """Let go of the lift once a robot has passed its node and is out of the shaft."""
-        g = self.t.graph
-        for i, (lift, node) in list(self.session.items()):
-            route = self.t.routes[i]
-            k = route.index(node) if node in route else -1
-            if k >= int(self.t.next[i]):
-                continue  # the cabin is still ahead: waiting to board
-            d = positions[i] - g.xy[node]
-            if float(np.hypot(d[0], d[1])) > self.reach[lift]:
-                self.lifts.release(lift, self._requester(i))
-                self.session.pop(i, None)
-
     def rerouted(self, i: int) -> None:
         """Robot i has a new route: a lift it only waited for is let go (not one it is in)."""
-        held = self.session.get(i)
-        if held is None:
-            return
-        lift, node = held
-        if self.lifts[lift].session == self._requester(i) and self.t.standing_on(i) == node:
-            return  # in the cabin: it keeps it
-        self.lifts.release(lift, self._requester(i))
-        self.session.pop(i, None)
-        for waiting in self.waiting.values():
-            waiting.discard(i)
+        if self.rides:
+            self.lifts.rides.cancel(self._rider(i))
+            for waiting in self.waiting.values():
+                waiting.discard(i)
+
+    def holder(self, i: int) -> int:
+        """The fleet robot holding the lift robot i waits to enter, or -1."""
+        if not self.rides:
+            return -1
+        waits = self.lifts.rides.waiting_on(self._rider(i))
+        if waits is None:
+            return -1
+        return next((self.index[r] for r in waits[1] if r in self.index), -1)
 
     def progressing(self) -> list[int]:
-        """Robots waiting for or riding a lift that is on the move or serving one of the
-        fleet's robots (a lift held by someone else, standing still, is no progress)."""
+        """Robots waiting for or riding a lift whose cabin or doors are moving (a lift
+        standing still is no progress, whoever holds it)."""
+        if not self.rides:
+            return []
+        rides = self.lifts.rides
         out = []
-        for i, (lift, _node) in self.session.items():
-            device = self.lifts[lift]
-            busy = device.moving or device.door.value in ("opening", "closing")
-            if busy or (device.session or "").startswith("robot:"):
+        for rider, ride in rides.rides.items():
+            i = self.index.get(rider)
+            if (
+                i is not None
+                and ride.phase in ("called", "aboard")
+                and rides.progressing(ride.lift)
+            ):
                 out.append(i)
         return out
 
     def waits_for(self, i: int) -> str | None:
         """What robot i waits for at a lift (for stall reports), if it does."""
-        held = self.session.get(i)
-        if held is None:
+        if not self.rides:
             return None
-        device = self.lifts[held[0]]
-        who = (
-            f", held by {device.session}"
-            if device.session not in (None, self._requester(i))
-            else ""
-        )
-        return f"lift {device.name} (at {device.level}, doors {device.door.value}{who})"
+        ride = self.lifts.rides.riding(self._rider(i))
+        if ride is None or ride.phase not in ("called", "aboard"):
+            return None
+        described: str | None = self.lifts.rides.describe(self._rider(i))
+        return described
 
     def kpis(self) -> dict[str, Any]:
         """Lift rides; the lifts' trips, time in use and waits."""
@@ -180,3 +191,11 @@ class LiftPassage:
         if self.lifts is not None:
             out.update(self.lifts.kpis())
         return out
+
+
+def _index(route: list[int], node: int, start: int) -> int:
+    """The first index of `node` in `route` from `start`, or -1."""
+    for k in range(max(start, 0), len(route)):
+        if route[k] == node:
+            return k
+    return -1

@@ -50,7 +50,9 @@ class Parking:
         # not through a robot that stands, or will stand, on its way (one parked in a column)
         others = (t.idle_nodes() | claimed | (avoid or set())) - {here}
         spots = np.asarray(self.spots)
-        spots = spots[np.argsort(np.hypot(*(graph.xy[spots] - graph.xy[here]).T))]
+        # nearest first, on its own floor before any other (another floor is a lift ride away)
+        away = np.hypot(*(graph.xy[spots] - graph.xy[here]).T)
+        spots = spots[np.lexsort((away, graph.level[spots] != graph.level[here]))]
         near = [p for p in spots.tolist() if p not in claimed and p not in others and p != here]
         hop = graph.typical_lane_length
         for spot in near[:5]:

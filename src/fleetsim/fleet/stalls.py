@@ -112,7 +112,8 @@ class StallWatch:
             self._best[bound] = np.minimum(self._best[bound], left)
             self.progress_at[closer] = now
         self.progress_at[fleet.work_until < np.inf] = now  # at work: progressing
-        # waiting for (or riding) a lift that is itself serving the fleet: progressing
+        # waiting for (or riding) a lift whose cabin or doors move: progressing (one held
+        # still is not: the robot waits for its holder, a stall when the holder is stuck)
         self.progress_at[t.lift_rides.progressing()] = now
         for i in [i for i in self._open if self.progress_at[i] == now]:  # moving on again
             self._open.pop(i).ended = now
@@ -132,7 +133,9 @@ class StallWatch:
             job = fleet.job[i]
             waits = t.lift_rides.waits_for(i)
             closed = t.closures.waiting.get(i)
-            if closed is not None:
+            if waits is not None:
+                pass  # a lift: named with its level, doors and who holds it
+            elif closed is not None:
                 waits = f"lane {t.graph.names[closed[0]]}->{t.graph.names[closed[1]]} (closed)"
             elif node >= 0:
                 how = "in the way: " if t.giving_way_to[i] == blocker else "held by "

@@ -341,10 +341,8 @@ class TrafficControl:
                 for j in woken:
                     if self.active[j] and not self._asleep[j]:
                         self._advance(j, every[j])
-        if self.passage.holds or self.lift_rides.session:
-            now_xy = self.positions()
-            self.passage.step(now_xy)
-            self.lift_rides.step(now_xy)
+        if self.passage.holds:
+            self.passage.step(self.positions())
         for i in act[self.head[act] == last].tolist():  # (heads as advanced just now)
             if self.next[i] > len(self.routes[i]) - 1 or self.robots[i].is_goal_reached():
                 self._arrive(i)
@@ -415,8 +413,8 @@ class TrafficControl:
         group = [route[k]]
         while k < last and self.two_way[i][k]:
             here, ahead = route[k], route[k + 1]
-            if self.lift_rides.is_ride(here, ahead):
-                break  # a lift ride is a stretch of its own
+            if self.lift_rides.is_ride(here, ahead) or self.lift_rides.enters_cabin(i, k + 1):
+                break  # a lift ride, and the cabin it starts from, are stretches of their own
             if self.degree[here] > 2 and self.degree[ahead] > 2:
                 break
             group.append(ahead)
@@ -428,12 +426,14 @@ class TrafficControl:
         return in_the_way(self, i, way) if self._xy_now is not None else -1
 
     def waits_for(self, i: int) -> int:
-        """The robot robot i waits for: the one holding (or near) the node it was refused, or
-        the one it gives way to; -1 when none."""
+        """The robot robot i waits for: the one holding (or near) the node it was refused, the
+        one holding the lift it waits to enter, or the one it gives way to; -1 when none."""
         node = int(self.waiting_on[i])
         if node < 0:
             return -1
         held = self.blocker(i, node)
+        if held < 0 and node in self.lift_rides.stops:
+            held = self.lift_rides.holder(i)
         return held if held >= 0 else int(self.giving_way_to[i])
 
     def _wait(self, i: int, node: int) -> None:

@@ -2,23 +2,23 @@
 a lift. (RMF itself would normally command the lift through lift requests and only then
 navigate on the new map; this lets a navigate name the other map directly.)
 
+The ride is the lifts' service (`fleetsim.devices.lift_ride`); this is the navigate's side.
 The route (site graph, across the lift lanes) is driven in stages: to the node before the
-cabin; the lift is called there and the robot waits; into the cabin once it is there with its
-doors open; aboard, the lift is sent to the next level; out and on when it has arrived, the
-lift let go once the robot is out of the shaft; the last stage ends on the navigate's pose.
+cabin (the lift's entry); the lift is called there and the robot waits; into the cabin once it
+is there with its doors open; aboard, carried to the next level; out and on when it has
+arrived (the service lets the lift go once the robot is out of the shaft); the last stage ends
+on the navigate's pose.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fleetsim.site import Site
 
-AT_M = 0.1  # within this of a stage's end, stopped: the stage is done
-CLEAR_M = 0.8  # out of the shaft's reach by this much: the lift is let go
+RADIUS_M = 0.5  # the robot's footprint radius, for the lift's clearance rule
 
 
 @dataclass
@@ -30,9 +30,8 @@ class Across:
     lifts: list[tuple[str, str, str]]  # between leg j and j + 1: (lift, from level, to level)
     goal: tuple[float, float, float]  # the navigate's x, y, yaw
     leg: int = 0
-    phase: str = "drive"  # drive, call, enter, ride, leave
+    phase: str = "drive"  # drive, call, enter, ride
     cabin: tuple[float, float] = (0.0, 0.0)
-    holding: str | None = None  # the lift it has a session with
     requester: str = ""
     started: set[int] = field(default_factory=set)  # legs whose driving has begun
 
@@ -64,11 +63,6 @@ def plan(site: Site, position: Any, x: float, y: float, yaw: float, level: str,
 def step(across: Across, robot: Any, lifts: Any) -> bool:
     """Advance one robot's stages; True once the last leg is being driven (done as a navigate)."""
     last = across.leg == len(across.legs) - 1
-    if across.holding is not None and across.phase == "drive":
-        x, y = robot.get_pose().position[:2]
-        if math.hypot(x - across.cabin[0], y - across.cabin[1]) > CLEAR_M + 1.5:
-            lifts.release(across.holding, across.requester)
-            across.holding = None
     if across.phase == "drive":
         points = across.legs[across.leg]
         if across.leg not in across.started:
@@ -83,26 +77,20 @@ def step(across: Across, robot: Any, lifts: Any) -> bool:
             return last
         if last or (robot.is_moving and len(points) > 1):
             return last
-        across.phase, across.cabin = "call", points[-1]
+        across.phase, across.cabin = "call", points[-1]  # at the entry: the lift is called
     lift, here, there = across.lifts[across.leg]
+    rides = lifts.rides
     if across.phase == "call":
-        lifts.request(lift, across.requester, here)
-        across.holding = lift
-        if lifts[lift].ready(here, across.requester):
+        rides.call(across.requester, lift, here, there, robot, RADIUS_M)
+        if rides.may_enter(across.requester):
             robot.set_waypoints([across.cabin], [0.0], tolerance=0.05, align_orientation=False)
             across.phase = "enter"
         return False
     if across.phase == "enter":
-        x, y = robot.get_pose().position[:2]
-        if robot.is_moving or math.hypot(x - across.cabin[0], y - across.cabin[1]) > AT_M:
-            return False
-        if not lifts.board(lift, across.requester, robot):
-            return False
-        lifts.request(lift, across.requester, there)
-        across.phase = "ride"
+        if rides.board(across.requester):
+            across.phase = "ride"
         return False
-    if across.phase == "ride" and lifts[lift].ready(there, across.requester):
-        lifts.alight(lift, across.requester)
+    if across.phase == "ride" and rides.arrived(across.requester):
         across.leg += 1
         across.phase = "drive"
     return False

@@ -7,8 +7,10 @@ lift_request` takes a `rmf_lift_msgs/LiftRequest` (`lift_name`, `session_id`, `r
 0 end the session, 1 AGV, 2 human; `destination_floor`; `door_state` is the cabin's to open
 there, which fleetsim's lifts always do); `GET lift_states` answers `LiftState`s (`lift_time`,
 `lift_name`, `available_floors`, `current_floor`, `destination_floor`, `door_state`,
-`motion_state`: 0 stopped, 1 up, 2 down; `session_id`). Commands run in the simulation's next
-step; answers use the fleet manager's envelope, and an unknown door, lift or floor is
+`motion_state`: 0 stopped, 1 up, 2 down; `available_modes` [1 human, 2 AGV], `current_mode`:
+1 human, 2 AGV while a session of request type 1 (or a robot's ride) holds it, 4 offline while
+out of service; `session_id`). Commands run in the simulation's next step; answers use the
+fleet manager's envelope, and an unknown door, lift or floor, or an empty `session_id`, is
 `success: false` naming it.
 """
 
@@ -22,8 +24,9 @@ if TYPE_CHECKING:
     from fleetsim.interfaces.rmf.fleet import RmfFleet
 
 DOOR_CLOSED, DOOR_MOVING, DOOR_OPEN = 0, 1, 2
-END_SESSION = 0
+END_SESSION, AGV_MODE, HUMAN_MODE = 0, 1, 2  # LiftRequest.request_type
 STOPPED, UP, DOWN = 0, 1, 2
+MODE_HUMAN, MODE_AGV, MODE_OFFLINE = 1, 2, 4  # LiftState.current_mode
 
 
 class Mode(BaseModel):
@@ -74,9 +77,13 @@ def lift_states(fleet: RmfFleet) -> list[dict[str, Any]]:
     for lift in lifts.lifts.values():
         goal = lift.elevations[lift.target] if lift.target else lift.z
         motion = STOPPED if abs(goal - lift.z) < 1e-9 else (UP if goal > lift.z else DOWN)
+        human = lift.session is not None and lift.session in fleet.human_sessions
+        agv = lift.session is not None and not human
+        mode = MODE_OFFLINE if not lift.in_service else MODE_AGV if agv else MODE_HUMAN
         out.append({"lift_time": now, "lift_name": lift.name, "available_floors": lift.levels,
                     "current_floor": lift.level, "destination_floor": lift.target or lift.level,
                     "door_state": door_mode(lift.door.value), "motion_state": motion,
+                    "available_modes": [MODE_HUMAN, MODE_AGV], "current_mode": mode,
                     "session_id": lift.session or ""})  # fmt: skip
     return out
 
@@ -99,6 +106,8 @@ def check_lift(fleet: RmfFleet, request: LiftRequest) -> str | None:
     if lifts is None or request.lift_name not in lifts.lifts:
         known = ", ".join(lifts.lifts) if lifts is not None else "none"
         return f"no lift {request.lift_name!r} (lifts: {known})"
+    if not request.session_id.strip():
+        return "session_id is empty: name the session that asks (RMF's fleet adapter sends its own)"
     floors = lifts.lifts[request.lift_name].levels
     if request.request_type != END_SESSION and request.destination_floor not in floors:
         floor = request.destination_floor
@@ -119,7 +128,12 @@ def apply_lift(fleet: RmfFleet, request: LiftRequest) -> None:
     if lifts is None:  # (check_lift said so before)
         return
     if request.request_type == END_SESSION:
+        fleet.human_sessions.discard(request.session_id)
         fleet.submit(lambda: lifts.release(request.lift_name, request.session_id))
+        return
+    if request.request_type == HUMAN_MODE:
+        fleet.human_sessions.add(request.session_id)
     else:
-        fleet.submit(lambda: lifts.request(request.lift_name, request.session_id,
-                                           request.destination_floor))  # fmt: skip
+        fleet.human_sessions.discard(request.session_id)
+    fleet.submit(lambda: lifts.request(request.lift_name, request.session_id,
+                                       request.destination_floor))  # fmt: skip

@@ -28,12 +28,14 @@ from fleetsim.fleet.battery import Batteries, BatteryParams
 from fleetsim.geometry import quat
 from fleetsim.interfaces.rmf import across
 from fleetsim.interfaces.rmf.accepted import KEEP, AcceptedCommands
+from fleetsim.interfaces.rmf.door_guard import DoorGuard
 from fleetsim.interfaces.rmf.status import NO_COMMAND, StatusBoard
 from fleetsim.interfaces.serving import FaultView, StepHooks
 from fleetsim.objects.nearby import nearest_pickable
 
 ARRIVED_M = 0.05  # a navigate command is done this close (and aligned)
 ATTACH_RADIUS_M = 1.0
+STALL_AFTER_S = 120.0  # held at a door not open this long: a stall (as the fleet manager's)
 BLOCKED_AFTER_S = 5.0  # a robot with a command that has not moved this long reports `replan`
 PROGRESS_M, PROGRESS_RAD = 0.05, 0.05  # less since the last progress is standing still
 
@@ -79,6 +81,8 @@ class RmfFleet:
         self._faults: FaultView | None = None  # what injected faults change in the status
         self._one_map: list[str] | None = None
         self._across: dict[int, across.Across] = {}  # robots on their way to another map
+        self.human_sessions: set[str] = set()  # lift sessions asked in human mode (over HTTP)
+        self.doors = DoorGuard(sim, self.robots, STALL_AFTER_S)  # held at doors not open
         self.board = self._board(self._last_xy, self._last_yaw)
 
     # -- the HTTP side ----------------------------------------------------------------------
@@ -187,10 +191,11 @@ class RmfFleet:
     def _give_up_across(self, k: int) -> None:
         """A new command: a ride to another map under way is dropped (its lift let go)."""
         gone = self._across.pop(k, None)
-        if gone is not None and gone.holding is not None and self.sim.lifts is not None:
-            self.sim.lifts.release(gone.holding, gone.requester)
+        if gone is not None and self.sim.lifts is not None:
+            self.sim.lifts.rides.cancel(gone.requester)
 
     def _run(self, k: int, cmd_id: int, x: float, y: float) -> None:
+        self.doors.forget(k)
         self.cmd_id[k], self.goal[k] = cmd_id, (x, y)
         self._progress_at[k] = self.sim.sim_time
         self._anchor[k] = (*self._last_xy[k], self._last_yaw[k])
@@ -230,8 +235,9 @@ class RmfFleet:
         crossing = np.zeros(len(self.robots), dtype=bool)
         for k, way in list(self._across.items()):  # navigates to another map, by lift
             crossing[k] = not across.step(way, self.robots[k], self.sim.lifts)
-            if not crossing[k] and way.holding is None:
-                del self._across[k]
+            if not crossing[k]:
+                del self._across[k]  # (the lift is let go by its service once out of the shaft)
+        self.doors.step(xy, self._heights(), running)
         for k in np.flatnonzero(running & ~crossing & (left <= ARRIVED_M + 1e-6)).tolist():
             if not self.robots[k].is_moving:  # aligned too
                 self.completed[k], self.cmd_id[k] = self.cmd_id[k], NO_COMMAND
@@ -266,6 +272,11 @@ class RmfFleet:
             return self._one_map
         z = self.sim.world.bodies["pos"][self.sim.world.bodies.rows(self._handles), 2]
         return [json.dumps(site.level_at(float(h))) for h in z.tolist()]
+
+    def _heights(self) -> np.ndarray:
+        bodies = self.sim.world.bodies
+        z: np.ndarray = bodies["pos"][bodies.rows(self._handles), 2]
+        return z
 
     def _poses(self) -> tuple[np.ndarray, np.ndarray]:
         bodies = self.sim.world.bodies

@@ -2,16 +2,16 @@
 vehicle's map is the level it is on, and an order whose nodes change map does so at a lift:
 the last node on one map and the first on the next lie in the shaft of a lift serving both.
 
-The vehicle drives up to the node before the cabin and calls the lift to its level; it drives
-into the cabin only when the cabin is there with its doors open for it, boards, sends the lift
-to the next node's level and waits while carried; when the doors open there it drives on, and
-lets the lift go once out of the shaft. The master only sends the order: like Open-RMF, VDA
-5050 has no lift messages, so the vehicle's side does this.
+The ride is the lifts' service (`fleetsim.devices.lift_ride`); this is the vehicle's side. The
+vehicle drives up to the node before the cabin (the lift's entry) and calls the lift only from
+there; it drives into the cabin when the cabin is there with its doors open for it, boards,
+and waits while carried; when the doors open on the next node's level it drives on, and the
+service lets the lift go once the vehicle is out of the shaft. The master only sends the order:
+like Open-RMF, VDA 5050 has no lift messages, so the vehicle's side does this.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from fleetsim.site import Site
     from fleetsim.site.rmf_building import Lift
 
-CLEAR_M = 0.3  # out of the shaft by the robot's size and this: the lift is let go
+RADIUS_M = 0.5  # the vehicle's footprint radius, for the lift's clearance rule
 
 
 class Floors:
@@ -33,16 +33,14 @@ class Floors:
         several = site is not None and len(site.graph.level_names) > 1
         self.levels: list[str] = list(site.graph.level_names) if several and site else []
         self.requester = f"vda5050:{robot.name}"
-        self.riding: str | None = None  # the lift it has a session with
-        self._exit: tuple[float, float] | None = None  # the cabin's place, to leave it
-        self._from: str | None = None  # the level it boarded on, while carried
 
     def map_of(self, default: str) -> str:
         """The vehicle's map: the level it is on, by its height (else `default`)."""
         if not self.levels or self.site is None:
             return default
-        if self._from is not None:  # carried: on the map it boarded on until it gets there
-            return self._from
+        ride = self._ride()
+        if ride is not None and ride.phase == "aboard":  # on the map it boarded on until there
+            return str(ride.start)
         return self.site.level_at(float(self.robot.get_pose().position[2]))
 
     def cannot(self, order: Order, here: str) -> str | None:
@@ -74,9 +72,9 @@ class Floors:
         return None
 
     def gate(self, base: list[Node], here: str) -> int | None:
-        """How many of the `base` nodes (to drive next) may be driven now: up to the node
-        before a cabin that is not there for it yet, up to the cabin when it is, or None
-        (all: no map change ahead)."""
+        """How many of the `base` nodes (to drive next) may be driven now: up to the lift's
+        entry (the node before the cabin), into the cabin once it is there for the vehicle
+        (called from the entry only), none while riding, or None (all: no map change ahead)."""
         if not self.levels:
             return None
         maps = [n.node_position.map_id if n.node_position else here for n in base]
@@ -86,52 +84,37 @@ class Floors:
             if nxt is not None and nxt != maps[k]:  # node k is the cabin on this map
                 lift = self.lift_between(node, maps[k], base[k + 1], nxt)
                 assert lift is not None  # (checked when the order was taken)
-                return k + 1 if self._called(lift.name, maps[k]) else k
+                if k > 0:
+                    return k  # to the entry first: the lift is called from there
+                return 1 if self._called(lift.name, maps[k], nxt) else 0
             if maps[k] != before[k]:  # node k is the cabin on the next map: riding
                 return 0
         return None
 
-    def _called(self, lift: str, level: str) -> bool:
-        """The lift is asked to `level` for this vehicle; there with its doors open?"""
-        self.lifts.request(lift, self.requester, level)
-        self.riding = lift
-        return bool(self.lifts[lift].ready(level, self.requester))
+    def _called(self, lift: str, level: str, to: str) -> bool:
+        """The lift is asked to `level` for this vehicle, to ride to `to`; there for it?"""
+        rides = self.lifts.rides
+        rides.call(self.requester, lift, level, to, self.robot, RADIUS_M)
+        return bool(rides.may_enter(self.requester))
+
+    def _ride(self) -> Any:
+        return self.lifts.rides.riding(self.requester) if self.lifts is not None else None
 
     def ride(self, base: list[Node], here: str) -> bool:
-        """Standing in the cabin with the next node on another map: board, send the lift
-        there; True once it has arrived with its doors open (drive on)."""
-        if self.riding is None or not base:
+        """Standing in the cabin with the next node on another map: board; True once the
+        cabin is there with its doors open (drive on), and whenever it is not riding."""
+        ride = self._ride()
+        if ride is None or not base or ride.phase == "arrived":
             return True
-        target = base[0].node_position.map_id if base[0].node_position else here
-        if target == here and self.robot.name not in {r.name for r in self._aboard()}:
-            return True
-        device = self.lifts[self.riding]
-        boarded = self.requester in device.aboard or (
-            not self.robot.is_moving and self.lifts.board(self.riding, self.requester, self.robot)
-        )
-        if not boarded:
-            return False
-        if self._from is None:
-            self._from = here
-        self.lifts.request(self.riding, self.requester, target)
-        if not device.ready(target, self.requester):
-            return False
-        self.lifts.alight(self.riding, self.requester)
-        self._from = None
-        x, y = self.robot.get_pose().position[:2]
-        self._exit = (float(x), float(y))
-        return True
+        if ride.phase == "called":
+            target = base[0].node_position.map_id if base[0].node_position else here
+            if target == here:
+                return True  # the cabin is still ahead on this map
+            if not self.lifts.rides.board(self.requester):
+                return False
+        return bool(self.lifts.rides.arrived(self.requester))
 
-    def _aboard(self) -> list[Any]:
-        return list(self.lifts[self.riding].aboard.values()) if self.riding else []
-
-    def let_go(self) -> None:
-        """Once out of the shaft after a ride, the lift is let go."""
-        if self.riding is None or self._exit is None:
-            return
-        x, y = self.robot.get_pose().position[:2]
-        spec = next(lift for lift in self.site.lifts if lift.name == self.riding)  # type: ignore[union-attr]
-        reach = max(spec.width, spec.depth) / 2 + 0.5 + CLEAR_M
-        if math.hypot(x - self._exit[0], y - self._exit[1]) > reach:
-            self.lifts.release(self.riding, self.requester)
-            self.riding, self._exit = None, None
+    def cancel(self) -> None:
+        """The order is gone: a lift called for it is let go (not while aboard)."""
+        if self.lifts is not None:
+            self.lifts.rides.cancel(self.requester)

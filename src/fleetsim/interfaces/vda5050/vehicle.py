@@ -107,6 +107,7 @@ class Vehicle:
         if not verdict.accepted:
             return False  # a repeat of the same update
         if verdict.new:
+            self.floors.cancel()  # a lift called for the last order (not one it rides)
             self.errors = [e for e in self.errors if e.error_level is ErrorLevel.FATAL]
             self.work.forget_finished()
         self.work.expect([a for n in order.nodes for a in n.actions])
@@ -128,6 +129,7 @@ class Vehicle:
             return False
         self.robot.stop()
         self._base = []
+        self.floors.cancel()
         self.work.cancel("order cancelled")
         return True
 
@@ -325,7 +327,6 @@ class Vehicle:
             if not self.floors.ride(self.book.base, self.map_id):
                 return  # in a lift: waiting to be carried to the next node's level
             self._drive()
-        self.floors.let_go()
 
     def _drive(self) -> None:
         """Drive through the base nodes not yet passed, at the edges' speed limits, as far as
