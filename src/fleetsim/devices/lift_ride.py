@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fleetsim.site.rmf_building import LIFT_GAP_M, Lift
+from fleetsim.site.rmf_lifts import LIFT_GAP_M, Lift
 
 if TYPE_CHECKING:
     from fleetsim.devices.lifts import LiftDevice, Lifts

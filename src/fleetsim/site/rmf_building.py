@@ -29,8 +29,12 @@ import numpy as np
 
 from fleetsim.errors import ConfigError, closest, is_finite_number
 from fleetsim.site.graph import NavGraph
+from fleetsim.site.rmf_lifts import LIFT_GAP_M, Lift, at_line, in_lifts, param, read_lifts
 from fleetsim.site.rmf_placement import Placement, from_fiducials
-from fleetsim.yaml_source import key_path, line_of, parse_bounded
+from fleetsim.yaml_source import parse_bounded
+
+__all__ = ["LIFT_GAP_M", "BuildingSite", "Door", "Lift", "Spawn", "load_rmf_building"]
+_at, _param = at_line, param
 
 FLAGS = {
     "is_charger": "charger",
@@ -39,10 +43,13 @@ FLAGS = {
 }
 NAMED = {"pickup_dispenser": "pickup", "dropoff_ingestor": "dropoff"}
 WALL_HEIGHT_M = 2.5
-LIFT_GAP_M = 0.05  # between a lift's cabin and its shaft, each side (RMF's generator)
 USED_LEVEL_KEYS = {"elevation", "vertices", "measurements", "fiducials", "lanes", "walls", "doors",
                    "drawing", "flattened_x_offset", "flattened_y_offset", "layers"}  # fmt: skip
 LEVEL_KEYS = ("vertices", "lanes", "walls", "measurements", "doors", "fiducials")
+TOP_KEYS = {"levels", "lifts", "building_name", "name", "coordinate_system", "crowd_sim",
+            "reference_level_name", "graphs", "parameters"}  # fmt: skip
+DOOR_TYPES = ("hinged", "double_hinged", "sliding", "double_sliding")  # traffic-editor's
+FIDUCIAL_WARN_M = 0.25  # a fiducial farther than this from where the fit puts it is said
 
 
 @dataclass
@@ -63,40 +70,7 @@ class Door:
     kind: str
     ends: np.ndarray  # (2, 2)
     level: str
-
-
-@dataclass
-class Lift:
-    """A lift: its cabin centre (m) and yaw, cabin width and depth (m), the levels it serves
-    (in the file's order) with the names of its doors there, and the level it starts on."""
-
-    name: str
-    x: float
-    y: float
-    yaw: float
-    width: float
-    depth: float
-    levels: list[str]
-    doors: dict[str, list[str]]
-    initial_level: str
-
-    def shaft(self) -> np.ndarray:
-        """The shaft's corners (4, 2): the cabin and `LIFT_GAP_M` all round."""
-        w, d = self.width / 2 + LIFT_GAP_M, self.depth / 2 + LIFT_GAP_M
-        corners: np.ndarray = np.array([[-w, -d], [w, -d], [w, d], [-w, d]]) @ self._turn().T
-        corners += (self.x, self.y)
-        return corners
-
-    def contains(self, xy: np.ndarray) -> np.ndarray:
-        """Which points (N, 2) lie in the shaft (edges included)."""
-        local = (np.asarray(xy, dtype=float).reshape(-1, 2) - (self.x, self.y)) @ self._turn()
-        w, d = self.width / 2 + LIFT_GAP_M + 1e-9, self.depth / 2 + LIFT_GAP_M + 1e-9
-        inside: np.ndarray = (np.abs(local[:, 0]) <= w) & (np.abs(local[:, 1]) <= d)
-        return inside
-
-    def _turn(self) -> np.ndarray:
-        c, s = np.cos(self.yaw), np.sin(self.yaw)
-        return np.array([[c, -s], [s, c]])
+    where: str = ""  # its place in the file, for messages
 
 
 @dataclass
@@ -153,21 +127,32 @@ def load_rmf_building(
     reference = str(data.get("reference_level_name") or next(iter(specs)))
     if reference not in specs:
         raise ConfigError(f"{file}: reference_level_name '{reference}' is not a level")
-    ignored: list[str] = []
+    ignored: list[str] = [
+        f"{k} (not a section of a building file fleetsim knows)"
+        for k in map(str, data)
+        if k not in TOP_KEYS
+    ]
     placements = _placements(file, specs, reference, system, level, ignored)
     chosen = [level] if level is not None else list(specs)
     several = sum(bool(spec.get("lanes")) for spec in specs.values()) > 1  # levels with lanes
-    site = _levels(file, specs, chosen, placements, graph_idx, several)
+    site = _levels(file, text, specs, chosen, placements, graph_idx, several)
+    _unique_doors(site.doors)
     one = site.graph.level_names[0] if len(site.graph.level_names) == 1 else None
     site.level = level if level is not None else one  # None: the graph spans levels
     site.scale = placements[reference].scale
     site.placements = placements
     site.name = str(data.get("building_name") or data.get("name") or file.name.split(".")[0])
-    site.lifts = _lifts(file, data.get("lifts") or {}, placements, reference, specs, ignored)
-    site.lift_of = _in_lifts(site)
+    site.lifts = read_lifts(file, text, data.get("lifts") or {}, placements, reference, specs,
+                        ignored)  # fmt: skip
+    site.lift_of = in_lifts(site.lifts, site.graph)
     for name, spec in specs.items():
         extra = sorted(str(k) for k in spec if k not in USED_LEVEL_KEYS)
         ignored += [f"level {name}: {k}" for k in extra]
+        turned = sum(1 for lane in spec.get("lanes") or []
+                     if len(lane) > 2 and _param(lane[2], "orientation"))  # fmt: skip
+        if turned:
+            ignored.append(f"level {name}: lane orientation on {turned} lane(s) (robots may "
+                           "drive them facing either way)")  # fmt: skip
     ignored += [f"{k}" for k in ("crowd_sim", "graphs") if data.get(k)]
     site.ignored = ignored
     return site
@@ -225,6 +210,9 @@ def _placements(file: Path, specs: dict[str, dict[str, Any]], reference: str, sy
         if name == reference:
             continue
         placed = from_fiducials(marks[reference], marks[name], ref_scale)
+        if placed is not None and name in needed:
+            _fiducial_residual(name, placed, out[reference], marks[reference], marks[name],
+                               ignored)  # fmt: skip
         if placed is None and name in needed and spec.get("vertices"):
             ignored.append(f"level {name}: fewer than two fiducials shared with {reference}, "
                            "so it is placed by its own measurements, not aligned")  # fmt: skip
@@ -233,6 +221,30 @@ def _placements(file: Path, specs: dict[str, dict[str, Any]], reference: str, sy
             placed = Placement(scale)
         out[name] = placed or Placement(ref_scale)
     return out
+
+
+def _fiducial_residual(name: str, placed: Placement, reference: Placement,
+                       ref_marks: dict[str, tuple[float, float]],
+                       own: dict[str, tuple[float, float]], warn: list[str]) -> None:  # fmt: skip
+    """Say which fiducial of level `name` disagrees with the others: where the fit of the
+    others (of all, when only two are shared) puts it, against where the reference has it."""
+    common = [n for n in ref_marks if n in own]
+    worst, off = "", 0.0
+    for n in common:
+        others = [m for m in common if m != n]
+        fit = placed
+        if len(others) >= 2:
+            fit = from_fiducials({m: ref_marks[m] for m in others}, {m: own[m] for m in others},
+                                 reference.scale) or placed  # fmt: skip
+        there = reference.apply(np.array([ref_marks[n]], dtype=float))[0]
+        here = fit.apply(np.array([own[n]], dtype=float))[0]
+        d = float(np.hypot(*(here - there)))
+        if d > off:
+            worst, off = n, d
+    if off > FIDUCIAL_WARN_M:
+        warn.append(f"level {name}: fiducial '{worst}' is {off:.2f} m from where the other "
+                    f"fiducials put it (residual of the fit; the level may be misplaced: check "
+                    "that fiducial)")  # fmt: skip
 
 
 class _Metric(Placement):
@@ -248,6 +260,7 @@ class _Metric(Placement):
 
 def _levels(
     file: Path,
+    text: str,
     specs: dict[str, dict[str, Any]],
     chosen: list[str],
     placements: dict[str, Placement],
@@ -269,7 +282,8 @@ def _levels(
         walls.append(w)
         heights.append(h)
         bases.append(np.full(len(w), elevations[name]))
-        doors += _doors(spec.get("doors") or [], xy, name, where)
+        doors += _doors(spec.get("doors") or [], xy, name, where,
+                        lambda *k, n=name: _at(file, text, "levels", n, "doors", *k))  # fmt: skip
     if not parts:
         where = f"{file} level {chosen[0]}" if len(chosen) == 1 else str(file)
         raise ConfigError(f"{where}: no lanes in graph {graph_idx}")
@@ -322,65 +336,6 @@ def _join_mutex(graphs: list[NavGraph]) -> np.ndarray:
         base += int(m.max()) + 1 if len(m) and m.max() >= 0 else 0
     joined: np.ndarray = np.concatenate(out) if out else np.empty(0, np.int64)
     return joined
-
-
-def _lifts(file: Path, spec: Any, placements: dict[str, Placement], reference: str,
-           levels: dict[str, dict[str, Any]], ignored: list[str]) -> list[Lift]:  # fmt: skip
-    if not isinstance(spec, dict):
-        raise ConfigError(f"{file}: lifts: expected a mapping of lift names")
-    out = []
-    for name, lift in spec.items():
-        where = f"{file}: lifts.{name}"
-        if not isinstance(lift, dict):
-            raise ConfigError(f"{where}: expected a mapping (x, y, yaw, width, depth, ...)")
-        for key in ("x", "y", "width", "depth"):
-            if not is_finite_number(lift.get(key)):
-                raise ConfigError(f"{where}.{key}: expected a number, got {lift.get(key)!r:.40}")
-        yaw = lift.get("yaw", 0.0)
-        if not is_finite_number(yaw):
-            raise ConfigError(f"{where}.yaw: expected radians, got {yaw!r:.40}")
-        floor = str(lift.get("reference_floor_name") or reference)
-        if floor not in placements:
-            raise ConfigError(f"{where}.reference_floor_name: no level '{floor}'")
-        x, y = placements[floor].apply(np.array([[lift["x"], lift["y"]]]))[0]
-        level_doors = lift.get("level_doors") or {}
-        if not isinstance(level_doors, dict):
-            raise ConfigError(f"{where}.level_doors: expected level: [door names]")
-        unknown = [str(k) for k in level_doors if str(k) not in levels]
-        if unknown:
-            raise ConfigError(f"{where}.level_doors: no level '{unknown[0]}'")
-        served = [str(k) for k in level_doors]
-        if not served:
-            ignored.append(f"lift {name}: serves no level (no level_doors)")
-        doors = {str(k): [str(d) for d in (v or [])] for k, v in level_doors.items()}
-        initial = str(lift.get("initial_floor_name") or (served[0] if served else reference))
-        out.append(Lift(str(name), float(x), float(y), float(yaw), float(lift["width"]),
-                        float(lift["depth"]), served, doors, initial))  # fmt: skip
-    return out
-
-
-def _in_lifts(site: BuildingSite) -> dict[str, str]:
-    """Nodes inside the shaft of a lift that serves their level (RMF's `lift` vertex param)."""
-    g, out = site.graph, {}
-    for lift in site.lifts:
-        inside = lift.contains(g.xy)
-        for k in np.flatnonzero(inside).tolist():
-            if g.level_names[int(g.level[k])] in lift.levels and g.names[k] not in out:
-                out[g.names[k]] = lift.name
-    return out
-
-
-def _at(file: Path, text: str, *keys: str | int) -> str:
-    """`file line N: levels.L1.vertices[3]` for messages."""
-    line = line_of(text, keys)
-    return f"{file}{f' line {line}' if line else ''}: {key_path(keys)}"
-
-
-def _param(params: Any, key: str, default: Any = None) -> Any:
-    """The value of a [type, value] parameter."""
-    if isinstance(params, dict) and isinstance(params.get(key), list) and params[key][1:]:
-        return params[key][1]
-    return default
 
 
 def _vertex(vertices: list[Any], k: Any, where: str, what: str) -> int:
@@ -487,15 +442,37 @@ def _walls(walls: list[Any], xy: np.ndarray, where: str) -> tuple[np.ndarray, np
     return segments, heights
 
 
-def _doors(doors: list[Any], xy: np.ndarray, level: str, where: str) -> list[Door]:
+def _doors(doors: list[Any], xy: np.ndarray, level: str, where: str,
+           at: Any = None) -> list[Door]:  # fmt: skip
+    """A level's doors, checked: a known type, two ends apart (errors name the line)."""
     out = []
     for j, d in enumerate(doors):
+        place = at(j) if at is not None else f"{where}: doors[{j}]"
         if not isinstance(d, list) or len(d) < 2:
-            raise ConfigError(f"{where}: doors[{j}]: expected [vertex, vertex, {{name, type}}]")
+            raise ConfigError(f"{place}: expected [vertex, vertex, {{name, type}}]")
         a = _vertex(list(xy), d[0], where, f"doors[{j}]")
         b = _vertex(list(xy), d[1], where, f"doors[{j}]")
         params = d[2] if len(d) > 2 else {}
         name = str(_param(params, "name", "") or f"door_{j}")
         kind = str(_param(params, "type", "hinged") or "hinged")
-        out.append(Door(name, kind, np.array([xy[a], xy[b]], dtype=float), level))
+        if kind not in DOOR_TYPES:
+            guess = closest(kind, list(DOOR_TYPES))
+            hint = f"did you mean '{guess}'?" if guess else f"use one of {', '.join(DOOR_TYPES)}"
+            typed = at(j, 2, "type") if at is not None else place
+            raise ConfigError(f"{typed}: door {name!r} has type {kind!r}: {hint}")
+        ends = np.array([xy[a], xy[b]], dtype=float)
+        if float(np.hypot(*(ends[1] - ends[0]))) < 1e-3:
+            raise ConfigError(f"{place}: door {name!r} has no width (its two vertices are "
+                              "on one spot): give it two vertices apart")  # fmt: skip
+        out.append(Door(name, kind, ends, level, place))
     return out
+
+
+def _unique_doors(doors: list[Door]) -> None:
+    """Door names are unique in a building (RMF's door requests name them)."""
+    seen: dict[str, Door] = {}
+    for door in doors:
+        first = seen.setdefault(door.name, door)
+        if first is not door:
+            raise ConfigError(f"{door.where}: a second door named {door.name!r} (the first: "
+                              f"{first.where}): door names must be unique")  # fmt: skip
