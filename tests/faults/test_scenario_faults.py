@@ -80,7 +80,10 @@ def test_battery_spikes_and_a_charger_down_act_on_the_fleet_manager() -> None:
 def test_a_bad_faults_section_names_the_key() -> None:
     with pytest.raises(ConfigError, match=r"faults\.robots\[0\]\.type: Input should be .stop."):
         load_scenario("warehouse", ["faults={robots: [{type: stall}]}"])
-    with pytest.raises(ConfigError, match="robots the run does not have: amr_999"):
+    with pytest.raises(
+        ConfigError,
+        match=r"faults\.robots\[0\]\.at\[0\]\.robot: no robot 'amr_999' in the run: did you mean",
+    ):
         build(load_scenario("warehouse", [
             "faults={robots: [{type: stop, at: [{robot: amr_999, time: 5}]}]}"]))  # fmt: skip
     with pytest.raises(ConfigError, match="faults: battery faults need a fleet manager with "

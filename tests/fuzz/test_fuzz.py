@@ -19,7 +19,7 @@ from fleetsim import ConfigError
 from fleetsim.fuzz import ddmin, fuzz_specs, parse_checks, run_fuzz
 
 LAPS = Path(__file__).parents[2] / "examples" / "12_fuzz" / "laps.yaml"
-STOPS = {"robots": [{"type": "stop", "rate_per_hour": 30, "duration": [4, 12]}]}
+STOPS = {"robots": [{"type": "stop", "rate_per_hour": 60, "duration": [4, 12]}]}
 
 
 def fleetsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -108,7 +108,7 @@ def test_without_faults_that_matter_nothing_fails_and_a_killed_fuzz_resumes(
 
 
 def test_the_command_line(tmp_path: Path) -> None:
-    done = fleetsim("fuzz", str(LAPS), "--runs", "2", "--workers", "2", "--duration", "40",
+    done = fleetsim("fuzz", str(LAPS), "--runs", "2", "--workers", "2", "--duration", "60",
                     "--faults", json.dumps(STOPS), "--check", "robot-collisions",
                     "--shrink-runs", "0", "--out", "f.parquet", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr  # a run failed its check

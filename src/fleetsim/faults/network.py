@@ -22,6 +22,15 @@ from fleetsim.errors import ConfigError
 OUTCOMES = ("drop", "delay", "duplicate", "reorder")
 
 
+# What network faults may name, per interface: VDA 5050 topics, Open-RMF API endpoints.
+TOPICS: dict[str, tuple[str, ...]] = {
+    "vda5050": ("order", "instantActions", "state", "visualization", "connection", "factsheet"),
+    "rmf": ("status", "navigate", "action_paths", "start_activity", "toggle_teleop",
+            "toggle_attach", "stop_robot", "door_states", "door_request", "lift_states",
+            "lift_request", "root"),
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class MessageFaults:
     """Probabilities (each 0..1, tried in this order) that a message is dropped, delayed (by

@@ -4,8 +4,9 @@ events they make, in time order.
 A robot fault process (`RobotFaults`) happens to each of its robots as a Poisson process of
 `rate_per_hour` (or at fixed `at` times); each event lasts a duration drawn uniformly from its
 span. Each (process, robot) pair draws from its own generator, seeded from the plan's seed and
-the pair, so the faults of one robot do not depend on how many others there are or on anything
-that happens in the run: the same plan and seed give the same events, bit for bit. A site
+the robot's name, so the faults of one robot do not depend on how many others there are, on
+its place among them, or on anything that happens in the run: the same plan and seed give the
+same events, bit for bit. A site
 fault (`SiteFault`: a door stuck, a lift out of service, a charger down, a lane blocked)
 happens at its time for its duration; a `SiteFaults` process at random times on random
 targets. `FaultSchedule` hands out the events as simulated time reaches them.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -247,7 +249,8 @@ class FaultSchedule:
                 raise ConfigError(f"{process.kind} faults name robots the run does not have: "
                                   f"{', '.join(sorted(set(unknown)))}")  # fmt: skip
             for robot in targets:
-                rng = np.random.default_rng([plan.seed, k, names.index(robot)])
+                # by the robot's name, not its place: adding a robot changes no one else's faults
+                rng = np.random.default_rng([plan.seed, k, zlib.crc32(robot.encode())])
                 stream = _Stream(process, robot, rng)
                 stream.fixed = sorted(t for r, t in process.at if r == robot)
                 stream.draw_next(0.0)

@@ -38,6 +38,7 @@ from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.scenario import schema as s
+from fleetsim.scenario.faults_checks import FaultsCheckError, check_faults
 from fleetsim.scenario.faults_plugin import FaultsPlugin
 from fleetsim.scenario.loader import (
     MAX_REPORTED_ERRORS,
@@ -151,6 +152,10 @@ def build(
                     raise
                 raise PluginConfigError(f"{loaded.at(where)}: {exc}") from exc
         if spec.faults is not None:  # last: it applies to what the others made
+            try:
+                check_faults(spec.faults, [r.name for r in scene.robots], sim.params.duration)
+            except FaultsCheckError as exc:
+                raise ConfigError(f"{loaded.at('faults.' + exc.key)}: {exc.message}") from None
             faults = FaultsPlugin(spec.faults, list(every))
             faults.set_up_scene(scene)
             try:
