@@ -3,6 +3,7 @@ and shrunk."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,11 @@ def fuzz(
         help="uniform (a new seed each run) or guided (half the runs mutate the faults of the "
         "runs that came closest to failing).",
     ),
+    allow_timeouts: bool = typer.Option(
+        False,
+        "--allow-timeouts",
+        help="Runs stopped at --wall-limit do not make the exit code 1 (they are still counted).",
+    ),
 ) -> None:
     """Run SCENARIO with faults for --runs seeds, check each run, keep and shrink the failures.
 
@@ -73,22 +79,27 @@ def fuzz(
     faults, robots, tasks done). Each failing run is kept in OUT.failures/RUN_ID/: failing.yaml
     (`fleetsim run` makes it again: the seed, the duration and the faults that happened written
     out), shrunk.yaml (fewer faults, robots and seconds, still failing the same check), their
-    recordings (with the record extra) and summary.json. Exit 1 when a run failed a check.
+    recordings (with the record extra) and summary.json (which says why, when there is no
+    shrunk.yaml). Exit 1 when a run failed a check, went wrong, or was stopped at --wall-limit
+    (unless --allow-timeouts); exit 2 for bad input, found before the first run.
 
     --manager fuzzes an outside fleet manager: each run serves its robots over --interface (a
     broker or the RMF API of its own on 127.0.0.1), starts the command, paces at --rtf and
     stops the command at the end; its log is in OUT.runs/RUN_ID/manager.log.
     """
-    from fleetsim.fuzz import faults_of, fuzz_specs, parse_checks, run_fuzz
+    from fleetsim.fuzz import fuzz_specs, parse_checks, run_fuzz
+    from fleetsim.fuzz.inputs import check_out, read_faults
     from fleetsim.fuzz.outside import OutsideManager
 
     console = Console(stderr=True)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
     try:
         checks = parse_checks(check)
+        check_out(out)
         outside = OutsideManager(manager, interface, rtf) if manager is not None else None
-        specs = fuzz_specs(scenario, runs, first_seed, faults_of(faults) if faults else None,
-                           sets, duration)  # fmt: skip
+        section, source = read_faults(faults) if faults else (None, None)
+        specs = fuzz_specs(scenario, runs, first_seed, section, sets, duration, source,
+                           check=True)  # fmt: skip
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[status]}"), TimeElapsedColumn())  # fmt: skip
         with Progress(*columns, console=console) as bar:
@@ -110,19 +121,33 @@ def fuzz(
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:
-        typer.echo(f"stopped: the runs done are in {out} (and its journal); --resume carries "
-                   "on", err=True)  # fmt: skip
+        journal = (
+            [p for p in out.parent.glob(out.name + "*") if p.is_file()]
+            if out.parent.is_dir()
+            else []
+        )
+        if journal:
+            typer.echo(f"stopped: the runs done are in {out} (and its journal); --resume "
+                       "carries on", err=True)  # fmt: skip
+        else:
+            typer.echo(f"stopped before any run finished: nothing written ({out} was not "
+                       "made)", err=True)  # fmt: skip
         raise typer.Exit(130) from None
     failing = [r for r in result.rows if r.get("check")]
-    _print_failures(failing, result.failing)
-    errors = sum(r.get("status") == "failed" for r in result.rows)
-    typer.echo(f"{result.ran} runs, {len(failing)} failed a check, {errors} went wrong, "
-               f"{result.skipped} already in the file; results: {out}")  # fmt: skip
-    if failing or errors:
+    _print_failures(failing, result.failing, result.unkept)
+    wrong = [r for r in result.rows if r.get("status") == "failed"]
+    timed_out = [r for r in result.rows if r.get("status") == "timeout" and not r.get("check")]
+    for row in wrong[:10]:  # why each went wrong
+        typer.echo(f"went wrong: seed {row.get('seed')}: {row.get('error')}", err=True)
+    typer.echo(f"{result.ran} runs, {len(failing)} failed a check, {len(wrong)} went wrong, "
+               f"{len(timed_out)} timed out (--wall-limit), {result.skipped} already in the "
+               f"file; results: {out}")  # fmt: skip
+    if failing or wrong or (timed_out and not allow_timeouts):
         raise typer.Exit(EXIT_FAILURE)
 
 
-def _print_failures(failing: list[dict[str, Any]], kept: dict[str, Path]) -> None:
+def _print_failures(failing: list[dict[str, Any]], kept: dict[str, Path],
+                    unkept: dict[str, str]) -> None:  # fmt: skip
     if not failing:
         return
     table = Table(title="failing runs")
@@ -132,5 +157,25 @@ def _print_failures(failing: list[dict[str, Any]], kept: dict[str, Path]) -> Non
         folder = kept.get(row["run_id"])
         table.add_row(str(row.get("seed")), str(row["check"]),
                       f"{row['first_failure_s']:.1f}", str(row.get("faults")),
-                      str(row.get("robots")), str(folder) if folder else "")  # fmt: skip
+                      str(row.get("robots")),
+                      _kept(folder, unkept.get(row["run_id"])))  # fmt: skip
     Console().print(table)
+    for row in failing[:50]:
+        folder = kept.get(row["run_id"])
+        why = _why_not_shrunk(folder)
+        if why:
+            typer.echo(f"not shrunk: {folder}: {why}")
+
+
+def _kept(folder: Path | None, error: str | None) -> str:
+    """Where a failure is kept (or why it is not)."""
+    return str(folder) if folder is not None else f"(not kept: {error})"
+
+
+def _why_not_shrunk(folder: Path | None) -> str | None:
+    """Why a kept failure has no shrunk case (None: it has one)."""
+    summary = folder / "summary.json" if folder is not None else None
+    if summary is None or not summary.is_file():
+        return None
+    why: str | None = json.loads(summary.read_text()).get("not_shrunk")
+    return why

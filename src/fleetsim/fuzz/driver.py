@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from fleetsim.errors import ConfigError
 from fleetsim.fuzz.checks import Check
 from fleetsim.fuzz.guided import closeness, mutants
+from fleetsim.fuzz.inputs import FaultsSource, check_once, in_faults_file, read_faults
 from fleetsim.fuzz.keep import kept_scenario, write_kept
 from fleetsim.fuzz.outside import OutsideManager
 from fleetsim.fuzz.run import FuzzWork, fuzz_one
@@ -46,12 +46,24 @@ class FuzzResult:
     ran: int
     skipped: int
     failing: dict[str, Path]
+    unkept: dict[str, str] = dataclasses.field(default_factory=dict)  # run id -> why not kept
 
 
 def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any] | None,
-               sets: list[str], duration: float | None) -> list[RunSpec]:  # fmt: skip
+               sets: list[str], duration: float | None, source: FaultsSource | None = None,
+               check: bool = False) -> list[RunSpec]:  # fmt: skip
     """The runs: seeds `first_seed` .. + `runs` - 1, with `faults` (a `faults:` section) as an
-    override; checked against the schema before any run."""
+    override; checked against the schema before any run (and, with `check`, built once: a
+    fault naming what the run does not have is an error now). Errors in the faults name
+    `source`'s file and line when they came from one."""
+    try:
+        return _specs(scenario, runs, first_seed, faults, sets, duration, check)
+    except ConfigError as exc:
+        raise in_faults_file(exc, source) from None
+
+
+def _specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any] | None,
+           sets: list[str], duration: float | None, check: bool) -> list[RunSpec]:  # fmt: skip
     if not 1 <= runs <= MAX_RUNS:
         raise ConfigError(f"--runs {runs}: expected 1 to {MAX_RUNS:,}")
     if not 0 <= first_seed <= 2**32 - runs:
@@ -63,6 +75,8 @@ def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any]
     if loaded.scenario.faults is None:
         raise ConfigError(f"{scenario}: no faults to fuzz with: give --faults (a faults: "
                           "section) or add one to the scenario")  # fmt: skip
+    if check:
+        check_once(loaded, duration, first_seed)
     path = str(loaded.path)
     return [RunSpec(path, tuple(overrides), seed, {"run": k}, duration)
             for k, seed in enumerate(range(first_seed, first_seed + runs))]  # fmt: skip
@@ -125,6 +139,7 @@ def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: i
         store.close()
     folder = out.with_name(out.stem + ".failures")
     kept: dict[str, Path] = {}
+    unkept: dict[str, str] = {}
     keep = KeepWork(tuple(checks), shrink_runs, manager, str(folder),
                     {row["run_id"]: row for _, row in failing})  # fmt: skip
     if progress is not None and failing:
@@ -135,9 +150,11 @@ def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: i
                                      keep), start=1):  # fmt: skip
         if done.get("folder"):
             kept[done["run_id"]] = Path(done["folder"])
+        else:
+            unkept[done["run_id"]] = str(done.get("error"))
         if progress is not None:
             progress("keep", k, len(failing))
-    return FuzzResult(store.rows(), finished, len(seeded) - len(todo), kept)
+    return FuzzResult(store.rows(), finished, len(seeded) - len(todo), kept, unkept)
 
 
 @dataclass(frozen=True)
@@ -198,9 +215,25 @@ def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[
             shrunk_first_failure_s=confirmed.get("first_failure_s"),
             shrunk_confirmed=confirmed.get("check") == row["check"],
         )
+    else:  # every kept failure has its shrunk case, or says why not
+        summary["not_shrunk"] = _why_not_shrunk(shrink_runs, again, row, shrunk.steps)
     _clean(folder / "tries")
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
     return folder
+
+
+def _why_not_shrunk(budget: int, again: dict[str, Any], row: dict[str, Any],
+                    steps: list[str]) -> str:  # fmt: skip
+    """Why a kept failure has no shrunk.yaml, in words."""
+    if budget <= 0:
+        return "shrinking is off (--shrink-runs 0)"
+    if again.get("check") != row["check"]:
+        got = again.get("check") or again.get("error") or "no check failed"
+        return (
+            f"failing.yaml did not fail {row['check']} again when run ({got}): the run is "
+            "not reproducible (an outside manager's timing?), so there is nothing to shrink"
+        )
+    return "; ".join(steps) or f"no run within the budget of {budget} failed the same way"
 
 
 def _confirm(path: Path, check: Check, recording: Path, manager: OutsideManager | None,
@@ -221,15 +254,5 @@ def _clean(folder: Path) -> None:
 
 def faults_of(text: str) -> dict[str, Any]:
     """`--faults`: a YAML file holding a `faults:` section (or the section itself), or the
-    section as inline YAML."""
-    path = Path(text)
-    source = path.read_text() if path.is_file() else text
-    try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--faults: not YAML ({str(exc).splitlines()[0]})") from None
-    if isinstance(data, dict) and "faults" in data and len(data) == 1:
-        data = data["faults"]
-    if not isinstance(data, dict):
-        raise ConfigError("--faults: expected a faults: section (robots, site, delays, events)")
-    return data
+    section as inline YAML (read bounded, as scenario files are)."""
+    return read_faults(text)[0]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -52,6 +53,12 @@ class OutsideManager:
             raise ConfigError(f"--manager: {exc}; placeholders: {names}") from None
         if not words:
             raise ConfigError("--manager: an empty command")
+        program = words[0]
+        found = shutil.which(program) if os.sep not in program else (
+            program if os.access(program, os.X_OK) else None)  # fmt: skip
+        if found is None:
+            raise ConfigError(f"--manager: no program {program!r} (not on PATH, or not "
+                              "executable): give the command as you would type it")  # fmt: skip
 
     @contextlib.contextmanager
     def serving(self, run: ScenarioRun, folder: Path, seed: int | None) -> Iterator[None]:
@@ -66,8 +73,10 @@ class OutsideManager:
                 try:
                     time.sleep(SETTLE_S)
                     if proc.poll() is not None:
+                        log.flush()
+                        said = _tail(folder / "manager.log")
                         raise FleetSimError(f"the manager exited at once (code {proc.returncode}"
-                                            f"); see {folder / 'manager.log'}")  # fmt: skip
+                                            f"){said}; see {folder / 'manager.log'}")  # fmt: skip
                     yield
                 finally:
                     _stop(proc)
@@ -97,6 +106,15 @@ class OutsideManager:
                            "port": str(server.port)}  # fmt: skip
             finally:
                 rmf.stop_serving()
+
+
+def _tail(log: Path, lines: int = 3) -> str:
+    """The last lines a program wrote, for an error message (empty when it wrote nothing)."""
+    try:
+        text = log.read_text(errors="replace").strip().splitlines()[-lines:]
+    except OSError:
+        return ""
+    return f": {' | '.join(text)}" if text else ""
 
 
 def _stop(proc: Any) -> None:
