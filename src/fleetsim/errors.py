@@ -44,6 +44,13 @@ class EntryError(FleetSimError, RuntimeError):
     call and the tick."""
 
 
+class EntryTimeoutError(EntryError):
+    """A hosted entry ran past a limit the kit enforces by stopping the run (its preprocessing
+    limit): the kit exits with code 124 (`exit_code`), and so does `fleetsim lorr run`."""
+
+    exit_code = 124
+
+
 class BackendError(FleetSimError, RuntimeError):
     """PyBullet refused an operation (connection, shape or body creation)."""
 

@@ -3,6 +3,7 @@ fleetsim's), on the kit's rules; the kit's output JSON, a summary, fleetsim's re
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from fleetsim.cli.scenario import exit_for
-from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.errors import ConfigError, EntryTimeoutError, FleetSimError
 from fleetsim.faults import FaultPlan
 from fleetsim.lorr.continuous import ContinuousRun, ContinuousSettings
 from fleetsim.lorr.entries import find_entries, is_default
@@ -117,6 +118,11 @@ def run(
     kit: KitRun | None = None
     try:
         timing.check()
+        _writable(output, "--output", (".json",))
+        if results is not None:
+            _writable(results, "--results", (".json", ".csv", ".parquet"))
+        if record is not None:
+            _writable(record, "--record", (".mcap",))
         problem = load_problem(problem_path(problem_file))
         for kind, path in files.items():
             unused = (
@@ -148,11 +154,27 @@ def run(
         if compare and mode == "continuous":
             kit = KitRun(problem, _entries(files), timing, file_storage_path=storage)
             _execute(kit, progress, None)
+    except EntryTimeoutError as exc:  # the kit stops the run and exits 124: so do we
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EntryTimeoutError.exit_code) from None
     except FleetSimError as exc:
         raise exit_for(exc) from None
     _summary(run, wall, kit)
     if written:
         typer.echo("wrote " + ", ".join(str(p) for p in written))
+
+
+def _writable(path: Path, option: str, suffixes: tuple[str, ...]) -> None:
+    """`path` can be written when the run ends: checked before it begins."""
+    if path.suffix.lower() not in suffixes:
+        raise ConfigError(f"{option} {path}: give a {' or '.join(suffixes)} file")
+    if path.is_dir():
+        raise ConfigError(f"{option} {path}: a folder; give a file")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ConfigError(f"{option} {path}: no folder {folder}; make it first")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{option} {path}: cannot write there (permissions)")
 
 
 def _fault_plan(text: str, seed: int) -> FaultPlan:

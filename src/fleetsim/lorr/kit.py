@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.errors import ConfigError, EntryError
+from fleetsim.errors import ConfigError, EntryError, EntryTimeoutError
 from fleetsim.faults.delays import DelayGenerator
 from fleetsim.lorr import answers, model_kernel
 from fleetsim.lorr.action_model import SYMBOL, ActionModel, ArrayTick, Pose, step_arrays
@@ -167,6 +167,8 @@ class KitRun:
         self.loop_seconds = 0.0  # the run's wall time but the entries' calls on its thread
         self.warmup_seconds = 0.0  # loading the compiled kernels, before the run
         self._thread = threading.get_ident()
+        self._initializing = "scheduler"  # the entry whose initialize runs (for a timeout)
+        self._planning = "scheduler"  # the entry whose plan runs (for a first plan never in)
         self._entries_here = 0.0
 
     # -- the run --------------------------------------------------------------------------
@@ -227,11 +229,32 @@ class KitRun:
                                  max_counter=p.agent_counter)  # fmt: skip
 
     def _initialize(self) -> None:
-        e, limit = self.entries, self.timing.preprocess_ms
+        limit = self.timing.preprocess_ms
         self._bind()
-        self._call("scheduler", "initialize", e.scheduler.initialize, limit)
-        self._call("planner", "initialize", e.planner.initialize, limit)
-        self._call("executor", "initialize", e.executor.initialize, limit)
+        if self.timing.deterministic:
+            self._initialize_entries()
+        else:  # the kit stops an initialize still running at its limit: so do we
+            done, failed, began = threading.Event(), [], time.monotonic()
+
+            def body() -> None:
+                try:
+                    self._initialize_entries()
+                except BaseException as exc:  # handed to the loop's thread
+                    failed.append(exc)
+                finally:
+                    done.set()
+
+            threading.Thread(target=body, daemon=True, name="lorr-initialize").start()
+            if not done.wait(limit / 1000):
+                kind = self._initializing
+                late = time.monotonic() - began
+                raise EntryTimeoutError(
+                    f"{self.entries.name(kind)}: initialize still running after {late:.1f} s, "
+                    f"past the preprocessing limit of {limit} ms (-p): the kit stops the run "
+                    "here and exits with code 124"
+                )
+            if failed:
+                raise failed[0]
         spent = self.entry_seconds["initialize"] * 1000
         if not self.timing.deterministic and spent > limit:
             raise EntryError(f"initialize took {spent:.0f} ms, over the preprocessing limit of "
@@ -241,6 +264,13 @@ class KitRun:
         self._sync_executor()
         self.env.new_freeagents = list(range(self.team))
         self.exec_env.new_freeagents = list(range(self.team))
+
+    def _initialize_entries(self) -> None:
+        e, limit = self.entries, self.timing.preprocess_ms
+        for kind, entry in (("scheduler", e.scheduler), ("planner", e.planner),
+                            ("executor", e.executor)):  # fmt: skip
+            self._initializing = kind
+            self._call(kind, "initialize", entry.initialize, limit)
 
     def _bind(self) -> None:
         e = self.entries
@@ -253,9 +283,13 @@ class KitRun:
         until it is in. Returns the plan still running (never, as the kit waits for it)."""
         pending = self._launch(self.timing.initial_ms)
         ready = pending.wait_until(time.monotonic() + self.timing.initial_ms / 1000)
-        while not ready:
+        while not ready and self.t < self.timing.ticks:
             self.t += 1
             ready = pending.wait_until(time.monotonic() + self.timing.tick_ms / 1000)
+        if not ready:  # the run's time is up before the first plan came in
+            raise EntryError(f"{self.entries.name(self._planning)}: plan did not return the "
+                             f"first plan within the run's {self.timing.ticks} ticks: nothing "
+                             "moved")  # fmt: skip
         self._take(pending)
         return None
 
@@ -272,6 +306,7 @@ class KitRun:
 
     def compute(self, limit_ms: int) -> tuple[list[int], Plan]:
         """`Entry.compute`: the scheduler's proposal, the goals, the planner's plan."""
+        self._planning = "scheduler"
         raw = self._call("scheduler", "plan", self.entries.scheduler.plan, limit_ms)
         schedule = answers.ints(raw, self._where("scheduler", "plan"),
                                 "a list of task ids, one a robot")  # fmt: skip
@@ -290,6 +325,7 @@ class KitRun:
             goals.append([(task.locations[task.idx_next_loc], task.t_revealed)])
         goals.extend([] for _ in range(self.team - len(goals)))
         self.env.goal_locations = goals  # type: ignore[assignment] # (pairs: read with pair_first)
+        self._planning = "planner"
         raw = self._call("planner", "plan", self.entries.planner.plan, limit_ms)
         return schedule, Plan(answers.plan_actions(raw, self._where("planner", "plan")))
 
@@ -304,6 +340,9 @@ class KitRun:
             return fn(*args)
         except EntryError:
             raise
+        except SystemExit as exc:  # (the kit's process would end here: say so, not vanish)
+            raise EntryError(f"{self.entries.name(kind)}: {method} called sys.exit({exc.code!r}) "
+                             f"at tick {self.t}") from None  # fmt: skip
         except Exception as exc:
             raise EntryError(f"{self.entries.name(kind)}: {method} raised at tick {self.t}: "
                              f"{type(exc).__name__}: {exc}") from exc  # fmt: skip

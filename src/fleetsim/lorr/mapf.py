@@ -243,13 +243,22 @@ def load_entry(path: str | Path, kind: str) -> Any:
         raise ConfigError(f"unknown entry kind {kind!r}: one of {', '.join(ENTRY_CLASSES)}")
     if not file.is_file():
         raise ConfigError(f"{kind} entry not found: {file}")
+    if file.suffix != ".py":
+        raise ConfigError(f"{file}: a {kind} entry is a Python file (.py), as the kit's "
+                          f"python/user_{kind}/py{kind}.py is")  # fmt: skip
     spec = importlib.util.spec_from_file_location(f"lorr_{kind}_{abs(hash(file))}", file)
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"{file}: cannot be loaded as a Python module")
     entry = importlib.util.module_from_spec(spec)
     folder = str(file.resolve().parent)
     sys.path.insert(0, folder)  # modules beside the entry import, as in the kit's folders
     try:
         spec.loader.exec_module(entry)
+    except SystemExit as exc:
+        raise ConfigError(
+            f"{file}: the {kind} entry called sys.exit({exc.code!r}) while it was "
+            "loaded (the kit would stop there too): remove it"
+        ) from None
     except Exception as exc:
         raise ConfigError(f"{file}: the {kind} entry failed to load: "
                           f"{type(exc).__name__}: {exc}") from exc  # fmt: skip
@@ -260,5 +269,7 @@ def load_entry(path: str | Path, kind: str) -> Any:
         raise ConfigError(f"{file}: no class {name} (the kit loads a {kind} by that name)")
     try:
         return cls()
+    except SystemExit as exc:
+        raise ConfigError(f"{file}: {name}() called sys.exit({exc.code!r})") from None
     except Exception as exc:
         raise ConfigError(f"{file}: {name}() failed: {type(exc).__name__}: {exc}") from exc

@@ -13,6 +13,7 @@ starts. Every error names the file, the line and what to change.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from fleetsim.errors import ConfigError
 from fleetsim.faults.delays import DelayConfig
 
 OBSTACLES = "@T"
+MAX_REVEALED = 10_000_000  # tasks revealed at once (numTasksReveal x teamSize)
 _REQUIRED = ("mapFile", "agentFile", "taskFile", "teamSize", "delayConfig")
 _KNOWN = (*_REQUIRED, "numTasksReveal", "agentCounter", "agentSize", "version")
 
@@ -56,10 +58,14 @@ def load_problem(path: str | Path) -> Problem:
     source = Path(path)
     if not source.is_file():
         raise ConfigError(f"LoRR input not found: {path}")
+    text = _read_text(source, "the input")
     try:
-        data = json.loads(source.read_text())
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{source} line {exc.lineno}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested too deeply to be a kit input (arrays or objects "
+                          "inside each other thousands of times)") from None  # fmt: skip
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the input must be a JSON object (mapFile, agentFile, ...)")
     missing = [key for key in _REQUIRED if key not in data]
@@ -74,6 +80,10 @@ def load_problem(path: str | Path) -> Problem:
     counter = _whole(data, "agentCounter", source, least=1, default=1)
     size = _number(data, "agentSize", source, default=1.0)
     reveal = _number(data, "numTasksReveal", source, default=1.0)
+    if reveal * team > MAX_REVEALED:
+        raise ConfigError(f"{source}: 'numTasksReveal' {reveal:g} x teamSize {team} is "
+                          f"{reveal * team:,.0f} tasks revealed at once: at most "
+                          f"{MAX_REVEALED:,} (the kit's problems use 1 to 2)")  # fmt: skip
     if not isinstance(data["delayConfig"], dict):
         raise ConfigError(f"{source}: 'delayConfig' must be an object (seed, minDelay, ...)")
     try:
@@ -106,8 +116,13 @@ def _whole(data: dict[str, Any], key: str, source: Path, least: int, default: in
 
 def _number(data: dict[str, Any], key: str, source: Path, default: float) -> float:
     value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-        raise ConfigError(f"{source}: '{key}' must be a number > 0, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not value > 0
+        or (not math.isfinite(value))
+    ):
+        raise ConfigError(f"{source}: '{key}' must be a finite number > 0, got {value!r}")
     return float(value)
 
 
@@ -151,11 +166,26 @@ def _numbers(file: Path, what: str) -> tuple[int, list[tuple[int, str]]]:
     """(count, [(line number, line)]) of an agents or tasks file, comments skipped."""
     if not file.is_file():
         raise ConfigError(f"{what} file not found: {file}")
-    lines = [(k + 1, line.strip()) for k, line in enumerate(file.read_text().splitlines())]
+    lines = [(k + 1, line.strip())
+             for k, line in enumerate(_read_text(file, f"the {what}s").splitlines())]  # fmt: skip
     lines = [(k, line) for k, line in lines if line and not line.startswith("#")]
     if not lines or not lines[0][1].isdigit():
         raise ConfigError(f"{file}: the first line must be the number of {what}s")
     return int(lines[0][1]), lines[1:]
+
+
+def _read_text(file: Path, what: str) -> str:
+    """A kit file's text (UTF-8, as the kit reads it); a clear error when it is not text."""
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = file.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{file} line {line}: {what} must be UTF-8 text (byte "
+            f"{exc.object[exc.start]:#04x} at offset {exc.start} is not)"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read {what} ({exc.strerror or exc})") from None
 
 
 def _location(file: Path, line: int, text: str, blocked: np.ndarray, cols: int) -> int:
