@@ -57,7 +57,7 @@ def test_a_new_order_then_updates_stitched_at_the_decision_point() -> None:
         book.passed(seq)
     assert [n.node_id for n in book.nodes] == ["i"] and not book.idle  # waits on the horizon
     busy = book.take(msg(["h", "z"], released=2, order_id="o2"), on("h"))
-    assert busy.error is not None and busy.error.error_type == "orderError"
+    assert busy.error is not None and busy.error.error_type == "orderUpdateError"
     # An update after the base was finished continues from the decision point, h.
     assert book.take(msg(["h", "i"], released=2, first_seq=8, update=2), on("h")).accepted
     book.passed(10)

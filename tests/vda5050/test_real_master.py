@@ -182,12 +182,13 @@ def test_the_factsheet_declares_the_optional_fields_the_vehicle_acts_on(served: 
     run(check, served)
 
 
-def test_a_new_order_while_one_runs_is_an_order_error(served: Any) -> None:
+def test_a_new_order_while_one_runs_is_an_order_update_error(served: Any) -> None:
     """A second master control that has not seen the vehicle's state sends new orders while
     the first one's runs, once while the vehicle drives and once while its last node's action
-    runs (no nodes left): the vehicle rejects both with `orderError` (the standard's acceptance
-    process, step 3: nodes left, or an action neither FINISHED nor FAILED) and finishes the
-    first order, its action included."""
+    runs (no nodes left): the vehicle rejects both with `orderUpdateError` (the standard's
+    acceptance process, Figure 8 of 2.0: nodes left, or an action neither FINISHED nor FAILED;
+    the orderId and orderUpdateId as references) and finishes the first order, its action
+    included."""
 
     async def check(master: Master) -> None:
         start = await master.until(lambda: master.last("diff_0"))
@@ -216,7 +217,9 @@ def test_a_new_order_while_one_runs_is_an_order_error(served: Any) -> None:
                 await other.disconnect()
             error = await master.until(lambda o=order_id: next(
                 (e for e in master.errors if o in str(e)), None))  # fmt: skip
-            assert error.error.error_type == "orderError", error
+            assert error.error.error_type == "orderUpdateError", error
+            refs = {r.reference_key: r.reference_value for r in error.error.error_references}
+            assert refs["orderId"] == order_id and refs["orderUpdateId"] == "0", refs
         done = await master.when("diff_0", lambda s: s.order_id == "busy-1"
                                  and waiting(s, "FINISHED"))  # fmt: skip
         assert done.agv_position.x == pytest.approx(x0 - 6.0, abs=0.3)

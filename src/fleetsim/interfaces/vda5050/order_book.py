@@ -3,7 +3,9 @@ update, as the standard's acceptance process says (VDA 5050, "Orders and order u
 
 - a message that does not parse or breaks the order rules: `validationError`, rejected;
 - a new `orderId` while the vehicle is still executing an order or waiting for an update
-  (nodes left, or an action neither FINISHED nor FAILED): `orderError`, rejected; one whose
+  (nodes left, or an action neither FINISHED nor FAILED): `orderUpdateError` with the orderId
+  and orderUpdateId as references, rejected (2.0's Figure 8 names it; 2.1's figure keeps that
+  path and says only "throw error"); one whose
   first node the vehicle is not on (nor within its allowed deviation): `noRouteError`,
   rejected; else it replaces the old order;
 - the same `orderId` with a lower `orderUpdateId`, or an update of a cancelled order:
@@ -86,7 +88,7 @@ class OrderBook:
             if not self.idle or executing:
                 what = "on" if not self.idle else "running actions of"
                 why = f"still {what} order {self.order_id!r} (update {self.order_update_id})"
-                return self._reject(order, "orderError", why + "; cancel it first")
+                return self._reject(order, "orderUpdateError", why + "; cancel it first")
             first = order.nodes[0]
             if not at_start(first):
                 return self._reject(order, "noRouteError", f"the order starts at node "
