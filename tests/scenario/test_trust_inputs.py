@@ -210,3 +210,28 @@ def test_a_library_spawn_that_would_not_fit_is_refused() -> None:
             manager.spawn_agents_grid(10**9, GridSpawnParams(),
                                       AgentSpawnParams(urdf_path="simple_cube"))  # fmt: skip
         assert len(sim.world.bodies) == 0  # nothing was built
+
+
+def test_task_file_errors_found_against_the_site_name_the_file_row(tmp_path: Path) -> None:
+    """An unknown place on the file's third task, released first: the error names the task
+    file, its line and the row (not the release order, not only the scenario's plugin line);
+    a release time that is not a number says so."""
+    rows = (DEPOT / "orders.csv").read_text().splitlines()
+    header, first, second = rows[0], rows[1], rows[2]
+    cols = header.split(",")
+    bad = dict(zip(cols, first.split(","), strict=True))
+    bad.update(id="lost", dropoff="atlantis", release_time="0")
+    late = [dict(zip(cols, r.split(","), strict=True)) for r in (first, second)]
+    for row in late:
+        row["release_time"] = "500"
+    lines = [header] + [",".join(r[c] for c in cols) for r in (*late, bad)]
+    (tmp_path / "odd.csv").write_text("\n".join(lines) + "\n")
+    path = depot_with(tmp_path, {"file": "odd.csv"})
+    done = fleetsim("validate", str(path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "odd.csv line 4: tasks[2] (lost): unknown node 'atlantis'" in done.stderr, done.stderr
+    nan = dict(late[0], release_time="nan")
+    (tmp_path / "nan.csv").write_text(header + "\n" + ",".join(nan[c] for c in cols) + "\n")
+    done = fleetsim("validate", str(depot_with(tmp_path, {"file": "nan.csv"})))
+    assert done.returncode == 2
+    assert "nan.csv line 2: tasks[0]: release_time: not a number" in done.stderr, done.stderr

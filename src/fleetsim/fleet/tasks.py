@@ -47,6 +47,7 @@ class Task:
     robot: str | None = None
     reason: str | None = None  # why it failed
     times: dict[str, float] = field(default_factory=dict)  # status value -> simulation time
+    source: str = field(default="", repr=False, compare=False)  # where it was read, for errors
 
     def mark(self, status: TaskStatus, now: float) -> None:
         """Move the task to `status` at simulated time `now` (kept in `times`)."""
@@ -68,7 +69,7 @@ def check_tasks(tasks: Sequence[Task], graph: NavGraph, where: str = "tasks") ->
     """Every task names known places, a known kind and sane times (before anything runs)."""
     seen: set[str] = set()
     for k, task in enumerate(tasks):
-        item = f"{where}[{k}] ({task.id})"
+        item = f"{task.source or f'{where}[{k}]'} ({task.id})"
         if task.id in seen:
             raise ConfigError(f"{item}: duplicate task id")
         seen.add(task.id)
@@ -81,8 +82,9 @@ def check_tasks(tasks: Sequence[Task], graph: NavGraph, where: str = "tasks") ->
                 graph.node(place)
             except ConfigError as exc:
                 raise ConfigError(f"{item}: {exc}") from None
-        if not (math.isfinite(task.release_time) and task.release_time >= 0):
-            raise ConfigError(f"{item}: release_time must be >= 0 s")
+        _check_time(item, "release_time", task.release_time)
+        if task.deadline is not None:
+            _check_time(item, "deadline", task.deadline)
         if task.deadline is not None and not task.deadline >= task.release_time:
             raise ConfigError(f"{item}: the deadline is before the release time")
 
@@ -95,10 +97,21 @@ def task_list(items: Sequence[dict[str, Any]],
     tasks = []
     for k, item in enumerate(items):
         try:
-            tasks.append(_task(k, item))
+            task = _task(k, item)
+            _check_time("", "release_time", task.release_time)
         except ConfigError as exc:
-            raise ConfigError(f"{label(k)}: {exc}") from None
+            raise ConfigError(f"{label(k)}: {str(exc).removeprefix(': ')}") from None
+        task.source = label(k)  # (its row in the input: errors found later name it)
+        tasks.append(task)
     return sorted(tasks, key=lambda t: t.release_time)
+
+
+def _check_time(item: str, key: str, value: float) -> None:
+    """A time in seconds: a number, finite, >= 0."""
+    if math.isnan(value):
+        raise ConfigError(f"{item}: {key}: not a number (got nan): give seconds >= 0")
+    if not (math.isfinite(value) and value >= 0):
+        raise ConfigError(f"{item}: {key} must be a finite number of seconds >= 0, got {value:g}")
 
 
 def _task(k: int, item: Any) -> Task:
@@ -164,12 +177,9 @@ def tasks_from_file(path: str | Path) -> list[Task]:
     in_csv = file.suffix.lower() != ".json"
 
     def label(k: int) -> str:  # a CSV row k is on line k + 2, after the header
-        return f"line {k + 2}: tasks[{k}]" if in_csv else f"tasks[{k}]"
+        return f"{file} line {k + 2}: tasks[{k}]" if in_csv else f"{file}: tasks[{k}]"
 
-    try:
-        return task_list(items, label)
-    except ConfigError as exc:
-        raise ConfigError(f"{file}{' ' if in_csv else ': '}{exc}") from None
+    return task_list(items, label)
 
 
 def poisson_tasks(

@@ -166,7 +166,7 @@ class FleetManagerPlugin(Plugin):
             tasks = task_list(spec.list_ or [])
         check_tasks(tasks, graph)
         for k, task in enumerate(tasks):
-            self._check_reached(f"tasks[{k}] ({task.id})", task.places)
+            self._check_reached(f"{task.source or f'tasks[{k}]'} ({task.id})", task.places)
         return tasks
 
     def _check_reached(self, where: str, places: Iterable[str | int]) -> None:
