@@ -198,6 +198,9 @@ def test_what_would_not_fit_in_memory_is_refused_with_the_estimate(tmp_path: Pat
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         assert said in done.stderr and "over the limit of 3 GB" in done.stderr
         assert "FLEETSIM_MAX_SITE_GB" in done.stderr
+        if name == "layout.yaml":  # at the layout's key, naming the numbers that make it big
+            assert "layout.yaml line 1: site.layout:" in done.stderr, done.stderr
+            assert "aisles 1,000,000 x blocks 1" in done.stderr, done.stderr
 
 
 def test_a_library_spawn_that_would_not_fit_is_refused() -> None:

@@ -286,7 +286,7 @@ class _Builder:
                 )  # fmt: skip
             self.sim.set_site(site)
         except FleetSimError as exc:
-            raise self.fail("site", exc) from exc
+            raise self.fail("site.layout" if spec.layout is not None else "site", exc) from exc
 
     def start_poses(self, spec: s.RobotSpec, where: str) -> tuple[list[Pose], list[str] | None]:
         """Poses (and names, for building spawns) of robots started on site nodes."""

@@ -101,7 +101,10 @@ def warehouse_layout(**numbers: Any) -> Site:
     steps = max(1, round(w.aisle_length / w.node_spacing))
     estimate = (w.aisles * (w.blocks * (steps + 1)) + (2 * w.aisles) * (w.blocks + 1)
                 + (2 * w.aisles) * w.parking_rows + w.station_count)  # fmt: skip
-    check_site_fits(estimate, "warehouse layout", BYTES_PER_LAYOUT_NODE)  # before building
+    what = (f"warehouse layout (aisles {w.aisles:,} x blocks {w.blocks:,} x {steps + 1:,} "
+            f"nodes an aisle, from aisle_length {w.aisle_length:g} / node_spacing "
+            f"{w.node_spacing:g}; parking_rows {w.parking_rows:,})")  # fmt: skip
+    check_site_fits(estimate, what, BYTES_PER_LAYOUT_NODE)  # before building
     nodes: list[dict[str, Any]] = []
     lanes: list[dict[str, Any]] = []
 
