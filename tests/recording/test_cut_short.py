@@ -80,3 +80,33 @@ def test_report_counts_tasks_from_the_task_events(tmp_path: Path) -> None:
     assert said in page.read_text()
     summary = re.search(r"tasks +│ (\d+) done, (\d+) failed", run.stdout)
     assert summary is not None and int(summary.group(1)) == kinds["task_done"]
+
+
+def test_a_damaged_recording_is_said_damaged_and_read_where_intact(tmp_path: Path) -> None:
+    """Bytes flipped in the middle of a recording (its header and summary intact): `replay`,
+    `report` and the reader say it is damaged, how many records were lost, and read the rest."""
+    out = tmp_path / "w.mcap"
+    assert (
+        fleetsim_run("run", "warehouse", "--duration", "60", "--record", str(out)).returncode == 0
+    )
+    with fleetsim.recording.open(out) as whole:
+        total = sum(1 for _ in whole.messages())
+        frames = sum(1 for _ in whole.frames())
+    data = bytearray(out.read_bytes())
+    for k in range(len(data) // 3, len(data) // 3 + 2000, 97):
+        data[k] ^= 0xFF
+    damaged = tmp_path / "damaged.mcap"
+    damaged.write_bytes(bytes(data))
+    with fleetsim.recording.open(damaged) as recording:
+        read = sum(1 for _ in recording.messages())
+        assert (
+            recording.truncated is not None and "damaged record(s) skipped" in recording.truncated
+        )
+        assert 0.5 * total < read < total  # what is intact, not nothing
+        assert 0.5 * frames < sum(1 for _ in recording.frames()) < frames
+    report = fleetsim_run("report", str(damaged), "-o", str(tmp_path / "damaged.html"))
+    assert report.returncode == 0 and "Traceback" not in report.stderr, report.stderr
+    assert "damaged record(s) skipped" in report.stderr
+    assert "damaged record(s) skipped" in (tmp_path / "damaged.html").read_text()
+    replay = fleetsim_run("replay", str(damaged), "--headless", "--speed", "0")
+    assert replay.returncode == 0 and "damaged record(s) skipped" in replay.stderr, replay.stderr

@@ -32,8 +32,9 @@ def replay(
         if not speed >= 0:
             raise ConfigError(f"--speed {speed}: expected 0 (at once) or more")
         with open_recording(recording) as rec:
-            if rec.truncated is not None:
-                typer.echo(f"note: {rec.truncated}", err=True)
+            said = rec.truncated
+            if said is not None:
+                typer.echo(f"note: {said}", err=True)
             end = rec.end_time
             if start > end:
                 raise ConfigError(f"--start {start}: the recording ends at {end:.1f} s")
@@ -45,6 +46,8 @@ def replay(
             with native_stdout_parked() if gui else contextlib.nullcontext(), \
                     MultiRobotSimulationCore(SimulationParams(gui=gui)) as sim:  # fmt: skip
                 played = Replay(rec, sim).play(speed=speed, start=start, until=until)
+            if rec.truncated is not None and rec.truncated != said:  # (damage met on the way)
+                typer.echo(f"note: {rec.truncated}", err=True)
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:

@@ -6,7 +6,9 @@ with fleetsim.recording.open("run.mcap") as rec:
     rec.metadata["scenario"], rec.events()
 
 A recording cut short (a run killed with SIGKILL or by the OOM killer) opens too: its whole
-records are read from the start (`Salvaged`), and `rec.truncated` says how much was found.
+records are read from the start (`Salvaged`), and `rec.truncated` says how much was found. So
+does a damaged one (a chunk whose bytes are wrong): its damaged records are skipped, the rest
+is read, and `rec.truncated` says how many were lost.
 """
 
 from __future__ import annotations
@@ -64,17 +66,11 @@ class Recording:
             self._file.close()
             raise ConfigError(f"{path}: an MCAP file, but not a fleetsim recording "
                               f"(profile {header.profile!r})")  # fmt: skip
-        self.truncated: str | None = None  # what was read of a file cut short
+        self.truncated: str | None = None  # what was read of a file cut short or damaged
         try:
             self._reader.get_summary()
         except Exception:  # no summary and footer: read it from the start
-            salvaged = Salvaged(self._file)
-            self._reader = salvaged
-            if not salvaged.complete:  # (a whole file written without a summary is not)
-                self.truncated = (
-                    f"{path} was cut short (no summary: the run was killed?); read "
-                    f"{salvaged.message_count} messages up to {salvaged.end_ns / NS:.1f} s"
-                )
+            self._salvage("no summary: the run was killed?")
         self.metadata: dict[str, str] = {}
         for record in self._reader.iter_metadata():
             if record.name == "fleetsim":
@@ -86,10 +82,39 @@ class Recording:
         is named) from `start` to before `end` (simulated seconds), in time order."""
         first = None if start is None else max(round(start * NS), 0)
         last = None if end is None else max(round(end * NS), 0)
-        for _schema, channel, message in self._reader.iter_messages(
-            topics=list(topics) or None, starting_at=first, ending_before=last
-        ):
-            yield channel.topic, message.log_time / NS, message.data
+        given, at_time = -1, 0  # the last log time given, and how many at it
+        try:
+            for _schema, channel, message in self._reader.iter_messages(
+                topics=list(topics) or None, starting_at=first, ending_before=last
+            ):
+                given, at_time = message.log_time, (at_time + 1 if message.log_time == given else 1)
+                yield channel.topic, message.log_time / NS, message.data
+        except Exception as exc:  # a damaged chunk: read the rest record by record
+            if isinstance(self._reader, Salvaged):
+                raise
+            self._salvage(f"damaged: {type(exc).__name__}")
+            for _schema, channel, message in self._reader.iter_messages(
+                topics=list(topics) or None, starting_at=first, ending_before=last
+            ):
+                if message.log_time < given or (message.log_time == given and at_time > 0):
+                    at_time -= message.log_time == given
+                    continue  # (given before the damage was met)
+                yield channel.topic, message.log_time / NS, message.data
+
+    def _salvage(self, why: str) -> None:
+        """Read the file record by record from now on (`Salvaged`), saying what was lost."""
+        salvaged = Salvaged(self._file)
+        self._reader = salvaged
+        lost = []
+        if salvaged.damaged:
+            lost.append(f"{salvaged.damaged} damaged record(s) skipped (their bytes are wrong: "
+                        "the file was damaged after it was written)")  # fmt: skip
+        if not salvaged.complete:
+            lost.append(f"cut short at byte {salvaged.stopped_at} ({why})")
+        if lost:
+            self.truncated = (f"{self.path}: {'; '.join(lost)}; read what is intact: "
+                              f"{salvaged.message_count} messages up to "
+                              f"{salvaged.end_ns / NS:.1f} s")  # fmt: skip
 
     @property
     def end_time(self) -> float:

@@ -1,17 +1,24 @@
-"""`Salvaged`: what can be read of an MCAP recording cut short.
+"""`Salvaged`: what can be read of an MCAP recording cut short or damaged.
 
 A run killed with SIGKILL (or by the OOM killer) leaves a file without its summary and footer,
-and usually with half a chunk at the end. The indexed reader cannot open such a file; this one
-reads it from the start, record by record, as far as the records are whole, and keeps the
-schemas, channels, metadata and messages found. It answers the few questions `Recording` asks
-of a reader (`iter_messages`, `get_summary`, `iter_metadata`), and says how much it read.
+and usually with half a chunk at the end; a file damaged on disk or in transfer has chunks
+whose bytes are wrong (their CRC or compression fails). The indexed reader cannot read past
+either; this one reads the file from the start, record by record (opcode, length, body): a
+record that does not parse is skipped and counted (`damaged`), the reading goes on with the
+next, and stops at a record that runs past the end (cut short). It keeps the schemas, channels,
+metadata and messages found, answers the few questions `Recording` asks of a reader
+(`iter_messages`, `get_summary`, `iter_metadata`), and says how much it read.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
+
+MAGIC = b"\x89MCAP0\r\n"
+FOOTER = 0x02
 
 
 @dataclass
@@ -29,15 +36,34 @@ class Salvaged:
 
     def __init__(self, file: IO[bytes]) -> None:
         from mcap.records import Channel, Message, Metadata, Schema
-        from mcap.stream_reader import StreamReader
 
         self._summary = _Summary()
         self._metadata: list[Any] = []
         self._messages: list[Any] = []
         self.complete = False  # the file ended where it should (a footer was read)
+        self.damaged = 0  # records that did not parse (bad bytes), skipped
+        self.stopped_at: int | None = None  # where a record ran past the end, if one did
+        file.seek(0, io.SEEK_END)
+        size = file.tell()
         file.seek(0)
-        try:
-            for record in StreamReader(file, skip_magic=False).records:
+        if file.read(len(MAGIC)) != MAGIC:
+            self.stopped_at = 0
+            return
+        while True:
+            at = file.tell()
+            top = file.read(9)
+            if len(top) < 9:
+                self.stopped_at = at if top else None  # (nothing after the last record)
+                break
+            opcode, length = top[0], int.from_bytes(top[1:], "little")
+            if at + 9 + length > size:
+                self.stopped_at = at  # cut short here (or a length damaged: nothing after it)
+                break
+            body = file.read(length)
+            if opcode == FOOTER:
+                self.complete = True
+                break
+            for record in self._records(top + body):
                 if isinstance(record, Message):
                     self._messages.append(record)
                 elif isinstance(record, Schema):
@@ -46,10 +72,25 @@ class Salvaged:
                     self._summary.channels[record.id] = record
                 elif isinstance(record, Metadata):
                     self._metadata.append(record)
-            self.complete = True
-        except Exception:  # the first record that is not whole ends the reading
-            pass
         self._messages.sort(key=lambda m: m.log_time)
+
+    def _records(self, raw: bytes) -> list[Any]:
+        """The records in one record's bytes (a chunk holds many); none, counted, when it is
+        damaged."""
+        from mcap.exceptions import EndOfFile
+        from mcap.stream_reader import StreamReader
+
+        out: list[Any] = []
+        try:
+            for record in StreamReader(io.BytesIO(raw), skip_magic=True,
+                                       validate_crcs=True).records:  # fmt: skip
+                out.append(record)
+        except EndOfFile:  # (the one record read: the stream ends after it)
+            return out
+        except Exception:  # the mcap package and the decompressors raise their own kinds
+            self.damaged += 1
+            return []
+        return out
 
     @property
     def message_count(self) -> int:
