@@ -151,7 +151,7 @@ def test_every_documented_command_runs(
     if "--gui" in command or (command.startswith("fleetsim replay") and "--serve" not in command):
         if shutil.which("xvfb-run") is None:
             pytest.skip("no xvfb-run for a GUI command")
-        command = command.replace("--gui", "--gui --duration 2")
+        command = re.sub(r" --duration \S+", "", command).replace("--gui", "--gui --duration 2")
         prefix = "xvfb-run -a -s '-screen 0 1024x768x24' "
     command = smaller(command)
     if "mqtt://127.0.0.1:1883" in command:

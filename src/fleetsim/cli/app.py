@@ -24,6 +24,18 @@ from fleetsim.cli import (
 )
 from fleetsim.logs import LogLevelManager
 
+try:  # typer 0.29 and later print a flag's type, "<bool>", beside it in help: flags have none
+    from typer.core import TyperOption
+
+    _display_type_rich = TyperOption.display_type_rich
+
+    def _flag_untyped(self: TyperOption, ctx: object) -> str | None:
+        return None if getattr(self, "is_flag", False) else _display_type_rich(self, ctx)  # type: ignore[arg-type]
+
+    TyperOption.display_type_rich = _flag_untyped  # type: ignore[method-assign]
+except (ImportError, AttributeError):  # (older typer: nothing to hide)
+    pass
+
 app = typer.Typer(
     name="fleetsim",
     help="fleetsim: a kinematics-first simulator for robot fleets.",

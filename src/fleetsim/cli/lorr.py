@@ -227,9 +227,9 @@ def _summary(run: KitRun, wall: float, kit: KitRun | None = None) -> None:
     how = "deterministic" if run.timing.deterministic else "wall time"
     name = run.problem.source.name
     title = f"{name}: {run.team} robots, {row['ticks']} ticks ({row['mode']} mode, {how})"
-    table = Table(title=title)
-    table.add_column("")
-    table.add_column("", justify="right")
+    table = Table(title=title, show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
     shown = [
         ("tasks finished", f"{row['tasks_finished']:,}"),
         ("errands done", f"{row['errands_done']:,}"),

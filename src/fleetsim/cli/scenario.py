@@ -342,12 +342,15 @@ def print_summary(summary: RunSummary) -> None:
         ("wall time", f"{summary.wall_time:.2f} s (building {summary.build_time:.2f} s)"),
         ("real-time factor", f"{summary.real_time_factor:.1f}x"),
         ("robots", str(summary.robots)),
-        (
-            "actions completed",
-            f"{summary.actions_completed} (robot actions: go_to, pick, wait, ...)",
-        ),
-        ("actions failed", str(summary.actions_failed)),
     ]
+    if summary.actions_completed or summary.actions_failed or "tasks_completed" not in summary.kpis:
+        rows += [
+            ("actions completed",
+             f"{summary.actions_completed} (robot actions: go_to, pick, wait, ...)"),
+            ("actions failed", str(summary.actions_failed)),
+        ]  # fmt: skip
+    else:  # (a fleet manager drives its robots itself: its tasks are the numbers below)
+        rows.append(("actions", "none queued: the fleet manager drives the robots (see tasks)"))
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
     rows += _kpi_rows(summary.kpis)
     rows += _fault_rows(summary.kpis)
