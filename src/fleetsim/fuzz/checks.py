@@ -108,13 +108,14 @@ class Watch:
             self.min_gap_m = min(self.min_gap_m, self._gap())
 
     def _gap(self) -> float:
-        """The smallest distance between two robots' centres now: |a|^2 + |b|^2 - 2 a.b over
-        all pairs (one matrix product), about the robots' centroid (no cancellation)."""
+        """The smallest distance between two robots' centres now (in 3-D: robots at one x, y on
+        two floors of a building are not touching): |a|^2 + |b|^2 - 2 a.b over all pairs (one
+        matrix product), about the robots' centroid (no cancellation)."""
         bodies = self.sim.world.bodies
         assert self._handles is not None
         if self._layout != bodies.layout:  # (rows move only when bodies come or go)
             self._rows, self._layout = bodies.rows(self._handles), bodies.layout
-        xy = bodies["pos"][self._rows, :2]
+        xy = bodies["pos"][self._rows]  # (x, y, z: robots on two floors are floors apart)
         xy = xy - xy.mean(axis=0)
         sq = (xy * xy).sum(axis=1)
         d2 = sq[:, None] + sq[None, :] - 2.0 * (xy @ xy.T)
