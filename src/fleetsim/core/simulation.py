@@ -134,9 +134,8 @@ class MultiRobotSimulationCore:
 
     @property
     def sim_time(self) -> float:
-        """Simulated seconds since start or `reset()` (steps x timestep, to the nanosecond: 96
-        steps of 0.1 s are 9.6 s, not 9.600000000000001)."""
-        return round(self.step_count * self.params.timestep, 9)
+        """Simulated seconds since start or `reset()`."""
+        return self.step_count * self.params.timestep
 
     @property
     def sim_objects(self) -> list[SimObject]:

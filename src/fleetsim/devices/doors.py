@@ -179,7 +179,7 @@ class Doors:
         door.mode = mode
         if door.body is not None:  # a wall unless fully open
             door.body.set_collision_mode(self._disabled if mode is DoorMode.OPEN else self._static)
-        self.sim.events.emit("door_changed", door.name, mode.value, self.sim.sim_time)
+        self.sim.events.emit("door_changed", door.name, mode.value, round(self.sim.sim_time, 9))
 
     def kpis(self) -> dict[str, Any]:
         """Each door's open time (s, not closed) and cycles, and their totals."""

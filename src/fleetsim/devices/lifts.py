@@ -258,7 +258,7 @@ class Lifts:
             robot.set_pose_raw((x, y, lift.z))
 
     def _changed(self, lift: LiftDevice) -> None:
-        self.sim.events.emit("lift_changed", lift.name, lift.state(), self.sim.sim_time)
+        self.sim.events.emit("lift_changed", lift.name, lift.state(), round(self.sim.sim_time, 9))
 
     def kpis(self) -> dict[str, Any]:
         """Each lift's trips, moving and held time, requests served and their waits."""

@@ -61,7 +61,7 @@ def door_mode(mode: str) -> int:
 
 def door_states(fleet: RmfFleet) -> list[dict[str, Any]]:
     """Every door's state in the shape of RMF's `DoorState`."""
-    doors, now = fleet.sim.doors, fleet.sim.sim_time
+    doors, now = fleet.sim.doors, round(fleet.sim.sim_time, 9)  # (9.6, not 9.600000000000001)
     if doors is None:
         return []
     return [{"door_time": now, "door_name": d.name, "current_mode": {"value": door_mode(d.mode)}}
@@ -70,7 +70,7 @@ def door_states(fleet: RmfFleet) -> list[dict[str, Any]]:
 
 def lift_states(fleet: RmfFleet) -> list[dict[str, Any]]:
     """Every lift's state in the shape of RMF's `LiftState`."""
-    lifts, now = fleet.sim.lifts, fleet.sim.sim_time
+    lifts, now = fleet.sim.lifts, round(fleet.sim.sim_time, 9)
     if lifts is None:
         return []
     out = []
