@@ -5,6 +5,7 @@ planner sees the kit's environments; errands and tasks count as in kit mode."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -106,7 +107,26 @@ def test_fleetsims_faults_hold_robots_and_the_rest_wait_their_turn() -> None:
         kinds = [(row["kind"], row["target"]) for row in run.faults.rows()]
         assert kinds == [("breakdown", "a0")]
         assert run.collisions == 0 and run.finished > 0
-    held = [poses[t] for t in range(23, 318)]  # 2.3 s to 31.7 s: broken down, not moving
+    tick = run.settings.seconds_a_tick  # (simulated seconds a tick)
+    held = [poses[t] for t in range(math.ceil(2.8 / tick), int(31.7 / tick))]  # broken down
+    assert len(held) > 20
     assert max(float(np.linalg.norm(p - held[0])) for p in held) < 1e-9
-    moved = max(float(np.linalg.norm(poses[t] - held[0])) for t in range(330, 501))
+    moved = max(float(np.linalg.norm(poses[t] - held[0])) for t in range(int(33 / tick), 501))
     assert moved > 0.5  # repaired: on its way again
+
+
+def test_robots_at_fleet_speed_finish_at_least_half_of_kit_modes_tasks() -> None:
+    """A tick is the time a robot at top speed crosses a cell (as a kit robot does in one): at
+    equal ticks, continuous mode's robots (accelerating, turning in place) finish at least half
+    of kit mode's tasks, with no collision (it was a tenth: a tick was 0.1 s of driving)."""
+    from fleetsim.lorr.kit import KitRun
+
+    problem = load_problem(problem_path("warehouse_small"))
+    timing = KitTiming(ticks=1000, deterministic=True)
+    with ContinuousRun(problem, _defaults(), timing) as run:
+        assert run.settings.seconds_a_tick == pytest.approx(1.0 / 1.5)
+        run.run()
+        continuous, collisions = run.finished, run.collisions
+    kit = KitRun(problem, _defaults(), timing).run().finished
+    assert collisions == 0 and kit > 0
+    assert continuous >= 0.5 * kit, (continuous, kit)

@@ -94,6 +94,12 @@ def run(
     max_speed: float = typer.Option(
         1.5, "--max-speed", help="Continuous mode: the robots' top speed (m/s)."
     ),
+    tick_s: float | None = typer.Option(
+        None,
+        "--tick-s",
+        help="Continuous mode: simulated seconds a tick (default: --cell-m / --max-speed, "
+        "the time a robot at top speed crosses a cell, as a kit robot does in a tick).",
+    ),
     faults: str | None = typer.Option(
         None,
         "--faults",
@@ -135,7 +141,7 @@ def run(
             )
         if mode == "continuous":
             settings = ContinuousSettings(cell_m=cell_m, model=robot_model,
-                                          max_linear_vel=max_speed)  # fmt: skip
+                                          max_linear_vel=max_speed, tick_s=tick_s)  # fmt: skip
             plan = _fault_plan(faults, problem.delays.seed) if faults is not None else None
             run: KitRun = ContinuousRun(problem, _entries(files), timing, settings, storage, plan)
         else:

@@ -20,6 +20,10 @@ fleetsim's robot faults (`faults`: a `FaultPlan`, as a scenario's `faults:` sect
 robots named `a0`, `a1`, ...) act on the robots as they drive: a stop or a breakdown holds a
 robot where it is, a slowdown slows it; the robots planned after it wait their turn.
 
+A tick is `seconds_a_tick` of simulated time, by default the time a robot at top speed takes to
+cross a cell (`cell_m / max_linear_vel`: a kit robot crosses a cell a tick), simulated in steps
+of at most `MAX_STEP_S`; so ticks, and tasks done in so many ticks, compare with kit mode's.
+
 A robot is in a cell once it has arrived at its centre (the cell it left is then free). The
 planner sees, as in the kit, the states its moves will end in (`curr_states`), the robots' own
 (`system_states`) and what each has left to do (`staged_actions`).
@@ -45,6 +49,7 @@ from fleetsim.lorr.problem import Problem
 
 ROBOT_Z = 0.0
 PASS_M = 0.02  # a cell is reached when the robot is this close to its centre, or past it
+MAX_STEP_S = 0.1  # a tick is simulated in steps no longer than this
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class ContinuousSettings:
     max_linear_accel: float = 1.0
     max_angular_vel: float = 2.0
     max_angular_accel: float = 4.0
+    tick_s: float | None = None  # simulated seconds a tick (None: cell_m / max_linear_vel)
 
     def check(self) -> None:
         """Refuse settings no robot could drive with."""
@@ -68,6 +74,14 @@ class ContinuousSettings:
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ConfigError(f"continuous mode: {name} must be a number > 0, not {value!r}")
+        if self.tick_s is not None and not (math.isfinite(self.tick_s) and self.tick_s > 0):
+            raise ConfigError(f"continuous mode: tick_s must be seconds > 0, not {self.tick_s!r}")
+
+    @property
+    def seconds_a_tick(self) -> float:
+        """Simulated seconds a tick: as asked, else the time a robot at top speed takes to
+        cross a cell (a kit robot crosses one a tick), so that ticks compare with kit mode's."""
+        return self.tick_s if self.tick_s is not None else self.cell_m / self.max_linear_vel
 
 
 class ContinuousRun(KitRun):
@@ -105,7 +119,9 @@ class ContinuousRun(KitRun):
 
     def _fleet(self) -> tuple[Any, list[Any]]:
         s = self.settings
-        sim = MultiRobotSimulationCore(SimulationParams(timestep=self.timing.tick_ms / 1000,
+        tick = s.seconds_a_tick
+        self.substeps = max(1, math.ceil(tick / MAX_STEP_S - 1e-9))
+        sim = MultiRobotSimulationCore(SimulationParams(timestep=tick / self.substeps,
                                                         target_rtf=0, gui=False))  # fmt: skip
         try:
             params = AgentSpawnParams(urdf_path=s.model, motion_mode=s.motion_mode,
@@ -177,9 +193,10 @@ class ContinuousRun(KitRun):
         started = self._dispatch()
         self.planned.record(np.where(started | (self.segment >= 0), self.segment, Action.W),
                             *before)  # fmt: skip
-        self.sim.step_once()
         doing = self.segment.copy()
-        self._arrivals()
+        for _ in range(self.substeps):  # (a tick of simulated time in steps of MAX_STEP_S)
+            self.sim.step_once()
+            self._arrivals()
         self.t += 1
         self.actual.record(np.where(doing >= 0, doing, Action.W).astype(np.int8), *before)
 
