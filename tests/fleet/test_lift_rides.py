@@ -19,9 +19,17 @@ from ..site.test_lifts import TOWER, write_scenario
 ELEVATIONS = {"L1": 0.0, "L2": 4.0, "L3": 8.0}
 
 
-def level(name: str) -> str:
+def level(name: str, short: bool = False) -> str:
     """A corridor on each level between two lifts (LiftB at x = -4, LiftA at x = 12), with a
-    place at x = 4 and two parking spots: the lifts' only way in is through their entries."""
+    place at x = 4 and two parking spots: the lifts' only way in is through their entries.
+    `short`: two more nodes between the place and LiftA's hall (lanes of 1.33 m, shorter than
+    a robot's look-ahead: it holds the hall while still two lanes away)."""
+    mids = (f"      - [5.333, 0, 0, mid1_{name}]\n      - [6.667, 0, 0, mid2_{name}]\n"
+            if short else "")  # fmt: skip
+    to_hall = ("      - [1, 7, {bidirectional: [4, true]}]\n"
+               "      - [7, 8, {bidirectional: [4, true]}]\n"
+               "      - [8, 2, {bidirectional: [4, true]}]\n"
+               if short else "      - [1, 2, {bidirectional: [4, true]}]\n")  # fmt: skip
     return f"""
   {name}:
     elevation: {ELEVATIONS[name]}
@@ -33,11 +41,10 @@ def level(name: str) -> str:
       - [4, 3, 0, park2_{name}, {{is_parking_spot: [4, true]}}]
       - [0, 0, 0, west_{name}]
       - [-4, 0, 0, liftB_{name}]
-    lanes:
+{mids}    lanes:
       - [0, 5, {{bidirectional: [4, true]}}]
       - [5, 1, {{bidirectional: [4, true]}}]
-      - [1, 2, {{bidirectional: [4, true]}}]
-      - [2, 3, {{bidirectional: [4, true]}}]
+{to_hall}      - [2, 3, {{bidirectional: [4, true]}}]
       - [4, 1, {{bidirectional: [4, true]}}]
       - [5, 6, {{bidirectional: [4, true]}}]
 """
@@ -55,11 +62,11 @@ def lift(name: str, x: float) -> str:
 """
 
 
-def two_lift_tower(folder: Path, seed: int, orders: int) -> Path:
+def two_lift_tower(folder: Path, seed: int, orders: int, short: bool = False) -> Path:
     """Three levels, two lifts, three robots; one cross-floor order a minute."""
     (folder / "tower2.building.yaml").write_text(
         "coordinate_system: cartesian_meters\nname: tower2\nlevels:"
-        + "".join(level(n) for n in ELEVATIONS)
+        + "".join(level(n, short) for n in ELEVATIONS)
         + "\nlifts:\n" + lift("LiftA", 12) + lift("LiftB", -4)
     )  # fmt: skip
     pick = random.Random(seed)
@@ -132,35 +139,36 @@ def test_three_robots_and_two_lifts_serve_every_order_and_never_freeze(
 
 
 def test_a_lift_is_called_only_from_its_entry(tmp_path: Path) -> None:
-    """A robot asks for a lift only once it holds the lift's entry on its level (the node
-    before the cabin: hall_* for LiftA, west_* for LiftB), never from farther away."""
-    built = build(load_scenario(two_lift_tower(tmp_path, 3, orders=8)))
+    """A robot asks for a lift only from the lift's entry on its level (the node before the
+    cabin: hall_* for LiftA, west_* for LiftB): holding it, on the last lane into it or on it,
+    never from farther away (with lanes shorter than its look-ahead it holds the entry while
+    still two lanes away: it must not call from there)."""
+    built = build(load_scenario(two_lift_tower(tmp_path, 3, orders=8, short=True)))
     sim = built.sim
     traffic = built.plugins[0].manager.traffic  # type: ignore[attr-defined]
     graph = traffic.graph
     entry = {"LiftA": "hall", "LiftB": "west"}
-    asked: dict[str, bool] = {}
+    last_lane = {"LiftA": 1.34, "LiftB": 4.0}  # the longest lane into each lift's entry
+    riding: dict[str, bool] = {}
     far: list[str] = []
     calls = [0]
 
     def watch(*_: object) -> None:
-        for lift in sim.lifts.lifts.values():
-            asking = {c.requester: c.level for c in lift.queue}
-            for i, robot in enumerate(built.scene.robots):
-                rider = f"robot:{robot.name}"
-                now = rider in asking
-                if now and not asked.get(rider + lift.name):
-                    calls[0] += 1
-                    node = graph.node(f"{entry[lift.name]}_{asking[rider]}")
-                    if traffic.owner[node] != i:
-                        far.append(
-                            f"{sim.sim_time:.1f}: {robot.name} called {lift.name} at "
-                            f"{robot.get_pose().position}, not holding its entry"
-                        )
-                asked[rider + lift.name] = now
+        for i, robot in enumerate(built.scene.robots):
+            rider = f"robot:{robot.name}"
+            ride = sim.lifts.rides.riding(rider)
+            if ride is not None and not riding.get(rider):  # a new call
+                calls[0] += 1
+                node = graph.node(f"{entry[ride.lift]}_{ride.start}")
+                x, y, _ = robot.get_pose().position
+                away = float(np.hypot(x - graph.xs[node], y - graph.ys[node]))
+                if traffic.owner[node] != i or away > last_lane[ride.lift] + 0.05:
+                    far.append(f"{sim.sim_time:.1f}: {robot.name} called {ride.lift} "
+                               f"{away:.2f} m from its entry")  # fmt: skip
+            riding[rider] = ride is not None
 
     with sim:
-        sim.register_callback(watch)
+        sim.on("pre_step", watch)  # (before the lifts' step turns a call into a session)
         sim.run_simulation()
     assert calls[0] >= 8 and far == [], far[:3]
 

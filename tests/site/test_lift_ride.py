@@ -86,3 +86,27 @@ def test_a_robot_bound_elsewhere_while_aboard_is_taken_there(sim: MultiRobotSimu
         sim.run_simulation(duration=2.1 + 4.0 + 2.1)
         assert lift.level == "L2" and rides.arrived("me")
         assert robot.get_pose().z == pytest.approx(4.0)
+
+
+def test_a_robot_driving_out_is_let_go_once_its_footprint_is_out_of_the_shaft(
+    sim: MultiRobotSimulationCore,
+) -> None:
+    """The one clearance rule: the cabin's half width, the shaft's gap, the robot's radius and
+    0.3 m; a robot driving away is let go as it passes that, not before."""
+    with sim:
+        rides, lift = sim.lifts.rides, sim.lifts["Lift1"]
+        robot = cube(sim, 8, 0)
+        rides.call("me", "Lift1", "L1", "L2", robot, radius=0.4)
+        sim.run_simulation(duration=2.1)
+        assert rides.board("me")
+        sim.run_simulation(duration=2.1 + 4.0 + 2.1)
+        assert rides.arrived("me")
+        robot.set_goal(Pose.from_xyz(2, 0, 4.0), align_orientation=False)
+        let_go = None
+        for _ in range(6000):  # (up to 25 s in 1/240 s steps)
+            sim.step_once()
+            if lift.session is None:
+                let_go = 8.0 - robot.get_pose().x
+                break
+        reach = 1.0 + 0.05 + 0.4 + 0.3
+        assert let_go is not None and reach < let_go < reach + 0.05, let_go
