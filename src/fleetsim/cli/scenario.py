@@ -336,6 +336,8 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
 def print_summary(summary: RunSummary) -> None:
     """Print a run's summary table."""
     table = Table(title="fleetsim run summary", show_header=False)
+    table.add_column("what", min_width=len("actions completed"))  # (the same width, always)
+    table.add_column("value")
     kinds = ", ".join(f"{k} {n}" for k, n in summary.collisions_by_kind.items())
     rows = [
         ("simulated time", f"{summary.sim_time:.2f} s ({summary.steps} steps)"),
@@ -350,7 +352,7 @@ def print_summary(summary: RunSummary) -> None:
             ("actions failed", str(summary.actions_failed)),
         ]  # fmt: skip
     else:  # (a fleet manager drives its robots itself: its tasks are the numbers below)
-        rows.append(("actions", "none queued: the fleet manager drives the robots (see tasks)"))
+        rows.append(("actions", "none queued (the fleet manager drives the robots)"))
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
     rows += _kpi_rows(summary.kpis)
     rows += _fault_rows(summary.kpis)
