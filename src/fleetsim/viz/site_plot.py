@@ -24,9 +24,10 @@ def plot_site(site: Site, path: str | Path, title: str = "") -> Path:
     except ImportError:
         raise ConfigError("drawing a site needs matplotlib: pip install 'fleetsim[viz]'") from None
     levels = site.graph.level_names
-    fig, axes = plt.subplots(1, len(levels), figsize=(10 * len(levels), 8), dpi=120,
+    # one level a row, full width: a building's floors stay readable on a page
+    fig, axes = plt.subplots(len(levels), 1, figsize=(14, 6.5 * len(levels)), dpi=120,
                              squeeze=False)  # fmt: skip
-    for ax, level in zip(axes[0], levels, strict=True):
+    for ax, level in zip(axes[:, 0], levels, strict=True):
         _draw(ax, site, level, Rectangle)
         name = title or site.source
         ax.set_title(f"{name}: {level}" if len(levels) > 1 else name)
