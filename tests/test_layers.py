@@ -17,7 +17,7 @@ SRC = Path(fleetsim.__file__).parent
 # Lowest first; one row per layer, as the architecture page's table has them.
 LAYERS: list[set[str]] = [
     {"errors"},
-    {"environment", "version", "logs", "events", "assets", "yaml_source"},
+    {"environment", "version", "logs", "events", "assets", "yaml_source", "outputs"},
     {"jit", "parallel", "memory", "scheduling"},
     {"geometry"},
     {"state", "site"},

@@ -76,7 +76,7 @@ def test_a_manager_that_exits_at_once_says_why(tmp_path: Path) -> None:
 
 
 def test_runs_stopped_at_the_wall_limit_are_timeouts(tmp_path: Path) -> None:
-    args = ("--runs", "2", "--workers", "1", "--duration", "600", "--wall-limit", "1",
+    args = ("--runs", "2", "--workers", "1", "--duration", "100000", "--wall-limit", "1",
             "--faults", json.dumps({"robots": [{"type": "stop", "rate_per_hour": 0.001}]}),
             "--check", "robot-collisions", "--out", "f.parquet")  # fmt: skip
     done = fuzz(*args, cwd=tmp_path)

@@ -5,11 +5,13 @@ the fleet-manager API over HTTP (uvicorn on 127.0.0.1, a free port)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from fleetsim import Agent, Pose
+from fleetsim import Agent, MultiRobotSimulationCore, Pose
 from fleetsim.interfaces.rmf.fleet import RmfFleet
 from fleetsim.interfaces.rmf.server import RmfServer, make_app
 from fleetsim.site import Site
@@ -18,13 +20,22 @@ from ..conftest import make_sim
 from ..site.test_lifts import ELEVATIONS, TOWER
 from .test_server import Served
 
+MODES = pytest.mark.parametrize("mode", ["omnidirectional", "differential"])
 
-@pytest.mark.parametrize("mode", ["omnidirectional", "differential"])
-def test_a_navigate_on_each_level_is_driven_on_that_levels_floor(tmp_path: Path, mode: str) -> None:
+
+@contextlib.contextmanager
+def tower_sim(tmp_path: Path) -> Iterator[MultiRobotSimulationCore]:
+    """A simulation on the three-level tower (floors 4 m apart, one lift)."""
     path = tmp_path / "tower.building.yaml"
     path.write_text(TOWER)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_building(path))
+        yield sim
+
+
+@MODES
+def test_a_navigate_on_each_level_is_driven_on_that_levels_floor(tmp_path: Path, mode: str) -> None:
+    with tower_sim(tmp_path) as sim:
         # one robot a level, all at (0, 3); and a robot on L1 standing where the others go
         robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, z), sim_core=sim,
                                   name=f"bot_{level}", motion_mode=mode)
@@ -60,12 +71,9 @@ def test_a_navigate_on_each_level_is_driven_on_that_levels_floor(tmp_path: Path,
         fleet.stop_serving()
 
 
-@pytest.mark.parametrize("mode", ["omnidirectional", "differential"])
+@MODES
 def test_a_navigate_to_another_level_never_drops_below_the_start(tmp_path: Path, mode: str) -> None:
-    path = tmp_path / "tower.building.yaml"
-    path.write_text(TOWER)
-    with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
-        sim.set_site(Site.from_building(path))
+    with tower_sim(tmp_path) as sim:
         robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, 4.0), sim_core=sim,
                                 name="bot", motion_mode=mode)  # fmt: skip
         fleet = RmfFleet(sim, [robot], map_name="L1").start()

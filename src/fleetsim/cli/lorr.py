@@ -3,7 +3,6 @@ fleetsim's), on the kit's rules; the kit's output JSON, a summary, fleetsim's re
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from fleetsim.lorr.output import write_kit_output
 from fleetsim.lorr.problem import load_problem
 from fleetsim.lorr.recording import KitRecorder
 from fleetsim.lorr.summary import STALL_TICKS, run_row, write_lorr_results
+from fleetsim.outputs import check_writable
 
 app = typer.Typer(
     help="League of Robot Runners: host its entries on its problems.", no_args_is_help=True
@@ -124,11 +124,11 @@ def run(
     kit: KitRun | None = None
     try:
         timing.check()
-        _writable(output, "--output", (".json",))
+        check_writable(output, "--output", (".json",))
         if results is not None:
-            _writable(results, "--results", (".json", ".csv", ".parquet"))
+            check_writable(results, "--results", (".json", ".csv", ".parquet"))
         if record is not None:
-            _writable(record, "--record", (".mcap",))
+            check_writable(record, "--record", (".mcap",))
         problem = load_problem(problem_path(problem_file))
         for kind, path in files.items():
             unused = (
@@ -168,19 +168,6 @@ def run(
     _summary(run, wall, kit)
     if written:
         typer.echo("wrote " + ", ".join(str(p) for p in written))
-
-
-def _writable(path: Path, option: str, suffixes: tuple[str, ...]) -> None:
-    """`path` can be written when the run ends: checked before it begins."""
-    if path.suffix.lower() not in suffixes:
-        raise ConfigError(f"{option} {path}: give a {' or '.join(suffixes)} file")
-    if path.is_dir():
-        raise ConfigError(f"{option} {path}: a folder; give a file")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(f"{option} {path}: no folder {folder}; make it first")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ConfigError(f"{option} {path}: cannot write there (permissions)")
 
 
 def _fault_plan(text: str, seed: int) -> FaultPlan:

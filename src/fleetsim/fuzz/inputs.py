@@ -6,13 +6,13 @@ the results file (`--out`: somewhere it can be written)."""
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fleetsim.errors import ConfigError
+from fleetsim.outputs import check_writable
 from fleetsim.scenario import LoadedScenario, build
 from fleetsim.scenario.builder import body_counts
 from fleetsim.yaml_source import line_of, parse_bounded
@@ -81,10 +81,4 @@ def check_once(loaded: LoadedScenario, duration: float | None, seed: int) -> Non
 
 def check_out(out: Path) -> None:
     """`--out` can be written: a file (not a folder) in a folder that exists and is writable."""
-    if out.is_dir():
-        raise ConfigError(f"--out {out}: a folder; give a file (results.parquet)")
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise ConfigError(f"--out {out}: no folder {folder}; make it first")
-    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
-        raise ConfigError(f"--out {out}: cannot write there (permissions)")
+    check_writable(out, "--out")
