@@ -5,6 +5,7 @@ line, not a RecursionError or a machine out of memory), duplicate keys refused, 
 
 from __future__ import annotations
 
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from fleetsim.errors import ConfigError
 
 MAX_VALUES = 1_000_000  # values after expanding anchors and aliases ("billion laughs")
 MAX_DEPTH = 64  # nesting of mappings and lists
+
+
+_KEY_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def parse_bounded(text: str, path: Path | str, error: type[ConfigError] = ConfigError) -> Any:
@@ -118,6 +122,12 @@ def line_of(text: str, keys: typing.Sequence[str | int]) -> int | None:
         else:
             return line
     return line
+
+
+def parse_key_path(where: str) -> list[str | int]:
+    """'robots[2].grid.spacing' -> ['robots', 2, 'grid', 'spacing'] (the inverse of
+    `key_path`)."""
+    return [name if name else int(index) for name, index in _KEY_TOKEN.findall(where)]
 
 
 def key_path(keys: typing.Sequence[str | int]) -> str:

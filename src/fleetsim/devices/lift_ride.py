@@ -29,8 +29,6 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from fleetsim.site.rmf_lifts import LIFT_GAP_M, Lift
 
 if TYPE_CHECKING:
@@ -69,11 +67,12 @@ class LiftRides:
     # -- a driver's calls ---------------------------------------------------------------------
 
     def call(self, rider: str, lift: str, start: str, to: str, robot: Any,
-             radius: float = 0.5, share: bool = False) -> Ride:  # fmt: skip
+             radius: float | None = None, share: bool = False) -> Ride:  # fmt: skip
         """`rider` (at the lift's entry on `start`) asks for `lift` to ride to `to`; asking
         again is the same ride (a new destination replaces the old while not aboard).
-        `share`: it may ride along in another robot's session going its way, when its driver
-        can place two robots in one cabin."""
+        `radius`: the robot's footprint radius (default: its own, from its box). `share`: it
+        may ride along in another robot's session going its way, when its driver can place two
+        robots in one cabin."""
         ride = self.rides.get(rider)
         if ride is not None and ride.lift == lift and ride.phase != "done":
             if ride.phase == "called":
@@ -82,10 +81,19 @@ class LiftRides:
             return ride
         if ride is not None:
             self.cancel(rider)
+        if radius is None:
+            radius = self._radius(robot)
         ride = Ride(rider, lift, start, to, robot, float(radius), share=share)
         self.rides[rider] = ride
         self._queue(ride)
         return ride
+
+    def _radius(self, robot: Any) -> float:
+        """The robot's footprint radius: half the diagonal of its box in the plane."""
+        bodies = self.lifts.sim.world.bodies
+        row = bodies.row(int(self.lifts.sim.handles_of([robot])[0]))
+        w, d = (bodies["aabb_local_max"][row] - bodies["aabb_local_min"][row])[:2]
+        return float(math.hypot(w, d) / 2)
 
     def _queue(self, ride: Ride) -> None:
         device = self.lifts[ride.lift]
@@ -167,25 +175,27 @@ class LiftRides:
         (vx, vy, _), _yaw_rate = ride.robot.get_velocity()
         if math.hypot(vx, vy) > STILL_MPS or ride.robot.is_moving:
             return False
-        lx, ly = _local(spec, ride.robot.get_pose().position[:2])
-        return abs(lx) <= spec.width / 2 and abs(ly) <= spec.depth / 2
+        lx, ly = spec.local(ride.robot.get_pose().position[:2])[0]
+        return bool(abs(lx) <= spec.width / 2 and abs(ly) <= spec.depth / 2)
 
     def clear_of_shaft(self, lift: str, xy: Any, radius: float) -> bool:
         """Whether a robot of footprint `radius` at `xy` is out of the lift's shaft by
         `CLEAR_M` (the rule for letting go, for every driver)."""
         spec = self.specs[lift]
-        lx, ly = _local(spec, xy)
+        lx, ly = spec.local(xy)[0]
         reach_w = spec.width / 2 + LIFT_GAP_M + radius + CLEAR_M
         reach_d = spec.depth / 2 + LIFT_GAP_M + radius + CLEAR_M
-        return abs(lx) > reach_w or abs(ly) > reach_d
+        return bool(abs(lx) > reach_w or abs(ly) > reach_d)
 
     def _parked_out(self, ride: Ride, xy: Any) -> bool:
         """The robot stopped for good just outside the cabin (its goal is by the lift)."""
         if ride.robot.is_moving:
             return False
         spec = self.specs[ride.lift]
-        lx, ly = _local(spec, xy)
-        return abs(lx) > spec.width / 2 + ride.radius or abs(ly) > spec.depth / 2 + ride.radius
+        lx, ly = spec.local(xy)[0]
+        return bool(
+            abs(lx) > spec.width / 2 + ride.radius or abs(ly) > spec.depth / 2 + ride.radius
+        )
 
     # -- every step ---------------------------------------------------------------------------
 
@@ -272,10 +282,3 @@ class LiftRides:
 def _short(rider: str | None) -> str:
     """A requester without the driver's prefix ("robot:amr_0" -> "amr_0")."""
     return (rider or "").split(":", 1)[-1]
-
-
-def _local(spec: Lift, xy: Any) -> tuple[float, float]:
-    """A point in the cabin's frame (x along its width, y along its depth)."""
-    c, s = math.cos(spec.yaw), math.sin(spec.yaw)
-    dx, dy = float(np.asarray(xy)[0]) - spec.x, float(np.asarray(xy)[1]) - spec.y
-    return dx * c + dy * s, -dx * s + dy * c

@@ -131,13 +131,11 @@ class StallWatch:
             ):
                 continue  # queued behind a robot that moves on: not stalled
             job = fleet.job[i]
-            waits = t.lift_rides.waits_for(i)
+            waits = t.lift_rides.waits_for(i)  # a lift: its level, doors and who holds it
             closed = t.closures.waiting.get(i)
-            if waits is not None:
-                pass  # a lift: named with its level, doors and who holds it
-            elif closed is not None:
+            if waits is None and closed is not None:
                 waits = f"lane {t.graph.names[closed[0]]}->{t.graph.names[closed[1]]} (closed)"
-            elif node >= 0:
+            elif waits is None and node >= 0:
                 how = "in the way: " if t.giving_way_to[i] == blocker else "held by "
                 by = f" ({how}{fleet.robots[blocker].name})" if blocker >= 0 else ""
                 waits = f"node {t.graph.names[node]}{by}"

@@ -15,11 +15,10 @@ from fleetsim.errors import ConfigError
 from fleetsim.outputs import check_writable
 from fleetsim.scenario import LoadedScenario, build
 from fleetsim.scenario.builder import body_counts
-from fleetsim.yaml_source import line_of, parse_bounded
+from fleetsim.yaml_source import line_of, parse_bounded, parse_key_path
 
 CHECK_IN_FULL = 10_000  # bodies: larger scenarios are checked by their first run
 _KEY = re.compile(r"^(?P<head>.*?): (?P<key>faults(?:[.\[][^:\s]*)?): (?P<rest>.*)$", re.DOTALL)
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ def in_faults_file(exc: ConfigError, source: FaultsSource | None) -> ConfigError
     if source is None or source.path is None or found is None:
         return exc
     key = found.group("key")
-    keys: list[str | int] = [n if n else int(i) for n, i in _TOKEN.findall(key)]
+    keys = parse_key_path(key)
     keys = keys if source.wrapped else keys[1:]
     line = line_of(source.text, keys)
     shown = key if source.wrapped else key.removeprefix("faults").lstrip(".")

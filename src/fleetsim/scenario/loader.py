@@ -7,7 +7,6 @@ mean 'spacing'?`.
 from __future__ import annotations
 
 import itertools
-import re
 import types
 import typing
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ import yaml
 
 from fleetsim.errors import AssetNotFoundError, ConfigError, closest
 from fleetsim.scenario.schema import Scenario
-from fleetsim.yaml_source import key_path, parse_bounded
+from fleetsim.yaml_source import key_path, parse_bounded, parse_key_path
 from fleetsim.yaml_source import line_of as _line_of
 
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "scenarios"
@@ -43,7 +42,7 @@ class LoadedScenario:
 
     def line_of(self, where: str) -> int | None:
         """The line of a key path such as "robots[0].plugins[1]" in the file, if found."""
-        keys: list[str | int] = [n if n else int(i) for n, i in _TOKEN.findall(where)]
+        keys = parse_key_path(where)
         return _line_of(self.text, keys)
 
     def at(self, where: str) -> str:
@@ -129,8 +128,6 @@ def parse_yaml(text: str, path: Path) -> dict[str, Any]:
 
 # -- overrides ----------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
 
 def apply_override(data: dict[str, Any], item: str) -> None:
     """Set `key.path[0].leaf=value` in `data`; the value is read as YAML (numbers, lists, ...)."""
@@ -139,7 +136,7 @@ def apply_override(data: dict[str, Any], item: str) -> None:
         raise ScenarioError(
             f"--set needs key=value (for example simulation.target_rtf=2), got '{item}'"
         )
-    steps: list[str | int] = [name if name else int(index) for name, index in _TOKEN.findall(key)]
+    steps = parse_key_path(key)
     node: Any = data
     for step, following in itertools.pairwise(steps):
         if isinstance(step, int):

@@ -42,9 +42,16 @@ class Lift:
         corners += (self.x, self.y)
         return corners
 
+    def local(self, xy: Any) -> np.ndarray:
+        """Points (N, 2), or one (2,), in the cabin's frame: x along its width, y its depth."""
+        out: np.ndarray = (np.asarray(xy, dtype=float).reshape(-1, 2) - (self.x, self.y)) @ (
+            self._turn()
+        )
+        return out
+
     def contains(self, xy: np.ndarray) -> np.ndarray:
         """Which points (N, 2) lie in the shaft (edges included)."""
-        local = (np.asarray(xy, dtype=float).reshape(-1, 2) - (self.x, self.y)) @ self._turn()
+        local = self.local(xy)
         w, d = self.width / 2 + LIFT_GAP_M + 1e-9, self.depth / 2 + LIFT_GAP_M + 1e-9
         inside: np.ndarray = (np.abs(local[:, 0]) <= w) & (np.abs(local[:, 1]) <= d)
         return inside

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from fleetsim.site import Site
 
-RADIUS_M = 0.5  # the robot's footprint radius, for the lift's clearance rule
-
 
 @dataclass
 class Across:
@@ -81,7 +79,7 @@ def step(across: Across, robot: Any, lifts: Any) -> bool:
     lift, here, there = across.lifts[across.leg]
     rides = lifts.rides
     if across.phase == "call":
-        rides.call(across.requester, lift, here, there, robot, RADIUS_M)
+        rides.call(across.requester, lift, here, there, robot)
         if rides.may_enter(across.requester):
             robot.set_waypoints([across.cabin], [0.0], tolerance=0.05, align_orientation=False)
             across.phase = "enter"

@@ -45,43 +45,47 @@ class DoorGuard:
         rows = bodies.rows(sim.handles_of(robots))
         half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
         self._reach = np.hypot(half[:, 0], half[:, 1]) + MARGIN_M
-        self._brake = np.array([r.spawn_params.max_linear_accel for r in robots], dtype=float)
+        self._brake = np.maximum([r.spawn_params.max_linear_accel for r in robots], 1e-6)
+        self._motion = np.array([r.motion_handle for r in robots], dtype=np.int64)
+        self._ends = np.array([d.ends for d in self.doors], dtype=float).reshape(-1, 2, 2)
+        self._elevation = np.array([d.elevation for d in self.doors], dtype=float)
 
     def step(self, xy: np.ndarray, z: np.ndarray, running: np.ndarray) -> None:
         """Hold robots about to meet a door that is not open; let held robots go on once it
-        is; note stalls."""
+        is; note stalls. Array operations over the robots and doors; Python only for the
+        robots held or let go."""
         if not self.doors:
             return
         now = self.sim.sim_time
         for k, (name, since) in list(self.held.items()):
             door = self.sim.doors[name]
             if door.mode.value == "open" or not running[k]:
-                self.robots[k].release()
-                self.held.pop(k)
-                stall = self._open.pop(k, None)
-                if stall is not None:
-                    stall.ended = now
+                self.forget(k)
             elif now - since >= self.stall_after_s and k not in self._open:
                 stall = DoorStall(since + self.stall_after_s, self.robots[k].name, name, since)
                 self._open[k] = stall
                 self.stalls.append(stall)
-        for k in np.flatnonzero(running).tolist():
-            if k in self.held:
-                continue
-            (vx, vy, _), _ = self.robots[k].get_velocity()
-            speed = float(np.hypot(vx, vy))
-            if speed < 1e-3:
-                continue
-            ahead = speed * speed / (2 * max(self._brake[k], 1e-6)) + self._reach[k]
-            ahead += 2 * speed * self.sim.params.timestep
-            end = xy[k] + np.array([vx, vy]) / speed * ahead
-            for door in self.doors:
-                if door.mode.value == "open" or abs(door.elevation - z[k]) > LEVEL_M:
-                    continue
-                if _crosses(xy[k], end, door.ends[0], door.ends[1]):
-                    self.robots[k].hold()
-                    self.held[k] = (door.name, now)
-                    break
+        closed = np.array([d.mode.value != "open" for d in self.doors])
+        if not closed.any():
+            return
+        agents = self.sim.world.motion.agents
+        vel = agents["vel"][agents.rows(self._motion), :2]
+        speed = np.hypot(vel[:, 0], vel[:, 1])
+        free = running & (speed > 1e-3)
+        free[list(self.held)] = False
+        ks = np.flatnonzero(free)
+        if not ks.size:
+            return
+        v = speed[ks]
+        ahead = v * v / (2 * self._brake[ks]) + self._reach[ks] + 2 * v * self.sim.params.timestep
+        p = xy[ks]
+        q = p + vel[ks] / v[:, None] * ahead[:, None]
+        hits = _crosses(p, q, self._ends[:, 0], self._ends[:, 1])  # (robots, doors)
+        hits &= closed & (np.abs(self._elevation[None, :] - z[ks, None]) <= LEVEL_M)
+        for row in np.flatnonzero(hits.any(axis=1)).tolist():
+            k, door = int(ks[row]), self.doors[int(np.argmax(hits[row]))]
+            self.robots[k].hold()
+            self.held[k] = (door.name, now)
 
     def forget(self, k: int) -> None:
         """Robot k has a new command: held or not, it is looked at afresh."""
@@ -97,12 +101,18 @@ class DoorGuard:
         return held[0] if held is not None else None
 
 
-def _crosses(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether segments p-q and a-b meet."""
+def _crosses(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Which segments p-q (N, 2) meet which segments a-b (D, 2): (N, D) bool."""
 
-    def side(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> float:
-        return float((v[0] - u[0]) * (w[1] - u[1]) - (v[1] - u[1]) * (w[0] - u[0]))
+    def side(u: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (v[..., 0] - u[..., 0]) * (w[..., 1] - u[..., 1]) - (
+            v[..., 1] - u[..., 1]
+        ) * (w[..., 0] - u[..., 0])
+        return out
 
-    d1, d2 = side(a, b, p), side(a, b, q)
-    d3, d4 = side(p, q, a), side(p, q, b)
-    return d1 * d2 <= 0 and d3 * d4 <= 0 and (d1, d2, d3, d4) != (0, 0, 0, 0)
+    pn, qn, ad, bd = p[:, None], q[:, None], a[None, :], b[None, :]
+    d1, d2 = side(ad, bd, pn), side(ad, bd, qn)
+    d3, d4 = side(pn, qn, ad), side(pn, qn, bd)
+    touching = (d1 == 0) & (d2 == 0) & (d3 == 0) & (d4 == 0)
+    crosses: np.ndarray = (d1 * d2 <= 0) & (d3 * d4 <= 0) & ~touching
+    return crosses

@@ -237,7 +237,8 @@ class RmfFleet:
             crossing[k] = not across.step(way, self.robots[k], self.sim.lifts)
             if not crossing[k]:
                 del self._across[k]  # (the lift is let go by its service once out of the shaft)
-        self.doors.step(xy, self._heights(), running)
+        if self.doors.doors:  # (a site with doors: held short of those not open)
+            self.doors.step(xy, self._heights(), running)
         for k in np.flatnonzero(running & ~crossing & (left <= ARRIVED_M + 1e-6)).tolist():
             if not self.robots[k].is_moving:  # aligned too
                 self.completed[k], self.cmd_id[k] = self.cmd_id[k], NO_COMMAND

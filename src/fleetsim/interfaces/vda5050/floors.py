@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from fleetsim.site import Site
     from fleetsim.site.rmf_building import Lift
 
-RADIUS_M = 0.5  # the vehicle's footprint radius, for the lift's clearance rule
-
 
 class Floors:
     """One vehicle's lift rides (none on a site of one level)."""
@@ -94,7 +92,7 @@ class Floors:
     def _called(self, lift: str, level: str, to: str) -> bool:
         """The lift is asked to `level` for this vehicle, to ride to `to`; there for it?"""
         rides = self.lifts.rides
-        rides.call(self.requester, lift, level, to, self.robot, RADIUS_M)
+        rides.call(self.requester, lift, level, to, self.robot)
         return bool(rides.may_enter(self.requester))
 
     def _ride(self) -> Any:
