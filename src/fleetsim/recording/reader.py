@@ -103,7 +103,11 @@ class Recording:
 
     def _salvage(self, why: str) -> None:
         """Read the file record by record from now on (`Salvaged`), saying what was lost."""
-        salvaged = Salvaged(self._file)
+        try:  # where the chunks start, if the file's summary can say
+            chunk_starts = [c.chunk_start_offset for c in self._reader.get_summary().chunk_indexes]
+        except Exception:  # (no summary: a killed run; or a damaged one)
+            chunk_starts = []
+        salvaged = Salvaged(self._file, chunk_starts)
         self._reader = salvaged
         lost = []
         if salvaged.damaged:

@@ -5,20 +5,54 @@ and usually with half a chunk at the end; a file damaged on disk or in transfer 
 whose bytes are wrong (their CRC or compression fails). The indexed reader cannot read past
 either; this one reads the file from the start, record by record (opcode, length, body): a
 record that does not parse is skipped and counted (`damaged`), the reading goes on with the
-next, and stops at a record that runs past the end (cut short). It keeps the schemas, channels,
+next (a record whose length is damaged: with the next chunk), and stops at a record that runs
+past the end with nothing whole after it (cut short). It keeps the schemas, channels,
 metadata and messages found, answers the few questions `Recording` asks of a reader
 (`iter_messages`, `get_summary`, `iter_metadata`), and says how much it read.
 """
 
 from __future__ import annotations
 
+import bisect
 import io
-from collections.abc import Iterator
+import mmap
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 MAGIC = b"\x89MCAP0\r\n"
-FOOTER = 0x02
+FOOTER, CHUNK = 0x02, 0x06
+OPCODES = frozenset(range(0x01, 0x10))  # the MCAP records fleetsim's writer and mcap write
+
+
+def _whole(file: IO[bytes]) -> Any:
+    """The file's bytes: mapped, not read, where it is a file on disk."""
+    try:
+        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, io.UnsupportedOperation):  # (empty, or not a real file)
+        file.seek(0)
+        return file.read()
+
+
+def _end_of_record(data: Any, at: int) -> int | None:
+    """Where the record at `at` ends, or None where its opcode is not MCAP's or its length
+    runs past the end of the file."""
+    if at + 9 > len(data) or data[at] not in OPCODES:
+        return None
+    end = at + 9 + int.from_bytes(data[at + 1 : at + 9], "little")
+    return end if end <= len(data) else None
+
+
+def _next_chunk(data: Any, start: int) -> int | None:
+    """The first place from `start` that has a chunk's shape: the chunk opcode, a length that
+    fits, and the end of the file or another whole record after it."""
+    at = data.find(bytes([CHUNK]), start)
+    while at != -1:
+        end = _end_of_record(data, at)
+        if end is not None and end > at + 9 and (end == len(data) or _end_of_record(data, end)):
+            return int(at)
+        at = data.find(bytes([CHUNK]), at + 1)
+    return None
 
 
 @dataclass
@@ -31,10 +65,15 @@ class _Summary:
 
 
 class Salvaged:
-    """What can be read from an MCAP file that was cut short (no footer): its schemas, channels,
-    messages and metadata, by streaming it."""
+    """What can be read from an MCAP file that was cut short (no footer) or damaged: its
+    schemas, channels, messages and metadata, by streaming it.
 
-    def __init__(self, file: IO[bytes]) -> None:
+    `chunk_starts` are where the file's summary says its chunks begin, when it has one: a
+    record whose length is damaged is then skipped to the next chunk. Without them the next
+    chunk is found by its shape (a chunk opcode, a length that fits, another record after it).
+    """
+
+    def __init__(self, file: IO[bytes], chunk_starts: Sequence[int] = ()) -> None:
         from mcap.records import Channel, Message, Metadata, Schema
 
         self._summary = _Summary()
@@ -43,27 +82,27 @@ class Salvaged:
         self.complete = False  # the file ended where it should (a footer was read)
         self.damaged = 0  # records that did not parse (bad bytes), skipped
         self.stopped_at: int | None = None  # where a record ran past the end, if one did
-        file.seek(0, io.SEEK_END)
-        size = file.tell()
-        file.seek(0)
-        if file.read(len(MAGIC)) != MAGIC:
+        data = _whole(file)
+        if data[: len(MAGIC)] != MAGIC:
             self.stopped_at = 0
             return
-        while True:
-            at = file.tell()
-            top = file.read(9)
-            if len(top) < 9:
-                self.stopped_at = at if top else None  # (nothing after the last record)
-                break
-            opcode, length = top[0], int.from_bytes(top[1:], "little")
-            if at + 9 + length > size:
-                self.stopped_at = at  # cut short here (or a length damaged: nothing after it)
-                break
-            body = file.read(length)
-            if opcode == FOOTER:
+        starts = sorted(k for k in set(chunk_starts) if 0 < k < len(data) and data[k] == CHUNK)
+        at = len(MAGIC)
+        while at < len(data):
+            end = _end_of_record(data, at)
+            after = bisect.bisect_right(starts, at)  # the next chunk the summary knows of
+            if end is None or (after < len(starts) and end > starts[after]):
+                found = starts[after] if after < len(starts) else _next_chunk(data, at + 1)
+                if found is None:
+                    self.stopped_at = at  # cut short here: nothing whole after it
+                    break
+                self.damaged += 1  # a record whose opcode or length is wrong
+                at = found
+                continue
+            if data[at] == FOOTER:
                 self.complete = True
                 break
-            for record in self._records(top + body):
+            for record in self._records(bytes(data[at:end])):
                 if isinstance(record, Message):
                     self._messages.append(record)
                 elif isinstance(record, Schema):
@@ -72,6 +111,7 @@ class Salvaged:
                     self._summary.channels[record.id] = record
                 elif isinstance(record, Metadata):
                     self._metadata.append(record)
+            at = end
         self._messages.sort(key=lambda m: m.log_time)
 
     def _records(self, raw: bytes) -> list[Any]:
