@@ -1,7 +1,8 @@
 """`Table`: a growable struct-of-arrays with stable integer handles and swap-remove.
 
 Rows are dense (`0..size-1`) so every column is one contiguous NumPy view; handles never change
-and are never reused, so a `SimObject` can keep its handle while rows move under it.
+and are never reused, so a `SimObject` can keep its handle while rows move under it. The map
+from handle to row (`HandleMap`) gives back the memory of handles long removed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from fleetsim.errors import ObjectRemovedError
+from fleetsim.state.handle_map import HandleMap
 
 IntArray = NDArray[np.int64]
 
@@ -48,10 +50,8 @@ class Table:
         self._data = {name: self._alloc(col, self._capacity) for name, col in self._columns.items()}
         self._views: dict[str, np.ndarray] = {}  # live-row views, until the size or data change
         self._row_to_handle = np.full(self._capacity, -1, dtype=np.int64)
-        # Row of each handle from `_base` on (handles below it are all dead, after a clear).
-        self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
-        self._base = 0
-        self._next_handle = 0
+        self._map = HandleMap()  # row of each handle issued
+        self._base = 0  # handles below this were removed by a `clear`
         self.version = 0  # bumped when rows come or go, and by writers that need it noticed
         self.layout = 0  # bumped when rows move or go: rows looked up before stay valid till then
 
@@ -113,11 +113,8 @@ class Table:
         for name, col in self._columns.items():
             arr = self._data[name]
             arr[start:stop] = prepared.get(name, col.default)
-        handles = np.arange(self._next_handle, self._next_handle + count, dtype=np.int64)
-        self._reserve_handles(self._next_handle + count)
-        self._next_handle += count
+        handles = self._map.issue(np.arange(start, stop, dtype=np.int64))
         self._row_to_handle[start:stop] = handles
-        self._handle_to_row[handles - self._base] = np.arange(start, stop)
         self._size = stop
         self._views = {}
         self.version += 1
@@ -130,16 +127,13 @@ class Table:
         """
         row = self._size
         self._reserve(row + 1)
-        self._reserve_handles(self._next_handle + 1)
         try:
             for name, col in self._columns.items():
                 self._data[name][row] = values.get(name, col.default)
         except (ValueError, TypeError):
             return None  # the row is beyond `size`, so nothing is visible
-        handle = self._next_handle
-        self._next_handle += 1
+        handle = self._map.issue_one(row)
         self._row_to_handle[row] = handle
-        self._handle_to_row[handle - self._base] = row
         self._size = row + 1
         self._views = {}
         self.version += 1
@@ -159,25 +153,14 @@ class Table:
         self._row_to_handle = r2h
         self._capacity = cap
 
-    def _reserve_handles(self, n: int) -> None:
-        n -= self._base
-        if n <= len(self._handle_to_row):
-            return
-        h2r = np.full(max(n, 2 * len(self._handle_to_row)), -1, dtype=np.int64)
-        h2r[: len(self._handle_to_row)] = self._handle_to_row
-        self._handle_to_row = h2r
-
     def is_alive(self, handle: int) -> bool:
         """Whether `handle` names a row."""
-        return (
-            self._base <= handle < self._next_handle
-            and self._handle_to_row[handle - self._base] >= 0
-        )
+        return self._base <= handle < self._map.issued and self._map.row(handle) >= 0
 
     def row(self, handle: int) -> int:
         """Row of a live handle; raises ObjectRemovedError for a removed or unknown one."""
-        if self._base <= handle < self._next_handle:
-            r = int(self._handle_to_row[handle - self._base])
+        if self._base <= handle < self._map.issued:
+            r = self._map.row(handle)
             if r >= 0:
                 return r
         raise ObjectRemovedError(
@@ -187,11 +170,12 @@ class Table:
     def rows(self, handles: ArrayLike) -> IntArray:
         """Rows of live handles, shape like `handles`; raises ObjectRemovedError if any is dead."""
         h = np.asarray(handles, dtype=np.int64)
-        if h.size and (h.min() < self._base or h.max() >= self._next_handle):
-            if h.min() >= 0 and h.max() < self._next_handle:
+        low, top = (int(h.min()), int(h.max())) if h.size else (self._base, -1)
+        if low < self._base or top >= self._map.issued:
+            if low >= 0 and top < self._map.issued:
                 raise ObjectRemovedError("some handles refer to bodies removed by a reset")
             raise ObjectRemovedError("some handles were never issued by this table")
-        r = self._handle_to_row[h - self._base] if self._base else self._handle_to_row[h]
+        r = self._map.rows(h, top)
         if h.size and r.min() < 0:
             dead = h[r < 0][:5].tolist()
             raise ObjectRemovedError(f"handles {dead} refer to removed bodies")
@@ -206,9 +190,9 @@ class Table:
                 arr[row] = arr[last]
             moved_handle = self._row_to_handle[last]
             self._row_to_handle[row] = moved_handle
-            self._handle_to_row[moved_handle - self._base] = row
+            self._map.move(int(moved_handle), row)
         self._row_to_handle[last] = -1
-        self._handle_to_row[handle - self._base] = -1
+        self._map.remove(handle)
         self._size = last
         self._views = {}
         self.version += 1
@@ -216,9 +200,9 @@ class Table:
 
     def clear(self) -> None:
         """Remove every row. Old handles become dead; new handles keep counting up, and the
-        handle map starts afresh (it does not grow with every body ever made)."""
-        self._base = self._next_handle
-        self._handle_to_row = np.full(self._capacity, -1, dtype=np.int64)
+        handle map gives its memory back."""
+        self._base = self._map.issued
+        self._map.clear()
         self._row_to_handle[:] = -1
         self._size = 0
         self._views = {}
