@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from fleetsim.site.rmf_lifts import LIFT_GAP_M, Lift
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 CLEAR_M = 0.3  # out of the shaft by the robot's radius and this: the robot is off the lift
 BOARD_WAIT_S = 15.0  # a guest that has not boarded this long after the doors opened goes back
 STILL_MPS = 1e-3
+SLOT_GAP_M = 0.25  # between two robots' footprint circles side by side in a cabin
 
 
 @dataclass
@@ -124,7 +127,14 @@ class LiftRides:
         if not self.lifts.board(ride.lift, rider, ride.robot):
             return False  # full
         ride.phase = "aboard"
-        self._depart(self.lifts[ride.lift])
+        device = self.lifts[ride.lift]
+        self._admit(device, [r for r in self.rides.values() if r.lift == ride.lift])
+        if device.session == rider:  # the cabin waits for its guests from now on
+            for guest in device.guests:
+                other = self.rides.get(guest)
+                if other is not None and other.phase == "called":
+                    other.since = self.lifts.sim.sim_time
+        self._depart(device)
         return True
 
     def arrived(self, rider: str) -> bool:
@@ -167,7 +177,48 @@ class LiftRides:
         """The rider's ride, if it has one under way."""
         return self.rides.get(rider)
 
+    def join(self, rider: str, holder: str, robot: Any, radius: float | None = None) -> bool:
+        """`rider`, next in line behind `holder` at the lift's entry and bound for the same
+        level, rides in holder's session when both may share a cabin, the cabin is at their
+        level for holder and has not left, and it has room; nothing is booked otherwise."""
+        theirs = self.rides.get(holder)
+        if theirs is None or not theirs.share or not self._open(theirs):
+            return False
+        mine = self.rides.get(rider)
+        if mine is not None and mine.phase != "called":
+            return False
+        ride = self.call(rider, theirs.lift, theirs.start, theirs.to, robot, radius, share=True)
+        if rider in self.lifts[ride.lift].guests or self.lifts.admit(ride.lift, rider):
+            ride.since = ride.since or self.lifts.sim.sim_time  # (the boarding wait starts)
+            return True
+        self.cancel(rider)
+        return False
+
+    def _open(self, holder: Ride) -> bool:
+        """Whether holder's cabin stands at its level for it and has not been sent on."""
+        device = self.lifts[holder.lift]
+        return bool(
+            device.session == holder.rider
+            and holder.phase in ("called", "aboard")
+            and device.level == holder.start
+            and device.target in (None, holder.start)
+        )
+
     # -- geometry: one rule for in the cabin and out of the shaft -------------------------------
+
+    def slots(self, lift: str, radius: float, entry_xy: Any) -> np.ndarray:
+        """Where robots of footprint `radius` stand in the cabin (world (k, 2)): side by side
+        across the way in from `entry_xy`, `SLOT_GAP_M` apart, as many as fit and the capacity
+        allows; the cabin's centre alone when two do not fit."""
+        spec, capacity = self.specs[lift], self.lifts[lift].capacity
+        ex, ey = spec.local(entry_xy)[0]
+        along_x = abs(ey) > abs(ex)  # in along the cabin's depth: side by side along its width
+        room, other = (spec.width, spec.depth) if along_x else (spec.depth, spec.width)
+        pitch = 2 * radius + SLOT_GAP_M
+        count = min(capacity, int(room // pitch)) if 2 * radius <= other else 1
+        local = np.zeros((max(count, 1), 2))
+        local[:, 0 if along_x else 1] = (np.arange(len(local)) - (len(local) - 1) / 2) * pitch
+        return spec.world(local)
 
     def inside(self, ride: Ride) -> bool:
         """The robot stands still inside the cabin (its centre within the cabin's floor)."""
@@ -231,15 +282,17 @@ class LiftRides:
                         self.done += 1
 
     def _admit(self, device: LiftDevice, rides: list[Ride]) -> None:
-        """Robots queued where the cabin stands for a session going their way ride along."""
+        """Robots queued where the cabin stands for a session going their way (its holder
+        not yet gone) ride along."""
         holder = self.rides.get(device.session or "")
-        if holder is None or holder.phase != "called" or device.level != holder.start:
+        if holder is None or not holder.share or not self._open(holder):
             return
         for ride in rides:
-            if (ride.phase == "called" and ride.share and holder.share and ride is not holder
+            if (ride.phase == "called" and ride.share and ride is not holder
                     and ride.start == holder.start and ride.to == holder.to
-                    and ride.rider not in device.guests):  # fmt: skip
-                self.lifts.admit(device.name, ride.rider)
+                    and ride.rider not in device.guests
+                    and self.lifts.admit(device.name, ride.rider)):  # fmt: skip
+                ride.since = ride.since or self.lifts.sim.sim_time
 
     def _depart(self, device: LiftDevice) -> None:
         """The cabin leaves for the session's level once everyone of it who may board has."""

@@ -30,6 +30,8 @@ def in_the_way(t: TrafficControl, i: int, way: list[int]) -> int:
             continue
         if level[t.routes[j][int(t.tail[j])]] != level[m]:
             continue  # on another floor
+        if t.lift_rides.sharing and t.lift_rides.mates(i, j, way[-1]):
+            continue  # riding one cabin together: each drives to its own spot in it
         px, py = float(xy[j, 0]), float(xy[j, 1])
         for a, b in itertools.pairwise(way):
             if to_segment(px, py, xs[a], ys[a], xs[b], ys[b]) < t.clearance:

@@ -8,6 +8,12 @@ level) and calls the lift only from there, on the last lane into the entry or st
 It enters the cabin once the cabin is there with its doors open for it, boards standing on the
 lift's node, and drives out when the cabin has carried it to the other level.
 
+A cabin that has room for two of the fleet's robots side by side (and a capacity of two or
+more) carries robots going the same way together: each stands on a spot of its own in the
+cabin (`spots`: where the cabin's node is for that robot), and the robot next in line at the
+entry, bound for the same level, joins the session of the robot entering (the cabin waits for
+it to board). Robots of one session do not keep each other off the cabin's nodes.
+
 A robot waiting for a lift waits for whoever holds the lift: that is an edge of traffic
 control's wait-for graph (`holder`), so a robot holding a lift while it waits for the waiting
 robot is a deadlock, found and undone like any other; a lift that is not moving is no
@@ -18,6 +24,8 @@ from __future__ import annotations
 
 import itertools
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     from fleetsim.fleet.traffic import TrafficControl
@@ -38,6 +46,14 @@ class LiftPassage:
             a, b = int(g.lane_from[lane]), int(g.lane_to[lane])
             self.rides[(a, b)] = self.rides[(b, a)] = lift
         self.stops = {a for a, _ in self.rides}  # lift nodes
+        self.cabins: dict[str, list[int]] = {}  # lift -> its nodes (one a level)
+        for (a, _b), lift in sorted(self.rides.items()):
+            if a not in self.cabins.setdefault(lift, []):
+                self.cabins[lift].append(a)
+        self.spots: dict[int, dict[int, tuple[float, float]]] = {}  # robot -> cabin node -> xy
+        self._slots: dict[tuple[str, int], Any] = {}  # (lift, entry) -> spots in its cabin
+        lifts = traffic.sim.lifts
+        self.sharing = lifts is not None and any(lifts[name].capacity > 1 for name in self.cabins)
         self.index = {f"{PREFIX}{robot.name}": k for k, robot in enumerate(traffic.robots)}
         self.waiting: dict[str, set[int]] = {}  # lift -> robots asleep until it changes
         self.rides_done = 0
@@ -89,10 +105,14 @@ class LiftPassage:
         lift = self.rides[(cabin, beyond)]
         if int(self.t.next[i]) < k - 1:
             return False  # not at the entry yet: asked again as it drives on (awake)
-        rider = self._rider(i)
+        rider, entry = self._rider(i), route[k - 1]
+        share = len(self._slots_of(lift, entry)) > 1
         rides.call(rider, lift, self._level(cabin), self._level(beyond), self.t.robots[i],
-                   self.t.radius)  # fmt: skip
+                   self.t.radius, share=share)  # fmt: skip
         if rides.may_enter(rider):
+            self._take_spot(i, lift, entry)
+            if share:
+                self._next_in_line(i, entry, cabin)
             return True
         self.t._wait(i, cabin)  # waits for the lift (its holder: `holder`)
         self.waiting.setdefault(lift, set()).add(i)
@@ -122,6 +142,10 @@ class LiftPassage:
             ride = rides.riding(rider)
         rides.redirect(rider, self._level(b))  # (its route changed since it called)
         if ride.phase == "called":
+            if ride.share and rides.lifts[lift].session == rider:
+                k = _index(self.t.routes[i], a, int(self.t.next[i]) - 2)
+                if k > 0:
+                    self._next_in_line(i, self.t.routes[i][k - 1], a)
             if self.t.standing_on(i) != a:
                 return False  # still driving in: asked again next step (awake)
             if not rides.board(rider):
@@ -133,6 +157,83 @@ class LiftPassage:
             return True
         self._sleep(i, lift)
         return False
+
+    # -- sharing a cabin ----------------------------------------------------------------------
+
+    def _slots_of(self, lift: str, entry: int) -> Any:
+        """The spots in the lift's cabin for the fleet's robots coming in from `entry`."""
+        key = (lift, entry)
+        if key not in self._slots:
+            xy = self.t.graph.xy[entry]
+            self._slots[key] = self.lifts.rides.slots(lift, self.t.radius, xy)
+        return self._slots[key]
+
+    def _take_spot(self, i: int, lift: str, entry: int) -> None:
+        """Robot i's spot in the cabin: one no robot of its session stands on (none where the
+        cabin has room for one robot only: the cabin's node)."""
+        slots = self._slots_of(lift, entry)
+        self.spots.pop(i, None)
+        if len(slots) < 2:
+            return
+        cabin = self.cabins[lift][0]
+        taken = {self.spots[j][cabin] for j in self._session(lift) if j in self.spots}
+        xy = next((p for p in map(tuple, slots.tolist()) if p not in taken), None)
+        if xy is not None:
+            self.spots[i] = dict.fromkeys(self.cabins[lift], (float(xy[0]), float(xy[1])))
+
+    def _session(self, lift: str) -> list[int]:
+        """The fleet robots of the lift's session (its holder and guests)."""
+        device = self.lifts[lift]
+        return [self.index[r] for r in (device.session, *device.guests) if r in self.index]
+
+    def _next_in_line(self, i: int, entry: int, cabin: int) -> None:
+        """Robots waiting for the entry robot i entered the cabin from (refused it, or a stretch
+        ending there) or holding it, bound for the level it rides to, join its session while
+        the cabin has room."""
+        t, rides = self.t, self.lifts.rides
+        ride = rides.riding(self._rider(i))
+        if ride is None or float(np.hypot(*(t.graph.xy[entry] - t.graph.xy[cabin]))) <= (
+            t.clearance
+        ):  # (robot i keeps the entry while in the cabin: no one can follow it in)
+            return
+        behind = set(t._waiters.get(entry, ()))
+        if int(t.owner[entry]) not in (-1, i):
+            behind.add(int(t.owner[entry]))
+        for j in sorted(behind, key=lambda j: (t.waiting_since[j], j)):
+            route, nxt = t.routes[j], int(t.next[j])
+            k = _index(route, entry, nxt - 1)
+            if (
+                k >= 0
+                and k + 2 < len(route)
+                and route[k + 1] == cabin
+                and self.rides.get((cabin, route[k + 2])) == ride.lift
+                and self._level(route[k + 2]) == ride.to
+            ):
+                rides.join(self._rider(j), self._rider(i), t.robots[j], t.radius)
+
+    def mates(self, i: int, j: int, node: int) -> bool:
+        """Whether robots i and j ride in one session of the lift whose cabin `node` is (they
+        do not keep each other off it)."""
+        if node not in self.stops:
+            return False
+        rides = self.lifts.rides
+        a, b = rides.riding(self._rider(i)), rides.riding(self._rider(j))
+        if a is None or b is None or a.lift != b.lift or a.phase == "done" or b.phase == "done":
+            return False
+        device = self.lifts[a.lift]
+        members = (device.session, *device.guests)
+        return a.rider in members and b.rider in members
+
+    def co_holder(self, i: int, node: int) -> int:
+        """A robot of robot i's lift session that holds cabin `node` too (it keeps it when
+        robot i lets it go), or -1."""
+        ride = self.lifts.rides.riding(self._rider(i))
+        if ride is None or node not in self.stops:
+            return -1
+        for j in self._session(ride.lift):
+            if j != i and node in self.t.held(j):
+                return j
+        return -1
 
     def _sleep(self, i: int, lift: str) -> None:
         self.waiting.setdefault(lift, set()).add(i)
@@ -146,6 +247,8 @@ class LiftPassage:
         """Robot i has a new route: a lift it only waited for is let go (not one it is in)."""
         if self.rides:
             self.lifts.rides.cancel(self._rider(i))
+            if self.lifts.rides.riding(self._rider(i)) is None:
+                self.spots.pop(i, None)
             for waiting in self.waiting.values():
                 waiting.discard(i)
 

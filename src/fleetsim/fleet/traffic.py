@@ -147,9 +147,9 @@ class TrafficControl:
         self.stepping_aside: dict[int, int] = {}  # robots stepping aside -> their goal
         self.refusals = 0  # times a robot was refused a node (another held it or one near)
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
+        self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
         self._place_on_nodes()
         self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
-        self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
         self.closures = LaneClosures(self)  # lanes closed for a while (a blocked aisle)
 
     # -- commands -----------------------------------------------------------------------------
@@ -235,14 +235,21 @@ class TrafficControl:
         self.stepping_aside.pop(i, None)
         self._refresh_xy(i)
 
+    def node_xy(self, i: int, node: int) -> tuple[float, float]:
+        """Where `node` is for robot i: its own spot in a cabin it shares, else the node."""
+        spot = self.lift_rides.spots.get(i) if self.lift_rides.spots else None
+        if spot and node in spot:
+            return spot[node]
+        return float(self.graph.xs[node]), float(self.graph.ys[node])
+
     def standing_on(self, i: int) -> int:
         """The node robot i stands on (within `NODE_SNAP_M`, stopped), else -1."""
         node = self.node_of(i)
         if self.robots[i].is_moving:
             return -1
         x, y = self.positions()[i]
-        return node if math.hypot(x - self.graph.xs[node], y - self.graph.ys[node]) <= (
-            NODE_SNAP_M) else -1  # fmt: skip
+        nx, ny = self.node_xy(i, node)
+        return node if math.hypot(x - nx, y - ny) <= NODE_SNAP_M else -1
 
     def let_go_ahead(self, i: int) -> None:
         """Robot i, standing on a node, gives up the nodes it holds beyond it (it will be
@@ -357,9 +364,12 @@ class TrafficControl:
         route, last = self.routes[i], len(self.routes[i]) - 1
         nxt, tail, head = int(self.next[i]), int(self.tail[i]), int(self.head[i])
         before = (nxt, tail, head)
+        spot = self.lift_rides.spots.get(i) if self.lift_rides.spots else None
         while nxt <= min(head, last - 1):  # passed nodes
             a, b = route[nxt - 1], route[nxt]
-            if (px - xs[b]) * (xs[b] - xs[a]) + (py - ys[b]) * (ys[b] - ys[a]) < 0:
+            ax, ay = spot.get(a, (xs[a], ys[a])) if spot else (xs[a], ys[a])
+            bx, by = spot.get(b, (xs[b], ys[b])) if spot else (xs[b], ys[b])
+            if (px - bx) * (bx - ax) + (py - by) * (by - ay) < 0:
                 break
             nxt += 1
         self.passed[i] += nxt - int(self.next[i])
@@ -458,6 +468,11 @@ class TrafficControl:
         """Robot i lets `node` go; robots refused a node near it ask again."""
         if self.owner[node] != i:
             return
+        if self.lift_rides.spots:
+            other = self.lift_rides.co_holder(i, node)
+            if other >= 0:  # (a robot riding the cabin with it keeps the cabin's node)
+                self.owner[node] = other
+                return
         self.owner[node] = -1
         self.left_by[node] = i
         c = self.conflicts
@@ -501,6 +516,8 @@ class TrafficControl:
         for e in range(self._near_start[node], self._near_start[node + 1]):
             o = int(owner[near[e]])
             if o >= 0 and o != i:
+                if self.lift_rides.sharing and self.lift_rides.mates(i, o, int(near[e])):
+                    continue  # (riding one cabin together)
                 return o
         return -1
 
@@ -524,6 +541,11 @@ class TrafficControl:
         align = final and math.isfinite(goal_yaw)
         positions = np.empty((len(nodes), 3))
         positions[:, :2] = self.graph.xy[nodes]
+        spot = self.lift_rides.spots.get(i) if self.lift_rides.spots else None
+        if spot:  # (its own spot in a cabin it shares)
+            for k, node in enumerate(nodes):
+                if node in spot:
+                    positions[k, :2] = spot[node]
         bodies = self.sim.world.bodies
         positions[:, 2] = bodies["pos"][bodies.row(int(self.handles[i])), 2]
         yaws = np.zeros(len(nodes))
@@ -557,7 +579,11 @@ class TrafficControl:
         nxt = min(int(self.next[i]), len(route) - 1)
         a, b = route[max(nxt - 1, 0)], route[nxt]
         t, h = route[int(self.tail[i])], route[int(self.head[i])]
-        self._nodes_xy[i] = (xs[a], ys[a], xs[b], ys[b], xs[t], ys[t], xs[h], ys[h])
+        if self.lift_rides.spots and i in self.lift_rides.spots:  # (a spot in a shared cabin)
+            at = self.node_xy
+            self._nodes_xy[i] = (*at(i, a), *at(i, b), *at(i, t), *at(i, h))
+        else:
+            self._nodes_xy[i] = (xs[a], ys[a], xs[b], ys[b], xs[t], ys[t], xs[h], ys[h])
         rest = self._rest[i]
         self.ahead_m[i] = rest[min(nxt, len(rest) - 1)]
 

@@ -49,6 +49,12 @@ class Lift:
         )
         return out
 
+    def world(self, local: Any) -> np.ndarray:
+        """Points (N, 2) in the cabin's frame, in the site's (`local`'s inverse)."""
+        out: np.ndarray = np.asarray(local, dtype=float).reshape(-1, 2) @ self._turn().T
+        out += (self.x, self.y)
+        return out
+
     def contains(self, xy: np.ndarray) -> np.ndarray:
         """Which points (N, 2) lie in the shaft (edges included)."""
         local = self.local(xy)
