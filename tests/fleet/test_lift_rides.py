@@ -142,7 +142,8 @@ def test_a_lift_is_called_only_from_its_entry(tmp_path: Path) -> None:
     """A robot asks for a lift only from the lift's entry on its level (the node before the
     cabin: hall_* for LiftA, west_* for LiftB): holding it, on the last lane into it or on it,
     never from farther away (with lanes shorter than its look-ahead it holds the entry while
-    still two lanes away: it must not call from there)."""
+    still two lanes away: it must not call from there); or from inside the cabin (a robot
+    sent elsewhere while it waited there to drive out)."""
     built = build(load_scenario(two_lift_tower(tmp_path, 3, orders=8, short=True)))
     sim = built.sim
     traffic = built.plugins[0].manager.traffic  # type: ignore[attr-defined]
@@ -160,9 +161,11 @@ def test_a_lift_is_called_only_from_its_entry(tmp_path: Path) -> None:
             if ride is not None and not riding.get(rider):  # a new call
                 calls[0] += 1
                 node = graph.node(f"{entry[ride.lift]}_{ride.start}")
+                cabin = graph.node(f"{ride.lift[:4].lower()}{ride.lift[4:]}_{ride.start}")
                 x, y, _ = robot.get_pose().position
                 away = float(np.hypot(x - graph.xs[node], y - graph.ys[node]))
-                if traffic.owner[node] != i or away > last_lane[ride.lift] + 0.05:
+                inside = float(np.hypot(x - graph.xs[cabin], y - graph.ys[cabin])) < 0.05
+                if not inside and (traffic.owner[node] != i or away > last_lane[ride.lift] + 0.05):
                     far.append(f"{sim.sim_time:.1f}: {robot.name} called {ride.lift} "
                                f"{away:.2f} m from its entry")  # fmt: skip
             riding[rider] = ride is not None

@@ -96,12 +96,14 @@ def find_deadlocks(t: TrafficControl) -> None:
 
 def _resolve(t: TrafficControl, members: list[int], harder: bool = False,
              onto_routes: bool = True) -> bool:  # fmt: skip
-    """Undo a cycle: a robot of it with nothing to do goes elsewhere (the fleet manager's
-    `on_deadlock`); else one robot is routed round the node it waits for; failing that, one
-    steps aside to a free neighbouring node off the others' routes (it carries on from
-    there). `harder` (the cycle came back, or is still there): stepping aside first;
-    `onto_routes`: stepping aside may be onto another robot's route (not once that failed
-    `ONTO_ROUTES_TRIES` times: in a dead-end corridor it only moves the robots to and fro)."""
+    """Undo a cycle: a robot holding a lift it has not boarded, that another robot of the
+    cycle waits for, gives the lift up (`LiftPassage.give_up`); else a robot of it with
+    nothing to do goes elsewhere (the fleet manager's `on_deadlock`); else one robot is routed
+    round the node it waits for; failing that, one steps aside to a free node near it off the
+    others' routes (it carries on from there). `harder` (the cycle came back, or is still
+    there): stepping aside first; `onto_routes`: stepping aside may be onto another robot's
+    route (not once that failed `ONTO_ROUTES_TRIES` times: in a dead-end corridor it only
+    moves the robots to and fro)."""
     taken = np.flatnonzero(t.owner >= 0)
     holder = t.owner[taken]
     near_m = DETOUR_NEAR_LANES * t.graph.typical_lane_length + t.clearance
@@ -129,8 +131,11 @@ def _resolve(t: TrafficControl, members: list[int], harder: bool = False,
     def aside() -> bool:
         return any(_retreat(t, i, members, onto_routes) for i in members)
 
-    ways = (elsewhere, aside, round_cycle) if harder else (
-        elsewhere, round_nearby, round_cycle, aside)  # fmt: skip
+    def lift_given_up() -> bool:
+        return any(t.lift_rides.give_up(i, members) for i in members)
+
+    ways = (lift_given_up, elsewhere, aside, round_cycle) if harder else (
+        lift_given_up, elsewhere, round_nearby, round_cycle, aside)  # fmt: skip
     return any(way() for way in ways)
 
 
@@ -153,32 +158,53 @@ def reroute(t: TrafficControl, i: int, avoid: Sequence[int]) -> bool:
 
 
 def _retreat(t: TrafficControl, i: int, members: list[int], onto_routes: bool = True) -> bool:
-    """Step robot i aside to a free neighbouring node; it carries on to its goal from there.
-    Off the cycle's routes if it can, else (a one-way lane leaves no other way) onto a node
-    further along another's route, which it then leads. A robot standing on a node lets go
-    of the nodes it holds ahead first (it steps aside from where it is, not from beyond the
-    node another robot needs); it never steps through or onto a node another robot of the
-    cycle waits for."""
+    """Step robot i aside to a free node near it; it carries on to its goal from there. Off
+    the cycle's routes if it can (up to `DETOUR_NEAR_LANES` lanes back, through free nodes: in a
+    corridor the nearest node off the others' way may be a few lanes off), else (a one-way lane
+    leaves no other way) onto a neighbouring node further along another's route, which it then
+    leads. A robot standing on a node lets go of the nodes it holds ahead first (it steps aside
+    from where it is, not from beyond the node another robot needs); it never steps through or
+    onto a node another robot of the cycle waits for, nor into a lift's shaft."""
     others_want = {int(t.waiting_on[j]) for j in members if j != i}
     routes = {n for j in members if j != i for n in t.routes[j][int(t.tail[j]) :]}
     goal = t.routes[i][-1]
     ahead = set(t.route_ahead(i)[1:]) - {t.node_of(i)}
-    g = t.graph
     head = t.routes[i][int(t.head[i])]
-    for avoid in (routes | others_want, others_want)[: 2 if onto_routes else 1]:
+    passes = ((routes | others_want, DETOUR_NEAR_LANES), (others_want, 1))
+    for avoid, hops in passes[: 2 if onto_routes else 1]:
         for start in dict.fromkeys((t.standing_on(i), head)):
             if start < 0 or (start == head and ahead & others_want):
                 continue
-            for side in g.successors(start):
-                if side in avoid or (start != head and side in ahead):
-                    continue
-                if side in t.lift_rides.stops:
-                    continue  # never into a lift's shaft to make way: the cabin may be away
-                if t.blocker(i, side) >= 0:
-                    continue
-                if start != head:
-                    t.let_go_ahead(i)  # from the node it stands on
-                t.send(i, side)
-                t.stepping_aside[i] = goal
-                return True
+            side = _aside(t, i, start, avoid, others_want, ahead if start != head else set(), hops)
+            if side < 0:
+                continue
+            if start != head:
+                t.let_go_ahead(i)  # from the node it stands on
+            t.send(i, side)
+            t.stepping_aside[i] = goal
+            return True
     return False
+
+
+def _aside(t: TrafficControl, i: int, start: int, avoid: set[int], others_want: set[int],
+           ahead: set[int], hops: int) -> int:  # fmt: skip
+    """The nearest node from `start` not in `avoid`, up to `hops` lanes away through free
+    nodes no other robot of the cycle waits for (the first lane not into `ahead`; never a
+    lift's node: the cabin may be away), or -1."""
+    seen, frontier = {start}, [start]
+    for hop in range(hops):
+        nearer: list[int] = []
+        for node in frontier:
+            for side in t.graph.successors(node):
+                if side in seen:
+                    continue
+                seen.add(side)
+                if side in others_want or side in t.lift_rides.stops:
+                    continue
+                if (hop == 0 and side in ahead) or t.blocker(i, side) >= 0:
+                    continue
+                if side not in avoid:
+                    return int(side)
+                nearer.append(side)
+        frontier = nearer
+    return -1

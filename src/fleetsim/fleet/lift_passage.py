@@ -235,6 +235,40 @@ class LiftPassage:
                 return j
         return -1
 
+    def give_up(self, i: int, members: list[int]) -> bool:
+        """Undo a deadlock through a lift: robot i, holding a lift it has not boarded while
+        another robot of the cycle waits for that lift (or for one of its cabin's nodes),
+        gives it up (from inside the cabin it
+        backs out to the entry it came from, then carries on to its goal: it calls again from
+        there, behind the robot it kept waiting). Returns whether it did."""
+        if not self.rides:
+            return False
+        rides, rider = self.lifts.rides, self._rider(i)
+        ride = rides.riding(rider)
+        if ride is None or ride.phase != "called":
+            return False
+        t, cabins = self.t, self.cabins[ride.lift]
+        if not any(
+            self.holder(j) == i or int(t.waiting_on[j]) in cabins for j in members if j != i
+        ):
+            return False  # (no one of the cycle waits for this lift)
+        here = t.standing_on(i)
+        if here not in cabins and any(n in cabins for n in t.held(i)):
+            return False  # driving into the cabin: it cannot give the lift up half-way
+        if here in cabins:  # in the cabin: back out to its entry
+            route = t.routes[i]
+            k = _index(route, here, int(t.tail[i]))
+            entry = route[k - 1] if k > 0 else -1
+            if entry < 0 or entry in self.stops or t.blocker(i, entry) >= 0:
+                return False
+            goal = route[-1]
+            t.send(i, entry)  # (its call is withdrawn: `rerouted`)
+            t.stepping_aside[i] = goal
+            return True
+        rides.cancel(rider)  # at the entry: it calls again, behind the others
+        t.wake(i)
+        return True
+
     def _sleep(self, i: int, lift: str) -> None:
         self.waiting.setdefault(lift, set()).add(i)
         self.t._asleep[i] = True  # until the lift changes

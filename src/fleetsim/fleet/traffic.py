@@ -421,6 +421,8 @@ class TrafficControl:
         beyond it, so two robots never meet head-on inside one."""
         route, last = self.routes[i], int(self.last[i])
         group = [route[k]]
+        if k > 0 and self.lift_rides.is_ride(route[k - 1], route[k]):
+            return group  # the cabin a ride takes it to: it leaves the cabin when it can
         while k < last and self.two_way[i][k]:
             here, ahead = route[k], route[k + 1]
             if self.lift_rides.is_ride(here, ahead) or self.lift_rides.enters_cabin(i, k + 1):
