@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fleetsim.devices.doors import Doors, crossing_point
+from fleetsim.devices.doors import crossing_point
+from fleetsim.objects import SiteDoors
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
@@ -32,7 +33,7 @@ class DoorsOnRoute:
     once it is past."""
 
     def __init__(self, agent: Agent, graph: NavGraph, nodes: list[int]) -> None:
-        self.doors: Doors | None = agent.world.doors
+        self.doors: SiteDoors | None = agent.world.doors
         self.requester = f"robot:{agent.name}"
         self.crossings: list[_Crossing] = []
         self.driven = 0  # route index of the last node of the path given so far

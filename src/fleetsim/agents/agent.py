@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -433,7 +433,8 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
     # -- actions ------------------------------------------------------------------------------
 
     def _runner(self) -> ActionRunner:
-        runner: ActionRunner | None = self._world.actions
+        # (the core installs an ActionSystem: the world's tick and the agents' queue in one)
+        runner = cast("ActionRunner | None", self._world.actions)
         if runner is None:
             raise ConfigError(
                 "actions need a MultiRobotSimulationCore (no action runner installed)"

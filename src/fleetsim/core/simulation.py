@@ -424,7 +424,7 @@ class MultiRobotSimulationCore:
             self.doors = self._world.doors = Doors(self, site)
             bodies += [d.body for d in self.doors.doors.values()]
         if any(lift.levels for lift in site.lifts):
-            self.lifts = self._world.lifts = Lifts(self, site)
+            self.lifts = Lifts(self, site)
         return bodies
 
     def handles_of(self, objects: Bodies) -> NDArray[np.int64]:
@@ -530,7 +530,7 @@ class MultiRobotSimulationCore:
         self.static_body_ids.clear()
         self._world.site = None
         self.doors = self._world.doors = None
-        self.lifts = self._world.lifts = None
+        self.lifts = None
         self.step_count = 0
         self._world.time = 0.0
         self.rng = np.random.default_rng(self.params.seed)

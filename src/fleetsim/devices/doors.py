@@ -23,7 +23,7 @@ from fleetsim.objects import SimObject
 from fleetsim.state import CollisionMode
 
 if TYPE_CHECKING:
-    from fleetsim.core import MultiRobotSimulationCore
+    from fleetsim.devices.host import DeviceHost
     from fleetsim.site import NavGraph, Site
 
 MOVE_S = {"sliding": 2.0, "double_sliding": 2.0, "hinged": 3.0, "double_hinged": 3.0}
@@ -70,7 +70,7 @@ class DoorDevice:
 class Doors:
     """The doors of a simulation's site (`sim.doors`)."""
 
-    def __init__(self, sim: MultiRobotSimulationCore, site: Site) -> None:
+    def __init__(self, sim: DeviceHost, site: Site) -> None:
         self.sim = sim
         self.doors: dict[str, DoorDevice] = {}
         for door in site.doors:

@@ -21,7 +21,7 @@ from fleetsim.devices.lift_ride import LiftRides
 from fleetsim.errors import ConfigError, named
 
 if TYPE_CHECKING:
-    from fleetsim.core import MultiRobotSimulationCore
+    from fleetsim.devices.host import DeviceHost
     from fleetsim.site import Site
 
 SPEED_MPS = 1.0  # cabin speed
@@ -86,7 +86,7 @@ class LiftDevice:
 class Lifts:
     """The lifts of a simulation's site (`sim.lifts`)."""
 
-    def __init__(self, sim: MultiRobotSimulationCore, site: Site, policy: str = "fifo",
+    def __init__(self, sim: DeviceHost, site: Site, policy: str = "fifo",
                  capacity: int | None = None) -> None:  # fmt: skip
         if policy not in POLICIES:
             raise ConfigError(f"lift policy '{policy}': use one of {', '.join(POLICIES)}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,13 +24,35 @@ from fleetsim.objects import attachments, joint_sync
 from fleetsim.objects.contacts import ContactEvents
 from fleetsim.objects.deferred import SHARED_COLUMNS, Recipes, Template, UrdfRecipe
 from fleetsim.scheduling import CallbackScheduler
-from fleetsim.site import Site
+from fleetsim.site import NavGraph, Site
 from fleetsim.state import BodyTable, JointTable
 
-if TYPE_CHECKING:
-    from fleetsim.devices import Doors, Lifts
-
 IntArray = NDArray[np.int64]
+
+
+class ActionTicker(Protocol):
+    """What a step needs of the action runner the simulation core installs (`world.actions`,
+    a `fleetsim.actions.ActionSystem`): wake the actions of robots that arrived."""
+
+    def tick(self, now: float, dt: float, arrived: IntArray, joints_done: IntArray) -> None:
+        """Advance the actions by `dt` at `now`; `arrived`, `joints_done`: motion rows."""
+
+
+class SiteDoors(Protocol):
+    """What actions that pass doors need of the site's doors (`world.doors`, the core's
+    `fleetsim.devices.Doors`)."""
+
+    def __getitem__(self, name: str) -> Any:
+        """The door `name` (its `ends`)."""
+
+    def request(self, name: str, requester: str, open: bool) -> Any:
+        """`requester` wants the door open (or no longer)."""
+
+    def is_open(self, name: str) -> bool:
+        """Whether the door is open."""
+
+    def crossings_of(self, graph: NavGraph) -> dict[int, str]:
+        """The door each of the graph's lanes passes through, by lane."""
 
 
 class HasWorld(Protocol):
@@ -66,11 +88,10 @@ class World:
         self.motion = MotionSystem(self.bodies)
         self.joints = JointTable()
         self.arms_moved: set[int] = set()  # robots whose joints moved since the last box refresh
-        self.actions: Any = None  # the action runner, installed by the simulation core
+        self.actions: ActionTicker | None = None  # installed by the simulation core
         self.intended = IntendedContacts()  # the collision system's, installed by the core
         self.site: Site | None = None  # the navigation graph robots route on (sim.set_site)
-        self.doors: Doors | None = None  # the site's doors (sim.doors), for actions that pass
-        self.lifts: Lifts | None = None  # the site's lifts (sim.lifts), for vehicles to ride
+        self.doors: SiteDoors | None = None  # the site's doors (sim.doors), for actions that pass
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}
