@@ -1,14 +1,91 @@
-"""`EventBus`: named events with ordered handlers (pre_step, object_spawned, paused, ...)."""
+"""`EventBus`: named events with ordered handlers, and `CATALOGUE`: every event there is.
+
+Every event a simulation emits is in `CATALOGUE`, one row each: its name, what emits it, when
+in the step it fires, the handler it calls (a typed signature) and what that carries. The bus
+of a simulation knows them all; plugins may `declare` their own. The guide's events page is
+written from the table (`python tools/docs_pages.py`).
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from fleetsim.errors import ConfigError, closest
 
 Handler = Callable[..., Any]
+StepHandler = Callable[[Any, float], object]  # (sim, dt)
+SimHandler = Callable[[Any], object]  # (sim)
+ObjectHandler = Callable[[Any], object]  # (the SimObject)
+PairHandler = Callable[[Any, Any], object]  # (SimObject, SimObject)
+ActionHandler = Callable[[Any, Any], object]  # (agent, action)
+DeviceHandler = Callable[[str, Any, float], object]  # (name, state, simulated time)
+FaultHandler = Callable[[Any, dict[str, Any]], object]  # (sim, fault row)
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """One event: its name, what emits it, when, the handler it calls and what that gets."""
+
+    name: str
+    source: str  # core, objects, collisions, actions, devices, faults
+    when: str
+    handler: str  # the handler's signature, as the guide shows it
+    carries: str
+    kind: Any = Handler  # the handler's type (one of the aliases above)
+
+
+CATALOGUE: tuple[EventSpec, ...] = (
+    EventSpec("pre_step", "core", "first in each step, before agents move",
+              "(sim, dt)", "the simulation and the step in seconds", StepHandler),
+    EventSpec("post_step", "core", "last in each step, after the collision check",
+              "(sim, dt)", "the simulation and the step in seconds", StepHandler),
+    EventSpec("object_spawned", "objects", "when a body is made (in a step or outside)",
+              "(obj)", "the new `SimObject` (or `Agent`)", ObjectHandler),
+    EventSpec("object_removed", "objects", "when a body is removed",
+              "(obj)", "the removed `SimObject`", ObjectHandler),
+    EventSpec("object_renamed", "objects", "when an object's `name` is set",
+              "(obj)", "the renamed `SimObject`", ObjectHandler),
+    EventSpec("collision_started", "collisions", "in a step's collision check, per new pair",
+              "(obj_a, obj_b)", "the two `SimObject`s now touching", PairHandler),
+    EventSpec("collision_ended", "collisions", "in a step's collision check, per pair apart",
+              "(obj_a, obj_b)", "the two `SimObject`s no longer touching", PairHandler),
+    EventSpec("action_started", "actions", "when an agent's action starts (agents' phase)",
+              "(agent, action)", "the agent and its action", ActionHandler),
+    EventSpec("action_completed", "actions", "when an action ends done",
+              "(agent, action)", "the agent and its action", ActionHandler),
+    EventSpec("action_failed", "actions", "when an action ends failed (`action.message`)",
+              "(agent, action)", "the agent and its action", ActionHandler),
+    EventSpec("door_changed", "devices", "when a door's mode changes (its step, a request)",
+              "(name, mode, time)", "the door, its mode (`open`, `opening`, ...), sim time",
+              DeviceHandler),
+    EventSpec("lift_changed", "devices", "when a lift's state changes (its step, a request)",
+              "(name, state, time)", "the lift, its state (level, doors, session, aboard), "
+              "sim time", DeviceHandler),
+    EventSpec("fault_started", "faults", "when a fault begins (in `pre_step`; a network fault "
+              "when it hits a message)",
+              "(sim, row)", "the simulation and the fault's row (time, kind, target, ...)",
+              FaultHandler),
+    EventSpec("fault_ended", "faults", "when a fault with a duration ends (in `pre_step`)",
+              "(sim, row)", "the simulation and the fault's row", FaultHandler),
+    EventSpec("paused", "core", "when `sim.pause()` pauses a run",
+              "(sim)", "the simulation", SimHandler),
+    EventSpec("resumed", "core", "when `sim.resume()` resumes it",
+              "(sim)", "the simulation", SimHandler),
+    EventSpec("reset", "core", "after `sim.reset()` removed every body",
+              "(sim)", "the simulation", SimHandler),
+    EventSpec("closing", "core", "when the simulation closes, before PyBullet goes",
+              "(sim)", "the simulation (recorders and live views close here)", SimHandler),
+)  # fmt: skip
+NAMES: tuple[str, ...] = tuple(spec.name for spec in CATALOGUE)
+
+
+def names_from(source: str) -> tuple[str, ...]:
+    """The names of the events `source` emits (core, objects, collisions, ...)."""
+    return tuple(spec.name for spec in CATALOGUE if spec.source == source)
+
 
 log = logging.getLogger(__name__)
 

@@ -18,12 +18,12 @@ import numpy as np
 from fleetsim.actions.base import Action, ActionStatus
 from fleetsim.actions.routes import GoTo
 from fleetsim.errors import ConfigError
-from fleetsim.events import EventBus, FirstError
+from fleetsim.events import EventBus, FirstError, names_from
 
 if TYPE_CHECKING:
     from fleetsim.agents import Agent
 
-ACTION_EVENTS = ("action_started", "action_completed", "action_failed")
+ACTION_EVENTS = names_from("actions")  # action_started, action_completed, action_failed
 _TIME_EPS = 1e-9
 # Actions one agent may start in one step. Chains of actions that finish at once (a `wait 0`
 # repeated, a pick that fails at once) carry on in the next step instead of looping forever.

@@ -26,7 +26,7 @@ from fleetsim.core.params import SimulationParams
 from fleetsim.core.profiler import StepProfiler
 from fleetsim.devices import Doors, Lifts
 from fleetsim.errors import ConfigError
-from fleetsim.events import EventBus, FirstError, Handler
+from fleetsim.events import NAMES, EventBus, FirstError, Handler
 from fleetsim.geometry import quat
 from fleetsim.objects import SimObject, World
 from fleetsim.scheduling import Callback, CallbackScheduler
@@ -35,9 +35,7 @@ from fleetsim.state import CollisionMode
 
 log = logging.getLogger(__name__)
 
-EVENTS = ("pre_step", "post_step", "object_spawned", "object_removed", "object_renamed", "paused",
-          "resumed", "reset", "closing", "door_changed", "lift_changed", "fault_started",
-          "fault_ended")  # fmt: skip
+EVENTS = NAMES  # every event a simulation emits (`fleetsim.events.CATALOGUE`)
 
 Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]

@@ -13,9 +13,9 @@ from typing import Any
 
 from fleetsim.backend import Backend
 from fleetsim.errors import ConfigError
-from fleetsim.events import EventBus, FirstError
+from fleetsim.events import EventBus, FirstError, names_from
 
-COLLISION_EVENTS = ("collision_started", "collision_ended")
+COLLISION_EVENTS = names_from("collisions")  # collision_started, collision_ended
 HIGHLIGHT = (0.9, 0.1, 0.1, 1.0)
 
 Handler = Callable[[Any, Any], Any]

@@ -1,32 +1,75 @@
-"""MkDocs hooks: the pages generated from the code.
+"""The documentation pages written from the code: `python tools/docs_pages.py` (`--check`
+says which are out of date, exit 1).
 
-`docs/reference/cli.md`, `schema.md` and `environment.md` hold a marker comment; at build time
-the marker is replaced by the command-line reference (from the `fleetsim` command's own
-options and help), the scenario schema (from the JSON Schema `fleetsim schema` prints) and the
-environment variables (`fleetsim.environment.VARIABLES`), so none can
-drift from the code. `python tools/docs_hooks.py cli|schema|environment` prints one.
+`docs/reference/cli.md`, `schema.md`, `environment.md` and `events.md` hold a generated part
+between `<!-- generated: NAME -->` and `<!-- end generated -->`: the command-line reference
+(from the `fleetsim` command's own options and help), the scenario schema (from the JSON Schema
+`fleetsim schema` prints), the environment variables (`fleetsim.environment.VARIABLES`) and the
+events (`fleetsim.events.CATALOGUE`). The parts are plain Markdown in the files, so any engine
+that reads `mkdocs.yml` builds the same site (no build hook); `tests/test_docs_pages.py` fails
+when one is out of date.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
-CLI_MARKER = "<!-- generated: cli -->"
-SCHEMA_MARKER = "<!-- generated: schema -->"
-ENVIRONMENT_MARKER = "<!-- generated: environment -->"
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = {
+    "cli": ROOT / "docs" / "reference" / "cli.md",
+    "schema": ROOT / "docs" / "reference" / "schema.md",
+    "environment": ROOT / "docs" / "reference" / "environment.md",
+    "events": ROOT / "docs" / "reference" / "events.md",
+}
+END = "<!-- end generated -->"
 
 
-def on_page_markdown(markdown: str, **_: Any) -> str:
-    """Replace the markers with the generated references."""
-    if CLI_MARKER in markdown:
-        markdown = markdown.replace(CLI_MARKER, cli_reference())
-    if SCHEMA_MARKER in markdown:
-        markdown = markdown.replace(SCHEMA_MARKER, schema_reference())
-    if ENVIRONMENT_MARKER in markdown:
-        markdown = markdown.replace(ENVIRONMENT_MARKER, environment_reference())
-    return markdown
+def generated(name: str) -> str:
+    """The generated part of page `name`."""
+    makers = {"cli": cli_reference, "schema": schema_reference,
+              "environment": environment_reference, "events": events_reference}  # fmt: skip
+    return makers[name]()
+
+
+def rewritten(text: str, name: str) -> str:
+    """The page's text with its generated part made anew."""
+    begin = f"<!-- generated: {name} -->"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(END), re.S)
+    if begin not in text:
+        raise SystemExit(f"{name}: the page has no '{begin}' marker")
+    block = f"{begin}\n\n{generated(name)}\n\n{END}"
+    if END not in text:  # (the old single marker)
+        return text.replace(begin, block)
+    return pattern.sub(lambda _m: block, text)
+
+
+def main(argv: list[str]) -> int:
+    stale = []
+    for name, path in PAGES.items():
+        text = path.read_text()
+        new = rewritten(text, name)
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if "--check" not in argv:
+                path.write_text(new)
+    if "--check" in argv and stale:
+        print("out of date (run python tools/docs_pages.py): " + ", ".join(stale))
+        return 1
+    return 0
+
+
+def events_reference() -> str:
+    """Every event a simulation emits (`fleetsim.events.CATALOGUE`)."""
+    from fleetsim.events import CATALOGUE
+
+    rows = ["| event | emitted by | when | handler | it gets |", "|---|---|---|---|---|"]
+    rows += [f"| `{e.name}` | {e.source} | {_cell(e.when)} | `{e.handler}` | {_cell(e.carries)} |"
+             for e in CATALOGUE]  # fmt: skip
+    return "\n".join(rows)
 
 
 def environment_reference() -> str:
@@ -121,5 +164,4 @@ def _cell(text: str | None) -> str:
 
 
 if __name__ == "__main__":
-    pages = {"cli": cli_reference, "schema": schema_reference, "environment": environment_reference}
-    print(pages[sys.argv[1]]())
+    sys.exit(main(sys.argv[1:]))
