@@ -84,3 +84,16 @@ def test_a_robots_faults_depend_on_its_name_not_its_place() -> None:
     assert all(three[n] for n in "abc")
     assert {n: four[n] for n in "abc"} == three
     assert events(["c", "b", "a"]) == three  # and in any order
+
+
+def test_every_fault_kind_is_one_entry_of_the_table() -> None:
+    """The kinds a plan accepts are the kinds the injector knows how to begin and end, each
+    touching what the plan says it does."""
+    from fleetsim.faults.kinds import TABLE
+    from fleetsim.faults.plan import DEMAND_KINDS, KINDS, ROBOT_KINDS, SITE_KINDS
+
+    assert set(TABLE) == set(KINDS)
+    assert {k for k, v in TABLE.items() if v.touches == "robot"} == {*ROBOT_KINDS, "delay"}
+    assert {k for k, v in TABLE.items() if v.touches == "site"} == set(SITE_KINDS)
+    assert {k for k, v in TABLE.items() if v.touches == "demand"} == set(DEMAND_KINDS)
+    assert {k for k, v in TABLE.items() if not v.lasts} == {"battery", "order_burst"}

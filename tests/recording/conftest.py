@@ -3,6 +3,7 @@ npm registry into `tests/js/node_modules` by `.ci/run` (`npm ci`), or here on fi
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,9 +19,11 @@ def js_clients() -> Path:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("Node.js and npm are not installed")
-    if not (JS / "node_modules" / "@foxglove" / "ws-protocol").is_dir():
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS,
-                              capture_output=True, text=True, timeout=600)  # fmt: skip
-        if done.returncode != 0:
-            pytest.skip(f"npm ci failed: {done.stderr[-500:]}")
+    with (JS / ".install.lock").open("w") as lock:  # (test workers install once, in turn)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (JS / "node_modules" / "@foxglove" / "ws-protocol").is_dir():
+            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS,
+                                  capture_output=True, text=True, timeout=600)  # fmt: skip
+            if done.returncode != 0:
+                pytest.skip(f"npm ci failed: {done.stderr[-500:]}")
     return JS

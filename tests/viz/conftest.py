@@ -1,3 +1,4 @@
+import os
 import shutil
 import subprocess
 import time
@@ -12,16 +13,20 @@ def xvfb_display() -> Iterator[str]:
     """A private virtual X display (Debian's Xvfb); skipped where Xvfb or xdotool is missing."""
     if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
         pytest.skip("needs Xvfb and xdotool (apt-get install xvfb xdotool)")
-    number = next(
-        n
-        for n in range(90, 200)
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
-    )
+    read, write = os.pipe()  # Xvfb picks a free display and says which (no race between workers)
     server = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=(write,),
     )
+    os.close(write)
+    with os.fdopen(read) as said:
+        number = said.readline().strip()
+    if not number:
+        server.kill()
+        server.wait(timeout=10)
+        pytest.skip("Xvfb did not start")
     socket = Path(f"/tmp/.X11-unix/X{number}")
     for _ in range(100):
         if socket.exists():

@@ -70,6 +70,11 @@ class Charging:
             self.batteries.charging[i] = True
             self.sessions += 1
 
+    def spike(self, i: int, amount: float) -> None:
+        """Robot i's battery loses `amount` of its charge at once (a fault), down to empty."""
+        if self.batteries is not None:
+            self.batteries.soc[i] = max(0.0, self.batteries.soc[i] - amount)
+
     def set_down(self, charger: int, down: bool) -> None:
         """The charger at node `charger` is out of order (robots charging there stop and look
         for another) or works again."""

@@ -47,6 +47,24 @@ class TaskBook:
             self.tasks.append(task)
             self.queue.append(task)
 
+    def close_station(self, name: str) -> None:
+        """Station `name` is closed (a fault): orders through it wait."""
+        self.closed.add(name)
+
+    def reopen_station(self, name: str) -> None:
+        """Station `name` takes orders again."""
+        self.closed.discard(name)
+
+    def change_mix(self, key: int, pickups: list[str], dropoffs: list[str],
+                   rng: np.random.Generator) -> None:  # fmt: skip
+        """Orders released from now on go from `pickups` to `dropoffs` (a changed order mix,
+        `key` to undo it), drawn with `rng`."""
+        self.mixes[key] = (pickups, dropoffs, rng)
+
+    def restore_mix(self, key: int) -> None:
+        """The order mix `key` changed is as it was."""
+        self.mixes.pop(key, None)
+
     def first(self, room: int) -> list[Task]:
         """The first `room` waiting tasks, by priority, then release time (none through a
         closed station)."""
