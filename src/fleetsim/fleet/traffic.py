@@ -92,9 +92,21 @@ class TrafficControl:
         self.handles = sim.handles_of(self.robots)
         self._rows: tuple[object, int, np.ndarray] | None = None  # (table, layout, body rows)
         self._motion = [robot.motion_handle for robot in self.robots]
-        n, r = len(self.graph), len(self.robots)
         radius = self.radius = self._footprint_radius()
         self.clearance = float(clearance) if clearance is not None else 2 * radius + 0.2
+        self._init_reservations()
+        self._init_waiting()
+        self._init_deadlocks(check_period)
+        self.on_arrival: Callable[[int], None] | None = None
+        self.on_detour: Callable[[int], None] | None = None  # sent round to the same goal
+        self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
+        self._place_on_nodes()
+        self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
+        self.closures = LaneClosures(self)  # lanes closed for a while (a blocked aisle)
+
+    def _init_reservations(self) -> None:
+        """Who holds which node, each robot's route and where along it it is."""
+        n, r = len(self.graph), len(self.robots)
         apart = levels_apart(self.graph, self.clearance)
         self.conflicts = conflict_sets(apart, self.clearance, mutex_nodes(self.graph))
         # plain-number views for the loops that run whenever a robot wants a node
@@ -113,6 +125,19 @@ class TrafficControl:
         self.next = np.zeros(r, dtype=np.int64)  # the route index the robot drives to
         self.active = np.zeros(r, dtype=bool)
         self._idle_cache: set[int] | None = None
+        self.passed = np.zeros(r, dtype=np.int64)  # nodes each robot has passed (progress)
+        # Where each robot's node before its next, its next, its tail and its head node are:
+        # views of one (R, 8) array, so a robot's four are written in one assignment.
+        self._nodes_xy = np.zeros((r, 8))
+        self.prev_xy, self.next_xy = self._nodes_xy[:, 0:2], self._nodes_xy[:, 2:4]
+        self.tail_xy, self.head_xy = self._nodes_xy[:, 4:6], self._nodes_xy[:, 6:8]
+        v = np.array([a.spawn_params.max_linear_vel for a in self.robots], dtype=np.float64)
+        acc = np.array([a.spawn_params.max_linear_accel for a in self.robots], dtype=np.float64)
+        self.lookahead = v * v / (2 * acc) + 2 * v * self.sim.params.timestep + self.clearance
+
+    def _init_waiting(self) -> None:
+        """Robots refused a node: what each waits for, since when, who gives way to whom."""
+        n, r = len(self.graph), len(self.robots)
         self.waiting_on = np.full(r, -1, dtype=np.int64)
         self._asleep = np.zeros(r, dtype=bool)  # refused: ask again when a node near frees
         self._waiters: dict[int, set[int]] = {}  # wanted node -> robots refused it
@@ -125,19 +150,12 @@ class TrafficControl:
         self.left_by = np.full(n, -1, dtype=np.int64)
         self.giving_way_to = np.full(r, -1, dtype=np.int64)
         self._xy_now: np.ndarray | None = None  # the robots' positions this step
-        # Where each robot's node before its next, its next, its tail and its head node are:
-        # views of one (R, 8) array, so a robot's four are written in one assignment.
-        self._nodes_xy = np.zeros((r, 8))
-        self.prev_xy, self.next_xy = self._nodes_xy[:, 0:2], self._nodes_xy[:, 2:4]
-        self.tail_xy, self.head_xy = self._nodes_xy[:, 4:6], self._nodes_xy[:, 6:8]
-        v = np.array([a.spawn_params.max_linear_vel for a in self.robots], dtype=np.float64)
-        acc = np.array([a.spawn_params.max_linear_accel for a in self.robots], dtype=np.float64)
-        self.lookahead = v * v / (2 * acc) + 2 * v * sim.params.timestep + self.clearance
+        self.refusals = 0  # times a robot was refused a node (another held it or one near)
+
+    def _init_deadlocks(self, check_period: float) -> None:
+        """Wait-for cycles: the episodes found, when to look again, robots stepping aside."""
         self.deadlocks: list[Deadlock] = []  # episodes, in the order first found
         self.episodes: dict[frozenset[int], Deadlock] = {}  # the same, by their robots
-        self.passed = np.zeros(r, dtype=np.int64)  # nodes each robot has passed (progress)
-        self.on_arrival: Callable[[int], None] | None = None
-        self.on_detour: Callable[[int], None] | None = None  # sent round to the same goal
         # Last resort for a deadlock nothing here undoes: the fleet manager may give one of the
         # robots another goal; returns whether it did.
         self.on_deadlock: Callable[[list[int]], bool] | None = None
@@ -145,12 +163,7 @@ class TrafficControl:
         self._next_check = 0.0
         self.cycles: set[frozenset[int]] = set()  # wait-for cycles at the last check
         self.stepping_aside: dict[int, int] = {}  # robots stepping aside -> their goal
-        self.refusals = 0  # times a robot was refused a node (another held it or one near)
         self.blocked_by_idle: list[tuple[int, int]] = []  # (waiting, idle) at the last check
-        self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
-        self._place_on_nodes()
-        self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
-        self.closures = LaneClosures(self)  # lanes closed for a while (a blocked aisle)
 
     # -- commands -----------------------------------------------------------------------------
 
