@@ -54,10 +54,18 @@ def run(n: int, rounds: int, block: int, seed: int) -> list[dict[str, Any]]:
     results = []
     for variant, ts in times.items():
         ms = statistics.median(ts) * 1e3
-        results.append({"robots": n, "variant": variant, "ms_per_step": ms,
-                        "rtf": TIMESTEP * 1e3 / ms})  # fmt: skip
-    results.append({"robots": n, "steps": rounds * block, "exact_contacts": exact_pairs,
-                    "footprint_extra": extra, "footprint_missed": missed})  # fmt: skip
+        results.append(
+            {"robots": n, "variant": variant, "ms_per_step": ms, "rtf": TIMESTEP * 1e3 / ms}
+        )
+    results.append(
+        {
+            "robots": n,
+            "steps": rounds * block,
+            "exact_contacts": exact_pairs,
+            "footprint_extra": extra,
+            "footprint_missed": missed,
+        }
+    )
     return results
 
 
@@ -75,8 +83,10 @@ def main() -> None:
     for r in results[:-1]:
         print(f"  {r['variant']:>8}: {r['ms_per_step']:6.2f} ms a step, {r['rtf']:6.1f}x real time")
     c = results[-1]
-    print(f"  contacts at the end of each round: exact {c['exact_contacts']}, the footprint found "
-          f"{c['footprint_extra']} more and missed {c['footprint_missed']}")  # fmt: skip
+    print(
+        f"  contacts at the end of each round: exact {c['exact_contacts']}, the footprint found "
+        f"{c['footprint_extra']} more and missed {c['footprint_missed']}"
+    )
     if args.json:
         write_json(args.json, results)
 

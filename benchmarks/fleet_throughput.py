@@ -50,15 +50,19 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=15.0, help="orders/hour per pick face")
     parser.add_argument("--png", type=Path, help="also plot throughput against robots")
     args = parser.parse_args()
-    print(f"{'robots':>6} {'tasks/h':>8} {'p50 cycle s':>11} {'waiting':>8} {'deadlocks':>9} "
-          f"{'unresolved':>10} {'collisions':>10} {'wall s':>7}")  # fmt: skip
+    print(
+        f"{'robots':>6} {'tasks/h':>8} {'p50 cycle s':>11} {'waiting':>8} {'deadlocks':>9} "
+        f"{'unresolved':>10} {'collisions':>10} {'wall s':>7}"
+    )
     rows = []
     for n in args.robots:
         r = run(n, args.seconds, args.rate)
         rows.append(r)
-        print(f"{n:>6} {r['per_hour']:>8.0f} {r['p50']:>11.1f} {r['waiting']:>8.0%} "
-              f"{r['deadlocks']:>9.0f} {r['unresolved']:>10.0f} {r['collisions']:>10.0f} "
-              f"{r['wall']:>7.1f}")  # fmt: skip
+        print(
+            f"{n:>6} {r['per_hour']:>8.0f} {r['p50']:>11.1f} {r['waiting']:>8.0%} "
+            f"{r['deadlocks']:>9.0f} {r['unresolved']:>10.0f} {r['collisions']:>10.0f} "
+            f"{r['wall']:>7.1f}"
+        )
     if args.png:
         import matplotlib
 

@@ -32,12 +32,16 @@ def main() -> None:
         failing, first, wall = 0, [], 0.0
         for rep in range(args.repeats):
             with tempfile.TemporaryDirectory() as folder:
-                specs = fuzz_specs(str(LAPS), args.runs, 1 + 1000 * rep, FAULTS, [],
-                                   args.duration)  # fmt: skip
+                specs = fuzz_specs(str(LAPS), args.runs, 1 + 1000 * rep, FAULTS, [], args.duration)
                 t0 = time.perf_counter()
-                result = run_fuzz(specs, parse_checks("robot-collisions"),
-                                  Path(folder) / "fuzz.parquet", workers=args.workers,
-                                  shrink_runs=0, search=search)  # fmt: skip
+                result = run_fuzz(
+                    specs,
+                    parse_checks("robot-collisions"),
+                    Path(folder) / "fuzz.parquet",
+                    workers=args.workers,
+                    shrink_runs=0,
+                    search=search,
+                )
                 wall += time.perf_counter() - t0
             rows = sorted(result.rows, key=lambda r: r["run"])
             found = [k for k, r in enumerate(rows, start=1) if r.get("check")]

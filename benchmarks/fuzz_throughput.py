@@ -49,8 +49,14 @@ def main() -> None:
             if stage == "keep":
                 keeping[0] = min(keeping[0], time.perf_counter())
 
-        result = run_fuzz(specs, parse_checks(args.check), Path(folder) / "fuzz.parquet",
-                          workers=args.workers, shrink_runs=20, progress=progress)  # fmt: skip
+        result = run_fuzz(
+            specs,
+            parse_checks(args.check),
+            Path(folder) / "fuzz.parquet",
+            workers=args.workers,
+            shrink_runs=20,
+            progress=progress,
+        )
         wall = time.perf_counter() - t0
         runs_s = min(keeping[0], t0 + wall) - t0
     rows = result.rows
@@ -60,15 +66,23 @@ def main() -> None:
     per_run = wall / args.runs
     thousand = per_run * 1000
     figures = {
-        "date": datetime.date.today().isoformat(), "scenario": args.scenario,
-        "runs": args.runs, "workers": args.workers, "duration_s": args.duration,
-        "wall_s": round(wall, 1), "runs_per_minute": round(60 / per_run, 1),
+        "date": datetime.date.today().isoformat(),
+        "scenario": args.scenario,
+        "runs": args.runs,
+        "workers": args.workers,
+        "duration_s": args.duration,
+        "wall_s": round(wall, 1),
+        "runs_per_minute": round(60 / per_run, 1),
         "sim_s_per_wall_s": round(args.duration / per_run, 1),
-        "runs_s": round(runs_s, 1), "keep_s": round(wall - runs_s, 1),
-        "failing": failing, "failed_checks": dict(checks), "went_wrong": went_wrong,
-        "one_thousand_runs_s": round(thousand), "goal_s": GOAL_S,
+        "runs_s": round(runs_s, 1),
+        "keep_s": round(wall - runs_s, 1),
+        "failing": failing,
+        "failed_checks": dict(checks),
+        "went_wrong": went_wrong,
+        "one_thousand_runs_s": round(thousand),
+        "goal_s": GOAL_S,
         "met": thousand <= GOAL_S,
-    }  # fmt: skip
+    }
     print(
         f"{args.runs} runs of {args.duration:g} s of {args.scenario} on {args.workers} workers: "
         f"{wall:.0f} s ({60 / per_run:.1f} runs a minute; runs {runs_s:.0f} s, keeping and "

@@ -70,19 +70,25 @@ def main() -> None:
     args = parser.parse_args()
     cases = [(0, False), (args.churn, False), (args.churn, True)]
     results = [run_case(n, churn, last) for n in args.sizes for churn, last in cases]
-    print(f"{'N':>8} {'churn':>9} {'robots':>7} {'rows() µs':>10} {'gather µs':>10} {'ratio':>6} "
-          f"{'1000 row() µs':>14} {'ratio':>6} {'map kB':>8} {'dense kB':>9}")  # fmt: skip
+    print(
+        f"{'N':>8} {'churn':>9} {'robots':>7} {'rows() µs':>10} {'gather µs':>10} {'ratio':>6} "
+        f"{'1000 row() µs':>14} {'ratio':>6} {'map kB':>8} {'dense kB':>9}"
+    )
     for r in results:
         r["rows_ratio"] = r["rows_us"] / r["dense_gather_us"]
         r["row_ratio"] = r["row_1000_us"] / r["dense_row_1000_us"]
-        print(f"{r['n']:>8} {r['churn']:>9} {r['robots']:>7} {r['rows_us']:>10.1f} "
-              f"{r['dense_gather_us']:>10.1f} {r['rows_ratio']:>6.2f} "
-              f"{r['row_1000_us']:>14.1f} {r['row_ratio']:>6.2f} "
-              f"{r['map_bytes'] / 1e3:>8.0f} {r['dense_bytes'] / 1e3:>9.0f}")  # fmt: skip
+        print(
+            f"{r['n']:>8} {r['churn']:>9} {r['robots']:>7} {r['rows_us']:>10.1f} "
+            f"{r['dense_gather_us']:>10.1f} {r['rows_ratio']:>6.2f} "
+            f"{r['row_1000_us']:>14.1f} {r['row_ratio']:>6.2f} "
+            f"{r['map_bytes'] / 1e3:>8.0f} {r['dense_bytes'] / 1e3:>9.0f}"
+        )
     worst = max(results, key=lambda r: max(r["rows_ratio"], r["row_ratio"]))
-    print(f"worst: N={worst['n']} churn={worst['churn']} robots {worst['robots']}: "
-          f"rows() {worst['rows_ratio']:.2f}x, row() {worst['row_ratio']:.2f}x "
-          "a dense gather")  # fmt: skip
+    print(
+        f"worst: N={worst['n']} churn={worst['churn']} robots {worst['robots']}: "
+        f"rows() {worst['rows_ratio']:.2f}x, row() {worst['row_ratio']:.2f}x "
+        "a dense gather"
+    )
     if args.json:
         write_json(args.json, results)
 

@@ -22,10 +22,13 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'robots':>8} {'loop ms/tick':>13} {'entries ms/tick':>16}  entries' split")
     for n in args.robots:
-        code = ("import json, sys; from fleetsim.bench.lorr import run_case; "
-                f"print(json.dumps(run_case({n}, {args.ticks}, {args.entries!r})))")  # fmt: skip
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              check=True)  # fmt: skip
+        code = (
+            "import json, sys; from fleetsim.bench.lorr import run_case; "
+            f"print(json.dumps(run_case({n}, {args.ticks}, {args.entries!r})))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
         row = json.loads(done.stdout.strip().splitlines()[-1])
         split = row["entry_ms_per_tick"]
         shown = ", ".join(f"{k} {v:.2f}" for k, v in split.items() if v >= 0.005)

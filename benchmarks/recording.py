@@ -78,12 +78,20 @@ def blocks(n: int, rate: float, block: int, rounds: int) -> dict[str, Any]:
         close_s = time.perf_counter() - t
         size = path.stat().st_size
     base, with_rec = statistics.mean(plain), statistics.mean(recorded)
-    return {"robots": n, "rate": rate, "step_ms": 1e3 * base, "recorded_step_ms": 1e3 * with_rec,
-            "overhead": with_rec / base - 1, "median_overhead": statistics.median(ratios) - 1,
-            "own_ms": 1e3 * own[0] / len(recorded), "writer_ms": 1e3 * writer_s / frames,
-            "kb_per_frame": size / frames / 1024,
-            "mb_per_minute": size / frames * rate * 60 / 2**20,
-            "start_ms": 1e3 * start_s, "close_ms": 1e3 * close_s}  # fmt: skip
+    return {
+        "robots": n,
+        "rate": rate,
+        "step_ms": 1e3 * base,
+        "recorded_step_ms": 1e3 * with_rec,
+        "overhead": with_rec / base - 1,
+        "median_overhead": statistics.median(ratios) - 1,
+        "own_ms": 1e3 * own[0] / len(recorded),
+        "writer_ms": 1e3 * writer_s / frames,
+        "kb_per_frame": size / frames / 1024,
+        "mb_per_minute": size / frames * rate * 60 / 2**20,
+        "start_ms": 1e3 * start_s,
+        "close_ms": 1e3 * close_s,
+    }
 
 
 def main() -> None:
@@ -95,14 +103,16 @@ def main() -> None:
     args = parser.parse_args()
     for n in args.robots:
         r = blocks(n, args.rate, args.block, args.rounds)
-        print(f"{r['robots']:>6} robots at {r['rate']:g} Hz: step {r['step_ms']:.2f} ms, "
-              f"recording {r['recorded_step_ms']:.2f} ms ({100 * r['overhead']:+.1f}%, "
-              f"median of rounds {100 * r['median_overhead']:+.1f}%; the recorder's own "
-              f"{r['own_ms']:.2f} ms a step, the writer process {r['writer_ms']:.2f} ms CPU a "
-              f"frame), "
-              f"{r['kb_per_frame']:.1f} kB a frame ({r['mb_per_minute']:.1f} MB a minute), "
-              f"starting {r['start_ms']:.0f} ms, closing {r['close_ms']:.0f} ms",
-              flush=True)  # fmt: skip
+        print(
+            f"{r['robots']:>6} robots at {r['rate']:g} Hz: step {r['step_ms']:.2f} ms, "
+            f"recording {r['recorded_step_ms']:.2f} ms ({100 * r['overhead']:+.1f}%, "
+            f"median of rounds {100 * r['median_overhead']:+.1f}%; the recorder's own "
+            f"{r['own_ms']:.2f} ms a step, the writer process {r['writer_ms']:.2f} ms CPU a "
+            f"frame), "
+            f"{r['kb_per_frame']:.1f} kB a frame ({r['mb_per_minute']:.1f} MB a minute), "
+            f"starting {r['start_ms']:.0f} ms, closing {r['close_ms']:.0f} ms",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,10 @@ class Http(asyncio.Protocol):
         if self.transport is None or self.transport.is_closing():
             await loop.create_connection(lambda: self, self.host, self.port)
         assert self.transport is not None
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
-                f"Connection: {'keep-alive' if self.keep else 'close'}\r\n")  # fmt: skip
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+            f"Connection: {'keep-alive' if self.keep else 'close'}\r\n"
+        )
         if body:
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         self._answer = loop.create_future()
@@ -86,9 +88,16 @@ class Http(asyncio.Protocol):
             self._answer.set_exception(ConnectionError(f"connection lost: {exc}"))
 
 
-async def adapter(url: str, names: list[str], homes: list[tuple[float, float]], seconds: float,
-                  hz: float, keep: bool, navigate_period: float, part: tuple[int, int] = (0, 1)
-                  ) -> dict[str, Any]:  # fmt: skip
+async def adapter(
+    url: str,
+    names: list[str],
+    homes: list[tuple[float, float]],
+    seconds: float,
+    hz: float,
+    keep: bool,
+    navigate_period: float,
+    part: tuple[int, int] = (0, 1),
+) -> dict[str, Any]:
     """Poll (and command) the robots of `part` (i, n): every n-th from the i-th."""
     host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
     latencies: list[float] = []
@@ -119,9 +128,11 @@ async def adapter(url: str, names: list[str], homes: list[tuple[float, float]], 
             due += period
             if time.perf_counter() >= next_cmd and navigate_period > 0:
                 x, y = homes[k]
-                goal = {"map_name": "L1", "speed_limit": 0.0,
-                        "destination": {"x": x + (2.0 if lap % 2 == 0 else 0.0), "y": y,
-                                        "yaw": 0.0}}  # fmt: skip
+                goal = {
+                    "map_name": "L1",
+                    "speed_limit": 0.0,
+                    "destination": {"x": x + (2.0 if lap % 2 == 0 else 0.0), "y": y, "yaw": 0.0},
+                }
                 target = f"{PREFIX}/navigate/?robot_name={name}&cmd_id={lap}"
                 code, _ = await http.request("POST", target, json.dumps(goal).encode())
                 bad[0] += code != 200
@@ -148,14 +159,29 @@ def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
     def pct(q: float) -> float:
         return lat[min(int(q * len(lat)), len(lat) - 1)] if lat else float("nan")
 
-    total = {key: sum(r[key] for r in results)
-             for key in ("late", "bad", "commands", "robots_completing", "cpu_s")}  # fmt: skip
-    return {"polls": len(lat), **total, "p50_ms": pct(0.5), "p95_ms": pct(0.95),
-            "p99_ms": pct(0.99), "max_ms": lat[-1] if lat else float("nan")}  # fmt: skip
+    total = {
+        key: sum(r[key] for r in results)
+        for key in ("late", "bad", "commands", "robots_completing", "cpu_s")
+    }
+    return {
+        "polls": len(lat),
+        **total,
+        "p50_ms": pct(0.5),
+        "p95_ms": pct(0.95),
+        "p99_ms": pct(0.99),
+        "max_ms": lat[-1] if lat else float("nan"),
+    }
 
 
-def run_adapter(url: str, seconds: float, hz: float, keep: bool, navigate_period: float,
-                part: tuple[int, int], out: str) -> None:  # fmt: skip
+def run_adapter(
+    url: str,
+    seconds: float,
+    hz: float,
+    keep: bool,
+    navigate_period: float,
+    part: tuple[int, int],
+    out: str,
+) -> None:
     import urllib.request
 
     with urllib.request.urlopen(f"{url}/status/", timeout=30) as response:
@@ -182,8 +208,16 @@ def cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_period: float,
-        pin: bool = False, adapters: int = 1) -> dict[str, Any]:  # fmt: skip
+def run(
+    n: int,
+    seconds: float,
+    dt: float,
+    hz: float,
+    keep: bool,
+    navigate_period: float,
+    pin: bool = False,
+    adapters: int = 1,
+) -> dict[str, Any]:
     from fleetsim.interfaces.rmf.fleet import RmfFleet
     from fleetsim.interfaces.rmf.server import RmfServer, make_app
     from fleetsim.scenario import build, load_scenario
@@ -197,13 +231,30 @@ def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_perio
         fleet = RmfFleet(built.sim, built.scene.robots).start()
         with RmfServer(make_app(fleet)) as server:
             results = [Path(outdir) / f"adapter{i}.json" for i in range(adapters)]
-            procs = [subprocess.Popen([sys.executable, __file__, "--adapter", server.url,
-                                       "--seconds", str(seconds), "--hz", str(hz),
-                                       "--navigate-period", str(navigate_period),
-                                       "--part", f"{i}/{adapters}", "--out", str(results[i])]
-                                      + (["--connections", "keep"] if keep else []),
-                                      stdout=subprocess.PIPE, text=True)
-                     for i in range(adapters)]  # fmt: skip
+            procs = [
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--adapter",
+                        server.url,
+                        "--seconds",
+                        str(seconds),
+                        "--hz",
+                        str(hz),
+                        "--navigate-period",
+                        str(navigate_period),
+                        "--part",
+                        f"{i}/{adapters}",
+                        "--out",
+                        str(results[i]),
+                    ]
+                    + (["--connections", "keep"] if keep else []),
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+                for i in range(adapters)
+            ]
             if pin:  # the simulator on the first core, the adapters on the second
                 os.sched_setaffinity(0, {0})
                 for proc in procs:
@@ -220,10 +271,16 @@ def run(n: int, seconds: float, dt: float, hz: float, keep: bool, navigate_perio
         fleet.stop_serving()
     result = merge(outs)
     steps = max(round(summary.sim_time / dt), 1)
-    return {"robots": n, "connections": "keep" if keep else "new", "rtf": summary.sim_time / wall,
-            "ms_per_step": 1e3 * wall / steps, "sim_cpu": cpu / wall,
-            "adapter_cpu": result.pop("cpu_s") / seconds, "polls_per_s": result["polls"] / seconds,
-            **result}  # fmt: skip
+    return {
+        "robots": n,
+        "connections": "keep" if keep else "new",
+        "rtf": summary.sim_time / wall,
+        "ms_per_step": 1e3 * wall / steps,
+        "sim_cpu": cpu / wall,
+        "adapter_cpu": result.pop("cpu_s") / seconds,
+        "polls_per_s": result["polls"] / seconds,
+        **result,
+    }
 
 
 def main() -> None:
@@ -264,13 +321,16 @@ def main() -> None:
             args.adapters,
         )
         pinned = " pinned" if args.pin else ""
-        print(f"{r['robots']:>5} robots  {r['connections']} connections{pinned}  "
-              f"rtf {r['rtf']:.3f}  "
-              f"step {r['ms_per_step']:.1f} ms  status {r['polls_per_s']:.0f}/s  p50 "
-              f"{r['p50_ms']:.1f} p95 {r['p95_ms']:.1f} p99 {r['p99_ms']:.1f} max "
-              f"{r['max_ms']:.0f} ms  late {r['late']}  bad {r['bad']}  navigate "
-              f"{r['commands']} ({r['robots_completing']} robots completed some)  cpu sim+server "
-              f"{r['sim_cpu']:.2f} adapter {r['adapter_cpu']:.2f} core", flush=True)  # fmt: skip
+        print(
+            f"{r['robots']:>5} robots  {r['connections']} connections{pinned}  "
+            f"rtf {r['rtf']:.3f}  "
+            f"step {r['ms_per_step']:.1f} ms  status {r['polls_per_s']:.0f}/s  p50 "
+            f"{r['p50_ms']:.1f} p95 {r['p95_ms']:.1f} p99 {r['p99_ms']:.1f} max "
+            f"{r['max_ms']:.0f} ms  late {r['late']}  bad {r['bad']}  navigate "
+            f"{r['commands']} ({r['robots_completing']} robots completed some)  cpu sim+server "
+            f"{r['sim_cpu']:.2f} adapter {r['adapter_cpu']:.2f} core",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -115,8 +115,9 @@ def open_grid(side: int, rng: np.random.Generator) -> None:
     """An open side x side grid map: what it costs to load, route on and control traffic on."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "open.map"
-        path.write_text(f"type octile\nheight {side}\nwidth {side}\nmap\n"
-                        + ("." * side + "\n") * side)  # fmt: skip
+        path.write_text(
+            f"type octile\nheight {side}\nwidth {side}\nmap\n" + ("." * side + "\n") * side
+        )
         tracemalloc.start()
         t0 = time.perf_counter()
         graph = load_movingai(path).graph

@@ -42,8 +42,9 @@ def timed(plan: Any, folder: Path, name: str, **options: Any) -> tuple[float, di
     result = run_sweep(plan, out, **options)
     wall = time.perf_counter() - started
     assert result.failed == 0, [r["error"] for r in result.rows if r["status"] != "ok"]
-    rows = {(r["robots[0].start.random"], r["seed"]): tuple(r[k] for k in KPIS)
-            for r in read_rows(out)}  # fmt: skip
+    rows = {
+        (r["robots[0].start.random"], r["seed"]): tuple(r[k] for k in KPIS) for r in read_rows(out)
+    }
     return wall, rows
 
 
@@ -53,16 +54,21 @@ def parallel(runs: int, duration: float, folder: Path) -> None:
     n = len(plan.runs())
     one, a = timed(plan, folder, "one", workers=1)
     two, b = timed(plan, folder, "two", workers=2)
-    print(f"{n} warehouse runs ({duration:g} s each): 1 worker {one:.1f} s, 2 workers {two:.1f} s "
-          f"({one / two:.2f}x)", flush=True)  # fmt: skip
+    print(
+        f"{n} warehouse runs ({duration:g} s each): 1 worker {one:.1f} s, 2 workers {two:.1f} s "
+        f"({one / two:.2f}x)",
+        flush=True,
+    )
     try:
         ray_s, c = timed(plan, folder, "ray", workers=2, backend="ray")
     except Exception as exc:  # Ray missing: said, not fatal
         print(f"ray: {exc}")
         return
-    print(f"ray, a local instance with 2 CPUs: {ray_s:.1f} s ({one / ray_s:.2f}x one worker, "
-          f"startup included); KPIs equal to the local runs: {a == b == c}",
-          flush=True)  # fmt: skip
+    print(
+        f"ray, a local instance with 2 CPUs: {ray_s:.1f} s ({one / ray_s:.2f}x one worker, "
+        f"startup included); KPIs equal to the local runs: {a == b == c}",
+        flush=True,
+    )
 
 
 def many(count: int, folder: Path) -> None:
@@ -84,10 +90,13 @@ def many(count: int, folder: Path) -> None:
     ok = ok and sorted(r["seed"] for r in rows) == list(range(1, count + 1))
     first = statistics.mean(m for _, m in samples[: max(len(samples) // 4, 1)])
     last = statistics.mean(m for _, m in samples[-max(len(samples) // 4, 1) :])
-    print(f"{count} small runs, 2 workers: {wall:.1f} s ({count / wall:.1f} runs/s), "
-          f"{result.failed} failed; driver memory {first:.0f} MB in the first quarter, "
-          f"{last:.0f} MB in the last ({', '.join(f'{m:.0f}' for _, m in samples)}); "
-          f"file correct (one row per run, every seed once): {ok}", flush=True)  # fmt: skip
+    print(
+        f"{count} small runs, 2 workers: {wall:.1f} s ({count / wall:.1f} runs/s), "
+        f"{result.failed} failed; driver memory {first:.0f} MB in the first quarter, "
+        f"{last:.0f} MB in the last ({', '.join(f'{m:.0f}' for _, m in samples)}); "
+        f"file correct (one row per run, every seed once): {ok}",
+        flush=True,
+    )
 
 
 def main() -> None:

@@ -82,8 +82,10 @@ def main() -> None:
     parser.add_argument("--robots", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--seconds", type=float, default=120.0)
     args = parser.parse_args()
-    print(f"{'robots':>7} {'mode':>8} {'ms/step':>8} {'rtf':>7} {'arrivals':>9} "
-          f"{'deadlocks':>9} {'unresolved':>10} {'robot-robot':>11}")  # fmt: skip
+    print(
+        f"{'robots':>7} {'mode':>8} {'ms/step':>8} {'rtf':>7} {'arrivals':>9} "
+        f"{'deadlocks':>9} {'unresolved':>10} {'robot-robot':>11}"
+    )
     for n in args.robots:
         for on in (False, True):
             r = run(n, args.seconds, on)

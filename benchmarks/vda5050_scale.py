@@ -49,16 +49,21 @@ robots:
 # -- the master control (a separate process) --------------------------------------------------
 
 
-def order_json(serial: str, order_id: str, start: tuple[float, float], end: tuple[float, float],
-               header: int) -> str:  # fmt: skip
+def order_json(
+    serial: str, order_id: str, start: tuple[float, float], end: tuple[float, float], header: int
+) -> str:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
-    node = '{{"nodeId":"{0}","sequenceId":{1},"released":true,"actions":[],"nodePosition":' \
-           '{{"x":{2},"y":{3},"mapId":"site","allowedDeviationXY":0.5}}}}'  # fmt: skip
-    return (f'{{"headerId":{header},"timestamp":"{stamp}","version":"2.0.0","manufacturer":'
-            f'"{MANUFACTURER}","serialNumber":"{serial}","orderId":"{order_id}",'
-            f'"orderUpdateId":0,"nodes":[{node.format("a", 0, *start)},'
-            f'{node.format("b", 2, *end)}],"edges":[{{"edgeId":"ab","sequenceId":1,'
-            f'"released":true,"startNodeId":"a","endNodeId":"b","actions":[]}}]}}')  # fmt: skip
+    node = (
+        '{{"nodeId":"{0}","sequenceId":{1},"released":true,"actions":[],"nodePosition":'
+        '{{"x":{2},"y":{3},"mapId":"site","allowedDeviationXY":0.5}}}}'
+    )
+    return (
+        f'{{"headerId":{header},"timestamp":"{stamp}","version":"2.0.0","manufacturer":'
+        f'"{MANUFACTURER}","serialNumber":"{serial}","orderId":"{order_id}",'
+        f'"orderUpdateId":0,"nodes":[{node.format("a", 0, *start)},'
+        f'{node.format("b", 2, *end)}],"edges":[{{"edgeId":"ab","sequenceId":1,'
+        f'"released":true,"startNodeId":"a","endNodeId":"b","actions":[]}}]}}'
+    )
 
 
 def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
@@ -75,8 +80,19 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
     latencies: list[float] = []
     received = [0]
     lock = threading.Lock()
-    sub = subprocess.Popen([_sbin("mosquitto_sub") or "mosquitto_sub", "-h", host, "-p", port,
-                            "-t", f"{PREFIX}/+/state", "-v"], stdout=subprocess.PIPE)  # fmt: skip
+    sub = subprocess.Popen(
+        [
+            _sbin("mosquitto_sub") or "mosquitto_sub",
+            "-h",
+            host,
+            "-p",
+            port,
+            "-t",
+            f"{PREFIX}/+/state",
+            "-v",
+        ],
+        stdout=subprocess.PIPE,
+    )
 
     def listen() -> None:
         assert sub.stdout is not None
@@ -155,11 +171,22 @@ def master(broker: str, vehicles: int, seconds: float, period: float) -> None:
     def pct(q: float) -> float:
         return 1e3 * lat[min(int(q * len(lat)), len(lat) - 1)] if lat else float("nan")
 
-    print(json.dumps({"sent": sent, "answered": len(lat), "unanswered": unanswered,
-                      "resent": resent,
-                      "states": received[0], "p50_ms": pct(0.50), "p95_ms": pct(0.95),
-                      "p99_ms": pct(0.99), "max_ms": 1e3 * lat[-1] if lat else float("nan")}),
-          flush=True)  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "sent": sent,
+                "answered": len(lat),
+                "unanswered": unanswered,
+                "resent": resent,
+                "states": received[0],
+                "p50_ms": pct(0.50),
+                "p95_ms": pct(0.95),
+                "p99_ms": pct(0.99),
+                "max_ms": 1e3 * lat[-1] if lat else float("nan"),
+            }
+        ),
+        flush=True,
+    )
 
 
 # -- the simulation side ----------------------------------------------------------------------
@@ -180,8 +207,16 @@ def cpu_s(pid: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float, dt: float,
-        broker_pid: int | None, network: Any = None) -> dict[str, Any]:  # fmt: skip
+def run(
+    n: int,
+    mode: str,
+    seconds: float,
+    broker_url: str | None,
+    period: float,
+    dt: float,
+    broker_pid: int | None,
+    network: Any = None,
+) -> dict[str, Any]:
     from fleetsim.interfaces.vda5050.fleet import VdaFleet
     from fleetsim.scenario import build, load_scenario
     from fleetsim.scenario.runner import run_scenario
@@ -194,13 +229,27 @@ def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float
     with built.sim:
         before = rss_mb()
         t0 = time.perf_counter()
-        fleet = VdaFleet(built.sim, built.scene.robots, broker_url, mode=mode,
-                         network=network).start(timeout=120)  # fmt: skip
+        fleet = VdaFleet(
+            built.sim, built.scene.robots, broker_url, mode=mode, network=network
+        ).start(timeout=120)
         connect_s = time.perf_counter() - t0
         fleet_mb = rss_mb() - before
-        proc = subprocess.Popen([sys.executable, __file__, "--master", broker_url, "--vehicles",
-                                 str(n), "--seconds", str(seconds), "--order-period",
-                                 str(period)], stdout=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--master",
+                broker_url,
+                "--vehicles",
+                str(n),
+                "--seconds",
+                str(seconds),
+                "--order-period",
+                str(period),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         cpu0, broker0, wall0 = cpu_s(), cpu_s(broker_pid) if broker_pid else 0.0, time.time()
         summary = run_scenario(built)
@@ -212,11 +261,20 @@ def run(n: int, mode: str, seconds: float, broker_url: str | None, period: float
         fleet.stop()
     result = json.loads(out.strip().splitlines()[-1])
     sim_s = summary.sim_time
-    return {"vehicles": n, "mode": mode, "connect_s": connect_s, "rtf": sim_s / wall,
-            "ms_per_step": 1e3 * wall / max(round(sim_s / dt), 1), **result,
-            "cpu_per_1000": 1000 * cpu / wall / n, "broker_cpu": broker_cpu / wall,
-            "kb_per_vehicle": 1024 * fleet_mb / n, "rss_mb": rss_mb(),
-            "dropped": hits["drop"], "delayed": hits["delay"]}  # fmt: skip
+    return {
+        "vehicles": n,
+        "mode": mode,
+        "connect_s": connect_s,
+        "rtf": sim_s / wall,
+        "ms_per_step": 1e3 * wall / max(round(sim_s / dt), 1),
+        **result,
+        "cpu_per_1000": 1000 * cpu / wall / n,
+        "broker_cpu": broker_cpu / wall,
+        "kb_per_vehicle": 1024 * fleet_mb / n,
+        "rss_mb": rss_mb(),
+        "dropped": hits["drop"],
+        "delayed": hits["delay"],
+    }
 
 
 def main() -> None:
@@ -240,28 +298,37 @@ def main() -> None:
 
     network = None
     if args.drop or args.delay:
-        network = MessageFaults(drop=args.drop, delay=args.delay, delay_s=tuple(args.delay_s),
-                                topics=("order", "state"), seed=1)  # fmt: skip
+        network = MessageFaults(
+            drop=args.drop,
+            delay=args.delay,
+            delay_s=tuple(args.delay_s),
+            topics=("order", "state"),
+            seed=1,
+        )
     rows = []
     for n in args.vehicles:
         broker = None if args.broker else MosquittoBroker().start()
         try:
             url = args.broker or broker.url  # type: ignore[union-attr]
             pid = broker._proc.pid if broker is not None and broker._proc else None
-            rows.append(run(n, args.mode, args.seconds, url, args.order_period,
-                            args.timestep, pid, network))  # fmt: skip
+            rows.append(
+                run(n, args.mode, args.seconds, url, args.order_period, args.timestep, pid, network)
+            )
         finally:
             if broker is not None:
                 broker.stop()
         r = rows[-1]
-        print(f"{r['vehicles']:>6} {r['mode']:<11} rtf {r['rtf']:.3f}  step "
-              f"{r['ms_per_step']:.1f} ms  orders {r['sent']} answered {r['answered']} "
-              f"unanswered {r['unanswered']} resent {r['resent']} (messages dropped "
-              f"{r['dropped']}, delayed {r['delayed']})  latency p50 {r['p50_ms']:.0f} p95 "
-              f"{r['p95_ms']:.0f} p99 {r['p99_ms']:.0f} max {r['max_ms']:.0f} ms  states "
-              f"{r['states']}  cpu {r['cpu_per_1000']:.2f} core/1000  broker "
-              f"{r['broker_cpu']:.2f} core  {r['kb_per_vehicle']:.0f} kB/vehicle  "
-              f"connect {r['connect_s']:.1f} s", flush=True)  # fmt: skip
+        print(
+            f"{r['vehicles']:>6} {r['mode']:<11} rtf {r['rtf']:.3f}  step "
+            f"{r['ms_per_step']:.1f} ms  orders {r['sent']} answered {r['answered']} "
+            f"unanswered {r['unanswered']} resent {r['resent']} (messages dropped "
+            f"{r['dropped']}, delayed {r['delayed']})  latency p50 {r['p50_ms']:.0f} p95 "
+            f"{r['p95_ms']:.0f} p99 {r['p99_ms']:.0f} max {r['max_ms']:.0f} ms  states "
+            f"{r['states']}  cpu {r['cpu_per_1000']:.2f} core/1000  broker "
+            f"{r['broker_cpu']:.2f} core  {r['kb_per_vehicle']:.0f} kB/vehicle  "
+            f"connect {r['connect_s']:.1f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -14,8 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_generated_pages_are_current() -> None:
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "docs_pages.py"), "--check"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "docs_pages.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 

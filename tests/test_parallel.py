@@ -61,9 +61,10 @@ def test_a_fleet_stepped_in_halves_is_the_same_as_in_one_piece(
         monkeypatch.setenv("FLEETSIM_THREADS", threads)
         with make_sim(timestep=0.1) as sim:
             robots = AgentManager(sim).spawn_agents_grid(
-                400, GridSpawnParams(x_max=12, y_max=12, spacing=0.6),
+                400,
+                GridSpawnParams(x_max=12, y_max=12, spacing=0.6),
                 AgentSpawnParams(urdf_path="simple_cube", motion_mode=motion),
-            )  # fmt: skip
+            )
             rng = np.random.default_rng(3)
             for robot, (x, y) in zip(robots, rng.uniform(0, 12, (400, 2)), strict=True):
                 robot.set_goal(Pose.from_xyz(float(x), float(y), 0.0), align_orientation=False)

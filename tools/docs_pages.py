@@ -30,8 +30,12 @@ END = "<!-- end generated -->"
 
 def generated(name: str) -> str:
     """The generated part of page `name`."""
-    makers = {"cli": cli_reference, "schema": schema_reference,
-              "environment": environment_reference, "events": events_reference}  # fmt: skip
+    makers = {
+        "cli": cli_reference,
+        "schema": schema_reference,
+        "environment": environment_reference,
+        "events": events_reference,
+    }
     return makers[name]()
 
 
@@ -67,8 +71,10 @@ def events_reference() -> str:
     from fleetsim.events import CATALOGUE
 
     rows = ["| event | emitted by | when | handler | it gets |", "|---|---|---|---|---|"]
-    rows += [f"| `{e.name}` | {e.source} | {_cell(e.when)} | `{e.handler}` | {_cell(e.carries)} |"
-             for e in CATALOGUE]  # fmt: skip
+    rows += [
+        f"| `{e.name}` | {e.source} | {_cell(e.when)} | `{e.handler}` | {_cell(e.carries)} |"
+        for e in CATALOGUE
+    ]
     return "\n".join(rows)
 
 

@@ -28,14 +28,20 @@ def main() -> None:
     stations = [r * COLS + 1 for r in range(2, ROWS - 2, 2)]
     for loc in stations:
         grid[loc // COLS][1] = "E"
-    faces = sorted({(r + dr) * COLS + c for r in range(ROWS) for c in range(COLS)
-                    if grid[r][c] == "@" and 0 < r < ROWS - 1 and 0 < c < COLS - 1
-                    for dr in (-1, 1) if grid[r + dr][c] == "."})  # fmt: skip
+    faces = sorted(
+        {
+            (r + dr) * COLS + c
+            for r in range(ROWS)
+            for c in range(COLS)
+            if grid[r][c] == "@" and 0 < r < ROWS - 1 and 0 < c < COLS - 1
+            for dr in (-1, 1)
+            if grid[r + dr][c] == "."
+        }
+    )
     for loc in faces:
         grid[loc // COLS][loc % COLS] = "S"
     rng = np.random.default_rng(0)
-    free = [r * COLS + c for r in range(ROWS) for c in range(COLS)
-            if grid[r][c] == "." and c > 2]  # fmt: skip
+    free = [r * COLS + c for r in range(ROWS) for c in range(COLS) if grid[r][c] == "." and c > 2]
     starts = sorted(rng.choice(free, ROBOTS, replace=False).tolist())
     tasks = [(int(rng.choice(faces)), int(rng.choice(stations))) for _ in range(TASKS)]
     OUT.mkdir(parents=True, exist_ok=True)
@@ -47,12 +53,22 @@ def main() -> None:
     body = "\n".join(f"{a},{b}" for a, b in tasks)
     (OUT / "warehouse_small.tasks").write_text(f"{TASKS}\n{body}\n")
     problem = {
-        "mapFile": "warehouse_small.map", "agentFile": "warehouse_small.agents",
-        "teamSize": ROBOTS, "taskFile": "warehouse_small.tasks", "numTasksReveal": 1.5,
-        "agentCounter": 3, "agentSize": 1.0,
-        "delayConfig": {"seed": 7, "minDelay": 5, "maxDelay": 15, "eventModel": "bernoulli",
-                        "pDelay": 0.002, "durationModel": "uniform"},
-    }  # fmt: skip
+        "mapFile": "warehouse_small.map",
+        "agentFile": "warehouse_small.agents",
+        "teamSize": ROBOTS,
+        "taskFile": "warehouse_small.tasks",
+        "numTasksReveal": 1.5,
+        "agentCounter": 3,
+        "agentSize": 1.0,
+        "delayConfig": {
+            "seed": 7,
+            "minDelay": 5,
+            "maxDelay": 15,
+            "eventModel": "bernoulli",
+            "pDelay": 0.002,
+            "durationModel": "uniform",
+        },
+    }
     (OUT / "warehouse_small.json").write_text(json.dumps(problem, indent=4) + "\n")
 
 

@@ -51,8 +51,10 @@ def main() -> None:
         def next_goal(car: Agent, action: object = None) -> None:
             x, y = sim.rng.uniform(-40, 40, size=2)
             move = MoveTo(Pose.from_xyz(float(x), float(y), 0), tolerance=0.3)
-            move.on_done = lambda agent, done: (arrivals.__setitem__(0, arrivals[0] + 1),
-                                                next_goal(agent))  # fmt: skip
+            move.on_done = lambda agent, done: (
+                arrivals.__setitem__(0, arrivals[0] + 1),
+                next_goal(agent),
+            )
             car.add_action(move)
 
         for car in cars:

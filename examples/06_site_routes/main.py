@@ -35,8 +35,10 @@ def main() -> None:
         robots = run.scene.robots
         for robot in robots:
             robot.clear_actions()  # drive our own rounds instead of the scenario's
-        print(f"site: {len(site.graph)} nodes, {site.graph.lane_count} lanes; "
-              f"chargers {site.graph.nodes_with('charger')}")  # fmt: skip
+        print(
+            f"site: {len(site.graph)} nodes, {site.graph.lane_count} lanes; "
+            f"chargers {site.graph.nodes_with('charger')}"
+        )
         pickups, drops = site.graph.nodes_with("pickup"), site.graph.nodes_with("dropoff")
         visits = [0]
 

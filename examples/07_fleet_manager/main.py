@@ -35,21 +35,32 @@ class LeastDriven:
 def warehouse(cols: int = 8, rows: int = 5, spacing: float = 3.0) -> Site:
     cells = [(r, c) for r in range(rows) for c in range(cols)]
     nodes = [
-        {"name": f"n{r}_{c}", "x": spacing * c, "y": spacing * r,
-         "pickup": r == 0, "dropoff": r == rows - 1}
+        {
+            "name": f"n{r}_{c}",
+            "x": spacing * c,
+            "y": spacing * r,
+            "pickup": r == 0,
+            "dropoff": r == rows - 1,
+        }
         for r, c in cells
-    ]  # fmt: skip
+    ]
     lanes = [{"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r, c in cells if c < cols - 1]
     lanes += [{"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r, c in cells if r < rows - 1]
     return Site.from_graph(nodes, lanes)
 
 
-def waves(site: Site, rng: np.random.Generator, every: float, size: int, count: int
-          ) -> list[Task]:  # fmt: skip
+def waves(site: Site, rng: np.random.Generator, every: float, size: int, count: int) -> list[Task]:
     """`count` picking waves of `size` orders, one wave every `every` seconds."""
     pickups, dropoffs = site.graph.nodes_with("pickup"), site.graph.nodes_with("dropoff")
-    return [Task(f"w{w}_{k}", (str(rng.choice(pickups)), str(rng.choice(dropoffs))),
-                 release_time=w * every) for w in range(count) for k in range(size)]  # fmt: skip
+    return [
+        Task(
+            f"w{w}_{k}",
+            (str(rng.choice(pickups)), str(rng.choice(dropoffs))),
+            release_time=w * every,
+        )
+        for w in range(count)
+        for k in range(size)
+    ]
 
 
 def run(policy: str | AssignmentPolicy, steps: int) -> tuple[dict[str, Any], float]:
@@ -76,23 +87,38 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=18_000, help="steps per policy (0.1 s)")
     args = parser.parse_args()
     rows = []
-    for name, policy in (("nearest", "nearest"), ("greedy", "greedy"),
-                         ("LeastDriven", LeastDriven())):  # fmt: skip
+    for name, policy in (
+        ("nearest", "nearest"),
+        ("greedy", "greedy"),
+        ("LeastDriven", LeastDriven()),
+    ):
         print(f"running {name} ...", flush=True)
         k, sim_time = run(policy, args.steps)
         cycle = k["cycle_time_s"]["p50"]
         shown = f"{cycle:.1f} s" if cycle is not None else "-"
         print(f"  {name}: {k['tasks_completed']} orders done, p50 cycle {shown}", flush=True)
-        rows.append((name, k["tasks_completed"], k["throughput_per_hour"],
-                     cycle if cycle is not None else float("nan"), k["utilisation"] * 100,
-                     k["distance_per_robot_m"], k["deadlocks"],
-                     k["collisions"]["robot-robot"]))  # fmt: skip
+        rows.append(
+            (
+                name,
+                k["tasks_completed"],
+                k["throughput_per_hour"],
+                cycle if cycle is not None else float("nan"),
+                k["utilisation"] * 100,
+                k["distance_per_robot_m"],
+                k["deadlocks"],
+                k["collisions"]["robot-robot"],
+            )
+        )
     print(f"simulated {sim_time:.2f} s in {args.steps} steps per policy")
-    print(f"{'policy':<12} {'done':>5} {'per hour':>9} {'p50 cycle s':>12} {'util %':>7} "
-          f"{'m/robot':>8} {'deadlocks':>9} {'robot-robot':>11}")  # fmt: skip
+    print(
+        f"{'policy':<12} {'done':>5} {'per hour':>9} {'p50 cycle s':>12} {'util %':>7} "
+        f"{'m/robot':>8} {'deadlocks':>9} {'robot-robot':>11}"
+    )
     for row in rows:
-        print(f"{row[0]:<12} {row[1]:>5} {row[2]:>9.1f} {row[3]:>12.1f} {row[4]:>7.0f} "
-              f"{row[5]:>8.0f} {row[6]:>9} {row[7]:>11}")  # fmt: skip
+        print(
+            f"{row[0]:<12} {row[1]:>5} {row[2]:>9.1f} {row[3]:>12.1f} {row[4]:>7.0f} "
+            f"{row[5]:>8.0f} {row[6]:>9} {row[7]:>11}"
+        )
 
 
 if __name__ == "__main__":

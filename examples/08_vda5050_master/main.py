@@ -41,18 +41,42 @@ class MasterControl:
         self.trips[serial] = n
         xs = [0.0, 4.0, 8.0] if n % 2 == 0 else [8.0, 4.0, 0.0]
         y = 3.0 * int(serial.split("_")[1])
-        nodes = [{"nodeId": f"p{x:.0f}_{y:.0f}", "sequenceId": 2 * k, "released": True,
-                  "actions": [], "nodePosition": {"x": x, "y": y, "mapId": "site"}}
-                 for k, x in enumerate(xs)]  # fmt: skip
+        nodes = [
+            {
+                "nodeId": f"p{x:.0f}_{y:.0f}",
+                "sequenceId": 2 * k,
+                "released": True,
+                "actions": [],
+                "nodePosition": {"x": x, "y": y, "mapId": "site"},
+            }
+            for k, x in enumerate(xs)
+        ]
         for node, kind in ((nodes[0], "pick"), (nodes[-1], "drop")):  # a load out and back
-            node["actions"] = [{"actionType": kind, "actionId": f"{serial}-{n}-{kind}",
-                                "blockingType": "HARD"}]  # fmt: skip
-        edges = [{"edgeId": f"e{k}", "sequenceId": 2 * k + 1, "released": True, "actions": [],
-                  "startNodeId": nodes[k]["nodeId"], "endNodeId": nodes[k + 1]["nodeId"]}
-                 for k in range(len(nodes) - 1)]  # fmt: skip
-        order = {"headerId": n, "timestamp": s["timestamp"], "version": "2.0.0",
-                 "manufacturer": "fleetsim", "serialNumber": serial, "orderId": f"{serial}-{n}",
-                 "orderUpdateId": 0, "nodes": nodes, "edges": edges}  # fmt: skip
+            node["actions"] = [
+                {"actionType": kind, "actionId": f"{serial}-{n}-{kind}", "blockingType": "HARD"}
+            ]
+        edges = [
+            {
+                "edgeId": f"e{k}",
+                "sequenceId": 2 * k + 1,
+                "released": True,
+                "actions": [],
+                "startNodeId": nodes[k]["nodeId"],
+                "endNodeId": nodes[k + 1]["nodeId"],
+            }
+            for k in range(len(nodes) - 1)
+        ]
+        order = {
+            "headerId": n,
+            "timestamp": s["timestamp"],
+            "version": "2.0.0",
+            "manufacturer": "fleetsim",
+            "serialNumber": serial,
+            "orderId": f"{serial}-{n}",
+            "orderUpdateId": 0,
+            "nodes": nodes,
+            "edges": edges,
+        }
         self.client.publish(f"uagv/v2/fleetsim/{serial}/order", json.dumps(order))
 
 
@@ -64,8 +88,12 @@ def main() -> None:
         print(f"broker {broker.url}")
         params = SimulationParams(timestep=0.1, target_rtf=0.0, collision_narrowphase="aabb")
         with MultiRobotSimulationCore(params) as sim:
-            robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
-                                      name=f"amr_{k}") for k in range(3)]  # fmt: skip
+            robots = [
+                Agent.from_urdf(
+                    "mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim, name=f"amr_{k}"
+                )
+                for k in range(3)
+            ]
             fleet = VdaFleet(sim, robots, broker.url).start()
             master = MasterControl(broker.host, broker.port)
             for _ in range(args.steps):

@@ -32,15 +32,20 @@ def main() -> None:
             if row is None:
                 print(f"running {total} runs on 2 workers ...", flush=True)
                 return
-            print(f"  {done}/{total}: {row.get('status')} ({SIZES}={row.get(SIZES)}, seed "
-                  f"{row.get('seed')})", flush=True)  # fmt: skip
+            print(
+                f"  {done}/{total}: {row.get('status')} ({SIZES}={row.get(SIZES)}, seed "
+                f"{row.get('seed')})",
+                flush=True,
+            )
 
         result = run_sweep(plan, out, workers=2, progress=progress)
         print(f"{result.ran} runs, {result.failed} failed; results in {out}")
         lines = summarise(result.rows, [SIZES], ["throughput_per_hour", "utilisation"])
         for line in sorted(lines, key=lambda line: line[SIZES]):
-            print(f"{line[SIZES]:>3} robots: {line['throughput_per_hour'].text():>16} tasks/h, "
-                  f"utilisation {line['utilisation'].text()}")  # fmt: skip
+            print(
+                f"{line[SIZES]:>3} robots: {line['throughput_per_hour'].text():>16} tasks/h, "
+                f"utilisation {line['utilisation'].text()}"
+            )
         print(f"simulated {result.rows[0]['sim_time_s']:.2f} s in {args.steps} steps (each run)")
 
 

@@ -54,8 +54,10 @@ def main() -> None:
             events = recording.events()
         times = np.array([frame.time for frame in frames])
         gap = int(np.argmax(np.diff(times)))
-        print(f"frames from {times[0]:.1f} s to {times[-1]:.1f} s, none from {times[gap]:.1f} s "
-              f"to {times[gap + 1]:.1f} s (paused)")  # fmt: skip
+        print(
+            f"frames from {times[0]:.1f} s to {times[-1]:.1f} s, none from {times[gap]:.1f} s "
+            f"to {times[gap + 1]:.1f} s (paused)"
+        )
         driven = dict.fromkeys(frames[0].names, 0.0)
         for before, after in itertools.pairwise(frames):
             if after.time - before.time > 0.3 or before.names != after.names:

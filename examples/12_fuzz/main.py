@@ -22,10 +22,12 @@ from pathlib import Path
 from fleetsim.fuzz import fuzz_specs, parse_checks, run_fuzz
 
 HERE = Path(__file__).parent
-FAULTS = {"robots": [
-    {"type": "stop", "rate_per_hour": 20, "duration": [3, 12]},
-    {"type": "slowdown", "rate_per_hour": 20, "factor": 0.7, "duration": [5, 20]},
-]}  # fmt: skip
+FAULTS = {
+    "robots": [
+        {"type": "stop", "rate_per_hour": 20, "duration": [3, 12]},
+        {"type": "slowdown", "rate_per_hour": 20, "factor": 0.7, "duration": [5, 20]},
+    ]
+}
 LANES = {"site": [{"type": "lane_blocked", "rate_per_hour": 30, "duration": [10, 30]}]}
 
 

@@ -17,13 +17,17 @@ PREFIX = "uagv/v2/fleetsim"
 
 def order(serial: str, x: float, y: float) -> str:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
-    node = '{{"nodeId":"{0}","sequenceId":{1},"released":true,"actions":[],' \
-           '"nodePosition":{{"x":{2},"y":{3},"mapId":"site"}}}}'  # fmt: skip
-    return (f'{{"headerId":1,"timestamp":"{stamp}","version":"2.0.0","manufacturer":"fleetsim",'
-            f'"serialNumber":"{serial}","orderId":"depot","orderUpdateId":0,"nodes":['
-            f'{node.format("here", 0, x, y)},{node.format("depot", 2, 5.0, 0.0)}],"edges":['
-            '{"edgeId":"go","sequenceId":1,"released":true,"startNodeId":"here",'
-            '"endNodeId":"depot","actions":[]}]}')  # fmt: skip
+    node = (
+        '{{"nodeId":"{0}","sequenceId":{1},"released":true,"actions":[],'
+        '"nodePosition":{{"x":{2},"y":{3},"mapId":"site"}}}}'
+    )
+    return (
+        f'{{"headerId":1,"timestamp":"{stamp}","version":"2.0.0","manufacturer":"fleetsim",'
+        f'"serialNumber":"{serial}","orderId":"depot","orderUpdateId":0,"nodes":['
+        f'{node.format("here", 0, x, y)},{node.format("depot", 2, 5.0, 0.0)}],"edges":['
+        '{"edgeId":"go","sequenceId":1,"released":true,"startNodeId":"here",'
+        '"endNodeId":"depot","actions":[]}]}'
+    )
 
 
 def main() -> None:

@@ -57,8 +57,13 @@ from fleetsim.version import __version__
 from fleetsim.viz import DataMonitor, GuiControls
 
 
-def _record(sim: MultiRobotSimulationCore, path: _FsPath | str | None, rate: float,
-            metadata: dict[str, str] | None, out: _Any) -> _frontends.Recorder:  # fmt: skip
+def _record(
+    sim: MultiRobotSimulationCore,
+    path: _FsPath | str | None,
+    rate: float,
+    metadata: dict[str, str] | None,
+    out: _Any,
+) -> _frontends.Recorder:
     """`sim.record(...)`: `fleetsim.recording.record`, imported when first used (60 ms, and the
     `[record]` extra)."""
     from fleetsim.recording import record

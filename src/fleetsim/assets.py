@@ -41,8 +41,7 @@ def check_urdf(path: str | Path) -> None:
         stat = None
     if stat is None or not S_ISREG(stat.st_mode):
         raise AssetNotFoundError(f"URDF file not found: {path}")
-    _check_urdf_at(str(path), os.getcwd(), stat.st_dev, stat.st_ino, stat.st_mtime_ns,
-                   stat.st_size)  # fmt: skip
+    _check_urdf_at(str(path), os.getcwd(), stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=256)

@@ -27,8 +27,10 @@ def parse_bounded(text: str, path: Path | str, error: type[ConfigError] = Config
     deep = _too_deep_at(text)  # before PyYAML, which is slow on such input
     if deep is not None:
         line = text.count("\n", 0, deep) + 1
-        raise error(f"{path} line {line}: nested deeper than {MAX_DEPTH} levels (brackets "
-                    f"[ and {{ inside each other)")  # fmt: skip
+        raise error(
+            f"{path} line {line}: nested deeper than {MAX_DEPTH} levels (brackets "
+            f"[ and {{ inside each other)"
+        )
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         if node is not None:

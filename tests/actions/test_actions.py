@@ -75,10 +75,13 @@ def test_queue_runs_in_order_with_events(sim: MultiRobotSimulationCore) -> None:
     run_until_idle(sim, [r])
     kinds = [(e, k) for e, _, k in log]
     assert kinds == [
-        ("action_started", "MoveTo"), ("action_completed", "MoveTo"),
-        ("action_started", "Wait"), ("action_completed", "Wait"),
-        ("action_started", "MoveTo"), ("action_completed", "MoveTo"),
-    ]  # fmt: skip
+        ("action_started", "MoveTo"),
+        ("action_completed", "MoveTo"),
+        ("action_started", "Wait"),
+        ("action_completed", "Wait"),
+        ("action_started", "MoveTo"),
+        ("action_completed", "MoveTo"),
+    ]
     assert r.get_pose().isclose(Pose.from_yaw(0, 2, 0, math.pi), pos_tol=0.011, angle_tol=1e-3)
     assert sim.actions.completed_count == 3
 

@@ -142,8 +142,13 @@ def test_same_seed_same_trajectories() -> None:
 
 
 def test_set_waypoints_from_arrays(sim: MultiRobotSimulationCore) -> None:
-    robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                            motion_mode="omnidirectional", max_linear_vel=2.0)  # fmt: skip
+    robot = Agent.from_urdf(
+        "mobile_robot",
+        Pose.from_xyz(0, 0, 0),
+        sim_core=sim,
+        motion_mode="omnidirectional",
+        max_linear_vel=2.0,
+    )
     with pytest.raises(ConfigError, match=r"positions must be \(K, 2\) or \(K, 3\)"):
         robot.set_waypoints([1.0, 2.0])
     with pytest.raises(ConfigError, match="one value per waypoint"):
@@ -165,8 +170,13 @@ def test_set_waypoints_from_arrays(sim: MultiRobotSimulationCore) -> None:
 
 def test_cmd_vel_is_clipped_to_a_differential_agents_limits(sim: MultiRobotSimulationCore) -> None:
     """Commands far above the limits drive at the limits: linear speed and turn rate."""
-    robot = Agent.from_urdf("mobile_robot", sim_core=sim, motion_mode="differential",
-                            max_linear_vel=0.8, max_angular_vel=1.2)  # fmt: skip
+    robot = Agent.from_urdf(
+        "mobile_robot",
+        sim_core=sim,
+        motion_mode="differential",
+        max_linear_vel=0.8,
+        max_angular_vel=1.2,
+    )
     fastest, fastest_turn = 0.0, 0.0
     for _ in range(300):  # 3 s at the default 0.01 s: past the ramp up
         robot.controller.set_cmd_vel(5.0, 0.0, 0.0)

@@ -26,8 +26,9 @@ def speeds(robot: Agent) -> float:
 def test_hold_stops_within_the_limits_and_release_drives_on(
     sim: MultiRobotSimulationCore, mode: str
 ) -> None:
-    robot = Agent.from_urdf("simple_cube", sim_core=sim, motion_mode=mode, max_linear_vel=2.0,
-                            max_linear_accel=0.5)  # fmt: skip
+    robot = Agent.from_urdf(
+        "simple_cube", sim_core=sim, motion_mode=mode, max_linear_vel=2.0, max_linear_accel=0.5
+    )
     move = MoveTo(Pose.from_xyz(30, 0, 0))
     robot.add_action(move)
     for _ in range(40):
@@ -74,8 +75,11 @@ def test_speed_override(sim: MultiRobotSimulationCore) -> None:
 
 
 def test_current_node_and_lane(sim: MultiRobotSimulationCore) -> None:
-    nodes = [{"name": "a", "x": 0, "y": 0}, {"name": "b", "x": 10, "y": 0},
-             {"name": "c", "x": 10, "y": 10}]  # fmt: skip
+    nodes = [
+        {"name": "a", "x": 0, "y": 0},
+        {"name": "b", "x": 10, "y": 0},
+        {"name": "c", "x": 10, "y": 10},
+    ]
     sim.set_site(Site.from_graph(nodes, [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}]))
     robot = Agent.from_urdf("simple_cube", Pose.from_xyz(0.05, 0, 0), sim_core=sim)
     assert robot.current_node() == "a" and robot.current_lane() == (0, 0.0)

@@ -108,12 +108,33 @@ def test_the_plot_is_a_png(tmp_path: Path) -> None:
 def test_bench_times_a_crowd_and_reports_the_targets(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     result = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "bench", "--sizes", "30", "--steps", "5",
-         "--arms", "0", "--crowd", "12", "--dense", "", "--no-warehouse", "--no-eager",
-         "--no-aabb",
-         "--json", str(out), "--plot", str(tmp_path / "rtf.png")],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "bench",
+            "--sizes",
+            "30",
+            "--steps",
+            "5",
+            "--arms",
+            "0",
+            "--crowd",
+            "12",
+            "--dense",
+            "",
+            "--no-warehouse",
+            "--no-eager",
+            "--no-aabb",
+            "--json",
+            str(out),
+            "--plot",
+            str(tmp_path / "rtf.png"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(out.read_text())
     crowd = next(r for r in data["results"] if r["variant"] == "fleetsim-crowd")
@@ -127,13 +148,31 @@ def test_targets_read_the_results_they_name() -> None:
 
     suite = Suite([1000, 10_000, 100_000], ["fleetsim", "peer"])
     suite.results = [
-        {"variant": "fleetsim", "n": 1000, "ms_per_step": 1.0, "rtf": 100.0, "spawn_s": 0.3,
-         "bytes_per_robot": 1e4},
+        {
+            "variant": "fleetsim",
+            "n": 1000,
+            "ms_per_step": 1.0,
+            "rtf": 100.0,
+            "spawn_s": 0.3,
+            "bytes_per_robot": 1e4,
+        },
         {"variant": "peer", "n": 1000, "ms_per_step": 30.0, "rtf": 3.3},
-        {"variant": "fleetsim", "n": 10_000, "ms_per_step": 4.0, "rtf": 25.0, "spawn_s": 0.8,
-         "bytes_per_robot": 1e4},
-        {"variant": "fleetsim", "n": 100_000, "ms_per_step": 20.0, "rtf": 5.0, "spawn_s": 60.0,
-         "bytes_per_robot": 1.1e4},
+        {
+            "variant": "fleetsim",
+            "n": 10_000,
+            "ms_per_step": 4.0,
+            "rtf": 25.0,
+            "spawn_s": 0.8,
+            "bytes_per_robot": 1e4,
+        },
+        {
+            "variant": "fleetsim",
+            "n": 100_000,
+            "ms_per_step": 20.0,
+            "rtf": 5.0,
+            "spawn_s": 60.0,
+            "bytes_per_robot": 1.1e4,
+        },
         {"variant": "fleetsim-crowd", "n": 200, "ms_per_step": 0.8, "rtf": 125.0},
         {"variant": "warehouse", "n": 0, "error": "it failed"},
         {"variant": "dense-omni", "n": 10_000, "rtf": 45.0, "bytes_per_robot": 1e4},
@@ -143,7 +182,7 @@ def test_targets_read_the_results_they_name() -> None:
         {"variant": "fleet", "n": 1000, "rtf": 160.0, "collisions": 0, "stalls": 0},
         {"variant": "fleet", "n": 10_000, "rtf": 16.0, "collisions": 0, "stalls": 2},
         {"variant": "lorr", "n": 10_000, "loop_ms_per_tick": 5.2},
-    ]  # fmt: skip
+    ]
     rows = {what: (measured, goal, met) for what, measured, goal, met in targets(suite)}
     assert rows["1,000 robots: faster per step than the peer"] == ("30.0x", ">= 25x", True)
     assert rows["10,000 robots: real-time factor"] == ("25.0x", ">= 30x", False)
@@ -161,8 +200,11 @@ def test_targets_read_the_results_they_name() -> None:
     assert rows["fleet manager, 5,000 robots: real-time factor"][0] == "not run"
     assert rows["fleet manager, 10,000 robots: real-time factor"][2] is True
     assert rows["fleet manager, 10,000 robots: collisions and stalls"] == ("2", "0", False)
-    assert rows["LoRR kit mode, 10,000 robots: the loop's time a tick"] == ("5.20 ms", "< 10 ms",
-                                                                          True)  # fmt: skip
+    assert rows["LoRR kit mode, 10,000 robots: the loop's time a tick"] == (
+        "5.20 ms",
+        "< 10 ms",
+        True,
+    )
 
 
 def test_the_warehouse_timing_runs_the_cli_and_reports_failures(tmp_path: Path) -> None:
@@ -182,11 +224,33 @@ def test_the_warehouse_timing_runs_the_cli_and_reports_failures(tmp_path: Path) 
 def test_bench_times_lorr_kit_mode_beside_its_entries(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     result = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "bench", "--sizes", "", "--arms", "0", "--crowd", "0",
-         "--dense", "", "--no-warehouse", "--lorr", "300", "--lorr-ticks", "40", "--json",
-         str(out), "--plot", str(tmp_path / "p.png")],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "bench",
+            "--sizes",
+            "",
+            "--arms",
+            "0",
+            "--crowd",
+            "0",
+            "--dense",
+            "",
+            "--no-warehouse",
+            "--lorr",
+            "300",
+            "--lorr-ticks",
+            "40",
+            "--json",
+            str(out),
+            "--plot",
+            str(tmp_path / "p.png"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     row = json.loads(out.read_text())["results"][0]
     assert row["variant"] == "lorr" and row["n"] == 300 and row["ticks"] == 40

@@ -130,8 +130,11 @@ def test_boxes_of_bodies_that_only_moved_are_the_full_computation_to_the_last_bi
             turners = [b for b, p in zip(boxes, pick, strict=True) if p < 0.2]
             movers = [b for b, p in zip(boxes, pick, strict=True) if 0.2 <= p < 0.6]
             if turners:  # moved and turned
-                sim.set_poses(turners, rng.uniform(-5, 5, (len(turners), 3)),
-                              quat.normalize(rng.normal(size=(len(turners), 4))))  # fmt: skip
+                sim.set_poses(
+                    turners,
+                    rng.uniform(-5, 5, (len(turners), 3)),
+                    quat.normalize(rng.normal(size=(len(turners), 4))),
+                )
             if movers:  # moved only (their orientation as it was, to the bit)
                 sim.set_poses(movers, rng.uniform(-5, 5, (len(movers), 3)))
             sim.step_once()
@@ -164,8 +167,13 @@ def test_the_first_box_refresh_loads_numba_only_for_a_large_world(racks: int, lo
     """100 robots and 60 racks (160 rows on the first refresh) run without loading Numba's
     half second of imports; a refresh of 2,200 rows is worth it."""
     pytest.importorskip("numba")
-    out = subprocess.run([sys.executable, "-c", LOADS_NUMBA, str(racks)], capture_output=True,
-                         text=True, timeout=120, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", LOADS_NUMBA, str(racks)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout.split()[-1] == loaded
 
 
@@ -189,6 +197,11 @@ def test_a_large_fleet_loads_numba_when_built_not_on_its_first_step(
     (`jit.prepare`), so the first step does not wait for it; the bundled 100-robot warehouse
     never loads it."""
     pytest.importorskip("numba")
-    out = subprocess.run([sys.executable, "-c", BUILDS, str(robots)], capture_output=True,
-                         text=True, timeout=120, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", BUILDS, str(robots)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout.split()[-1] == loaded

@@ -186,8 +186,9 @@ def test_every_broadphase_equals_brute_force(path: str, monkeypatch: pytest.Monk
         side = float(rng.choice([3.0, 30.0, 300.0]))
         centre = rng.uniform(-side, side, (n, 3))
         centre[:, 2] = rng.uniform(0, 2, n)
-        half = np.where(rng.random((n, 1)) < 0.03, rng.uniform(3, 20, (n, 3)),
-                        rng.uniform(0.1, 1.0, (n, 3)))  # fmt: skip
+        half = np.where(
+            rng.random((n, 1)) < 0.03, rng.uniform(3, 20, (n, 3)), rng.uniform(0.1, 1.0, (n, 3))
+        )
         if trial % 5 == 0:  # boxes on a lattice, touching exactly
             centre = np.round(centre)
             half = np.full((n, 3), 0.5)
@@ -603,7 +604,7 @@ def test_checks_that_test_only_what_changed_equal_full_checks(
                         if CollisionMode.STATIC
                         not in (by_id[i].collision_mode, by_id[j].collision_mode)
                     )
-                    a.attach_object(b)  # fmt: skip
+                    a.attach_object(b)
                 if round_ == 35:
                     a.detach_object(b)
                 sim.step_once()
@@ -670,14 +671,18 @@ def test_a_dense_crowd_touches_exactly_as_brute_force_says(
     if compiled:
         pytest.importorskip("numba")
     else:
-        for module, name in ((kernels, "MIN_BODIES"), (box_pairs, "MIN_ROWS"),
-                             (control_kernels, "MIN_ROWS")):  # fmt: skip
+        for module, name in (
+            (kernels, "MIN_BODIES"),
+            (box_pairs, "MIN_ROWS"),
+            (control_kernels, "MIN_ROWS"),
+        ):
             monkeypatch.setattr(module, name, 10**9)
     with make_sim(timestep=0.1) as sim:
         robots = AgentManager(sim).spawn_agents_grid(
-            600, GridSpawnParams(x_max=15, y_max=15, spacing=0.6),
+            600,
+            GridSpawnParams(x_max=15, y_max=15, spacing=0.6),
             AgentSpawnParams(urdf_path="simple_cube", motion_mode=motion),
-        )  # fmt: skip
+        )
         rng = np.random.default_rng(2)
         for robot in robots:
             x, y = rng.uniform(0, 15, 2)
@@ -725,8 +730,12 @@ def test_the_compiled_narrow_phase_sorts_mixed_pairs_as_numpy_does(
                 elif k % 6 == 1:
                     spawn(sim, ShapeParams("cylinder", radius=0.2, height=0.5), pose)
                 elif k % 6 == 2:
-                    spawn(sim, ShapeParams(half_extents=(0.3, 0.2, 0.3)), pose,
-                          CollisionMode.NORMAL_2D)  # fmt: skip
+                    spawn(
+                        sim,
+                        ShapeParams(half_extents=(0.3, 0.2, 0.3)),
+                        pose,
+                        CollisionMode.NORMAL_2D,
+                    )
                 elif k % 6 == 3:
                     Agent.from_urdf("mobile_robot", pose, sim_core=sim)
                 else:
@@ -735,12 +744,15 @@ def test_the_compiled_narrow_phase_sorts_mixed_pairs_as_numpy_does(
 
     verdicts: list[np.ndarray] = []
     classify = box_pairs.classify_pairs
-    monkeypatch.setattr(system, "classify_pairs",
-                        lambda *a: verdicts.append(classify(*a)) or verdicts[-1])  # fmt: skip
+    monkeypatch.setattr(
+        system, "classify_pairs", lambda *a: verdicts.append(classify(*a)) or verdicts[-1]
+    )
     compiled = touching()
     monkeypatch.setattr(box_pairs, "MIN_ROWS", 10**9)
     plain = touching()
     assert compiled == plain and len(compiled) > 150
     assert len(verdicts) == 2 and np.array_equal(verdicts[0], verdicts[1])
-    assert all((verdicts[0] == k).sum() > 20 for k in (box_pairs.SEPARATE, box_pairs.TOUCHING,
-                                                        box_pairs.ASK))  # fmt: skip
+    assert all(
+        (verdicts[0] == k).sum() > 20
+        for k in (box_pairs.SEPARATE, box_pairs.TOUCHING, box_pairs.ASK)
+    )

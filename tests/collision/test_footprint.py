@@ -29,8 +29,9 @@ def test_only_robots_that_drive_and_keep_their_shape_get_a_footprint(cube_obj: P
     with make_sim() as sim:
         mobile = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim)
         manipulator = Agent.from_urdf("mobile_manipulator", Pose.from_xyz(3, 0, 0), sim_core=sim)
-        arm = Agent.from_urdf("arm_robot", Pose.from_xyz(6, 0, 0), sim_core=sim,
-                              use_fixed_base=True)  # fmt: skip
+        arm = Agent.from_urdf(
+            "arm_robot", Pose.from_xyz(6, 0, 0), sim_core=sim, use_fixed_base=True
+        )
         meshy = Agent.from_urdf(str(mesh_robot), Pose.from_xyz(9, 0, 0), sim_core=sim)
         loaded = pb.loadURDF(resolve_urdf("mobile_robot"), [12, 0, 0], physicsClientId=sim.client)
         parked = sim.register_static_body(loaded)
@@ -54,31 +55,39 @@ def test_footprints_equal_box_geometry_and_never_miss_a_contact() -> None:
     True whenever PyBullet's query on the robots' own shapes is."""
     rng = np.random.default_rng(5)
     with make_sim() as sim, make_sim(collision_footprints=False) as exact_sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(4 * k, 0, 0), sim_core=sim)
-                  for k in range(2)]  # fmt: skip
-        exact = [Agent.from_urdf("mobile_robot", Pose.from_xyz(4 * k, 0, 0), sim_core=exact_sim)
-                 for k in range(2)]  # fmt: skip
+        robots = [
+            Agent.from_urdf("mobile_robot", Pose.from_xyz(4 * k, 0, 0), sim_core=sim)
+            for k in range(2)
+        ]
+        exact = [
+            Agent.from_urdf("mobile_robot", Pose.from_xyz(4 * k, 0, 0), sim_core=exact_sim)
+            for k in range(2)
+        ]
         bodies = sim._world.bodies
         row = bodies.row(robots[0].handle)
         lo, hi = bodies["aabb_local_min"][row], bodies["aabb_local_max"][row]
         assert np.allclose(hi[:2], [0.3, 0.258], atol=0.003)  # base 0.6 long, wheels 0.51 wide
         oracle = pb.connect(pb.DIRECT)
         try:
-            shape = pb.createCollisionShape(pb.GEOM_BOX, halfExtents=((hi - lo) / 2).tolist(),
-                                            physicsClientId=oracle)  # fmt: skip
+            shape = pb.createCollisionShape(
+                pb.GEOM_BOX, halfExtents=((hi - lo) / 2).tolist(), physicsClientId=oracle
+            )
             boxes = [pb.createMultiBody(0, shape, -1, physicsClientId=oracle) for _ in range(2)]
             answers = {True: 0, False: 0}
             corner_cases = 0
             for _ in range(300):
-                poses = [Pose.from_yaw(*rng.uniform(-0.75, 0.75, 2), 0.0, rng.uniform(-3.2, 3.2)),
-                         Pose.from_yaw(0.0, 0.0, 0.0, rng.uniform(-3.2, 3.2))]  # fmt: skip
+                poses = [
+                    Pose.from_yaw(*rng.uniform(-0.75, 0.75, 2), 0.0, rng.uniform(-3.2, 3.2)),
+                    Pose.from_yaw(0.0, 0.0, 0.0, rng.uniform(-3.2, 3.2)),
+                ]
                 ours = _pair_touches(sim, *robots, *poses)
                 truth = _pair_touches(exact_sim, *exact, *poses)
                 for box, pose in zip(boxes, poses, strict=True):
                     rot = quat.to_matrix(np.array(pose.orientation))
                     centre = np.array(pose.position) + rot @ ((lo + hi) / 2)
-                    pb.resetBasePositionAndOrientation(box, centre.tolist(), pose.orientation,
-                                                       physicsClientId=oracle)  # fmt: skip
+                    pb.resetBasePositionAndOrientation(
+                        box, centre.tolist(), pose.orientation, physicsClientId=oracle
+                    )
                 points = pb.getClosestPoints(*boxes, 0.01, physicsClientId=oracle)
                 distance = min((p[8] for p in points), default=1.0)
                 if abs(distance) > 1e-3:

@@ -121,11 +121,18 @@ def test_level_turned_boxes_agree_with_pybullet_and_touch_at_contact() -> None:
         checked = 0
         for k in range(n):
             bodies = [
-                pb.createMultiBody(0, pb.createCollisionShape(pb.GEOM_BOX, halfExtents=half[r]
-                                   .tolist(), physicsClientId=c), -1, pos[r].tolist(),
-                                   q[r].tolist(), physicsClientId=c)
+                pb.createMultiBody(
+                    0,
+                    pb.createCollisionShape(
+                        pb.GEOM_BOX, halfExtents=half[r].tolist(), physicsClientId=c
+                    ),
+                    -1,
+                    pos[r].tolist(),
+                    q[r].tolist(),
+                    physicsClientId=c,
+                )
                 for r in (i[k], j[k])
-            ]  # fmt: skip
+            ]
             points = pb.getClosestPoints(*bodies, 0.01, physicsClientId=c)
             distance = min((p[8] for p in points), default=1.0)
             if abs(distance) > 1e-3:

@@ -56,8 +56,9 @@ def test_candidates_hold_every_overlapping_pair(cell: float, far: bool) -> None:
 
 def test_a_moved_static_body_collides_where_it_is_now() -> None:
     with make_sim(collision_narrowphase="aabb") as sim:
-        wall = spawn(sim, ShapeParams(half_extents=(5, 0.1, 1)), Pose.from_xyz(0, 0, 1),
-                     CollisionMode.STATIC)  # fmt: skip
+        wall = spawn(
+            sim, ShapeParams(half_extents=(5, 0.1, 1)), Pose.from_xyz(0, 0, 1), CollisionMode.STATIC
+        )
         robot = spawn(sim, ShapeParams(half_extents=(0.3, 0.3, 0.3)), Pose.from_xyz(4, 3, 0.3))
         assert sim.check_collisions() == []
         wall.set_pose(Pose.from_xyz(0, 3, 1))
@@ -88,8 +89,9 @@ def test_overlaps_compiled_and_not_give_the_overlapping_pairs(
     flat = rng.random(700) < 0.3  # 2-D bodies: the high block's height does not save them
     moving, fixed = np.arange(400), np.arange(400, 700)
     ii, jj = np.meshgrid(moving, fixed, indexing="ij")
-    expected = set(zip(*(a.tolist() for a in overlapping(lo, hi, ii.ravel(), jj.ravel(), flat)),
-                       strict=True))  # fmt: skip
+    expected = set(
+        zip(*(a.tolist() for a in overlapping(lo, hi, ii.ravel(), jj.ravel(), flat)), strict=True)
+    )
     compiled = StaticIndex().overlaps(lo, hi, moving, fixed, cell, flat)
     monkeypatch.setattr(static_index, "MIN_ROWS", 10**9)
     plain = StaticIndex().overlaps(lo, hi, moving, fixed, cell, flat)

@@ -35,8 +35,13 @@ def test_the_compiled_omni_step_equals_numpy(seed: int, monkeypatch: pytest.Monk
         monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
         slow = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1)
         monkeypatch.undo()
-        for a, b in ((fast[0].pos, slow[0].pos), (fast[0].vel, slow[0].vel), (fast[1], slow[1]),
-                     (fast[2], slow[2]), (fast[0].yaw, slow[0].yaw)):  # fmt: skip
+        for a, b in (
+            (fast[0].pos, slow[0].pos),
+            (fast[0].vel, slow[0].vel),
+            (fast[1], slow[1]),
+            (fast[2], slow[2]),
+            (fast[0].yaw, slow[0].yaw),
+        ):
             assert np.array_equal(a, b)
         assert (fast[1] == 0).sum() > 20  # some rows landed on their goal this step
 
@@ -53,23 +58,28 @@ def test_a_large_fleet_drives_the_same_with_and_without_numba(
 
     in_place: list[int] = []
     drive, vectorised = control_kernels.omni_drive, system.step_omni
-    monkeypatch.setattr(control_kernels, "omni_drive",
-                        lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
+    monkeypatch.setattr(
+        control_kernels, "omni_drive", lambda *a: in_place.append(len(a[0])) or drive(*a)
+    )
     gathered: list[int] = []
-    monkeypatch.setattr(system, "step_omni",
-                        lambda m, *a: gathered.append(len(m.pos)) or vectorised(m, *a))  # fmt: skip
+    monkeypatch.setattr(
+        system, "step_omni", lambda m, *a: gathered.append(len(m.pos)) or vectorised(m, *a)
+    )
 
     def run() -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
         with make_sim(timestep=0.1) as sim:
             robots = AgentManager(sim).spawn_agents_grid(
-                300, GridSpawnParams(x_max=40, y_max=40, spacing=2.0),
+                300,
+                GridSpawnParams(x_max=40, y_max=40, spacing=2.0),
                 AgentSpawnParams(urdf_path="simple_cube"),
-            )  # fmt: skip
+            )
             rng = np.random.default_rng(9)
             for k, robot in enumerate(robots):
                 x, y = rng.uniform(0, 40, 2)
-                robot.set_goal(Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
-                               align_orientation=aligning > 0 and k % aligning == 0)  # fmt: skip
+                robot.set_goal(
+                    Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
+                    align_orientation=aligning > 0 and k % aligning == 0,
+                )
             collisions = set()
             for _ in range(80):
                 sim.step_once()
@@ -81,8 +91,9 @@ def test_a_large_fleet_drives_the_same_with_and_without_numba(
     assert in_place  # the compiled translation ran
     assert not gathered  # turning or not, in place on the tables (the turns with NumPy)
     for module in (control_kernels, collision_kernels):
-        monkeypatch.setattr(module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES",
-                            10**9)  # fmt: skip
+        monkeypatch.setattr(
+            module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES", 10**9
+        )
     plain = run()
     assert np.array_equal(compiled[0], plain[0]) and np.array_equal(compiled[1], plain[1])
     assert compiled[2] == plain[2] and len(compiled[2]) > 0
@@ -101,8 +112,13 @@ def test_the_compiled_step_through_waypoints_equals_numpy(
     fast = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1, passing)
     monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
     slow = step_omni(motion, goal, motion.yaw, aligned, limits, 0.1, passing)
-    for a, b in ((fast[0].pos, slow[0].pos), (fast[0].vel, slow[0].vel), (fast[1], slow[1]),
-                 (fast[2], slow[2]), (fast[0].yaw, slow[0].yaw)):  # fmt: skip
+    for a, b in (
+        (fast[0].pos, slow[0].pos),
+        (fast[0].vel, slow[0].vel),
+        (fast[1], slow[1]),
+        (fast[2], slow[2]),
+        (fast[0].yaw, slow[0].yaw),
+    ):
         assert np.array_equal(a, b)
     assert (fast[1] == 0).sum() > 20
 
@@ -126,8 +142,9 @@ def test_a_warm_process_drives_a_small_fleet_compiled_with_the_same_numbers(
     plain = run()
     in_place: list[int] = []
     drive = control_kernels.omni_drive
-    monkeypatch.setattr(control_kernels, "omni_drive",
-                        lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
+    monkeypatch.setattr(
+        control_kernels, "omni_drive", lambda *a: in_place.append(len(a[0])) or drive(*a)
+    )
     monkeypatch.setattr(jit, "_eager", [False])
     assert jit.warm() and jit.eager()
     warm = run()
@@ -145,13 +162,23 @@ def test_the_compiled_passing_speeds_equal_numpy(monkeypatch: pytest.MonkeyPatch
         rng = np.random.default_rng(11)
         for k in range(300):
             kind = "differential" if k % 3 == 0 else "omnidirectional"
-            robot = Agent.from_urdf("simple_cube", Pose.from_xyz(3.0 * (k % 20), 3.0 * (k // 20),
-                                    0), sim_core=sim, motion_mode=kind)  # fmt: skip
+            robot = Agent.from_urdf(
+                "simple_cube",
+                Pose.from_xyz(3.0 * (k % 20), 3.0 * (k // 20), 0),
+                sim_core=sim,
+                motion_mode=kind,
+            )
             here = np.array([3.0 * (k % 20), 3.0 * (k // 20), 0.0])
             points = here + np.cumsum(rng.normal(size=(4, 3)) * [2, 2, 0], axis=0)
             points[rng.random(4) < 0.2] = points[0]  # (some legs straight on)
-            sim.world.motion.set_path(robot.motion_handle, points, np.zeros(4), False, 0.05,
-                                      rng.choice([np.inf, 0.3, 1.0], 4))  # fmt: skip
+            sim.world.motion.set_path(
+                robot.motion_handle,
+                points,
+                np.zeros(4),
+                False,
+                0.05,
+                rng.choice([np.inf, 0.3, 1.0], 4),
+            )
         for _ in range(3):
             sim.step_once()
         motion = sim.world.motion
@@ -179,29 +206,39 @@ def test_a_differential_fleet_drives_the_same_with_and_without_numba(
 
     in_place: list[int] = []
     drive = system.differential_drive
-    monkeypatch.setattr(system, "differential_drive",
-                        lambda *a: in_place.append(len(a[0])) or drive(*a))  # fmt: skip
+    monkeypatch.setattr(
+        system, "differential_drive", lambda *a: in_place.append(len(a[0])) or drive(*a)
+    )
 
     fastest = np.zeros(300)  # each robot's top speed over the run
 
     def run() -> tuple[np.ndarray, ...]:
         with make_sim(timestep=0.1) as sim:
             robots = AgentManager(sim).spawn_agents_grid(
-                300, GridSpawnParams(x_max=30, y_max=30, spacing=1.5),
-                AgentSpawnParams(urdf_path="simple_cube", motion_mode="differential",
-                                 max_angular_vel=1.5),
-            )  # fmt: skip
+                300,
+                GridSpawnParams(x_max=30, y_max=30, spacing=1.5),
+                AgentSpawnParams(
+                    urdf_path="simple_cube", motion_mode="differential", max_angular_vel=1.5
+                ),
+            )
             rng = np.random.default_rng(21)
             for k, robot in enumerate(robots):
                 here = robot.get_pose().position
                 if k % 5 == 0:
                     points = here + np.cumsum(rng.normal(size=(3, 3)) * [2, 2, 0], axis=0)
-                    sim.world.motion.set_path(robot.motion_handle, points, np.zeros(3), False,
-                                              0.05, rng.choice([np.inf, 0.4], 3))  # fmt: skip
+                    sim.world.motion.set_path(
+                        robot.motion_handle,
+                        points,
+                        np.zeros(3),
+                        False,
+                        0.05,
+                        rng.choice([np.inf, 0.4], 3),
+                    )
                     continue
                 x, y = rng.uniform(0, 30, 2)
-                robot.set_goal(Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)),
-                               align_orientation=k % 3 == 0)  # fmt: skip
+                robot.set_goal(
+                    Pose.from_yaw(x, y, 0.0, rng.uniform(-3, 3)), align_orientation=k % 3 == 0
+                )
                 if k % 7 == 0:  # a fleet manager's speed override: limits scaled
                     robot.set_speed_override(0.4)
             contacts = set()
@@ -212,14 +249,21 @@ def test_a_differential_fleet_drives_the_same_with_and_without_numba(
                 np.maximum(fastest, np.hypot(vel[:, 0], vel[:, 1]), out=fastest)
             a, b = sim.world.motion.agents, sim.world.bodies
             arrived = np.asarray([r.is_goal_reached() for r in robots])
-            return (b["pos"].copy(), b["quat"].copy(), a["vel"].copy(), a["yaw_rate"].copy(),
-                    np.asarray(sorted(contacts)), arrived)  # fmt: skip
+            return (
+                b["pos"].copy(),
+                b["quat"].copy(),
+                a["vel"].copy(),
+                a["yaw_rate"].copy(),
+                np.asarray(sorted(contacts)),
+                arrived,
+            )
 
     compiled = run()
     assert in_place and max(in_place) == 300  # the whole fleet, compiled
     for module in (control_kernels, collision_kernels):
-        monkeypatch.setattr(module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES",
-                            10**9)  # fmt: skip
+        monkeypatch.setattr(
+            module, "MIN_ROWS" if module is control_kernels else "MIN_BODIES", 10**9
+        )
     in_place.clear()
     plain = run()
     assert not in_place

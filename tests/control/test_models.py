@@ -120,11 +120,17 @@ def test_a_motion_model_that_returns_nonsense_stops_the_run_naming_it() -> None:
 
     register_motion_model("test_short", short, force=True)
     register_motion_model("test_nan", nan, force=True)
-    for name, said in (("test_short", "returned pos of shape (1, 3) for 2 agents"),
-                       ("test_nan", "returned pos that is not all finite")):  # fmt: skip
+    for name, said in (
+        ("test_short", "returned pos of shape (1, 3) for 2 agents"),
+        ("test_nan", "returned pos that is not all finite"),
+    ):
         with make_sim(timestep=0.1) as sim:
-            robots = [Agent.from_urdf("simple_cube", Pose.from_xyz(2.0 * k, 0, 0), sim_core=sim,
-                                      motion_mode=name) for k in range(2)]  # fmt: skip
+            robots = [
+                Agent.from_urdf(
+                    "simple_cube", Pose.from_xyz(2.0 * k, 0, 0), sim_core=sim, motion_mode=name
+                )
+                for k in range(2)
+            ]
             for robot in robots:
                 robot.set_goal(Pose.from_xyz(5, 5, 0))
             with pytest.raises(FleetSimError, match=re.escape(f"motion model '{name}' {said}")):

@@ -44,8 +44,14 @@ def follow(
 
 
 def robot(sim: MultiRobotSimulationCore, mode: str) -> Agent:
-    return Agent.from_urdf("simple_cube", sim_core=sim, motion_mode=mode, max_linear_vel=V,
-                           max_linear_accel=A, max_angular_vel=1.0)  # fmt: skip
+    return Agent.from_urdf(
+        "simple_cube",
+        sim_core=sim,
+        motion_mode=mode,
+        max_linear_vel=V,
+        max_linear_accel=A,
+        max_angular_vel=1.0,
+    )
 
 
 def speed_passing_x(positions: list[np.ndarray], velocities: list[np.ndarray], x: float) -> float:
@@ -102,8 +108,11 @@ def test_lane_speed_limits(sim: MultiRobotSimulationCore) -> None:
     positions, velocities, _ = follow(
         sim, bot, [(5, 0), (10, 0), (15, 0)], [math.inf, 0.5, math.inf]
     )
-    slow = [float(np.linalg.norm(v)) for p, v in zip(positions, velocities, strict=True)
-            if 5.0 + 1e-9 < p[0] < 10.0 - 1e-9]  # fmt: skip
+    slow = [
+        float(np.linalg.norm(v))
+        for p, v in zip(positions, velocities, strict=True)
+        if 5.0 + 1e-9 < p[0] < 10.0 - 1e-9
+    ]
     assert slow and max(slow) <= 0.5 + 1e-9
     assert max(float(np.linalg.norm(v)) for v in velocities) == pytest.approx(V)
 

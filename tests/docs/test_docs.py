@@ -159,8 +159,9 @@ def test_every_documented_command_runs(
     if any(s in command for s in SERVERS):
         serve(folder, command)
         return
-    result = subprocess.run(shell(command, prefix), cwd=folder, capture_output=True, text=True,
-                            timeout=300, env=ENV)  # fmt: skip
+    result = subprocess.run(
+        shell(command, prefix), cwd=folder, capture_output=True, text=True, timeout=300, env=ENV
+    )
     if "--peer" in command and not Path("/tmp/peer/bin/python").exists():
         # The peer is installed by hand for benchmarks only; without it the command must say so.
         assert result.returncode == 2, result.stdout + result.stderr
@@ -177,8 +178,14 @@ def serve(folder: Path, command: str) -> None:
     """Start a serving command, let it serve, stop it as Ctrl-C does: it must stop cleanly."""
     port = free_port()
     command = re.sub(r"(--port|--serve-port) \d+", rf"\1 {port}", command)
-    proc = subprocess.Popen(shell(command), cwd=folder, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=ENV)  # fmt: skip
+    proc = subprocess.Popen(
+        shell(command),
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
     try:
         try:  # a run that serves while it runs may be done by then, which is fine too
             out, err = proc.communicate(timeout=6)
@@ -213,8 +220,9 @@ LAST_LINE = {"agents.md": "6 0 {}"}  # every action done, none failed
 def test_each_pages_python_runs_in_order(tmp_path: Path, page: Path) -> None:
     script = tmp_path / "page.py"
     script.write_text("\n".join(b.code for b in blocks("python") if b.page == page))
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=300, cwd=tmp_path)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     if page.name in LAST_LINE:
         assert result.stdout.splitlines()[-1] == LAST_LINE[page.name]
@@ -248,8 +256,13 @@ def test_every_documented_scenario_builds(tmp_path: Path) -> None:
     for k, block in enumerate(whole):
         path = tmp_path / f"scenario_{k}.yaml"
         path.write_text(block.code)
-        done = subprocess.run([sys.executable, "-m", "fleetsim", "validate", str(path)],
-                              capture_output=True, text=True, timeout=300, env=ENV)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "fleetsim", "validate", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=ENV,
+        )
         assert done.returncode == 0, f"{block.where}\n{done.stdout}\n{done.stderr}"
 
 
@@ -282,19 +295,39 @@ def test_schema_descriptions_are_the_field_docstrings() -> None:
 def test_the_documented_sql_runs_on_a_sweeps_results(tmp_path: Path) -> None:
     pytest.importorskip("duckdb")
     out = tmp_path / "sweep.parquet"
-    sweep = [sys.executable, "-m", "fleetsim", "sweep", "warehouse", "--seeds", "1", "--set",
-             "robots[0].start.random=3,4", "--duration", "5", "--out", str(out)]  # fmt: skip
+    sweep = [
+        sys.executable,
+        "-m",
+        "fleetsim",
+        "sweep",
+        "warehouse",
+        "--seeds",
+        "1",
+        "--set",
+        "robots[0].start.random=3,4",
+        "--duration",
+        "5",
+        "--out",
+        str(out),
+    ]
     subprocess.run(sweep, check=True, capture_output=True, timeout=300, cwd=tmp_path)
     statements = [s.strip() for b in blocks("sql") for s in b.code.split(";") if s.strip()]
     assert statements
     for sql in statements:
-        done = subprocess.run([sys.executable, "-m", "fleetsim", "sweep", "query", str(out), sql],
-                              capture_output=True, text=True, timeout=120, env=ENV)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "fleetsim", "sweep", "query", str(out), sql],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=ENV,
+        )
         assert done.returncode == 0, f"{sql}\n{done.stdout}\n{done.stderr}"
     robots = subprocess.run(
         [sys.executable, "-m", "fleetsim", "sweep", "query", str(out), statements[0]],
-        capture_output=True, text=True, env=ENV,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=ENV,
+    ).stdout
     assert "3" in robots and "4" in robots  # one row per swept fleet size
 
 
@@ -306,9 +339,12 @@ def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
     pytest.importorskip("mkdocs")
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
     assert "fleetsim sweep" in cli and "--fail-on" in cli  # generated from the command

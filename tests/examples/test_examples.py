@@ -19,9 +19,11 @@ def test_examples_exist() -> None:
 def run_example(script: Path, steps: int) -> str:
     """The example's output after `steps` steps (it must exit 0)."""
     result = subprocess.run(
-        [sys.executable, str(script), "--steps", str(steps)], capture_output=True, text=True,
+        [sys.executable, str(script), "--steps", str(steps)],
+        capture_output=True,
+        text=True,
         timeout=120,
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -49,8 +51,12 @@ def test_the_rmf_example_completes_commands() -> None:
 def test_the_fleet_manager_example_shows_the_policies_differ() -> None:
     """The example that compares assignment policies must show a difference: picking waves
     leave several orders waiting at once, where nearest and greedy choose differently."""
-    result = subprocess.run([sys.executable, str(EXAMPLES_DIR / "07_fleet_manager" / "main.py")],
-                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES_DIR / "07_fleet_manager" / "main.py")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     names = ("nearest", "greedy", "LeastDriven")
     words = [line.split() for line in result.stdout.splitlines()]

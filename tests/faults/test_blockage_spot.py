@@ -30,10 +30,13 @@ def gap_to_segment(p: np.ndarray, a: tuple[float, float], b: tuple[float, float]
 
 def blockage(other: tuple[tuple[float, float], tuple[float, float]]) -> tuple[LaneBlockage, float]:
     """The lane (0, 0) -> (10, 0) blocked, beside another lane `other`."""
-    nodes = [{"name": "a", "x": 0, "y": 0}, {"name": "b", "x": 10, "y": 0},
-             {"name": "c", "x": other[0][0], "y": other[0][1]},
-             {"name": "d", "x": other[1][0], "y": other[1][1]},
-             {"name": "far", "x": 0, "y": 30}]  # fmt: skip
+    nodes = [
+        {"name": "a", "x": 0, "y": 0},
+        {"name": "b", "x": 10, "y": 0},
+        {"name": "c", "x": other[0][0], "y": other[0][1]},
+        {"name": "d", "x": other[1][0], "y": other[1][1]},
+        {"name": "far", "x": 0, "y": 30},
+    ]
     lanes = [{"from": "a", "to": "b"}, {"from": "c", "to": "d"}, {"from": "c", "to": "far"}]
     with make_sim(timestep=0.1) as sim:
         site = Site.from_graph(nodes, lanes)

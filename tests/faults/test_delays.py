@@ -99,13 +99,28 @@ def test_fixed_and_gaussian_durations() -> None:
             engine.canonical()
         assert all(fixed.remaining[i] == 7 for i in started)
     assert fixed._rng.raw() == engine.raw()  # the same words used: none for the durations
-    flat = DelayConfig(seed=1, p=1.0, min_delay=10, max_delay=15, duration_model="gaussian",
-                       mean_ratio=0.5, std_ratio=0.0)  # fmt: skip
+    flat = DelayConfig(
+        seed=1,
+        p=1.0,
+        min_delay=10,
+        max_delay=15,
+        duration_model="gaussian",
+        mean_ratio=0.5,
+        std_ratio=0.0,
+    )
     one = DelayGenerator(flat, 1)
     one.next_tick()
     assert one.intervals == [[(0, 13)]]  # 12.5 rounds to 13
-    spread = DelayConfig(seed=2, p=0.3, min_delay=10, max_delay=30, event_model="poisson",
-                         duration_model="gaussian", mean_ratio=0.5, std_ratio=0.6)  # fmt: skip
+    spread = DelayConfig(
+        seed=2,
+        p=0.3,
+        min_delay=10,
+        max_delay=30,
+        event_model="poisson",
+        duration_model="gaussian",
+        mean_ratio=0.5,
+        std_ratio=0.6,
+    )
     wide = DelayGenerator(spread, 30)
     for _ in range(300):
         wide.next_tick()

@@ -79,8 +79,16 @@ def sim() -> Iterator[MultiRobotSimulationCore]:
 
 
 def driving(sim: MultiRobotSimulationCore, n: int = 2) -> list[Agent]:
-    robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
-                              name=f"amr_{k}", max_linear_vel=1.0) for k in range(n)]  # fmt: skip
+    robots = [
+        Agent.from_urdf(
+            "mobile_robot",
+            Pose.from_xyz(0, 3.0 * k, 0),
+            sim_core=sim,
+            name=f"amr_{k}",
+            max_linear_vel=1.0,
+        )
+        for k in range(n)
+    ]
     for k, robot in enumerate(robots):
         robot.set_goal(Pose.from_xyz(40, 3.0 * k, 0))
     return robots
@@ -98,11 +106,13 @@ def test_stops_slowdowns_and_breakdowns_act_while_they_last(
     sim: MultiRobotSimulationCore,
 ) -> None:
     robots = driving(sim, 3)
-    plan = FaultPlan(events=(
-        FaultEvent(2.0, "stop", "amr_0", 4.0),
-        FaultEvent(2.0, "slowdown", "amr_1", 4.0, 0.3),
-        FaultEvent(2.0, "breakdown", "amr_2", 4.0),
-    ))  # fmt: skip
+    plan = FaultPlan(
+        events=(
+            FaultEvent(2.0, "stop", "amr_0", 4.0),
+            FaultEvent(2.0, "slowdown", "amr_1", 4.0, 0.3),
+            FaultEvent(2.0, "breakdown", "amr_2", 4.0),
+        )
+    )
     injector = FaultInjector(sim, robots, plan).attach()
     seen: list[tuple[str, str, str]] = []
     sim.on("fault_started", lambda _s, row: seen.append(("started", row["kind"], row["target"])))
@@ -117,13 +127,21 @@ def test_stops_slowdowns_and_breakdowns_act_while_they_last(
     v = speeds(sim, robots, 2.0)
     assert v[-1].min() > 0.9 and not injector.broken.any()  # driving on after
     assert robots[0].get_pose().x < robots[1].get_pose().x  # the stop cost more than the crawl
-    assert seen == [(s, k, r) for s in ("started", "ended")  # (at one time: by kind)
-                    for k, r in (("breakdown", "amr_2"), ("slowdown", "amr_1"),
-                                 ("stop", "amr_0"))]  # fmt: skip
+    assert seen == [
+        (s, k, r)
+        for s in ("started", "ended")  # (at one time: by kind)
+        for k, r in (("breakdown", "amr_2"), ("slowdown", "amr_1"), ("stop", "amr_0"))
+    ]
     assert injector.kpis()["faults"]["stop"] == 1 and injector.kpis()["faults_active"] == 0
     rows = injector.rows()
-    assert rows[1] == {"time": 2.0, "kind": "slowdown", "target": "amr_1", "duration": 4.0,
-                       "value": 0.3, "until": 6.0}  # fmt: skip
+    assert rows[1] == {
+        "time": 2.0,
+        "kind": "slowdown",
+        "target": "amr_1",
+        "duration": 4.0,
+        "value": 0.3,
+        "until": 6.0,
+    }
 
 
 def test_a_jump_moves_the_reported_pose_not_the_body(sim: MultiRobotSimulationCore) -> None:
@@ -151,9 +169,12 @@ def test_delays_stop_robots_for_their_ticks(sim: MultiRobotSimulationCore) -> No
     rows = [r for r in injector.rows() if r["kind"] == "delay"]
     assert rows and all(r["duration"] == pytest.approx(0.5) for r in rows)
     assert [r["target"] for r in rows] == [  # the kit's draws: the same seed, the same delays
-        f"amr_{i}" for row in sorted(
-            (t, i) for i, robot in enumerate(injector.delays.intervals) for t, _ in robot)
-        for i in [row[1]]]  # fmt: skip
+        f"amr_{i}"
+        for row in sorted(
+            (t, i) for i, robot in enumerate(injector.delays.intervals) for t, _ in robot
+        )
+        for i in [row[1]]
+    ]
 
 
 def test_written_out_faults_happen_again_the_same(sim: MultiRobotSimulationCore) -> None:
@@ -201,8 +222,9 @@ def test_a_door_sticks_and_a_lift_goes_out_of_service(tmp_path: Path) -> None:
         sim.run_simulation(duration=3.0)  # freed at 11 s: it closes (2 s)
         assert doors["main_door"].mode is DoorMode.CLOSED
         with pytest.raises(ConfigError, match="no door 'back_door'"):
-            FaultInjector(sim, [robot], FaultPlan(site=(SiteFault("door_stuck", "back_door",
-                                                                  1.0, 1.0),)))  # fmt: skip
+            FaultInjector(
+                sim, [robot], FaultPlan(site=(SiteFault("door_stuck", "back_door", 1.0, 1.0),))
+            )
     with make_sim(timestep=0.1) as sim:
         sim.set_site(Site.from_building(tmp_path / "tower.building.yaml"))
         cube = AgentSpawnParams(urdf_path="simple_cube", initial_pose=Pose.from_xyz(8, 0, 0.0))

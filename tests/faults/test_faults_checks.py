@@ -24,24 +24,48 @@ faults:
 """
 
 BAD = [
-    ("  robots:\n    - {type: stop, rate_per_hour: 1.0e9}\n", "faults.robots[0].rate_per_hour",
-     r"1e\+09 faults an hour on each of 2 robots is 555,556 a simulated second \(2,777,778 in "
-     r"the 5 s run\)"),
-    ("  events:\n    - {time: 1, kind: slowdown, target: amr_0, value: 7}\n",
-     "faults.events[0].value", r"slowdown value 7 is the fraction of its speed it keeps"),
-    ("  events:\n    - {time: 1, kind: stop, target: amr_9, duration: 3}\n",
-     "faults.events[0].target", r"no robot 'amr_9' in the run: did you mean 'amr_\d'"),
-    ("  delays: {p: 0.1, duration_model: gaussian, mean_ratio: 1.5}\n", "faults.delays.mean_ratio",
-     r"mean_ratio 1.5 is a fraction"),
-    ("  delays: {p: 0.1, min_steps: 5, max_steps: 2}\n", "faults.delays.min_steps",
-     r"min_steps 5 is more than max_steps 2"),
-    ("  network:\n    vda5050: {drop: 0.5, vehicles: [amr_7]}\n",
-     "faults.network.vda5050.vehicles[0]", r"no robot 'amr_7'"),
-    ("  network:\n    vda5050: {drop: 0.5, topics: [oder]}\n", "faults.network.vda5050.topics[0]",
-     r"no topic 'oder' on vda5050: did you mean 'order'\?"),
-    ("  network:\n    rmf: {drop: 0.5, topics: [navigation]}\n", "faults.network.rmf.topics[0]",
-     r"no endpoint 'navigation' on rmf: did you mean 'navigate'\?"),
-]  # fmt: skip
+    (
+        "  robots:\n    - {type: stop, rate_per_hour: 1.0e9}\n",
+        "faults.robots[0].rate_per_hour",
+        r"1e\+09 faults an hour on each of 2 robots is 555,556 a simulated second \(2,777,778 in "
+        r"the 5 s run\)",
+    ),
+    (
+        "  events:\n    - {time: 1, kind: slowdown, target: amr_0, value: 7}\n",
+        "faults.events[0].value",
+        r"slowdown value 7 is the fraction of its speed it keeps",
+    ),
+    (
+        "  events:\n    - {time: 1, kind: stop, target: amr_9, duration: 3}\n",
+        "faults.events[0].target",
+        r"no robot 'amr_9' in the run: did you mean 'amr_\d'",
+    ),
+    (
+        "  delays: {p: 0.1, duration_model: gaussian, mean_ratio: 1.5}\n",
+        "faults.delays.mean_ratio",
+        r"mean_ratio 1.5 is a fraction",
+    ),
+    (
+        "  delays: {p: 0.1, min_steps: 5, max_steps: 2}\n",
+        "faults.delays.min_steps",
+        r"min_steps 5 is more than max_steps 2",
+    ),
+    (
+        "  network:\n    vda5050: {drop: 0.5, vehicles: [amr_7]}\n",
+        "faults.network.vda5050.vehicles[0]",
+        r"no robot 'amr_7'",
+    ),
+    (
+        "  network:\n    vda5050: {drop: 0.5, topics: [oder]}\n",
+        "faults.network.vda5050.topics[0]",
+        r"no topic 'oder' on vda5050: did you mean 'order'\?",
+    ),
+    (
+        "  network:\n    rmf: {drop: 0.5, topics: [navigation]}\n",
+        "faults.network.rmf.topics[0]",
+        r"no endpoint 'navigation' on rmf: did you mean 'navigate'\?",
+    ),
+]
 
 
 @pytest.mark.parametrize(("section", "key", "said"), BAD, ids=[b[1] for b in BAD])
@@ -62,8 +86,12 @@ def test_a_rate_too_high_is_refused_by_validate_at_once(tmp_path: Path) -> None:
     path = tmp_path / "faulty.yaml"
     path.write_text(HEAD + BAD[0][0])
     began = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "fleetsim", "run", str(path)],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "rate_per_hour" in done.stderr and "a simulated second" in done.stderr
     assert time.monotonic() - began < 60

@@ -19,10 +19,12 @@ from fleetsim.interfaces.vda5050.fleet import VdaFleet
 from ..conftest import make_sim
 from ..vda5050.conftest import TOPICS, Observer
 
-PLAN = FaultPlan(events=(
-    FaultEvent(1.0, "breakdown", "amr_0", 3.0),
-    FaultEvent(1.0, "jump", "amr_1", 3.0, 2.0, math.pi / 2),
-))  # fmt: skip
+PLAN = FaultPlan(
+    events=(
+        FaultEvent(1.0, "breakdown", "amr_0", 3.0),
+        FaultEvent(1.0, "jump", "amr_1", 3.0, 2.0, math.pi / 2),
+    )
+)
 
 
 def states(observer: Observer, serial: str) -> list[dict[str, Any]]:
@@ -31,27 +33,34 @@ def states(observer: Observer, serial: str) -> list[dict[str, Any]]:
 
 def test_a_vda5050_master_sees_a_breakdown_and_a_jump() -> None:
     with EmbeddedBroker() as broker, make_sim(timestep=0.1, target_rtf=0.0) as sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
-                                  name=f"amr_{k}") for k in range(2)]  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim, name=f"amr_{k}"
+            )
+            for k in range(2)
+        ]
         observer = Observer(broker)
         fleet = VdaFleet(sim, robots, broker.url, state_interval=0.5).start()
         FaultInjector(sim, robots, PLAN).attach()
         try:
             for _ in range(20):  # 2 s: both faults on
                 sim.step_once()
-            during0 = observer.wait_for(lambda: [s for s in states(observer, "amr_0")
-                                                 if s["errors"]])  # fmt: skip
+            during0 = observer.wait_for(
+                lambda: [s for s in states(observer, "amr_0") if s["errors"]]
+            )
             error = during0[-1]["errors"][0]
             assert error["errorType"] == "breakdown" and error["errorLevel"] == "FATAL"
-            jumped = observer.wait_for(lambda: [s for s in states(observer, "amr_1")
-                                                if s["agvPosition"]["y"] > 4.5])  # fmt: skip
+            jumped = observer.wait_for(
+                lambda: [s for s in states(observer, "amr_1") if s["agvPosition"]["y"] > 4.5]
+            )
             assert jumped[-1]["agvPosition"]["y"] == pytest.approx(3.0 + 2.0, abs=1e-6)
             assert robots[1].get_pose().y == pytest.approx(3.0, abs=1e-9)  # the body did not
             for _ in range(30):  # 5 s: both over
                 sim.step_once()
             observer.wait_for(lambda: states(observer, "amr_0")[-1]["errors"] == [])
-            observer.wait_for(lambda: abs(states(observer, "amr_1")[-1]["agvPosition"]["y"]
-                                          - 3.0) < 1e-6)  # fmt: skip
+            observer.wait_for(
+                lambda: abs(states(observer, "amr_1")[-1]["agvPosition"]["y"] - 3.0) < 1e-6
+            )
         finally:
             fleet.stop()
             observer.close()
@@ -59,8 +68,12 @@ def test_a_vda5050_master_sees_a_breakdown_and_a_jump() -> None:
 
 def test_an_rmf_robots_status_jumps_with_its_localisation() -> None:
     with make_sim(timestep=0.1) as sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
-                                  name=f"amr_{k}") for k in range(2)]  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim, name=f"amr_{k}"
+            )
+            for k in range(2)
+        ]
         fleet = RmfFleet(sim, robots).start()
         FaultInjector(sim, robots, PLAN).attach()
         for _ in range(20):

@@ -16,10 +16,16 @@ from fleetsim.site import Site
 from ..conftest import make_sim
 from ..fleet.test_manager import fleet_of
 
-NODES = [{"name": "a", "x": 0.0, "y": 0.0}, {"name": "b", "x": 8.0, "y": 0.0},
-         {"name": "c", "x": 16.0, "y": 0.0}, {"name": "d", "x": 8.0, "y": 6.0}]  # fmt: skip
-BYPASS = (NODES, [{"from": u, "to": v} for u, v in (("a", "b"), ("b", "c"), ("a", "d"),
-                                                     ("d", "c"))])  # fmt: skip
+NODES = [
+    {"name": "a", "x": 0.0, "y": 0.0},
+    {"name": "b", "x": 8.0, "y": 0.0},
+    {"name": "c", "x": 16.0, "y": 0.0},
+    {"name": "d", "x": 8.0, "y": 6.0},
+]
+BYPASS = (
+    NODES,
+    [{"from": u, "to": v} for u, v in (("a", "b"), ("b", "c"), ("a", "d"), ("d", "c"))],
+)
 CORRIDOR = (NODES[:3], [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}])
 
 
@@ -69,8 +75,9 @@ def test_with_no_way_round_robots_wait_at_the_entry_until_it_opens() -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(*CORRIDOR))
         robots = fleet_of(sim, "a")
-        manager = FleetManager(sim, robots, [Task("far", ("c", "a"))], park=False,
-                               stall_after_s=10.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim, robots, [Task("far", ("c", "a"))], park=False, stall_after_s=10.0
+        ).attach()
         FaultInjector(sim, robots, blocked("c->b", 0.5, 40.0), manager).attach()  # either way
         for _ in range(400):  # 40 s: at the entry, waiting
             sim.step_once()
@@ -100,9 +107,14 @@ def test_a_box_waits_for_the_robot_on_the_lane_to_drive_off_it() -> None:
         assert sim.collision_count == 0
 
 
-@pytest.mark.parametrize(("target", "says"), [
-    ("a-b", "'from->to'"), ("a->x", "node"), ("a->c", "no lane leads"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("a-b", "'from->to'"),
+        ("a->x", "node"),
+        ("a->c", "no lane leads"),
+    ],
+)
 def test_a_lane_that_is_not_there_is_an_error(target: str, says: str) -> None:
     with make_sim(timestep=0.1) as sim:
         sim.set_site(Site.from_graph(*BYPASS))
@@ -128,11 +140,14 @@ def test_random_blocked_lanes_on_the_warehouse_are_seeded_and_driven_round() -> 
     assert first.collisions == 0 and first.kpis["tasks_completed"] > 40
 
 
-@pytest.mark.parametrize(("site", "says"), [
-    ("{type: lane_blocked, at: 5}", "name the target"),
-    ("{type: lane_blocked, target: 'a->b', rate_per_hour: 3}", "at random, list `targets`"),
-    ("{type: lane_blocked, target: 'a->b', duration: [1, 2]}", "one duration"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("site", "says"),
+    [
+        ("{type: lane_blocked, at: 5}", "name the target"),
+        ("{type: lane_blocked, target: 'a->b', rate_per_hour: 3}", "at random, list `targets`"),
+        ("{type: lane_blocked, target: 'a->b', duration: [1, 2]}", "one duration"),
+    ],
+)
 def test_a_bad_site_fault_is_an_error_naming_it(site: str, says: str) -> None:
     from fleetsim.scenario import load_scenario
 
@@ -141,12 +156,19 @@ def test_a_bad_site_fault_is_an_error_naming_it(site: str, says: str) -> None:
 
 
 ROUND = (  # from a, e is 6 m east through m; the way round is 44 m
-    [{"name": "a", "x": 0.0, "y": 0.0}, {"name": "m", "x": 3.0, "y": 0.0},
-     {"name": "e", "x": 6.0, "y": 0.0}, {"name": "b", "x": -8.0, "y": 0.0},
-     {"name": "c", "x": -8.0, "y": 8.0}, {"name": "d", "x": 6.0, "y": 8.0}],
-    [{"from": u, "to": v} for u, v in (("a", "m"), ("m", "e"), ("a", "b"), ("b", "c"),
-                                       ("c", "d"), ("d", "e"))],
-)  # fmt: skip
+    [
+        {"name": "a", "x": 0.0, "y": 0.0},
+        {"name": "m", "x": 3.0, "y": 0.0},
+        {"name": "e", "x": 6.0, "y": 0.0},
+        {"name": "b", "x": -8.0, "y": 0.0},
+        {"name": "c", "x": -8.0, "y": 8.0},
+        {"name": "d", "x": 6.0, "y": 8.0},
+    ],
+    [
+        {"from": u, "to": v}
+        for u, v in (("a", "m"), ("m", "e"), ("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"))
+    ],
+)
 
 
 def test_a_robot_sent_the_long_way_round_is_not_stalled() -> None:
@@ -156,8 +178,9 @@ def test_a_robot_sent_the_long_way_round_is_not_stalled() -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(*ROUND))
         robots = fleet_of(sim, "a")
-        manager = FleetManager(sim, robots, [Task("near", ("e", "a"))], park=False,
-                               stall_after_s=8.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim, robots, [Task("near", ("e", "a"))], park=False, stall_after_s=8.0
+        ).attach()
         FaultInjector(sim, robots, blocked("m->e", 1.0, 600.0), manager).attach()
         for _ in range(1500):
             sim.step_once()

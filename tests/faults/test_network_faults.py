@@ -44,8 +44,7 @@ def test_fates_are_seeded_per_vehicle_and_topic() -> None:
 
 
 def serve(sim: MultiRobotSimulationCore, broker: Any, network: MessageFaults) -> VdaFleet:
-    robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                              name="amr_0")]  # fmt: skip
+    robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="amr_0")]
     return VdaFleet(sim, robots, broker.url, state_interval=0.5, network=network).start()
 
 
@@ -65,8 +64,9 @@ def test_states_dropped_delayed_and_duplicated() -> None:
                 assert len(rows) == fleet.network_counts["drop"] and rows[0]["topic"] == "state"
                 fleet.stop()
             with make_sim(timestep=0.1) as sim:
-                fleet = serve(sim, broker, MessageFaults(delay=1.0, delay_s=(2.0, 2.0),
-                                                         topics=("state",)))  # fmt: skip
+                fleet = serve(
+                    sim, broker, MessageFaults(delay=1.0, delay_s=(2.0, 2.0), topics=("state",))
+                )
                 for _ in range(15):  # 1.5 s: nothing out yet (each state is 2 s late)
                     sim.step_once()
                 assert states(observer, "amr_0") == []
@@ -125,8 +125,11 @@ def test_a_disconnected_vehicle_leaves_its_last_will_and_comes_back(kind: str) -
 
         try:
             with make_sim(timestep=0.1) as sim:
-                robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                                          name="amr_0")]  # fmt: skip
+                robots = [
+                    Agent.from_urdf(
+                        "mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="amr_0"
+                    )
+                ]
                 fleet = VdaFleet(sim, robots, broker.url).start()
                 plan = FaultPlan(events=(FaultEvent(1.0, "disconnect", "amr_0", 3.0),))
                 injector = FaultInjector(sim, robots, plan).attach()
@@ -158,8 +161,7 @@ def test_rmf_answers_refused_and_delayed() -> None:
             return exc.code, json.loads(exc.read()), time.monotonic() - t0
 
     with make_sim(timestep=0.1) as sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                                  name="r1")]  # fmt: skip
+        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r1")]
         fleet = RmfFleet(sim, robots).start()
         injector = FaultInjector(sim, robots, FaultPlan()).attach()
         refuse = MessageFaults(drop=1.0, topics=("status",))

@@ -18,8 +18,9 @@ from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.runner import RunSummary, run_scenario
 
 STOPS = "faults={seed: 4, robots: [{type: stop, rate_per_hour: 20, duration: [5, 20]}]}"
-BATTERY = ("plugins[0].params.battery={drain_per_s: 0.0004, drain_per_m: 0.001, low: 0.5, "
-           "resume: 0.7}")  # fmt: skip
+BATTERY = (
+    "plugins[0].params.battery={drain_per_s: 0.0004, drain_per_m: 0.001, low: 0.5, resume: 0.7}"
+)
 
 
 def run(*overrides: str, duration: float = 240.0) -> tuple[RunSummary, Any]:
@@ -52,8 +53,12 @@ def test_a_runs_faults_written_out_make_the_same_run(tmp_path: Path) -> None:
     spec["faults"] = {"events": events}
     scenario.write_text(yaml.safe_dump(spec))
     out = tmp_path / "again.json"
-    done = subprocess.run([sys.executable, "-m", "fleetsim", "run", str(scenario), "--output",
-                           str(out)], capture_output=True, text=True, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "run", str(scenario), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     again = json.loads(out.read_text())
     assert again["faults"] == first.tables["faults"]
@@ -63,9 +68,12 @@ def test_a_runs_faults_written_out_make_the_same_run(tmp_path: Path) -> None:
 
 
 def test_battery_spikes_and_a_charger_down_act_on_the_fleet_manager() -> None:
-    spikes = (BATTERY, "faults={robots: [{type: battery, at: [{robot: amr_0, time: 10}], "
-              "drain: 0.4}], site: [{type: charger_down, target: park_0_1, at: 0, "
-              "duration: 600}]}")  # fmt: skip
+    spikes = (
+        BATTERY,
+        "faults={robots: [{type: battery, at: [{robot: amr_0, time: 10}], "
+        "drain: 0.4}], site: [{type: charger_down, target: park_0_1, at: 0, "
+        "duration: 600}]}",
+    )
     summary, injector = run(*spikes, duration=600.0)
     manager = injector.manager
     assert manager is not None and manager.charging.batteries is not None
@@ -84,18 +92,24 @@ def test_a_bad_faults_section_names_the_key() -> None:
         ConfigError,
         match=r"faults\.robots\[0\]\.at\[0\]\.robot: no robot 'amr_999' in the run: did you mean",
     ):
-        build(load_scenario("warehouse", [
-            "faults={robots: [{type: stop, at: [{robot: amr_999, time: 5}]}]}"]))  # fmt: skip
-    with pytest.raises(ConfigError, match="faults: battery faults need a fleet manager with "
-                                          "batteries"):  # fmt: skip
+        build(
+            load_scenario(
+                "warehouse", ["faults={robots: [{type: stop, at: [{robot: amr_999, time: 5}]}]}"]
+            )
+        )
+    with pytest.raises(
+        ConfigError, match="faults: battery faults need a fleet manager with batteries"
+    ):
         build(load_scenario("warehouse", ["faults={robots: [{type: battery, rate_per_hour: 1}]}"]))
 
 
 def test_an_order_burst_and_a_closed_station_change_the_demand() -> None:
     calm, _ = run(duration=300.0)
-    burst, injector = run("faults={demand: [{type: order_burst, at: 30, count: 25}, "
-                          "{type: station_closed, target: drop_0, at: 0, duration: 200}]}",
-                          duration=300.0)  # fmt: skip
+    burst, injector = run(
+        "faults={demand: [{type: order_burst, at: 30, count: 25}, "
+        "{type: station_closed, target: drop_0, at: 0, duration: 200}]}",
+        duration=300.0,
+    )
     assert burst.kpis["tasks_released"] == calm.kpis["tasks_released"] + 25
     bursts = [t for t in burst.tables["tasks"] if t["task"].startswith("burst")]
     assert len(bursts) == 25 and all(t["release_time"] == pytest.approx(30.0) for t in bursts)
@@ -110,8 +124,10 @@ def test_a_changed_order_mix_moves_the_orders_released_while_it_lasts() -> None:
     """From 60 s to 180 s every order goes to drop_0 or drop_1, from the stations it would have;
     before and after, the mix is the scenario's."""
     calm, _ = run(duration=300.0)
-    mixed, injector = run("faults={demand: [{type: order_mix, at: 60, duration: 120, "
-                          "dropoffs: [drop_0, drop_1]}]}", duration=300.0)  # fmt: skip
+    mixed, injector = run(
+        "faults={demand: [{type: order_mix, at: 60, duration: 120, dropoffs: [drop_0, drop_1]}]}",
+        duration=300.0,
+    )
     inside = [t for t in mixed.tables["tasks"] if 60.0 <= t["release_time"] < 180.0]
     outside = [t for t in mixed.tables["tasks"] if not 60.0 <= t["release_time"] < 180.0]
     assert len(inside) > 5 and {t["places"].split()[-1] for t in inside} <= {"drop_0", "drop_1"}

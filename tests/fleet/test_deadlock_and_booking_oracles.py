@@ -22,13 +22,18 @@ def test_a_deadlock_is_resolved_only_once_every_robot_in_it_moved_on(
     monkeypatch.setattr(deadlocks, "_resolve", lambda *_a, **_k: False)  # (undoing: not tested)
     waits = {0: 1, 1: 0}
     t = SimpleNamespace(
-        sim=SimpleNamespace(sim_time=10.0), waiting_on=np.array([5, 6, -1]),
-        active=np.ones(3, dtype=bool), episodes={}, deadlocks=[], cycles=set(),
-        passed=np.zeros(3, dtype=np.int64), blocked_by_idle=[],
+        sim=SimpleNamespace(sim_time=10.0),
+        waiting_on=np.array([5, 6, -1]),
+        active=np.ones(3, dtype=bool),
+        episodes={},
+        deadlocks=[],
+        cycles=set(),
+        passed=np.zeros(3, dtype=np.int64),
+        blocked_by_idle=[],
         graph=SimpleNamespace(names=[f"n{k}" for k in range(8)]),
         robots=[SimpleNamespace(name=n) for n in ("a", "b", "c")],
         waits_for=lambda i: waits.get(i, -1),
-    )  # fmt: skip
+    )
     deadlocks.find_deadlocks(t)  # type: ignore[arg-type]
     (episode,) = t.deadlocks
     assert episode.robots == ("a", "b") and not episode.resolved

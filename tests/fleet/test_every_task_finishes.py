@@ -34,7 +34,8 @@ def depots(draw: Any) -> dict[str, Any]:
     def outer(a: tuple[int, int], b: tuple[int, int]) -> bool:
         on = [p[0] in (0, rows - 1) or p[1] in (0, cols - 1) for p in (a, b)]
         same_side = (a[0] == b[0] and a[0] in (0, rows - 1)) or (
-            a[1] == b[1] and a[1] in (0, cols - 1))  # fmt: skip
+            a[1] == b[1] and a[1] in (0, cols - 1)
+        )
         return all(on) and same_side
 
     def lane(a: tuple[int, int], b: tuple[int, int]) -> None:
@@ -48,8 +49,9 @@ def depots(draw: Any) -> dict[str, Any]:
                 or (a[1] == 0 and b[0] < a[0])
             )
             src, dst = (a, b) if forward else (b, a)
-            lanes.append({"from": f"n{src[0]}_{src[1]}", "to": f"n{dst[0]}_{dst[1]}",
-                          "bidirectional": False})  # fmt: skip
+            lanes.append(
+                {"from": f"n{src[0]}_{src[1]}", "to": f"n{dst[0]}_{dst[1]}", "bidirectional": False}
+            )
         else:
             lanes.append({"from": f"n{a[0]}_{a[1]}", "to": f"n{b[0]}_{b[1]}"})
 
@@ -73,17 +75,31 @@ def depots(draw: Any) -> dict[str, Any]:
         lanes.append({"from": name, "to": f"n0_{c}"})
         spots.append(name)
     places = stations + [f"n{r}_{c}" for r in range(1, rows) for c in range(cols)]
-    orders = draw(st.lists(st.tuples(st.sampled_from(places), st.sampled_from(places),
-                                     st.integers(0, 200)), min_size=1, max_size=10))  # fmt: skip
+    orders = draw(
+        st.lists(
+            st.tuples(st.sampled_from(places), st.sampled_from(places), st.integers(0, 200)),
+            min_size=1,
+            max_size=10,
+        )
+    )
     starts = draw(st.permutations(spots))[:robots]
-    return {"nodes": nodes, "lanes": lanes, "starts": starts,
-            "orders": [(a, b, t) for a, b, t in orders if a != b] or [(places[0], spots[0], 0)],
-            "assignment": draw(st.sampled_from(["nearest", "greedy"]))}  # fmt: skip
+    return {
+        "nodes": nodes,
+        "lanes": lanes,
+        "starts": starts,
+        "orders": [(a, b, t) for a, b, t in orders if a != b] or [(places[0], spots[0], 0)],
+        "assignment": draw(st.sampled_from(["nearest", "greedy"])),
+    }
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, database=None,
-          phases=[Phase.explicit, Phase.generate],  # (a failure is shown as drawn: no shrinking)
-          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],  # (a failure is shown as drawn: no shrinking)
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(depots())
 def test_every_task_finishes_without_a_stall(depot: dict[str, Any]) -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
@@ -91,12 +107,20 @@ def test_every_task_finishes_without_a_stall(depot: dict[str, Any]) -> None:
         robots = fleet_of(sim, *depot["starts"])
         orders = sorted(depot["orders"], key=lambda o: o[2])
         tasks = [Task(f"o{k}", (a, b), release_time=float(t)) for k, (a, b, t) in enumerate(orders)]
-        manager = FleetManager(sim, robots, tasks, assignment=depot["assignment"], pick_time=2.0,
-                               drop_time=2.0, stall_after_s=60.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim,
+            robots,
+            tasks,
+            assignment=depot["assignment"],
+            pick_time=2.0,
+            drop_time=2.0,
+            stall_after_s=60.0,
+        ).attach()
         for _ in range(30000):  # 3,000 simulated seconds at most
             sim.step_once()
             if len(manager.tasks) == len(tasks) and all(
-                    t.status.value in ("done", "failed") for t in manager.tasks):  # fmt: skip
+                t.status.value in ("done", "failed") for t in manager.tasks
+            ):
                 break
         statuses = {t.id: (t.status.value, t.reason) for t in manager.tasks}
         again = f"the site to run again: {json.dumps(depot)}"

@@ -23,13 +23,23 @@ def site_scenario(tmp_path: Path, fleet: dict[str, Any], robots: int = 4) -> Pat
     lanes += [{"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r, c in cells if r < 3]
     body = {
         "name": "fleet",
-        "simulation": {"timestep": 0.1, "duration": 300, "seed": 2, "target_rtf": 0,
-                       "collision_narrowphase": "aabb"},
+        "simulation": {
+            "timestep": 0.1,
+            "duration": 300,
+            "seed": 2,
+            "target_rtf": 0,
+            "collision_narrowphase": "aabb",
+        },
         "site": {"graph": {"nodes": nodes, "lanes": lanes}},
-        "robots": [{"name": "amr", "model": "mobile_robot",
-                    "start": ["n1_0", "n1_2", "n1_4", "n2_1"][:robots]}],
+        "robots": [
+            {
+                "name": "amr",
+                "model": "mobile_robot",
+                "start": ["n1_0", "n1_2", "n1_4", "n2_1"][:robots],
+            }
+        ],
         "plugins": [{"type": "fleet_manager", "params": fleet}],
-    }  # fmt: skip
+    }
     path = tmp_path / "fleet.yaml"
     path.write_text(yaml.safe_dump(body, sort_keys=False))
     return path
@@ -42,8 +52,10 @@ def write_orders(path: Path, count: int) -> None:
 
 
 def test_a_poisson_stream_is_served_and_reported(tmp_path: Path) -> None:
-    path = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 20}},
-                                    "assignment": "greedy", "pick_time": 3})  # fmt: skip
+    path = site_scenario(
+        tmp_path,
+        {"tasks": {"poisson": {"rate_per_hour": 20}}, "assignment": "greedy", "pick_time": 3},
+    )
     result = fleetsim("run", str(path), "--fail-on", "robot-collisions")
     assert result.returncode == 0, result.stderr + result.stdout
     out = result.stdout
@@ -54,9 +66,17 @@ def test_a_poisson_stream_is_served_and_reported(tmp_path: Path) -> None:
 
 
 def test_bad_tasks_fail_validation_with_their_place(tmp_path: Path) -> None:
-    path = site_scenario(tmp_path, {"tasks": {"list": [
-        {"pickup": "n0_0", "dropoff": "n3_1"}, {"id": "late", "pickup": "n0_9", "dropoff": "n3_1"},
-    ]}})  # fmt: skip
+    path = site_scenario(
+        tmp_path,
+        {
+            "tasks": {
+                "list": [
+                    {"pickup": "n0_0", "dropoff": "n3_1"},
+                    {"id": "late", "pickup": "n0_9", "dropoff": "n3_1"},
+                ]
+            }
+        },
+    )
     result = fleetsim("validate", str(path))
     assert result.returncode == 2
     assert "tasks[1] (late): unknown node 'n0_9'" in result.stderr
@@ -77,12 +97,14 @@ def test_orders_from_a_file_beside_the_scenario(tmp_path: Path) -> None:
 
 
 def test_batteries_in_a_scenario_need_chargers(tmp_path: Path) -> None:
-    path = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}},
-                                    "battery": {"initial": 0.5}})  # fmt: skip
+    path = site_scenario(
+        tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}}, "battery": {"initial": 0.5}}
+    )
     result = fleetsim("validate", str(path))
     assert result.returncode == 2 and "batteries need chargers" in result.stderr
-    bad = site_scenario(tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}},
-                                   "battery": {"initial": 1.5}})  # fmt: skip
+    bad = site_scenario(
+        tmp_path, {"tasks": {"poisson": {"rate_per_hour": 5}}, "battery": {"initial": 1.5}}
+    )
     result = fleetsim("validate", str(bad))
     assert result.returncode == 2 and "battery.initial" in result.stderr
 
@@ -135,8 +157,9 @@ def test_a_station_no_robot_can_reach_is_named_before_the_run(tmp_path: Path) ->
     assert "tasks.poisson.pickups: 'island' cannot be reached from any robot's start" in (
         result.stderr
     )
-    body["plugins"][0]["params"]["tasks"] = {"list": [{"id": "o1", "pickup": "island",
-                                                       "dropoff": "n3_1"}]}  # fmt: skip
+    body["plugins"][0]["params"]["tasks"] = {
+        "list": [{"id": "o1", "pickup": "island", "dropoff": "n3_1"}]
+    }
     path.write_text(yaml.safe_dump(body, sort_keys=False))
     result = fleetsim("run", str(path))
     assert result.returncode == 2 and "tasks[0] (o1): 'island' cannot be reached" in result.stderr

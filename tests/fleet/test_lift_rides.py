@@ -24,12 +24,16 @@ def level(name: str, short: bool = False) -> str:
     place at x = 4 and two parking spots: the lifts' only way in is through their entries.
     `short`: two more nodes between the place and LiftA's hall (lanes of 1.33 m, shorter than
     a robot's look-ahead: it holds the hall while still two lanes away)."""
-    mids = (f"      - [5.333, 0, 0, mid1_{name}]\n      - [6.667, 0, 0, mid2_{name}]\n"
-            if short else "")  # fmt: skip
-    to_hall = ("      - [1, 7, {bidirectional: [4, true]}]\n"
-               "      - [7, 8, {bidirectional: [4, true]}]\n"
-               "      - [8, 2, {bidirectional: [4, true]}]\n"
-               if short else "      - [1, 2, {bidirectional: [4, true]}]\n")  # fmt: skip
+    mids = (
+        f"      - [5.333, 0, 0, mid1_{name}]\n      - [6.667, 0, 0, mid2_{name}]\n" if short else ""
+    )
+    to_hall = (
+        "      - [1, 7, {bidirectional: [4, true]}]\n"
+        "      - [7, 8, {bidirectional: [4, true]}]\n"
+        "      - [8, 2, {bidirectional: [4, true]}]\n"
+        if short
+        else "      - [1, 2, {bidirectional: [4, true]}]\n"
+    )
     return f"""
   {name}:
     elevation: {ELEVATIONS[name]}
@@ -67,14 +71,17 @@ def two_lift_tower(folder: Path, seed: int, orders: int, short: bool = False) ->
     (folder / "tower2.building.yaml").write_text(
         "coordinate_system: cartesian_meters\nname: tower2\nlevels:"
         + "".join(level(n, short) for n in ELEVATIONS)
-        + "\nlifts:\n" + lift("LiftA", 12) + lift("LiftB", -4)
-    )  # fmt: skip
+        + "\nlifts:\n"
+        + lift("LiftA", 12)
+        + lift("LiftB", -4)
+    )
     pick = random.Random(seed)
     tasks = []
     for k in range(orders):
         a, b = pick.sample(list(ELEVATIONS), 2)
-        tasks.append({"id": f"t{k}", "pickup": f"place_{a}", "dropoff": f"place_{b}",
-                      "release_time": 60 * k})  # fmt: skip
+        tasks.append(
+            {"id": f"t{k}", "pickup": f"place_{a}", "dropoff": f"place_{b}", "release_time": 60 * k}
+        )
     path = folder / "freeze.yaml"
     path.write_text(f"""
 simulation: {{timestep: 0.1, target_rtf: 0, duration: {60 * orders + 240}, seed: 1}}
@@ -105,8 +112,7 @@ def test_three_robots_and_two_lifts_serve_every_order_and_never_freeze(
     def watch(*_: object) -> None:
         """On a floor or aboard a cabin at its height; a robot waiting for a lift held by
         a fleet robot waits for that robot in the wait-for graph."""
-        riding = {r.name: lift.z for lift in sim.lifts.lifts.values()
-                  for r in lift.aboard.values()}  # fmt: skip
+        riding = {r.name: lift.z for lift in sim.lifts.lifts.values() for r in lift.aboard.values()}
         for i, robot in enumerate(robots):
             z = robot.get_pose().z
             if not np.any(np.abs(floors - z) < 1e-6) and abs(riding.get(robot.name, -9) - z) > 1e-6:
@@ -166,8 +172,10 @@ def test_a_lift_is_called_only_from_its_entry(tmp_path: Path) -> None:
                 away = float(np.hypot(x - graph.xs[node], y - graph.ys[node]))
                 inside = float(np.hypot(x - graph.xs[cabin], y - graph.ys[cabin])) < 0.05
                 if not inside and (traffic.owner[node] != i or away > last_lane[ride.lift] + 0.05):
-                    far.append(f"{sim.sim_time:.1f}: {robot.name} called {ride.lift} "
-                               f"{away:.2f} m from its entry")  # fmt: skip
+                    far.append(
+                        f"{sim.sim_time:.1f}: {robot.name} called {ride.lift} "
+                        f"{away:.2f} m from its entry"
+                    )
             riding[rider] = ride is not None
 
     with sim:
@@ -179,8 +187,11 @@ def test_a_lift_is_called_only_from_its_entry(tmp_path: Path) -> None:
 def test_a_lift_held_still_by_another_is_a_stall_naming_it_and_its_holder(tmp_path: Path) -> None:
     tower = tmp_path / "tower.building.yaml"
     tower.write_text(TOWER)
-    text = write_scenario(tower).read_text().replace("pick_time: 1", "pick_time: 1\n      "
-                                                     "stall_after_s: 30")  # fmt: skip
+    text = (
+        write_scenario(tower)
+        .read_text()
+        .replace("pick_time: 1", "pick_time: 1\n      stall_after_s: 30")
+    )
     path = tmp_path / "held.yaml"
     path.write_text(text.replace("duration: 900", "duration: 240"))
     built = build(load_scenario(path))
@@ -192,5 +203,7 @@ def test_a_lift_held_still_by_another_is_a_stall_naming_it_and_its_holder(tmp_pa
         kpis = manager.kpis()
         stalls = manager.stalls.stalled
     assert kpis["stalls"] >= 1 and kpis["tasks_completed"] == 0
-    assert any("lift Lift1" in (s.waits_for or "") and "held by outsider" in (s.waits_for or "")
-               for s in stalls), [s.waits_for for s in stalls]  # fmt: skip
+    assert any(
+        "lift Lift1" in (s.waits_for or "") and "held by outsider" in (s.waits_for or "")
+        for s in stalls
+    ), [s.waits_for for s in stalls]

@@ -35,10 +35,16 @@ def grid_site(
     """A lattice with pick-up stations on the bottom row and drop-offs on the top row."""
     cells = [(r, c) for r in range(rows) for c in range(cols)]
     nodes = [
-        {"name": f"n{r}_{c}", "x": spacing * c, "y": spacing * r,
-         "pickup": r == 0, "dropoff": r == rows - 1, "charger": f"n{r}_{c}" in chargers}
+        {
+            "name": f"n{r}_{c}",
+            "x": spacing * c,
+            "y": spacing * r,
+            "pickup": r == 0,
+            "dropoff": r == rows - 1,
+            "charger": f"n{r}_{c}" in chargers,
+        }
         for r, c in cells
-    ]  # fmt: skip
+    ]
     lanes = [{"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r, c in cells if c < cols - 1]
     lanes += [{"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r, c in cells if r < rows - 1]
     return Site.from_graph(nodes, lanes)
@@ -62,8 +68,9 @@ def fleet_of(sim: MultiRobotSimulationCore, *nodes: str) -> list[Agent]:
     return out
 
 
-def run_until_done(sim: MultiRobotSimulationCore, manager: FleetManager, tasks: int,
-                   steps: int = 6000) -> None:  # fmt: skip
+def run_until_done(
+    sim: MultiRobotSimulationCore, manager: FleetManager, tasks: int, steps: int = 6000
+) -> None:
     manager.attach()
     for _ in range(steps):
         sim.step_once()
@@ -125,8 +132,11 @@ def test_a_policy_that_raises_is_named(sim: MultiRobotSimulationCore) -> None:
             return [tasks[5]]  # a bug in the policy
 
     manager = FleetManager(sim, fleet_of(sim, "n1_0"), deliveries(1), assignment=Broken())
-    with pytest.raises(FleetSimError, match=r"policy Broken raised at t=0\.0 s \(1 idle robots, "
-                       r"1 tasks waiting\): IndexError: list index out of range"):  # fmt: skip
+    with pytest.raises(
+        FleetSimError,
+        match=r"policy Broken raised at t=0\.0 s \(1 idle robots, "
+        r"1 tasks waiting\): IndexError: list index out of range",
+    ):
         manager.step()
 
 
@@ -138,12 +148,14 @@ def test_greedy_matches_the_closest_pairs(sim: MultiRobotSimulationCore) -> None
     # In order, "nearest" gives the first task to robot 0 (1 cell away) and the other to
     # robot 1; greedy takes the globally closest pair first: the same here, then check both.
     assert [(i, t.id) for i, t in nearest.policy.assign(nearest, [0, 1], tasks)] == [
-        (0, "far"), (1, "near")
-    ]  # fmt: skip
+        (0, "far"),
+        (1, "near"),
+    ]
     robots[0].set_pose(Pose.from_xyz(12, 0, 0))  # robot 0 now next to "near"'s pick-up
     assert [(i, t.id) for i, t in greedy.policy.assign(greedy, [0, 1], tasks)] == [
-        (0, "near"), (1, "far")
-    ]  # fmt: skip
+        (0, "near"),
+        (1, "far"),
+    ]
     with pytest.raises(ConfigError, match="unknown assignment 'closest' \\(built in: nearest"):
         FleetManager(sim, robots, [], assignment="closest", traffic=nearest.traffic)
 
@@ -161,8 +173,11 @@ def test_bad_tasks_are_named(sim: MultiRobotSimulationCore) -> None:
 
 
 def test_an_unreachable_place_fails_the_task_with_the_reason() -> None:
-    nodes = [{"name": "a", "x": 0, "y": 0}, {"name": "b", "x": 3, "y": 0},
-             {"name": "c", "x": 6, "y": 0}]  # fmt: skip
+    nodes = [
+        {"name": "a", "x": 0, "y": 0},
+        {"name": "b", "x": 3, "y": 0},
+        {"name": "c", "x": 6, "y": 0},
+    ]
     lanes = [{"from": "a", "to": "b"}, {"from": "c", "to": "b", "bidirectional": False}]
     with make_sim(timestep=0.1) as sim:
         sim.set_site(Site.from_graph(nodes, lanes))
@@ -187,8 +202,9 @@ def test_task_sources(tmp_path: Path) -> None:
     csv.write_text("id,pickup,dropoff,release_time,priority\no1,p1,d1,5,0\no2,p2,d1,1.5,2\n")
     tasks = tasks_from_file(csv)
     assert [(t.id, t.places, t.release_time, t.priority) for t in tasks] == [
-        ("o2", ("p2", "d1"), 1.5, 2), ("o1", ("p1", "d1"), 5.0, 0)
-    ]  # fmt: skip
+        ("o2", ("p2", "d1"), 1.5, 2),
+        ("o1", ("p1", "d1"), 5.0, 0),
+    ]
     js = tmp_path / "orders.json"
     js.write_text('[{"places": ["p1", "x", "d1"], "kind": "visit", "deadline": 90}]')
     (visit,) = tasks_from_file(js)
@@ -202,16 +218,19 @@ def test_batteries_drain_and_robots_charge_before_working() -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(grid_site(chargers=("n1_5", "n2_5")))
         robots = fleet_of(sim, "n1_0", "n2_1")
-        battery = BatteryParams(initial=0.5, low=0.3, resume=0.8, drain_per_m=0.004,
-                                charge_per_s=0.01)  # fmt: skip
+        battery = BatteryParams(
+            initial=0.5, low=0.3, resume=0.8, drain_per_m=0.004, charge_per_s=0.01
+        )
         manager = FleetManager(sim, robots, deliveries(6, spread=2.0), battery=battery)
         soc = []
         manager.attach()
         sim.register_callback(lambda *_: soc.append(manager.batteries.soc.copy()))  # type: ignore[union-attr]
         for _ in range(8000):
             sim.step_once()
-            if sum(t.status is TaskStatus.DONE for t in manager.tasks) == 6 and not (
-                manager.charging.bound >= 0).any():  # fmt: skip
+            if (
+                sum(t.status is TaskStatus.DONE for t in manager.tasks) == 6
+                and not (manager.charging.bound >= 0).any()
+            ):
                 break
         k = manager.kpis()
         assert k["tasks_completed"] == 6 and k["collisions"]["robot-robot"] == 0
@@ -246,8 +265,11 @@ def test_batteries_need_reachable_chargers(sim: MultiRobotSimulationCore) -> Non
         FleetManager(sim, robots, [], battery=BatteryParams())
     with pytest.raises(ConfigError, match=r"low .* must be below resume"):
         BatteryParams(low=0.9, resume=0.5)
-    nodes = [{"name": "a", "x": 0, "y": 0}, {"name": "b", "x": 3, "y": 0},
-             {"name": "c", "x": 9, "y": 0, "charger": True}]  # fmt: skip
+    nodes = [
+        {"name": "a", "x": 0, "y": 0},
+        {"name": "b", "x": 3, "y": 0},
+        {"name": "c", "x": 9, "y": 0, "charger": True},
+    ]
     with make_sim(timestep=0.1) as other:
         other.set_site(Site.from_graph(nodes, [{"from": "a", "to": "b"}]))
         robot = Agent.from_urdf("mobile_robot", Pose(), sim_core=other, name="lonely")
@@ -470,8 +492,9 @@ def test_no_robot_goes_out_while_a_queue_stands_still() -> None:
     holds up new orders, even one another robot could do on its own; they start once it
     drives on."""
     places = (("e", -12.0), ("q", -9.0), ("s0", -6.0), ("s1", -3.0), ("p", 0.0), ("d", 3.0))
-    nodes = [{"name": n, "x": x, "y": 0.0, "pickup": n in "pq", "dropoff": n in "de"}
-             for n, x in places]  # fmt: skip
+    nodes = [
+        {"name": n, "x": x, "y": 0.0, "pickup": n in "pq", "dropoff": n in "de"} for n, x in places
+    ]
     lanes = [{"from": a, "to": b} for (a, _), (b, _) in itertools.pairwise(places)]
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(nodes, lanes))

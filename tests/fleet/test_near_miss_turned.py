@@ -14,8 +14,11 @@ from fleetsim.site import Obstacles
 
 def test_the_near_miss_margin_of_a_turned_box() -> None:
     # a wall 2 m long and 0.2 m thin, turned 45 degrees
-    wall = Obstacles(centres=np.array([[0.0, 0.0, 0.5]]), half_extents=np.array([[1.0, 0.1, 0.5]]),
-                     yaws=np.array([math.pi / 4]))  # fmt: skip
+    wall = Obstacles(
+        centres=np.array([[0.0, 0.0, 0.5]]),
+        half_extents=np.array([[1.0, 0.1, 0.5]]),
+        yaws=np.array([math.pi / 4]),
+    )
     normal = np.array([-math.sin(math.pi / 4), math.cos(math.pi / 4)])  # across the wall
     near = normal * (0.1 + 0.3 + 0.15)  # a robot (radius 0.3) 0.15 m from the wall's face
     clear = np.array([1.0, 0.0])  # inside the axis-aligned bounds, 0.31 m from the turned wall

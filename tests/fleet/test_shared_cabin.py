@@ -67,10 +67,16 @@ def ride_two(tmp_path: Path, depth: float, goals: tuple[str, str]) -> dict[str, 
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_building(building(tmp_path, depth)))
         robots = [
-            Agent.from_urdf("mobile_robot", Pose.from_yaw(x, 0, 0, 0), sim_core=sim,
-                            name=f"r{k}", motion_mode="differential", max_linear_vel=1.0)
+            Agent.from_urdf(
+                "mobile_robot",
+                Pose.from_yaw(x, 0, 0, 0),
+                sim_core=sim,
+                name=f"r{k}",
+                motion_mode="differential",
+                max_linear_vel=1.0,
+            )
             for k, x in enumerate((4.0, 0.0))
-        ]  # fmt: skip
+        ]
         traffic = TrafficControl(sim, robots)
         arrived: list[int] = []
         traffic.on_arrival = arrived.append
@@ -91,10 +97,15 @@ def ride_two(tmp_path: Path, depth: float, goals: tuple[str, str]) -> dict[str, 
                     wrong.append(f"{sim.sim_time:.1f}: {robot.name} at z {z}")
             if sorted(arrived) == [0, 1]:
                 break
-        return {"arrived": sorted(arrived), "wrong": wrong, "most_aboard": most_aboard,
-                "closest": closest, "trips": sim.lifts.kpis()["lift_trips"],
-                "collisions": sim.collision_counts["robot-robot"],
-                "final": [list(r.get_pose().position[:2]) for r in robots]}  # fmt: skip
+        return {
+            "arrived": sorted(arrived),
+            "wrong": wrong,
+            "most_aboard": most_aboard,
+            "closest": closest,
+            "trips": sim.lifts.kpis()["lift_trips"],
+            "collisions": sim.collision_counts["robot-robot"],
+            "final": [list(r.get_pose().position[:2]) for r in robots],
+        }
 
 
 def test_a_cabin_for_two_carries_both_robots_in_one_trip(tmp_path: Path) -> None:
@@ -120,11 +131,15 @@ def test_the_fleet_manager_sends_two_robots_up_in_one_trip(tmp_path: Path, depth
     coming down meets the robot waiting to go up, or driving out, and one of them backs off
     far enough (a deadlock found and undone, not a freeze)."""
     path = building(tmp_path, depth)
-    path.write_text(path.read_text().replace(
-        "[4, 4, 0, side_L2]", "[4, 4, 0, side_L2, {pickup_dispenser: [1, a]}]"
-    ).replace("[4, 4, 0, side_L1]", "[4, 4, 0, side_L1, {dropoff_ingestor: [1, b]}]"))  # fmt: skip
-    tasks = [{"id": f"t{k}", "pickup": "side_L2", "dropoff": "side_L1", "release_time": 0}
-             for k in range(2)]  # fmt: skip
+    path.write_text(
+        path.read_text()
+        .replace("[4, 4, 0, side_L2]", "[4, 4, 0, side_L2, {pickup_dispenser: [1, a]}]")
+        .replace("[4, 4, 0, side_L1]", "[4, 4, 0, side_L1, {dropoff_ingestor: [1, b]}]")
+    )
+    tasks = [
+        {"id": f"t{k}", "pickup": "side_L2", "dropoff": "side_L1", "release_time": 0}
+        for k in range(2)
+    ]
     scenario = tmp_path / "up.yaml"
     scenario.write_text(f"""
 simulation: {{timestep: 0.1, target_rtf: 0, duration: 300, seed: 1}}

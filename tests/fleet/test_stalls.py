@@ -26,8 +26,16 @@ def test_the_depot_finishes_every_order(tmp_path: Path) -> None:
     for name in ("depot.yaml", "orders.csv"):
         shutil.copy(DEPOT / name, tmp_path / name)
     out = tmp_path / "results.json"
-    done = fleetsim("run", str(tmp_path / "depot.yaml"), "--duration", "900", "--output",
-                    str(out), "--fail-on", "stalls,collisions")  # fmt: skip
+    done = fleetsim(
+        "run",
+        str(tmp_path / "depot.yaml"),
+        "--duration",
+        "900",
+        "--output",
+        str(out),
+        "--fail-on",
+        "stalls,collisions",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     kpis = json.loads(out.read_text())["kpis"]
     assert kpis["tasks_completed"] == kpis["tasks_released"] == 24
@@ -53,8 +61,9 @@ def test_a_deadlock_without_a_way_out_is_one_unresolved_episode_and_a_stall() ->
         sim.set_site(Site.from_graph(*CORRIDOR))
         robots = fleet_of(sim, "n0", "n4")
         tasks = [Task("east0", ("n4", "n3")), Task("west1", ("n0", "n1"))]
-        manager = FleetManager(sim, robots, tasks, assignment=InOrder(), park=False,
-                               max_active=2, stall_after_s=10.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim, robots, tasks, assignment=InOrder(), park=False, max_active=2, stall_after_s=10.0
+        ).attach()
         for _ in range(400):  # 40 s
             sim.step_once()
         # one episode, however often it came back (a robot stepping aside and back again)
@@ -80,8 +89,9 @@ def test_a_queue_that_moves_is_not_a_stall() -> None:
         sim.set_site(Site.from_graph(*CORRIDOR))
         robots = fleet_of(sim, "n0", "n1")
         tasks = [Task("far", ("n4", "n3")), Task("next", ("n4", "n3"), release_time=1.0)]
-        manager = FleetManager(sim, robots, tasks, park=False, pick_time=12.0, drop_time=12.0,
-                               stall_after_s=8.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim, robots, tasks, park=False, pick_time=12.0, drop_time=12.0, stall_after_s=8.0
+        ).attach()
         for _ in range(1200):
             sim.step_once()
             if all(t.status.value == "done" for t in manager.tasks) and len(manager.tasks) == 2:
@@ -95,11 +105,23 @@ def test_stalls_in_the_summary_the_recording_and_fail_on(tmp_path: Path) -> None
         "simulation": {"timestep": 0.1, "duration": 40, "target_rtf": 0},
         "site": {"graph": {"nodes": CORRIDOR[0], "lanes": CORRIDOR[1]}},
         "robots": [{"name": "amr", "model": "mobile_robot", "start": ["n0", "n4"]}],
-        "plugins": [{"type": "fleet_manager", "params": {
-            "tasks": {"list": [{"id": "east0", "pickup": "n4", "dropoff": "n3"},
-                               {"id": "west1", "pickup": "n0", "dropoff": "n1"}]},
-            "assignment": "in_order:InOrder", "max_active": 2, "stall_after_s": 10}}],
-    }  # fmt: skip
+        "plugins": [
+            {
+                "type": "fleet_manager",
+                "params": {
+                    "tasks": {
+                        "list": [
+                            {"id": "east0", "pickup": "n4", "dropoff": "n3"},
+                            {"id": "west1", "pickup": "n0", "dropoff": "n1"},
+                        ]
+                    },
+                    "assignment": "in_order:InOrder",
+                    "max_active": 2,
+                    "stall_after_s": 10,
+                },
+            }
+        ],
+    }
     (tmp_path / "in_order.py").write_text(
         "class InOrder:\n"
         "    def assign(self, fleet, idle, tasks):\n"
@@ -108,8 +130,9 @@ def test_stalls_in_the_summary_the_recording_and_fail_on(tmp_path: Path) -> None
     path = tmp_path / "stuck.yaml"
     path.write_text(json.dumps(scenario))
     record, out = tmp_path / "stuck.mcap", tmp_path / "stuck.json"
-    done = fleetsim("run", str(path), "--record", str(record), "--output", str(out),
-                    "--fail-on", "stalls")  # fmt: skip
+    done = fleetsim(
+        "run", str(path), "--record", str(record), "--output", str(out), "--fail-on", "stalls"
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "--fail-on: 2 stalls (2 still stalled)" in done.stderr
     assert "stalls" in done.stdout and "2 (2 still stalled" in done.stdout
@@ -123,12 +146,18 @@ def test_stalls_in_the_summary_the_recording_and_fail_on(tmp_path: Path) -> None
 
 
 LOOP = (  # one way round: from a, the way to e (2 m east) goes 20 m west first
-    [{"name": "a", "x": 0.0, "y": 0.0}, {"name": "b", "x": -20.0, "y": 0.0},
-     {"name": "c", "x": -20.0, "y": 8.0}, {"name": "d", "x": 2.0, "y": 8.0},
-     {"name": "e", "x": 2.0, "y": 0.0}],
-    [{"from": u, "to": v, "bidirectional": False}
-     for u, v in (("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a"))],
-)  # fmt: skip
+    [
+        {"name": "a", "x": 0.0, "y": 0.0},
+        {"name": "b", "x": -20.0, "y": 0.0},
+        {"name": "c", "x": -20.0, "y": 8.0},
+        {"name": "d", "x": 2.0, "y": 8.0},
+        {"name": "e", "x": 2.0, "y": 0.0},
+    ],
+    [
+        {"from": u, "to": v, "bidirectional": False}
+        for u, v in (("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a"))
+    ],
+)
 
 
 def test_a_long_way_round_is_progress() -> None:
@@ -138,8 +167,9 @@ def test_a_long_way_round_is_progress() -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(*LOOP))
         robots = fleet_of(sim, "a")
-        manager = FleetManager(sim, robots, [Task("round", ("e", "a"))], park=False,
-                               stall_after_s=8.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim, robots, [Task("round", ("e", "a"))], park=False, stall_after_s=8.0
+        ).attach()
         for _ in range(1200):
             sim.step_once()
             if manager.tasks[0].status.value == "done":
@@ -158,8 +188,9 @@ def test_a_robot_stopped_by_a_fault_is_not_stalled_but_one_held_behind_it_is() -
         sim.set_site(Site.from_graph(*CORRIDOR))
         robots = fleet_of(sim, "n1", "n0")
         tasks = [Task("first", ("n3", "n4")), Task("second", ("n2", "n1"))]
-        manager = FleetManager(sim, robots, tasks, park=False, max_active=2,
-                               stall_after_s=8.0).attach()  # fmt: skip
+        manager = FleetManager(
+            sim, robots, tasks, park=False, max_active=2, stall_after_s=8.0
+        ).attach()
         plan = FaultPlan(events=(FaultEvent(1.0, "breakdown", "amr0", duration=25.0),))
         FaultInjector(sim, robots, plan).attach()
         for _ in range(300):  # 30 s: amr0 broken down from 1 s to 26 s

@@ -16,22 +16,51 @@ from fleetsim.site import Site
 from ..conftest import make_sim
 
 PLUS = (
-    [{"name": n, "x": x, "y": y} for n, x, y in [
-        ("w2", -6, 0), ("w1", -3, 0), ("c", 0, 0), ("e1", 3, 0), ("e2", 6, 0),
-        ("s2", 0, -6), ("s1", 0, -3), ("n1", 0, 3), ("n2", 0, 6),
-    ]],
-    [{"from": a, "to": b} for a, b in [
-        ("w2", "w1"), ("w1", "c"), ("c", "e1"), ("e1", "e2"),
-        ("s2", "s1"), ("s1", "c"), ("c", "n1"), ("n1", "n2"),
-    ]],
-)  # fmt: skip
+    [
+        {"name": n, "x": x, "y": y}
+        for n, x, y in [
+            ("w2", -6, 0),
+            ("w1", -3, 0),
+            ("c", 0, 0),
+            ("e1", 3, 0),
+            ("e2", 6, 0),
+            ("s2", 0, -6),
+            ("s1", 0, -3),
+            ("n1", 0, 3),
+            ("n2", 0, 6),
+        ]
+    ],
+    [
+        {"from": a, "to": b}
+        for a, b in [
+            ("w2", "w1"),
+            ("w1", "c"),
+            ("c", "e1"),
+            ("e1", "e2"),
+            ("s2", "s1"),
+            ("s1", "c"),
+            ("c", "n1"),
+            ("n1", "n2"),
+        ]
+    ],
+)
 RING = (
-    [{"name": n, "x": x, "y": y} for n, x, y in [
-        ("a", 0, 0), ("b", 3, 0), ("c", 6, 0), ("d", 6, 3), ("e", 3, 3), ("f", 0, 3),
-    ]],
-    [{"from": a, "to": b} for a, b in [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"),
-                                       ("e", "f"), ("f", "a")]],
-)  # fmt: skip
+    [
+        {"name": n, "x": x, "y": y}
+        for n, x, y in [
+            ("a", 0, 0),
+            ("b", 3, 0),
+            ("c", 6, 0),
+            ("d", 6, 3),
+            ("e", 3, 3),
+            ("f", 0, 3),
+        ]
+    ],
+    [
+        {"from": a, "to": b}
+        for a, b in [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "f"), ("f", "a")]
+    ],
+)
 
 
 @pytest.fixture
@@ -48,13 +77,22 @@ def robots_at(sim: MultiRobotSimulationCore, *places: str) -> list[Agent]:
         x, y = graph.xy[graph.node(place)]
         yaw = 1.5708 if place.startswith("s") else 3.1416 if place in ("c", "e2") else 0.0
         pose = Pose.from_yaw(float(x), float(y), 0.0, yaw)
-        out.append(Agent.from_urdf("mobile_robot", pose, sim_core=sim, name=f"r{k}",
-                                   motion_mode="differential", max_linear_vel=1.0))  # fmt: skip
+        out.append(
+            Agent.from_urdf(
+                "mobile_robot",
+                pose,
+                sim_core=sim,
+                name=f"r{k}",
+                motion_mode="differential",
+                max_linear_vel=1.0,
+            )
+        )
     return out
 
 
-def run(sim: MultiRobotSimulationCore, traffic: TrafficControl, robots: list[Agent],
-        steps: int) -> float:  # fmt: skip
+def run(
+    sim: MultiRobotSimulationCore, traffic: TrafficControl, robots: list[Agent], steps: int
+) -> float:
     """Step until every robot arrived; returns the closest the robots came to each other."""
     arrived: list[int] = []
     traffic.on_arrival = arrived.append
@@ -271,11 +309,18 @@ def test_a_custom_router_plans_the_routes(sim: MultiRobotSimulationCore) -> None
 def test_a_dead_end_spur_is_entered_only_when_empty(sim: MultiRobotSimulationCore) -> None:
     """A station at the end of a two-way spur: a robot bound for it waits before the junction
     while another leaves it (holding the junction would deadlock them head-on)."""
-    nodes = [{"name": "m0", "x": 0, "y": 0}, {"name": "m1", "x": 3, "y": 0},
-             {"name": "m2", "x": 6, "y": 0}, {"name": "s", "x": 3, "y": 3}]  # fmt: skip
+    nodes = [
+        {"name": "m0", "x": 0, "y": 0},
+        {"name": "m1", "x": 3, "y": 0},
+        {"name": "m2", "x": 6, "y": 0},
+        {"name": "s", "x": 3, "y": 3},
+    ]
     one_way = {"bidirectional": False}
-    lanes = [{"from": "m0", "to": "m1", **one_way}, {"from": "m1", "to": "m2", **one_way},
-             {"from": "m1", "to": "s"}]  # fmt: skip
+    lanes = [
+        {"from": "m0", "to": "m1", **one_way},
+        {"from": "m1", "to": "m2", **one_way},
+        {"from": "m1", "to": "s"},
+    ]
     sim.set_site(Site.from_graph(nodes, lanes))
     leaving, coming = robots_at(sim, "s", "m0")
     traffic = TrafficControl(sim, [leaving, coming])
@@ -292,15 +337,26 @@ def test_a_dead_end_spur_is_entered_only_when_empty(sim: MultiRobotSimulationCor
 
 @pytest.mark.parametrize("door", [True, False])
 def test_lanes_in_a_mutex_group_take_one_robot_at_a_time(door: bool) -> None:
-    nodes = [{"name": n, "x": x, "y": y} for n, x, y in [
-        ("a", 0, 0), ("b", 6, 0), ("e", 9, 0), ("x", -3, -6), ("c", 0, -6), ("d", 6, -6),
-        ("f", 9, -6),
-    ]]  # fmt: skip
+    nodes = [
+        {"name": n, "x": x, "y": y}
+        for n, x, y in [
+            ("a", 0, 0),
+            ("b", 6, 0),
+            ("e", 9, 0),
+            ("x", -3, -6),
+            ("c", 0, -6),
+            ("d", 6, -6),
+            ("f", 9, -6),
+        ]
+    ]
     group = {"mutex": "door"} if door else {}
     lanes = [
-        {"from": "a", "to": "b", **group}, {"from": "b", "to": "e"}, {"from": "x", "to": "c"},
-        {"from": "c", "to": "d", **group}, {"from": "d", "to": "f"},
-    ]  # fmt: skip
+        {"from": "a", "to": "b", **group},
+        {"from": "b", "to": "e"},
+        {"from": "x", "to": "c"},
+        {"from": "c", "to": "d", **group},
+        {"from": "d", "to": "f"},
+    ]
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_graph(nodes, lanes))
         robots = robots_at(sim, "a", "x")

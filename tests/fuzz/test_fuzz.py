@@ -23,8 +23,13 @@ STOPS = {"robots": [{"type": "stop", "rate_per_hour": 60, "duration": [4, 12]}]}
 
 
 def fleetsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_checks_are_parsed_and_bad_ones_named() -> None:
@@ -66,11 +71,13 @@ def test_the_planted_bug_is_found_kept_and_shrunk(tmp_path: Path) -> None:
     kept = yaml.safe_load((folder / "failing.yaml").read_text())
     assert kept["simulation"]["seed"] == row["seed"] and "events" in kept["faults"]
     assert kept["plugins"][0]["class"].endswith("laps.py:SpacedLaps")  # by its file
-    again = fleetsim("run", str(folder / "failing.yaml"), "--fail-on", "robot-collisions",
-                     cwd=tmp_path)  # fmt: skip
+    again = fleetsim(
+        "run", str(folder / "failing.yaml"), "--fail-on", "robot-collisions", cwd=tmp_path
+    )
     assert again.returncode == 1 and "robot-robot" in again.stdout, again.stderr
-    shrunk = fleetsim("run", str(folder / "shrunk.yaml"), "--fail-on", "robot-collisions",
-                      cwd=tmp_path)  # fmt: skip
+    shrunk = fleetsim(
+        "run", str(folder / "shrunk.yaml"), "--fail-on", "robot-collisions", cwd=tmp_path
+    )
     assert shrunk.returncode == 1, shrunk.stdout + shrunk.stderr
     assert (folder / "failing.mcap").is_file() and (folder / "shrunk.mcap").is_file()
 
@@ -82,8 +89,9 @@ def test_a_manager_that_ignores_a_blocked_lane_is_found_and_shrunk_to_one_robot(
     reference fleet manager would wait: tests/faults/test_lane_blocked.py)."""
     lanes = {"site": [{"type": "lane_blocked", "rate_per_hour": 60, "duration": [10, 30]}]}
     specs = fuzz_specs(str(LAPS), 2, 1, lanes, [], 60.0)
-    result = run_fuzz(specs, parse_checks("collisions"), tmp_path / "fuzz.parquet", workers=2,
-                      shrink_runs=40)  # fmt: skip
+    result = run_fuzz(
+        specs, parse_checks("collisions"), tmp_path / "fuzz.parquet", workers=2, shrink_runs=40
+    )
     assert result.failing
     for folder in result.failing.values():
         summary = json.loads((folder / "summary.json").read_text())
@@ -99,18 +107,40 @@ def test_without_faults_that_matter_nothing_fails_and_a_killed_fuzz_resumes(
 ) -> None:
     calm = {"robots": [{"type": "slowdown", "rate_per_hour": 0.0}]}
     out = tmp_path / "calm.parquet"
-    first = run_fuzz(fuzz_specs(str(LAPS), 2, 1, calm, [], 20.0), parse_checks("collisions"),
-                     out, workers=1)  # fmt: skip
+    first = run_fuzz(
+        fuzz_specs(str(LAPS), 2, 1, calm, [], 20.0), parse_checks("collisions"), out, workers=1
+    )
     assert first.ran == 2 and not first.failing
-    more = run_fuzz(fuzz_specs(str(LAPS), 3, 1, calm, [], 20.0), parse_checks("collisions"),
-                    out, workers=1, resume=True)  # fmt: skip
+    more = run_fuzz(
+        fuzz_specs(str(LAPS), 3, 1, calm, [], 20.0),
+        parse_checks("collisions"),
+        out,
+        workers=1,
+        resume=True,
+    )
     assert (more.ran, more.skipped, len(more.rows)) == (1, 2, 3)
 
 
 def test_the_command_line(tmp_path: Path) -> None:
-    done = fleetsim("fuzz", str(LAPS), "--runs", "2", "--workers", "2", "--duration", "60",
-                    "--faults", json.dumps(STOPS), "--check", "robot-collisions",
-                    "--shrink-runs", "0", "--out", "f.parquet", cwd=tmp_path)  # fmt: skip
+    done = fleetsim(
+        "fuzz",
+        str(LAPS),
+        "--runs",
+        "2",
+        "--workers",
+        "2",
+        "--duration",
+        "60",
+        "--faults",
+        json.dumps(STOPS),
+        "--check",
+        "robot-collisions",
+        "--shrink-runs",
+        "0",
+        "--out",
+        "f.parquet",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stdout + done.stderr  # a run failed its check
     assert "failed a check" in done.stdout and (tmp_path / "f.parquet").is_file()
     bad = fleetsim("fuzz", str(LAPS), "--check", "colisions", cwd=tmp_path)
@@ -126,9 +156,25 @@ def test_an_outside_manager_is_fuzzed_through_vda5050(tmp_path: Path) -> None:
     pytest.importorskip("amqtt")
     depot = LAPS.parent / "depot.yaml"
     master = f"{sys.executable} {LAPS.parent / 'to_the_depot.py'} --broker {{broker}}"
-    done = fleetsim("fuzz", str(depot), "--runs", "1", "--duration", "12", "--rtf", "6",
-                    "--manager", master, "--check", "robot-collisions", "--shrink-runs", "0",
-                    "--out", "o.parquet", cwd=tmp_path)  # fmt: skip
+    done = fleetsim(
+        "fuzz",
+        str(depot),
+        "--runs",
+        "1",
+        "--duration",
+        "12",
+        "--rtf",
+        "6",
+        "--manager",
+        master,
+        "--check",
+        "robot-collisions",
+        "--shrink-runs",
+        "0",
+        "--out",
+        "o.parquet",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     (row,) = pq.read_table(tmp_path / "o.parquet").to_pylist()
     assert row["check"] == "robot-collisions" and row["first_failure_s"] < 12.0
@@ -147,8 +193,9 @@ def test_guided_search_mutates_the_closest_runs_and_repeats(tmp_path: Path) -> N
 
     def guided(out: Path) -> list[dict[str, Any]]:
         specs = fuzz_specs(str(LAPS), 6, 1, rare, [], 20.0)
-        result = run_fuzz(specs, parse_checks("robot-collisions"), out, workers=1,
-                          shrink_runs=0, search="guided")  # fmt: skip
+        result = run_fuzz(
+            specs, parse_checks("robot-collisions"), out, workers=1, shrink_runs=0, search="guided"
+        )
         return sorted(result.rows, key=lambda r: r["run"])
 
     rows = guided(tmp_path / "a.parquet")
@@ -170,8 +217,7 @@ def test_ray_finds_the_same_failures_as_the_local_pool(tmp_path: Path) -> None:
     specs = fuzz_specs(str(LAPS), 3, 1, STOPS, [], 40.0)
     checks = parse_checks("robot-collisions")
     local = run_fuzz(specs, checks, tmp_path / "local.parquet", workers=2, shrink_runs=0)
-    ray = run_fuzz(specs, checks, tmp_path / "ray.parquet", workers=2, backend="ray",
-                   shrink_runs=0)  # fmt: skip
+    ray = run_fuzz(specs, checks, tmp_path / "ray.parquet", workers=2, backend="ray", shrink_runs=0)
     keys = ("run_id", "seed", "status", "check", "first_failure_s", "faults", "min_gap_m")
 
     def rows(result: Any) -> list[tuple[Any, ...]]:

@@ -18,26 +18,45 @@ from .test_fuzz import LAPS, STOPS
 
 
 def fuzz(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", "fuzz", str(LAPS), *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", "fuzz", str(LAPS), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_a_fault_naming_what_the_run_lacks_stops_the_fuzz_before_any_run(tmp_path: Path) -> None:
     began = time.monotonic()
-    done = fuzz("--runs", "20", "--faults", "{site: [{type: door_stuck, target: front_door}]}",
-                "--out", "f.parquet", cwd=tmp_path)  # fmt: skip
+    done = fuzz(
+        "--runs",
+        "20",
+        "--faults",
+        "{site: [{type: door_stuck, target: front_door}]}",
+        "--out",
+        "f.parquet",
+        cwd=tmp_path,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "front_door" in done.stderr and not (tmp_path / "f.parquet").exists()
     assert time.monotonic() - began < 60
-    robot = fuzz("--runs", "20", "--faults", "{robots: [{type: stop, at: [{robot: amr_42, "
-                 "time: 5}]}]}", cwd=tmp_path)  # fmt: skip
+    robot = fuzz(
+        "--runs",
+        "20",
+        "--faults",
+        "{robots: [{type: stop, at: [{robot: amr_42, time: 5}]}]}",
+        cwd=tmp_path,
+    )
     assert robot.returncode == 2 and "no robot 'amr_42' in the run" in robot.stderr
 
 
 def test_a_faults_file_error_names_that_file_and_its_line(tmp_path: Path) -> None:
     faults = tmp_path / "faults.yaml"
-    faults.write_text("faults:\n  robots:\n    - {type: stop, rate_per_hour: 5}\n"
-                      "    - {type: stall, rate_per_hour: 5}\n")  # fmt: skip
+    faults.write_text(
+        "faults:\n  robots:\n    - {type: stop, rate_per_hour: 5}\n"
+        "    - {type: stall, rate_per_hour: 5}\n"
+    )
     done = fuzz("--faults", str(faults), cwd=tmp_path)
     assert done.returncode == 2
     assert f"{faults} line 4: faults.robots[1].type" in done.stderr, done.stderr
@@ -68,17 +87,43 @@ def test_out_and_manager_are_checked_before_the_runs(tmp_path: Path) -> None:
 
 def test_a_manager_that_exits_at_once_says_why(tmp_path: Path) -> None:
     quits = f"{sys.executable} -c \"print('cannot reach the broker'); raise SystemExit(3)\""
-    done = fuzz("--runs", "1", "--duration", "5", "--faults", json.dumps(STOPS), "--manager",
-                quits, "--shrink-runs", "0", "--out", "f.parquet", cwd=tmp_path)  # fmt: skip
+    done = fuzz(
+        "--runs",
+        "1",
+        "--duration",
+        "5",
+        "--faults",
+        json.dumps(STOPS),
+        "--manager",
+        quits,
+        "--shrink-runs",
+        "0",
+        "--out",
+        "f.parquet",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1
     assert "1 went wrong" in done.stdout
     assert "exited at once (code 3): cannot reach the broker" in done.stderr, done.stderr
 
 
 def test_runs_stopped_at_the_wall_limit_are_timeouts(tmp_path: Path) -> None:
-    args = ("--runs", "2", "--workers", "1", "--duration", "100000", "--wall-limit", "1",
-            "--faults", json.dumps({"robots": [{"type": "stop", "rate_per_hour": 0.001}]}),
-            "--check", "robot-collisions", "--out", "f.parquet")  # fmt: skip
+    args = (
+        "--runs",
+        "2",
+        "--workers",
+        "1",
+        "--duration",
+        "100000",
+        "--wall-limit",
+        "1",
+        "--faults",
+        json.dumps({"robots": [{"type": "stop", "rate_per_hour": 0.001}]}),
+        "--check",
+        "robot-collisions",
+        "--out",
+        "f.parquet",
+    )
     done = fuzz(*args, cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "2 timed out (--wall-limit)" in done.stdout
@@ -87,9 +132,21 @@ def test_runs_stopped_at_the_wall_limit_are_timeouts(tmp_path: Path) -> None:
 
 
 def test_a_kept_failure_without_a_shrunk_case_says_why(tmp_path: Path) -> None:
-    done = fuzz("--runs", "1", "--duration", "60", "--faults", json.dumps(STOPS), "--check",
-                "robot-collisions", "--shrink-runs", "0", "--out", "f.parquet",
-                cwd=tmp_path)  # fmt: skip
+    done = fuzz(
+        "--runs",
+        "1",
+        "--duration",
+        "60",
+        "--faults",
+        json.dumps(STOPS),
+        "--check",
+        "robot-collisions",
+        "--shrink-runs",
+        "0",
+        "--out",
+        "f.parquet",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     (folder,) = (tmp_path / "f.failures").iterdir()
     assert (folder / "failing.yaml").is_file() and not (folder / "shrunk.yaml").exists()
@@ -101,11 +158,30 @@ def test_a_kept_failure_without_a_shrunk_case_says_why(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_before_any_run_finished_says_nothing_was_written(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "fuzz", str(LAPS), "--runs", "1",
-                             "--workers", "1", "--duration", "100000", "--faults",
-                             json.dumps(STOPS), "--out", "f.parquet"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "fuzz",
+            str(LAPS),
+            "--runs",
+            "1",
+            "--workers",
+            "1",
+            "--duration",
+            "100000",
+            "--faults",
+            json.dumps(STOPS),
+            "--out",
+            "f.parquet",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         time.sleep(6)
         os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group

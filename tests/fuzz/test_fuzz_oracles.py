@@ -62,10 +62,14 @@ class OnlyOneMatters(Shrinker):
 
 
 def test_shrinking_ends_on_the_one_fault_that_suffices() -> None:
-    events = [{"time": float(k), "kind": "stop", "target": f"amr_{k}", "duration": 5.0}
-              for k in range(9)]  # fmt: skip
-    data = {"simulation": {"duration": 60}, "robots": [{"name": "amr"}],
-            "faults": {"events": events}}  # fmt: skip
+    events = [
+        {"time": float(k), "kind": "stop", "target": f"amr_{k}", "duration": 5.0} for k in range(9)
+    ]
+    data = {
+        "simulation": {"duration": 60},
+        "robots": [{"name": "amr"}],
+        "faults": {"events": events},
+    }
     (check,) = parse_checks("collisions")
     shrunk = OnlyOneMatters(copy.deepcopy(data), check, budget=200).shrink()
     assert shrunk.data["faults"]["events"] == [events[3]]

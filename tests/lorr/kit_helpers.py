@@ -24,9 +24,15 @@ def entries_from(folder: Path) -> Entries:
         )
 
 
-def write_problem(folder: Path, grid: list[str], starts: list[int], tasks: list[list[int]],
-                  reveal: float = 1.0, counter: int = 3,
-                  delay: dict[str, Any] | None = None) -> Path:  # fmt: skip
+def write_problem(
+    folder: Path,
+    grid: list[str],
+    starts: list[int],
+    tasks: list[list[int]],
+    reveal: float = 1.0,
+    counter: int = 3,
+    delay: dict[str, Any] | None = None,
+) -> Path:
     """A kit input JSON (and its map, agents and tasks files) in `folder`."""
     (folder / "maps").mkdir(parents=True, exist_ok=True)
     (folder / "maps" / "t.map").write_text(
@@ -35,11 +41,24 @@ def write_problem(folder: Path, grid: list[str], starts: list[int], tasks: list[
     (folder / "t.agents").write_text(f"{len(starts)}\n" + "\n".join(map(str, starts)) + "\n")
     lines = "\n".join(",".join(map(str, t)) for t in tasks)
     (folder / "t.tasks").write_text(f"{len(tasks)}\n{lines}\n")
-    config = {"seed": 0, "minDelay": 1, "maxDelay": 1, "eventModel": "bernoulli",
-              "pDelay": 0.0, "durationModel": "uniform"}  # fmt: skip
-    data = {"mapFile": "maps/t.map", "agentFile": "t.agents", "teamSize": len(starts),
-            "taskFile": "t.tasks", "numTasksReveal": reveal, "agentCounter": counter,
-            "agentSize": 1.0, "delayConfig": {**config, **(delay or {})}}  # fmt: skip
+    config = {
+        "seed": 0,
+        "minDelay": 1,
+        "maxDelay": 1,
+        "eventModel": "bernoulli",
+        "pDelay": 0.0,
+        "durationModel": "uniform",
+    }
+    data = {
+        "mapFile": "maps/t.map",
+        "agentFile": "t.agents",
+        "teamSize": len(starts),
+        "taskFile": "t.tasks",
+        "numTasksReveal": reveal,
+        "agentCounter": counter,
+        "agentSize": 1.0,
+        "delayConfig": {**config, **(delay or {})},
+    }
     path = folder / "t.json"
     path.write_text(json.dumps(data))
     return path
@@ -126,9 +145,13 @@ class _SeeingPlanner(StraightPlanner):
 
     def plan(self, limit: int) -> list[list[Action]]:
         env = self.env
-        self.seen.append({"system": env.system_states[0].location,
-                          "predicted": env.curr_states[0].location,
-                          "staged": list(env.staged_actions[0])})  # fmt: skip
+        self.seen.append(
+            {
+                "system": env.system_states[0].location,
+                "predicted": env.curr_states[0].location,
+                "staged": list(env.staged_actions[0]),
+            }
+        )
         return super().plan(limit)
 
 

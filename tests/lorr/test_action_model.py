@@ -62,8 +62,9 @@ def test_a_swap_and_a_rotating_cycle_are_refused() -> None:
     swap = m.step([Pose(7, 0), Pose(8, 2)], [F, F])  # face to face
     assert swap.actions == [W, W]
     assert swap.reasons[0] == "requested motion blocked by agent 1 (agent waited)"
-    assert swap.reasons[1].startswith("occupancy-chain cycle: a0(loc=7, act=F, next=8) -> "
-                                      "a1(loc=8, act=F, next=7) -> a0")  # fmt: skip
+    assert swap.reasons[1].startswith(
+        "occupancy-chain cycle: a0(loc=7, act=F, next=8) -> a1(loc=8, act=F, next=7) -> a0"
+    )
     # four robots round a 2 x 2 block, each into the next one's cell (7 -> 8 -> 14 -> 13 -> 7)
     ring = m.step([Pose(7, 0), Pose(8, 1), Pose(14, 2), Pose(13, 3)], [F, F, F, F])
     assert ring.actions == [W, W, W, W] and len(ring.reasons) == 4
@@ -87,8 +88,9 @@ def test_touching_is_not_colliding() -> None:
     assert not collide(a, beside) and collide(a, over)
 
 
-def _scene(seed: int, rows: int = 8, cols: int = 9, n: int = 30) -> tuple[ActionModel, list[Pose],
-                                                                      list[int]]:  # fmt: skip
+def _scene(
+    seed: int, rows: int = 8, cols: int = 9, n: int = 30
+) -> tuple[ActionModel, list[Pose], list[int]]:
     """A dense random scene: 30 robots among 8 obstacles on 72 cells, some part-way along an
     edge or a turn, each asking for a random action."""
     rng = random.Random(seed)
@@ -100,8 +102,12 @@ def _scene(seed: int, rows: int = 8, cols: int = 9, n: int = 30) -> tuple[Action
     for cell in cells:
         heading, count = rng.randrange(4), rng.randrange(3)
         ahead = cell + (1, cols, -1, -cols)[heading]
-        can_move = (0 <= ahead < rows * cols and not blocked[ahead] and ahead not in cells
-                    and (heading in (1, 3) or ahead // cols == cell // cols))  # fmt: skip
+        can_move = (
+            0 <= ahead < rows * cols
+            and not blocked[ahead]
+            and ahead not in cells
+            and (heading in (1, 3) or ahead // cols == cell // cols)
+        )
         moving = count > 0 and can_move and rng.random() < 0.5
         poses.append(Pose(cell, heading, count, moving))
         requests.append(rng.choice([0, 0, 0, 1, 2, 3]))
@@ -115,12 +121,26 @@ def test_the_compiled_pass_decides_as_the_model_does() -> None:
     for seed in range(200):
         m, poses, requests = _scene(seed)
         tick = m.step(poses, requests)
-        arrays = [np.array([getattr(p, f) for p in poses], dtype=d) for f, d in
-                  (("location", np.int64), ("orientation", np.int64), ("count", np.int64),
-                   ("moving", np.bool_))]  # fmt: skip
+        arrays = [
+            np.array([getattr(p, f) for p in poses], dtype=d)
+            for f, d in (
+                ("location", np.int64),
+                ("orientation", np.int64),
+                ("count", np.int64),
+                ("moving", np.bool_),
+            )
+        ]
         req = np.array(requests, dtype=np.int64)
-        went = model_kernel.resolve(*arrays, req, m.blocked.astype(np.uint8), m.rows, m.cols,
-                                    m.max_count, m.size, np.float32(1e-6))[0]  # fmt: skip
+        went = model_kernel.resolve(
+            *arrays,
+            req,
+            m.blocked.astype(np.uint8),
+            m.rows,
+            m.cols,
+            m.max_count,
+            m.size,
+            np.float32(1e-6),
+        )[0]
         assert [int(a) if w else 3 for a, w in zip(requests, went, strict=True)] == tick.actions
         compiled = step_arrays(m, *arrays, req)
         if compiled is None:

@@ -18,13 +18,25 @@ MAZE = LORR / "problems" / "maze.domain"
 
 
 def _fleetsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", "lorr", "run", *args, "--no-progress"],
-                          cwd=cwd, capture_output=True, text=True, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", "lorr", "run", *args, "--no-progress"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_defaults_write_the_kits_output_and_results(tmp_path: Path) -> None:
-    done = _fleetsim(str(MAZE / "maze-example_40-delay.json"), "-s", "400", "--deterministic",
-                     "--results", "results.json", cwd=tmp_path)  # fmt: skip
+    done = _fleetsim(
+        str(MAZE / "maze-example_40-delay.json"),
+        "-s",
+        "400",
+        "--deterministic",
+        "--results",
+        "results.json",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "planner: fleetsim default" in done.stdout and "tasks finished" in done.stdout
     out = json.loads((tmp_path / "output.json").read_text())
@@ -38,8 +50,15 @@ def test_defaults_write_the_kits_output_and_results(tmp_path: Path) -> None:
 
 def test_the_kits_entry_folders_are_found_and_match_the_kit(tmp_path: Path) -> None:
     shutil.copytree(GO_ENTRIES, tmp_path / "python")
-    done = _fleetsim(str(MAZE / "maze-example_40-nodelay.json"), "-s", "500", "--deterministic",
-                     "-o", "kit.json", cwd=tmp_path)  # fmt: skip
+    done = _fleetsim(
+        str(MAZE / "maze-example_40-nodelay.json"),
+        "-s",
+        "500",
+        "--deterministic",
+        "-o",
+        "kit.json",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "python/user_planner/pyMAPFPlanner.py" in done.stdout
     ours = json.loads((tmp_path / "kit.json").read_text())
@@ -53,10 +72,19 @@ def test_bad_input_and_broken_entries_are_named(tmp_path: Path) -> None:
     missing = _fleetsim(str(tmp_path / "nope.json"), cwd=tmp_path)
     assert missing.returncode == 2 and "nope.json" in missing.stderr
     broken = tmp_path / "broken.py"
-    broken.write_text("import MAPF\n\nclass pyMAPFPlanner:\n    def initialize(self, t):\n"
-                      "        pass\n\n    def plan(self, t):\n        return [[9]]\n")  # fmt: skip
-    bad = _fleetsim(str(MAZE / "maze-example_40-nodelay.json"), "--planner", str(broken),
-                    "-s", "20", "--deterministic", cwd=tmp_path)  # fmt: skip
+    broken.write_text(
+        "import MAPF\n\nclass pyMAPFPlanner:\n    def initialize(self, t):\n"
+        "        pass\n\n    def plan(self, t):\n        return [[9]]\n"
+    )
+    bad = _fleetsim(
+        str(MAZE / "maze-example_40-nodelay.json"),
+        "--planner",
+        str(broken),
+        "-s",
+        "20",
+        "--deterministic",
+        cwd=tmp_path,
+    )
     assert bad.returncode != 0
     assert "broken.py: plan at tick 0 gives robot 0 action 9" in bad.stderr
     mode = _fleetsim(str(MAZE / "maze-example_40-nodelay.json"), "--mode", "fast", cwd=tmp_path)
@@ -65,17 +93,41 @@ def test_bad_input_and_broken_entries_are_named(tmp_path: Path) -> None:
 
 def test_the_bundled_problem_is_listed_copied_and_runs(tmp_path: Path) -> None:
     wide = {**os.environ, "COLUMNS": "200"}
-    listed = subprocess.run([sys.executable, "-m", "fleetsim", "examples"], capture_output=True,
-                            text=True, timeout=120, env=wide)  # fmt: skip
+    listed = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "examples"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=wide,
+    )
     assert "warehouse_small" in listed.stdout and "LoRR problems" in listed.stdout
-    copied = subprocess.run([sys.executable, "-m", "fleetsim", "examples", "copy",
-                             "warehouse_small", "--to", str(tmp_path)],
-                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    copied = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "examples",
+            "copy",
+            "warehouse_small",
+            "--to",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert copied.returncode == 0, copied.stderr
     assert (tmp_path / "warehouse_small" / "warehouse_small.map").is_file()
     by_name = _fleetsim("warehouse_small", "-s", "300", "--deterministic", cwd=tmp_path)
-    by_file = _fleetsim(str(tmp_path / "warehouse_small" / "warehouse_small.json"), "-s", "300",
-                        "--deterministic", "-o", "copy.json", cwd=tmp_path)  # fmt: skip
+    by_file = _fleetsim(
+        str(tmp_path / "warehouse_small" / "warehouse_small.json"),
+        "-s",
+        "300",
+        "--deterministic",
+        "-o",
+        "copy.json",
+        cwd=tmp_path,
+    )
     assert by_name.returncode == 0 and by_file.returncode == 0, by_name.stderr + by_file.stderr
     one = json.loads((tmp_path / "output.json").read_text())
     two = json.loads((tmp_path / "copy.json").read_text())

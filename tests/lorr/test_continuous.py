@@ -57,8 +57,11 @@ def test_robots_carry_the_plans_out_without_meeting() -> None:
 
 def test_delays_hold_robots_up_but_never_cause_a_meeting(tmp_path: Path) -> None:
     delay = {"pDelay": 0.05, "minDelay": 5, "maxDelay": 30, "seed": 3}
-    problem = load_problem(write_problem(tmp_path, ["." * 12] * 3, [0, 11, 24, 35],
-                                         [[11, 24], [0, 35], [13, 22]], delay=delay))  # fmt: skip
+    problem = load_problem(
+        write_problem(
+            tmp_path, ["." * 12] * 3, [0, 11, 24, 35], [[11, 24], [0, 35], [13, 22]], delay=delay
+        )
+    )
     with ContinuousRun(problem, _defaults(), KitTiming(ticks=800)) as run:
         run.run()
         assert run.delays is not None and sum(map(len, run.delays.intervals)) >= 10
@@ -71,8 +74,9 @@ def test_settings_are_checked_and_the_planner_sees_the_kits_fields(tmp_path: Pat
         ContinuousSettings(max_linear_vel=0).check()
     problem = load_problem(write_problem(tmp_path, ["." * 8], [0], [[5]]))
     entries = CORRIDOR_ENTRIES()
-    with ContinuousRun(problem, entries, KitTiming(ticks=120),
-                       ContinuousSettings(cell_m=2.0, max_linear_vel=2.0)) as run:  # fmt: skip
+    with ContinuousRun(
+        problem, entries, KitTiming(ticks=120), ContinuousSettings(cell_m=2.0, max_linear_vel=2.0)
+    ) as run:
         run.run()
         assert run.finished >= 1 and run.tasks.events[0][1:] == (0, 0, 1)  # (then again)
         xy, _ = run.frame_poses()
@@ -83,10 +87,30 @@ def test_settings_are_checked_and_the_planner_sees_the_kits_fields(tmp_path: Pat
 
 
 def test_the_command_compares_with_kit_mode(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "fleetsim", "lorr", "run", "warehouse_small",
-                           "--mode", "continuous", "--compare", "-s", "300", "--deterministic",
-                           "--no-progress", "--results", "r.json"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300, env=None)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "lorr",
+            "run",
+            "warehouse_small",
+            "--mode",
+            "continuous",
+            "--compare",
+            "-s",
+            "300",
+            "--deterministic",
+            "--no-progress",
+            "--results",
+            "r.json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=None,
+    )
     assert done.returncode == 0, done.stderr
     text = " ".join(done.stdout.split())
     assert "continuous mode" in text and "kit mode, same input and seeds: tasks finished" in text

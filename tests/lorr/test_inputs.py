@@ -17,8 +17,13 @@ PLANNER = Path(__file__).parents[2] / "src" / "fleetsim" / "lorr" / "entries" / 
 
 
 def lorr(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", "lorr", "run", *args, "--no-progress"],
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", "lorr", "run", *args, "--no-progress"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def problem(tmp_path: Path) -> Path:
@@ -62,27 +67,41 @@ def test_entries_and_outputs_are_checked_before_the_run(tmp_path: Path) -> None:
     path = problem(tmp_path)
     text_entry = tmp_path / "planner.txt"
     text_entry.write_text(PLANNER.read_text())
-    assert_clear(lorr(str(path), "--planner", str(text_entry), cwd=tmp_path), 2,
-                 "is a Python file (.py)")  # fmt: skip
+    assert_clear(
+        lorr(str(path), "--planner", str(text_entry), cwd=tmp_path), 2, "is a Python file (.py)"
+    )
     quits = tmp_path / "quits.py"
     quits.write_text("import sys\nsys.exit(3)\n")
-    assert_clear(lorr(str(path), "--planner", str(quits), cwd=tmp_path), 2,
-                 f"{quits}: the planner entry called sys.exit(3)")  # fmt: skip
+    assert_clear(
+        lorr(str(path), "--planner", str(quits), cwd=tmp_path),
+        2,
+        f"{quits}: the planner entry called sys.exit(3)",
+    )
     began = time.monotonic()
     nowhere = tmp_path / "no" / "such" / "out.json"
-    assert_clear(lorr(str(path), "-s", "100000", "-o", str(nowhere), cwd=tmp_path), 2,
-                 f"--output {nowhere}: no folder")  # fmt: skip
-    assert_clear(lorr(str(path), "-s", "100000", "--results", "r.xlsx", cwd=tmp_path), 2,
-                 "--results r.xlsx: give a .json or .csv or .parquet file")  # fmt: skip
+    assert_clear(
+        lorr(str(path), "-s", "100000", "-o", str(nowhere), cwd=tmp_path),
+        2,
+        f"--output {nowhere}: no folder",
+    )
+    assert_clear(
+        lorr(str(path), "-s", "100000", "--results", "r.xlsx", cwd=tmp_path),
+        2,
+        "--results r.xlsx: give a .json or .csv or .parquet file",
+    )
     assert time.monotonic() - began < 60  # (refused before 100,000 ticks)
 
 
 def test_an_initialize_past_the_preprocessing_limit_stops_as_the_kit_does(tmp_path: Path) -> None:
     slow = tmp_path / "slow.py"
-    slow.write_text(PLANNER.read_text().replace(
-        "    def initialize(self, preprocess_time_limit: int) -> None:\n",
-        "    def initialize(self, preprocess_time_limit: int) -> None:\n"
-        "        import time\n        time.sleep(600)\n", 1))  # fmt: skip
+    slow.write_text(
+        PLANNER.read_text().replace(
+            "    def initialize(self, preprocess_time_limit: int) -> None:\n",
+            "    def initialize(self, preprocess_time_limit: int) -> None:\n"
+            "        import time\n        time.sleep(600)\n",
+            1,
+        )
+    )
     began = time.monotonic()
     done = lorr(str(problem(tmp_path)), "--planner", str(slow), "-p", "500", cwd=tmp_path)
     assert_clear(done, 124, f"{slow}: initialize still running", "limit of 500 ms (-p)")
@@ -91,11 +110,23 @@ def test_an_initialize_past_the_preprocessing_limit_stops_as_the_kit_does(tmp_pa
 
 def test_a_first_plan_that_never_comes_in_ends_with_the_runs_ticks(tmp_path: Path) -> None:
     stuck = tmp_path / "stuck.py"
-    stuck.write_text("import time\n\nclass pyMAPFPlanner:\n"
-                     "    def initialize(self, limit):\n        pass\n\n"
-                     "    def plan(self, limit):\n        time.sleep(600)\n")  # fmt: skip
+    stuck.write_text(
+        "import time\n\nclass pyMAPFPlanner:\n"
+        "    def initialize(self, limit):\n        pass\n\n"
+        "    def plan(self, limit):\n        time.sleep(600)\n"
+    )
     began = time.monotonic()
-    done = lorr(str(problem(tmp_path)), "--planner", str(stuck), "-s", "30", "-a", "20", "-n",
-                "100", cwd=tmp_path)  # fmt: skip
+    done = lorr(
+        str(problem(tmp_path)),
+        "--planner",
+        str(stuck),
+        "-s",
+        "30",
+        "-a",
+        "20",
+        "-n",
+        "100",
+        cwd=tmp_path,
+    )
     assert_clear(done, 1, f"{stuck}: plan did not return the first plan within the run's 30 ticks")
     assert time.monotonic() - began < 60

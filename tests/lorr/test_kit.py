@@ -31,19 +31,37 @@ from .kit_helpers import (
     write_problem,
 )
 
-COMPARED = ("numTaskFinished", "delayIntervals", "events", "actualPaths", "plannerPaths",
-            "errors", "numPlannerErrors", "tasks", "start", "makespan", "teamSize")  # fmt: skip
+COMPARED = (
+    "numTaskFinished",
+    "delayIntervals",
+    "events",
+    "actualPaths",
+    "plannerPaths",
+    "errors",
+    "numPlannerErrors",
+    "tasks",
+    "start",
+    "makespan",
+    "teamSize",
+)
 CORRIDOR = ["." * 12]
 
 
-@pytest.mark.parametrize(("name", "delay", "variant"), [
-    ("maze-example_40", "nodelay", ""), ("maze-example_40", "delay", ""),
-    ("maze-example_40", "nodelay", "-t300s1000"), ("maze-example_40", "delay", "-t300s1000"),
-    ("room-example_150", "nodelay", ""), ("room-example_150", "delay", ""),
-    ("random-example_400", "delay", ""),
-])  # fmt: skip
-def test_kit_output_equals_the_kits_own(name: str, delay: str, variant: str,
-                                        tmp_path: Path) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "delay", "variant"),
+    [
+        ("maze-example_40", "nodelay", ""),
+        ("maze-example_40", "delay", ""),
+        ("maze-example_40", "nodelay", "-t300s1000"),
+        ("maze-example_40", "delay", "-t300s1000"),
+        ("room-example_150", "nodelay", ""),
+        ("room-example_150", "delay", ""),
+        ("random-example_400", "delay", ""),
+    ],
+)
+def test_kit_output_equals_the_kits_own(
+    name: str, delay: str, variant: str, tmp_path: Path
+) -> None:
     domain = name.split("-")[0] + ".domain"
     problem = load_problem(LORR / "problems" / domain / f"{name}-{delay}.json")
     timing = KitTiming(ticks=1000, plan_ms=300) if variant else KitTiming(ticks=500)
@@ -63,8 +81,11 @@ def test_adoption_every_period_with_one_period_lag(tmp_path: Path) -> None:
     problem = load_problem(write_problem(tmp_path, CORRIDOR, [0], [[11]]))
     for plan_ms, period in ((1000, 10), (300, 3), (250, 3)):
         planner, executor = StraightPlanner(), AppendExecutor()
-        run = KitRun(problem, Entries(planner, GreedyScheduler(), executor),
-                     KitTiming(ticks=40, plan_ms=plan_ms)).run()  # fmt: skip
+        run = KitRun(
+            problem,
+            Entries(planner, GreedyScheduler(), executor),
+            KitTiming(ticks=40, plan_ms=plan_ms),
+        ).run()
         assert executor.adoptions == list(range(0, 40, period))
         assert planner.calls == [0, *range(0, 40, period)]  # initial plan, then launches
         # one FW a plan, each 3 ticks, staged one period after it was asked for
@@ -75,8 +96,11 @@ def test_adoption_every_period_with_one_period_lag(tmp_path: Path) -> None:
 def test_errands_events_finished_tasks_and_the_pool(tmp_path: Path) -> None:
     # task 0: errands at cells 3 and 3 again (one errand a tick), then 5; task 1: cell 7
     problem = load_problem(write_problem(tmp_path, CORRIDOR, [0], [[3, 3, 5], [7]]))
-    run = KitRun(problem, Entries(StraightPlanner(burst=12), GreedyScheduler(), AppendExecutor()),
-                 KitTiming(ticks=60)).run()  # fmt: skip
+    run = KitRun(
+        problem,
+        Entries(StraightPlanner(burst=12), GreedyScheduler(), AppendExecutor()),
+        KitTiming(ticks=60),
+    ).run()
     events = run.tasks.events
     assert [e[1:] for e in events] == [(0, 0, 1), (0, 0, 2), (0, 0, 3), (0, 1, 1)]
     first, again = events[0][0], events[1][0]
@@ -92,8 +116,9 @@ def test_errands_events_finished_tasks_and_the_pool(tmp_path: Path) -> None:
 
 def test_delays_force_waits_and_are_the_generators(tmp_path: Path) -> None:
     delay = {"pDelay": 0.2, "minDelay": 2, "maxDelay": 4, "seed": 5}
-    problem = load_problem(write_problem(tmp_path, ["." * 30] * 2, [0, 30], [[29], [59]],
-                                         delay=delay))  # fmt: skip
+    problem = load_problem(
+        write_problem(tmp_path, ["." * 30] * 2, [0, 30], [[29], [59]], delay=delay)
+    )
     entries = Entries(StraightPlanner(burst=30), GreedyScheduler(), AppendExecutor())
     run = KitRun(problem, entries, KitTiming(ticks=80)).run()
     assert run.delays is not None
@@ -162,15 +187,23 @@ def test_entries_that_break_the_interface_are_named_with_the_tick(tmp_path: Path
     problem = load_problem(write_problem(tmp_path, CORRIDOR, [0], [[11]]))
     names = {"planner": "my_planner.py", "executor": "my_exec.py"}
     cases = [
-        (Entries(_Raising(), GreedyScheduler(), AppendExecutor(), names),
-         r"my_planner.py: plan raised at tick 10: KeyError: 'boom'"),
-        (Entries(_BadAction(), GreedyScheduler(), AppendExecutor(), names),
-         r"my_planner.py: plan at tick 0 gives robot 0 action 7"),
-        (Entries(StraightPlanner(burst=2), GreedyScheduler(), _Dropping(), names),
-         r"my_exec.py: process_new_plan at tick 10: robot 0's staged actions \[R F\] are not"),
-        (Entries(StraightPlanner(), GreedyScheduler(), _Short(), names),
-         r"my_exec.py: next_command at tick 0 returned 0 commands for 1 robots"),
-    ]  # fmt: skip
+        (
+            Entries(_Raising(), GreedyScheduler(), AppendExecutor(), names),
+            r"my_planner.py: plan raised at tick 10: KeyError: 'boom'",
+        ),
+        (
+            Entries(_BadAction(), GreedyScheduler(), AppendExecutor(), names),
+            r"my_planner.py: plan at tick 0 gives robot 0 action 7",
+        ),
+        (
+            Entries(StraightPlanner(burst=2), GreedyScheduler(), _Dropping(), names),
+            r"my_exec.py: process_new_plan at tick 10: robot 0's staged actions \[R F\] are not",
+        ),
+        (
+            Entries(StraightPlanner(), GreedyScheduler(), _Short(), names),
+            r"my_exec.py: next_command at tick 0 returned 0 commands for 1 robots",
+        ),
+    ]
     for entries, message in cases:
         with pytest.raises(EntryError, match=message):
             KitRun(problem, entries, KitTiming(ticks=30)).run()
@@ -187,12 +220,14 @@ def test_wall_time_late_planner_holds_adoption(tmp_path: Path) -> None:
     problem = load_problem(write_problem(tmp_path, CORRIDOR, [0], [[11]]))
     timing = dict(ticks=24, plan_ms=40, tick_ms=20, initial_ms=500)
     prompt = AppendExecutor()
-    KitRun(problem, Entries(StraightPlanner(), GreedyScheduler(), prompt),
-           KitTiming(**timing)).run()  # fmt: skip
+    KitRun(
+        problem, Entries(StraightPlanner(), GreedyScheduler(), prompt), KitTiming(**timing)
+    ).run()
     assert prompt.adoptions == list(range(0, 24, 2))
     late = AppendExecutor()
-    KitRun(problem, Entries(_Slow(), GreedyScheduler(), late),
-           KitTiming(**timing, deterministic=False)).run()  # fmt: skip
+    KitRun(
+        problem, Entries(_Slow(), GreedyScheduler(), late), KitTiming(**timing, deterministic=False)
+    ).run()
     gaps = [b - a for a, b in itertools.pairwise(late.adoptions)]
     assert gaps and min(gaps) >= 5  # a 120 ms plan holds each adoption >= 6 ticks of 20 ms
 

@@ -21,16 +21,26 @@ def _env(problem_file: Path) -> kit.SharedEnvironment:
     the first tasks revealed, none assigned."""
     problem = load_problem(problem_file)
     revealed = int(problem.reveal * problem.team_size)
-    pool = {k: kit.Task(k, list(problem.tasks[k % len(problem.tasks)]), t_revealed=0)
-            for k in range(revealed)}  # fmt: skip
+    pool = {
+        k: kit.Task(k, list(problem.tasks[k % len(problem.tasks)]), t_revealed=0)
+        for k in range(revealed)
+    }
     states = [kit.State(int(s), 0, 0) for s in problem.starts]
     return kit.SharedEnvironment(
-        num_of_agents=problem.team_size, rows=problem.rows, cols=problem.cols,
-        map_name=problem.map_name, map=problem.blocked.tolist(),
-        goal_locations=[[] for _ in states], curr_states=states, system_states=states,
-        task_pool=pool, new_tasks=list(pool), new_freeagents=list(range(len(states))),
-        curr_task_schedule=[-1] * len(states), max_counter=problem.agent_counter,
-    )  # fmt: skip
+        num_of_agents=problem.team_size,
+        rows=problem.rows,
+        cols=problem.cols,
+        map_name=problem.map_name,
+        map=problem.blocked.tolist(),
+        goal_locations=[[] for _ in states],
+        curr_states=states,
+        system_states=states,
+        task_pool=pool,
+        new_tasks=list(pool),
+        new_freeagents=list(range(len(states))),
+        curr_task_schedule=[-1] * len(states),
+        max_counter=problem.agent_counter,
+    )
 
 
 def test_the_kits_example_entries_run_unmodified() -> None:

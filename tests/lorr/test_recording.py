@@ -60,24 +60,46 @@ def test_a_recorded_run_reads_back(tmp_path: Path) -> None:
     update = schemas.foxglove("SceneUpdate")()
     update.ParseFromString(scenes[0])
     walls = update.entities[0].cubes
-    runs = sum(len(np.flatnonzero(np.diff(np.r_[0, row, 0])) ) // 2
-               for row in problem.blocked.reshape(problem.rows, problem.cols))  # fmt: skip
+    runs = sum(
+        len(np.flatnonzero(np.diff(np.r_[0, row, 0]))) // 2
+        for row in problem.blocked.reshape(problem.rows, problem.cols)
+    )
     assert len(walls) == 1 + runs  # the floor, then the obstacles merged along rows
     assert len(scenes) >= 2  # the errands, as they changed
 
 
 def test_the_command_records(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "fleetsim", "lorr", "run", "warehouse_small",
-                           "-s", "100", "--deterministic", "--no-progress", "--record",
-                           "run.mcap"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "lorr",
+            "run",
+            "warehouse_small",
+            "-s",
+            "100",
+            "--deterministic",
+            "--no-progress",
+            "--record",
+            "run.mcap",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     with Recording(tmp_path / "run.mcap") as rec:
         assert sum(1 for _ in rec.frames()) == 100
         assert rec.metadata["problem"].endswith("warehouse_small.json")
     out = json.loads((tmp_path / "output.json").read_text())
     assert out["teamSize"] == 60
-    replayed = subprocess.run([sys.executable, "-m", "fleetsim", "replay", "run.mcap",
-                               "--headless", "--speed", "0"], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=300)  # fmt: skip
+    replayed = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "replay", "run.mcap", "--headless", "--speed", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert replayed.returncode == 0 and "replayed 100 frames" in replayed.stdout, replayed.stderr

@@ -22,8 +22,13 @@ def js_clients() -> Path:
     with (JS / ".install.lock").open("w") as lock:  # (test workers install once, in turn)
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (JS / "node_modules" / "@foxglove" / "ws-protocol").is_dir():
-            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=JS,
-                                  capture_output=True, text=True, timeout=600)  # fmt: skip
+            done = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund"],
+                cwd=JS,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if done.returncode != 0:
                 pytest.skip(f"npm ci failed: {done.stderr[-500:]}")
     return JS

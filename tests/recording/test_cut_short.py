@@ -22,8 +22,9 @@ import fleetsim.recording
 
 
 def fleetsim_run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", *args], capture_output=True,
-                          text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_mcap_core_reads_our_recordings(js_clients: Path, tmp_path: Path) -> None:
@@ -31,8 +32,12 @@ def test_mcap_core_reads_our_recordings(js_clients: Path, tmp_path: Path) -> Non
     assert (
         fleetsim_run("run", "warehouse", "--duration", "30", "--record", str(out)).returncode == 0
     )
-    done = subprocess.run(["node", str(js_clients / "mcap_read.js"), str(out)],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        ["node", str(js_clients / "mcap_read.js"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     read = json.loads(done.stdout)
     with fleetsim.recording.open(out) as recording:
         ours = Counter(topic for topic, _t, _d in recording.messages())
@@ -47,9 +52,23 @@ def test_mcap_core_reads_our_recordings(js_clients: Path, tmp_path: Path) -> Non
 
 def test_a_killed_run_is_readable_to_its_last_seconds(tmp_path: Path) -> None:
     out = tmp_path / "killed.mcap"
-    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "run", "warehouse", "--rtf", "4",
-                             "--duration", "600", "--record", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "run",
+            "warehouse",
+            "--rtf",
+            "4",
+            "--duration",
+            "600",
+            "--record",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     time.sleep(8.0)  # about 25 simulated seconds
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
@@ -144,8 +163,14 @@ def flip_then_huge_length(data: bytearray, chunks: list[tuple[int, int]]) -> Non
     data[start + 1 : start + 9] = (len(data) * 4).to_bytes(8, "little")
 
 
-DAMAGE = [flip_spread, flip_inside_a_chunk, huge_chunk_length, short_chunk_length, wrong_opcode,
-          flip_then_huge_length]  # fmt: skip
+DAMAGE = [
+    flip_spread,
+    flip_inside_a_chunk,
+    huge_chunk_length,
+    short_chunk_length,
+    wrong_opcode,
+    flip_then_huge_length,
+]
 
 
 @pytest.mark.parametrize("damage", DAMAGE, ids=[d.__name__ for d in DAMAGE])

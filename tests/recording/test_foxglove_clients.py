@@ -19,16 +19,24 @@ SDK = "foxglove.sdk.v1"
 
 
 def fleetsim_bg(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "fleetsim", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "fleetsim", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
-def foxglove_client(js: Path, url: str, seconds: float, gap_ms: int = 150,
-                    subprotocol: str = SDK) -> dict[str, Any]:  # fmt: skip
+def foxglove_client(
+    js: Path, url: str, seconds: float, gap_ms: int = 150, subprotocol: str = SDK
+) -> dict[str, Any]:
     """What `FoxgloveClient` received in `seconds` (it subscribes `gap_ms` apart)."""
-    done = subprocess.run(["node", str(js / "foxglove_client.js"), url, subprotocol,
-                           str(seconds), str(gap_ms)], capture_output=True, text=True,
-                          timeout=seconds + 60)  # fmt: skip
+    done = subprocess.run(
+        ["node", str(js / "foxglove_client.js"), url, subprotocol, str(seconds), str(gap_ms)],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 60,
+    )
     assert done.stdout, done.stderr
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -62,8 +70,17 @@ def robot_names(got: dict[str, Any]) -> list[str]:
 
 def test_a_viewer_that_joins_a_live_run_late_sees_the_world(js_clients: Path) -> None:
     port = free_port()
-    proc = fleetsim_bg("run", "site_warehouse", "--serve", "--serve-port", str(port), "--rtf",
-                       "1", "--duration", "60")  # fmt: skip
+    proc = fleetsim_bg(
+        "run",
+        "site_warehouse",
+        "--serve",
+        "--serve-port",
+        str(port),
+        "--rtf",
+        "1",
+        "--duration",
+        "60",
+    )
     try:
         wait_for_port(port)
         time.sleep(4.0)  # the static world and the robot list went out long ago
@@ -80,9 +97,21 @@ def test_a_viewer_that_joins_a_live_run_late_sees_the_world(js_clients: Path) ->
 
 def test_a_served_replay_loses_nothing_at_time_zero(js_clients: Path, tmp_path: Path) -> None:
     out = tmp_path / "run.mcap"
-    recorded = subprocess.run([sys.executable, "-m", "fleetsim", "run", "site_warehouse",
-                               "--duration", "6", "--record", str(out)], capture_output=True,
-                              timeout=300)  # fmt: skip
+    recorded = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "run",
+            "site_warehouse",
+            "--duration",
+            "6",
+            "--record",
+            str(out),
+        ],
+        capture_output=True,
+        timeout=300,
+    )
     assert recorded.returncode == 0, recorded.stderr
     port = free_port()
     proc = fleetsim_bg("replay", str(out), "--serve", "--port", str(port), "--speed", "1")
@@ -103,14 +132,16 @@ def test_the_subprotocols_a_viewer_may_offer(js_clients: Path) -> None:
     offers only the old `foxglove.websocket.v1` (the npm client's default) is refused with
     HTTP 400 at the handshake, never left hanging."""
     port = free_port()
-    proc = fleetsim_bg("run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "1",
-                       "--duration", "60")  # fmt: skip
+    proc = fleetsim_bg(
+        "run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "1", "--duration", "60"
+    )
     try:
         wait_for_port(port)
         good = foxglove_client(js_clients, f"ws://127.0.0.1:{port}", 2.0)
         assert good["topics"]["/fleet"]["count"] > 0
-        old = foxglove_client(js_clients, f"ws://127.0.0.1:{port}", 5.0,
-                              subprotocol="foxglove.websocket.v1")  # fmt: skip
+        old = foxglove_client(
+            js_clients, f"ws://127.0.0.1:{port}", 5.0, subprotocol="foxglove.websocket.v1"
+        )
         assert "400" in old["error"] and "sec-websocket-protocol" in old["error"], old
     finally:
         proc.kill()

@@ -25,8 +25,9 @@ from fleetsim.recording.writer import POINT
 SUBPROTOCOL = "foxglove.sdk.v1"
 
 
-async def watch(url: str, topic: str, count: int, timeout: float = 60.0
-                ) -> tuple[dict[str, Any], list[tuple[int, bytes]]]:  # fmt: skip
+async def watch(
+    url: str, topic: str, count: int, timeout: float = 60.0
+) -> tuple[dict[str, Any], list[tuple[int, bytes]]]:
     """Connect (retrying while the server starts), subscribe to `topic`, and return the
     channels advertised and `count` (log time, payload) messages."""
     deadline = time.monotonic() + timeout
@@ -44,8 +45,14 @@ async def watch(url: str, topic: str, count: int, timeout: float = 60.0
             message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
             if message["op"] == "advertise":
                 channels.update({c["topic"]: c for c in message["channels"]})
-        await ws.send(json.dumps({"op": "subscribe", "subscriptions": [
-            {"id": 1, "channelId": channels[topic]["id"]}]}))  # fmt: skip
+        await ws.send(
+            json.dumps(
+                {
+                    "op": "subscribe",
+                    "subscriptions": [{"id": 1, "channelId": channels[topic]["id"]}],
+                }
+            )
+        )
         got = []
         while len(got) < count:
             data = await asyncio.wait_for(ws.recv(), timeout)
@@ -61,15 +68,31 @@ def points(payload: bytes) -> np.ndarray:
 
 
 def run(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "fleetsim", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "fleetsim", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_replay_serve_streams_a_recording(tmp_path: Path) -> None:
     out = tmp_path / "run.mcap"
-    recorded = subprocess.run([sys.executable, "-m", "fleetsim", "run", "crate_shuttle",
-                               "--duration", "5", "--record", str(out)], capture_output=True,
-                              timeout=120)  # fmt: skip
+    recorded = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "run",
+            "crate_shuttle",
+            "--duration",
+            "5",
+            "--record",
+            str(out),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert recorded.returncode == 0
     port = free_port()
     proc = run("replay", str(out), "--serve", "--port", str(port), "--speed", "4")
@@ -90,8 +113,9 @@ def test_replay_serve_streams_a_recording(tmp_path: Path) -> None:
 
 def test_run_serve_streams_a_live_run(tmp_path: Path) -> None:
     port = free_port()
-    proc = run("run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "2",
-               "--duration", "30")  # fmt: skip
+    proc = run(
+        "run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "2", "--duration", "30"
+    )
     try:
         channels, got = asyncio.run(watch(f"ws://127.0.0.1:{port}", "/fleet", 10))
         assert channels["/fleet"]["encoding"] == "protobuf"

@@ -39,14 +39,27 @@ from ..conftest import make_sim
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", "run", *args], capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_a_recording_matches_a_live_run_pose_for_pose(tmp_path: Path) -> None:
     out = tmp_path / "run.mcap"
-    done = run_cli("crate_shuttle", "--seed", "7", "--duration", "20", "--record", str(out),
-                   "--record-rate", "5")  # fmt: skip
+    done = run_cli(
+        "crate_shuttle",
+        "--seed",
+        "7",
+        "--duration",
+        "20",
+        "--record",
+        str(out),
+        "--record-rate",
+        "5",
+    )
     assert done.returncode == 0, done.stderr
     assert f"recording: {out}" in done.stdout
     live: dict[int, dict[str, np.ndarray]] = {}
@@ -54,8 +67,9 @@ def test_a_recording_matches_a_live_run_pose_for_pose(tmp_path: Path) -> None:
     with built.sim as sim:
 
         def snap(*_: object) -> None:
-            live[sim.step_count] = {r.name: np.array(r.get_pose().position)
-                                    for r in built.scene.robots}  # fmt: skip
+            live[sim.step_count] = {
+                r.name: np.array(r.get_pose().position) for r in built.scene.robots
+            }
 
         snap()
         sim.on("post_step", snap)
@@ -79,8 +93,12 @@ def test_the_file_is_self_describing_for_foxglove(tmp_path: Path) -> None:
     stored in the file (what Foxglove does), and /fleet is one message per frame."""
     out = tmp_path / "run.mcap"
     with make_sim(timestep=0.1) as sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 2.0 * k, 0), sim_core=sim,
-                                  name=f"amr{k}") for k in range(4)]  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot", Pose.from_xyz(0, 2.0 * k, 0), sim_core=sim, name=f"amr{k}"
+            )
+            for k in range(4)
+        ]
         for r in robots:
             r.set_waypoints([[3.0, r.get_pose().position[1]]], [0.0])
         record(sim, out, rate=10)
@@ -118,9 +136,14 @@ def test_scene_static_world_site_and_bodies_that_come_and_go(tmp_path: Path) -> 
     built = build(load_scenario("site_warehouse"), duration=2)
     with built.sim as sim:
         record(sim, out, rate=10)
-        crate = SimObject.from_params(SimObjectSpawnParams(
-            visual_shape=ShapeParams(half_extents=(0.2, 0.2, 0.2)),
-            initial_pose=Pose.from_xyz(1.0, 1.0, 0.2), name="crate"), sim_core=sim)  # fmt: skip
+        crate = SimObject.from_params(
+            SimObjectSpawnParams(
+                visual_shape=ShapeParams(half_extents=(0.2, 0.2, 0.2)),
+                initial_pose=Pose.from_xyz(1.0, 1.0, 0.2),
+                name="crate",
+            ),
+            sim_core=sim,
+        )
         sim.step_once()
         crate.remove()
         sim.step_once()
@@ -188,7 +211,9 @@ def test_warnings_and_errors_are_events(tmp_path: Path) -> None:
     with fleetsim.recording.open(tmp_path / "run.mcap") as recording:
         events = [e for e in recording.events() if e["kind"] in ("warning", "error")]
     assert [(e["kind"], e["logger"]) for e in events] == [
-        ("error", "fleetsim.events"), ("warning", "fleetsim.interfaces.x")]  # fmt: skip
+        ("error", "fleetsim.events"),
+        ("warning", "fleetsim.interfaces.x"),
+    ]
     assert "handler broke" in events[0]["message"] and events[0]["time"] == pytest.approx(0.3)
     assert events[1]["message"] == "client went away" and events[1]["time"] == pytest.approx(0.3)
 
@@ -278,8 +303,12 @@ def test_pause_and_resume(tmp_path: Path) -> None:
     assert float(frames[-1].xyz[0][1]) > 1.99  # at the second goal
     assert kinds == ["action_completed", "action_failed"]  # the first MoveTo ended paused
     done, failed = events
-    assert done == {"kind": "action_completed", "time": done["time"], "robot": first_name,
-                    "action": "MoveTo"}  # fmt: skip
+    assert done == {
+        "kind": "action_completed",
+        "time": done["time"],
+        "robot": first_name,
+        "action": "MoveTo",
+    }
     assert 5.9 < done["time"] < 7.5
     assert failed["robot"] == "renamed" and failed["action"] == "Pick"
     assert "no pickable object" in failed["reason"] and failed["time"] == pytest.approx(7.4)
@@ -291,8 +320,12 @@ def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:
     out = tmp_path / "run.mcap"
     live: dict[int, np.ndarray] = {}
     with make_sim(timestep=0.1) as sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 2.0 * k, 0), sim_core=sim,
-                                  name=f"amr{k}") for k in range(3)]  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot", Pose.from_xyz(0, 2.0 * k, 0), sim_core=sim, name=f"amr{k}"
+            )
+            for k in range(3)
+        ]
         SimObject.static_boxes([[5.0, 5.0, 0.5]], [[1.0, 0.2, 0.5]], [0.3], sim_core=sim)
         for k, r in enumerate(robots):
             r.set_waypoints([[4.0, 2.0 * k + 1.0]], [1.0])
@@ -308,8 +341,9 @@ def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:
             replay.show(frame)
             boxes = [replay.robots[name] for name in frame.names]
             pos, orn = viewer.get_poses(boxes)
-            assert np.allclose(pos, frame.xyz) and np.allclose(quat.yaw_of(orn), frame.yaw,
-                                                                 atol=1e-6)  # fmt: skip
+            assert np.allclose(pos, frame.xyz) and np.allclose(
+                quat.yaw_of(orn), frame.yaw, atol=1e-6
+            )
             step = round(frame.time / 0.1)
             if step in live:
                 assert np.abs(pos - live[step]).max() < 1e-3
@@ -318,8 +352,11 @@ def test_replay_shows_what_was_recorded(tmp_path: Path) -> None:
         later = next(recording.frames(start=3.0))
         assert later.time == pytest.approx(3.0) and later.names == ["amr0", "amr1", "amr2"]
         played = replay.play(speed=0, start=2.0, until=4.0)
-        assert (played.frames, played.start, played.end) == (21, pytest.approx(2.0),
-                                                             pytest.approx(4.0))  # fmt: skip
+        assert (played.frames, played.start, played.end) == (
+            21,
+            pytest.approx(2.0),
+            pytest.approx(4.0),
+        )
 
 
 def test_the_replay_command(tmp_path: Path) -> None:
@@ -327,8 +364,12 @@ def test_the_replay_command(tmp_path: Path) -> None:
     assert run_cli("crate_shuttle", "--duration", "4", "--record", str(out)).returncode == 0
 
     def replay(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "fleetsim", "replay", *args],
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-m", "fleetsim", "replay", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     done = replay(str(out), "--headless", "--speed", "0")
     assert done.returncode == 0 and "replayed 41 frames, 0.0 to 4.0 s" in done.stdout, done.stderr
@@ -345,8 +386,7 @@ def test_the_replay_command(tmp_path: Path) -> None:
 def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
     out = tmp_path / "warehouse.mcap"
     results = tmp_path / "results.json"
-    done = run_cli("warehouse", "--duration", "130", "--record", str(out), "--output",
-                   str(results))  # fmt: skip
+    done = run_cli("warehouse", "--duration", "130", "--record", str(out), "--output", str(results))
     assert done.returncode == 0, done.stderr
     with fleetsim.recording.open(out) as recording:
         tables = [json.loads(d) for _t, _time, d in recording.messages("/fleet/state")]
@@ -386,8 +426,12 @@ def test_fleet_state_and_kpis_from_the_fleet_manager(tmp_path: Path) -> None:
 
 
 def report_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", "report", *args],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", "report", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def pngs(page: str) -> list[bytes]:
@@ -454,8 +498,11 @@ def test_collision_events_name_the_pairs_of_their_keys() -> None:
     names.update({7: "r7", 1_000_003: 'quote"d', 5: "r5"})
     keys = pair_key(np.array([1_000_003, 7, 9]), np.array([7, 5, 7]))
     event = json.loads(names.collisions(2_500_000_000, keys.tobytes()))
-    assert event == {"kind": "collisions", "time": 2.5,
-                     "pairs": [["r7", 'quote"d'], ["r5", "r7"], ["r7", 9]]}  # fmt: skip
+    assert event == {
+        "kind": "collisions",
+        "time": 2.5,
+        "pairs": [["r7", 'quote"d'], ["r5", "r7"], ["r7", 9]],
+    }
 
 
 def test_replay_in_the_window(tmp_path: Path) -> None:
@@ -464,9 +511,26 @@ def test_replay_in_the_window(tmp_path: Path) -> None:
         pytest.skip("no xvfb-run for the window")
     out = tmp_path / "run.mcap"
     assert run_cli("crate_shuttle", "--duration", "3", "--record", str(out)).returncode == 0
-    done = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", sys.executable, "-m",
-                           "fleetsim", "replay", str(out), "--speed", "4", "--until", "2"],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1024x768x24",
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "replay",
+            str(out),
+            "--speed",
+            "4",
+            "--until",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "replayed 21 frames, 0.0 to 2.0 s" in done.stdout
 

@@ -33,8 +33,10 @@ def get(url: str) -> dict:
 def serve(path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0", "--rtf", "4", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     found = re.search(r"fleet manager (http://127\.0\.0\.1:\d+/open-rmf/rmf_demos_fm)/", line)
@@ -43,8 +45,12 @@ def serve(path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def post(url: str, body: dict) -> dict:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -66,9 +72,10 @@ def test_the_command_serves_until_sigterm(tmp_path: Path) -> None:
         robots = get(f"{base}/status/")["all_robots"]
         assert [r["robot_name"] for r in robots] == ["tinyRobot_0", "tinyRobot_1"]
         assert robots[0]["map_name"] == "L1"
-        reply = post(f"{base}/navigate/?robot_name=tinyRobot_0&cmd_id=5",
-                     {"map_name": "L1", "destination": {"x": 2.0, "y": 0.0, "yaw": 0.0},
-                      "speed_limit": 0.0})  # fmt: skip
+        reply = post(
+            f"{base}/navigate/?robot_name=tinyRobot_0&cmd_id=5",
+            {"map_name": "L1", "destination": {"x": 2.0, "y": 0.0, "yaw": 0.0}, "speed_limit": 0.0},
+        )
         assert reply["success"] is True
         assert abs(completed(base, "tinyRobot_0", 5)["position"]["x"] - 2.0) < 0.06
         proc.send_signal(signal.SIGTERM)
@@ -86,18 +93,34 @@ def test_a_building_s_robots_in_rmf_coordinates_with_the_scenario_s_activities(
     """Robots spawn where the building says, under the names it gives, at the coordinates of
     the nav graph exported for RMF; an activity written in the scenario runs to completion."""
     (tmp_path / "test.building.yaml").write_text(BUILDING)
-    path = scenario(tmp_path, """
+    path = scenario(
+        tmp_path,
+        """
 simulation: {timestep: 0.05}
 site: {file: test.building.yaml}
 robots: [{model: mobile_robot, start: spawn}]
 rmf:
   activities:
     clean: {zone_a: [[5.0, -5.0, 0.0], [7.0, -5.0, 0.0], [7.0, -6.0, -1.5708]]}
-""")  # fmt: skip
+""",
+    )
     nav = tmp_path / "nav.yaml"
-    subprocess.run([sys.executable, "-m", "fleetsim", "site", "export",
-                    str(tmp_path / "test.building.yaml"), "--format", "rmf-nav-graph",
-                    "-o", str(nav)], check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "site",
+            "export",
+            str(tmp_path / "test.building.yaml"),
+            "--format",
+            "rmf-nav-graph",
+            "-o",
+            str(nav),
+        ],
+        check=True,
+        capture_output=True,
+    )
     vertices = yaml.safe_load(nav.read_text())["levels"]["L1"]["vertices"]
     dock = next(v for v in vertices if v[2]["name"] == "dock_a")
     proc, base = serve(path)
@@ -105,11 +128,18 @@ rmf:
         (robot,) = get(f"{base}/status/")["all_robots"]
         assert robot["robot_name"] == "bot1" and robot["map_name"] == "L1"
         assert (robot["position"]["x"], robot["position"]["y"]) == (
-            pytest.approx(dock[0], abs=1e-6), pytest.approx(dock[1], abs=1e-6))  # fmt: skip
+            pytest.approx(dock[0], abs=1e-6),
+            pytest.approx(dock[1], abs=1e-6),
+        )
         assert get(f"{base}/action_paths/?activity=clean&label=zone_a")["data"]["path"][-1] == [
-            7.0, -6.0, -1.5708]  # fmt: skip
-        reply = post(f"{base}/start_activity?robot_name=bot1&cmd_id=3",
-                     {"activity": "clean", "label": "zone_a"})  # fmt: skip
+            7.0,
+            -6.0,
+            -1.5708,
+        ]
+        reply = post(
+            f"{base}/start_activity?robot_name=bot1&cmd_id=3",
+            {"activity": "clean", "label": "zone_a"},
+        )
         assert reply["success"] is True
         state = completed(base, "bot1", 3)
         assert state["position"]["x"] == pytest.approx(7.0, abs=0.06)
@@ -122,8 +152,12 @@ rmf:
 
 def test_a_bad_rmf_section_is_refused_before_serving(tmp_path: Path) -> None:
     path = scenario(tmp_path, SCENARIO + "rmf: {activities: {clean: {zone_a: [[1.0, 2.0]]}}}\n")
-    done = subprocess.run([sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0"],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "fleetsim", "rmf", str(path), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode != 0 and "fleet manager" not in done.stdout
     assert "rmf.activities.clean.zone_a" in done.stderr, done.stderr
 
@@ -150,8 +184,9 @@ def test_the_guides_walk_through_runs_as_written(tmp_path: Path) -> None:
         if not line.startswith("ros2 ") and line.strip() != "fleetsim rmf rmf_office.yaml"
     )
     script = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + script  # never a server left
-    done = subprocess.run(["bash", "-ec", script], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
+    done = subprocess.run(
+        ["bash", "-ec", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert '"robot_name":"tinyRobot1"' in done.stdout.replace(" ", "")
     office = tmp_path / "office"

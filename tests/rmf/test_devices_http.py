@@ -24,8 +24,13 @@ def serve(tmp_path: Path, text: str) -> Iterator[Served]:
     path.write_text(text)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_building(path))
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, 0), sim_core=sim,
-                                name="tinyRobot1", motion_mode="differential")  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot",
+            Pose.from_xyz(0, 3, 0),
+            sim_core=sim,
+            name="tinyRobot1",
+            motion_mode="differential",
+        )
         fleet = RmfFleet(sim, [robot], map_name="L1").start()
         with RmfServer(make_app(fleet)) as server:
             yield Served(sim, fleet, server)
@@ -49,8 +54,11 @@ def door_mode(served: Served) -> int:
 
 def test_a_door_request_opens_and_closes_the_door(house: Served) -> None:
     assert door_mode(house) == 0  # closed
-    request = {"door_name": "main_door", "requester_id": "door_adapter",
-               "requested_mode": {"value": 2}}  # fmt: skip
+    request = {
+        "door_name": "main_door",
+        "requester_id": "door_adapter",
+        "requested_mode": {"value": 2},
+    }
     status, got = house.call("POST", "door_request", request)
     assert status == 200 and got["success"], got
     house.step_until(lambda: door_mode(house) == 1)  # moving
@@ -58,9 +66,11 @@ def test_a_door_request_opens_and_closes_the_door(house: Served) -> None:
     assert house.sim.doors["main_door"].wanted_by == {"door_adapter"}
     house.call("POST", "door_request", {**request, "requested_mode": {"value": 0}})
     house.step_until(lambda: door_mode(house) == 0)
-    for bad, said in (({**request, "door_name": "front"}, "no door 'front'"),
-                      ({**request, "requested_mode": {"value": 1}}, "requested_mode 1"),
-                      ({**request, "requested_mode": {"value": 7}}, "")):  # fmt: skip
+    for bad, said in (
+        ({**request, "door_name": "front"}, "no door 'front'"),
+        ({**request, "requested_mode": {"value": 1}}, "requested_mode 1"),
+        ({**request, "requested_mode": {"value": 7}}, ""),
+    ):
         status, got = house.call("POST", "door_request", bad)
         assert status == 200 and not got["success"] and said in got["msg"], got
 
@@ -72,8 +82,13 @@ def test_a_lift_request_brings_the_cabin_and_ends_the_session(tower: Served) -> 
         return state
 
     assert lift()["current_floor"] == "L1" and lift()["available_floors"] == ["L1", "L2", "L3"]
-    request = {"lift_name": "Lift1", "session_id": "fleet_a", "request_type": 1,
-               "destination_floor": "L3", "door_state": 2}  # fmt: skip
+    request = {
+        "lift_name": "Lift1",
+        "session_id": "fleet_a",
+        "request_type": 1,
+        "destination_floor": "L3",
+        "door_state": 2,
+    }
     status, got = tower.call("POST", "lift_request", request)
     assert status == 200 and got["success"], got
     tower.step_until(lambda: lift()["motion_state"] == 1)  # going up
@@ -100,8 +115,13 @@ def test_lift_states_carry_every_field_of_rmf_lift_state(tower: Served) -> None:
     fields |= {"current_mode", "session_id"}
     assert set(lift()) == fields
     assert lift()["available_modes"] == [1, 2] and lift()["current_mode"] == 1
-    request = {"lift_name": "Lift1", "session_id": "fleet_a", "request_type": 1,
-               "destination_floor": "L2", "door_state": 2}  # fmt: skip
+    request = {
+        "lift_name": "Lift1",
+        "session_id": "fleet_a",
+        "request_type": 1,
+        "destination_floor": "L2",
+        "door_state": 2,
+    }
     tower.call("POST", "lift_request", request)
     tower.step_until(lambda: lift()["session_id"] == "fleet_a")
     assert lift()["current_mode"] == 2  # AGV
@@ -121,9 +141,16 @@ def test_status_reports_each_robots_level_as_its_map(tmp_path: Path) -> None:
     path.write_text(TOWER)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_building(path))
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, z), sim_core=sim,
-                                  name=f"bot{k}", motion_mode="differential")
-                  for k, z in enumerate((0.0, 4.0, 8.0))]  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot",
+                Pose.from_xyz(0, 3, z),
+                sim_core=sim,
+                name=f"bot{k}",
+                motion_mode="differential",
+            )
+            for k, z in enumerate((0.0, 4.0, 8.0))
+        ]
         fleet = RmfFleet(sim, robots, map_name="L1").start()
         with RmfServer(make_app(fleet)) as server:
             served = Served(sim, fleet, server)
@@ -142,8 +169,13 @@ def test_a_navigate_to_another_map_rides_the_lift(tmp_path: Path) -> None:
     path.write_text(TOWER)
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
         sim.set_site(Site.from_building(path))
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                                name="bot", motion_mode="differential")  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot",
+            Pose.from_xyz(0, 0, 0),
+            sim_core=sim,
+            name="bot",
+            motion_mode="differential",
+        )
         fleet = RmfFleet(sim, [robot], map_name="L1").start()
         with RmfServer(make_app(fleet)) as server:
             served = Served(sim, fleet, server)
@@ -156,8 +188,9 @@ def test_a_navigate_to_another_map_rides_the_lift(tmp_path: Path) -> None:
                 data: dict[str, object] = got["data"]
                 return data
 
-            done = served.step_until(lambda: status()["last_completed_request"] == 7 and status(),
-                                     steps=3000)  # fmt: skip
+            done = served.step_until(
+                lambda: status()["last_completed_request"] == 7 and status(), steps=3000
+            )
             assert done["map_name"] == "L3"
             assert robot.get_pose().position == pytest.approx((4, 0, 8.0), abs=0.1)
             assert sim.lifts["Lift1"].trips >= 1 and sim.lifts["Lift1"].session is None
@@ -178,11 +211,17 @@ def test_a_closed_door_holds_a_navigating_robot_until_it_is_opened(house: Served
         _, got = house.call("GET", "status?robot_name=tinyRobot1")
         return int(got["data"]["last_completed_request"] or 0)
 
-    house.call("POST", "navigate?robot_name=tinyRobot1&cmd_id=1",
-               {"destination": {"x": 3, "y": 0, "yaw": 0}})  # fmt: skip
+    house.call(
+        "POST",
+        "navigate?robot_name=tinyRobot1&cmd_id=1",
+        {"destination": {"x": 3, "y": 0, "yaw": 0}},
+    )
     house.step_until(lambda: completed() == 1, steps=600)
-    house.call("POST", "navigate?robot_name=tinyRobot1&cmd_id=2",
-               {"destination": {"x": 9, "y": 0, "yaw": 0}})  # fmt: skip
+    house.call(
+        "POST",
+        "navigate?robot_name=tinyRobot1&cmd_id=2",
+        {"destination": {"x": 9, "y": 0, "yaw": 0}},
+    )
     farthest = [0.0]
     for _ in range(250):  # 25 s
         house.sim.step_once()

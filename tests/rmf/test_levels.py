@@ -37,15 +37,28 @@ def tower_sim(tmp_path: Path) -> Iterator[MultiRobotSimulationCore]:
 def test_a_navigate_on_each_level_is_driven_on_that_levels_floor(tmp_path: Path, mode: str) -> None:
     with tower_sim(tmp_path) as sim:
         # one robot a level, all at (0, 3); and a robot on L1 standing where the others go
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, z), sim_core=sim,
-                                  name=f"bot_{level}", motion_mode=mode)
-                  for level, z in ELEVATIONS.items()]  # fmt: skip
-        Agent.from_urdf("mobile_robot", Pose.from_xyz(4, 0, 0), sim_core=sim, name="below",
-                        motion_mode="differential")  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot",
+                Pose.from_xyz(0, 3, z),
+                sim_core=sim,
+                name=f"bot_{level}",
+                motion_mode=mode,
+            )
+            for level, z in ELEVATIONS.items()
+        ]
+        Agent.from_urdf(
+            "mobile_robot",
+            Pose.from_xyz(4, 0, 0),
+            sim_core=sim,
+            name="below",
+            motion_mode="differential",
+        )
         fleet = RmfFleet(sim, robots, map_name="L1").start()
         heights: dict[str, set[float]] = {r.name: set() for r in robots}
-        sim.register_callback(lambda *_: [heights[r.name].add(round(r.get_pose().z, 6))
-                                          for r in robots])  # fmt: skip
+        sim.register_callback(
+            lambda *_: [heights[r.name].add(round(r.get_pose().z, 6)) for r in robots]
+        )
         with RmfServer(make_app(fleet)) as server:
             served = Served(sim, fleet, server)
             for k, level in enumerate(ELEVATIONS):
@@ -57,8 +70,9 @@ def test_a_navigate_on_each_level_is_driven_on_that_levels_floor(tmp_path: Path,
 
             def done() -> bool:
                 _, got = served.call("GET", "status")
-                finished = {r["robot_name"]: r["last_completed_request"]
-                            for r in got["data"]["all_robots"]}  # fmt: skip
+                finished = {
+                    r["robot_name"]: r["last_completed_request"] for r in got["data"]["all_robots"]
+                }
                 return finished["bot_L2"] == 1 and finished["bot_L3"] == 2
 
             served.step_until(done, steps=600)
@@ -74,8 +88,9 @@ def test_a_navigate_on_each_level_is_driven_on_that_levels_floor(tmp_path: Path,
 @MODES
 def test_a_navigate_to_another_level_never_drops_below_the_start(tmp_path: Path, mode: str) -> None:
     with tower_sim(tmp_path) as sim:
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3, 4.0), sim_core=sim,
-                                name="bot", motion_mode=mode)  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot", Pose.from_xyz(0, 3, 4.0), sim_core=sim, name="bot", motion_mode=mode
+        )
         fleet = RmfFleet(sim, [robot], map_name="L1").start()
         lowest = [4.0]
         sim.register_callback(lambda *_: lowest.__setitem__(0, min(lowest[0], robot.get_pose().z)))

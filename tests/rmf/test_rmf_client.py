@@ -60,8 +60,9 @@ class RmfDemosClient:
         url = f"{self.base}/navigate?robot_name={robot}&cmd_id={cmd_id}"
         return self._result(requests.post(url, timeout=5, json=body))
 
-    def start_activity(self, robot: str, cmd_id: int, activity: str, label: str
-                       ) -> tuple[Result, Any]:  # fmt: skip
+    def start_activity(
+        self, robot: str, cmd_id: int, activity: str, label: str
+    ) -> tuple[Result, Any]:
         url = f"{self.base}/start_activity?robot_name={robot}&cmd_id={cmd_id}"
         response = requests.post(url, timeout=5, json={"activity": activity, "label": label})
         result = self._result(response)
@@ -108,21 +109,35 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     port = free_port()
     building = folder / "rmf_office.building.yaml"
     nav, config = folder / "nav_graph.yaml", folder / "fleet_config.yaml"
-    for fmt, out, extra in (("rmf-nav-graph", nav, []),
-                            ("rmf-fleet-config", config,
-                             ["--fleet-manager", f"http://127.0.0.1:{port}"])):  # fmt: skip
+    for fmt, out, extra in (
+        ("rmf-nav-graph", nav, []),
+        ("rmf-fleet-config", config, ["--fleet-manager", f"http://127.0.0.1:{port}"]),
+    ):
         done = fleetsim("site", "export", str(building), "--format", fmt, "-o", str(out), *extra)
         assert done.returncode == 0, done.stderr
-    command = [sys.executable, "-m", "fleetsim", "rmf", str(folder / "rmf_office.yaml"),
-               "--port", str(port), "--rtf", "4"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "fleetsim",
+        "rmf",
+        str(folder / "rmf_office.yaml"),
+        "--port",
+        str(port),
+        "--rtf",
+        "4",
+    ]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert "fleet manager" in line, proc.stderr.read() if proc.poll() is not None else line
         cfg = yaml.safe_load(config.read_text())
-        yield {"client": RmfDemosClient(cfg["fleet_manager"]), "config": cfg,
-               "nav": yaml.safe_load(nav.read_text()), "port": port}  # fmt: skip
+        yield {
+            "client": RmfDemosClient(cfg["fleet_manager"]),
+            "config": cfg,
+            "nav": yaml.safe_load(nav.read_text()),
+            "port": port,
+        }
     finally:
         proc.terminate()
         proc.wait(20)
@@ -175,8 +190,9 @@ def test_refusals_are_impossible_not_retry(deployment: dict[str, Any]) -> None:
     url = f"{client.base}/navigate?robot_name=tinyRobot2&cmd_id=9"
     bodies = (b"{not json", b"\xff\xfe\x00garbage", b"g\xff", b'{"destination": {"x": "far"}}')
     for body in bodies:
-        reply = requests.post(url, data=body, timeout=5,
-                              headers={"Content-Type": "application/json"})  # fmt: skip
+        reply = requests.post(
+            url, data=body, timeout=5, headers={"Content-Type": "application/json"}
+        )
         assert reply.status_code == 200 and reply.json()["success"] is False, body
 
 
@@ -205,16 +221,21 @@ def test_framework_statuses_and_the_openapi_document(deployment: dict[str, Any])
     wrong = requests.delete(f"{client.base}/navigate?robot_name=tinyRobot1&cmd_id=1", timeout=5)
     assert wrong.status_code == 405 and wrong.json()["success"] is False
     json_type = {"Content-Type": "application/json"}
-    huge = requests.post(f"{client.base}/navigate?robot_name=tinyRobot1&cmd_id=1", timeout=10,
-                         data=b"x" * 200_000, headers=json_type)  # fmt: skip
+    huge = requests.post(
+        f"{client.base}/navigate?robot_name=tinyRobot1&cmd_id=1",
+        timeout=10,
+        data=b"x" * 200_000,
+        headers=json_type,
+    )
     assert huge.status_code == 413 and "over the limit" in huge.json()["msg"]
 
     def chunks() -> Iterator[bytes]:  # no content-length: counted as it comes
         for _ in range(100):
             yield b"y" * 1000
 
-    chunked = requests.post(f"{client.base}/navigate?robot_name=tinyRobot1&cmd_id=1",
-                            data=chunks(), timeout=10)  # fmt: skip
+    chunked = requests.post(
+        f"{client.base}/navigate?robot_name=tinyRobot1&cmd_id=1", data=chunks(), timeout=10
+    )
     assert chunked.status_code == 413 and chunked.json()["success"] is False
     doc = requests.get(f"http://127.0.0.1:{deployment['port']}/openapi.json", timeout=5).json()
     said: set[str] = set()

@@ -30,10 +30,17 @@ class Served:
         self.sim, self.fleet, self.server = sim, fleet, server
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
-        data = None if body is None else (body if isinstance(body, bytes) else
-                                           json.dumps(body).encode())  # fmt: skip
-        request = urllib.request.Request(f"{self.server.url}/{path}", data=data, method=method,
-                                         headers={"Content-Type": "application/json"})  # fmt: skip
+        data = (
+            None
+            if body is None
+            else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        )
+        request = urllib.request.Request(
+            f"{self.server.url}/{path}",
+            data=data,
+            method=method,
+            headers={"Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 return response.status, json.loads(response.read())
@@ -52,9 +59,17 @@ class Served:
 @pytest.fixture
 def served() -> Iterator[Served]:
     with make_sim(timestep=0.05, collision_narrowphase="aabb") as sim:
-        robots = [Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 3.0 * k, 0), sim_core=sim,
-                                  name=f"tinyRobot{k + 1}", motion_mode="differential",
-                                  max_linear_vel=1.0) for k in range(3)]  # fmt: skip
+        robots = [
+            Agent.from_urdf(
+                "mobile_robot",
+                Pose.from_xyz(0, 3.0 * k, 0),
+                sim_core=sim,
+                name=f"tinyRobot{k + 1}",
+                motion_mode="differential",
+                max_linear_vel=1.0,
+            )
+            for k in range(3)
+        ]
         fleet = RmfFleet(sim, robots, map_name="L1").start()
         with RmfServer(make_app(fleet)) as server:
             yield Served(sim, fleet, server)
@@ -98,8 +113,11 @@ def test_status_answers_are_the_boards_json(served: Served) -> None:
 def test_replan_while_blocked(served: Served) -> None:
     """A robot that makes no progress on its command for `blocked_after_s` says `replan`; once
     it drives on, it no longer does."""
-    served.call("POST", "navigate/?robot_name=tinyRobot1&cmd_id=1",
-                {"destination": {"x": 30.0, "y": 0.0, "yaw": 0.0}})  # fmt: skip
+    served.call(
+        "POST",
+        "navigate/?robot_name=tinyRobot1&cmd_id=1",
+        {"destination": {"x": 30.0, "y": 0.0, "yaw": 0.0}},
+    )
     robot, fleet = served.fleet.robots[0], served.fleet
     served.step_until(lambda: robot.get_pose().position[0] > 1.0)
     robot.hold()
@@ -113,8 +131,11 @@ def test_replan_while_blocked(served: Served) -> None:
 
 
 def test_navigate_to_completion_with_a_speed_limit(served: Served) -> None:
-    body = {"map_name": "L1", "destination": {"x": 4.0, "y": 0.0, "yaw": math.pi / 2},
-            "speed_limit": 0.5}  # fmt: skip
+    body = {
+        "map_name": "L1",
+        "destination": {"x": 4.0, "y": 0.0, "yaw": math.pi / 2},
+        "speed_limit": 0.5,
+    }
     code, reply = served.call("POST", "navigate/?robot_name=tinyRobot1&cmd_id=7", body)
     assert code == 200 and reply["success"] is True
     served.sim.step_once()
@@ -141,13 +162,15 @@ def test_stop_robot(served: Served) -> None:
     body = {"map_name": "L1", "destination": {"x": 40.0, "y": 3.0, "yaw": 0.0}}
     served.call("POST", "navigate/?robot_name=tinyRobot2&cmd_id=1", body)
     served.step_until(lambda: served.fleet.robots[1].get_pose().position[0] > 1.0)
-    code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=9"
-                                     "&stop_cmd_id=2")  # fmt: skip
+    code, reply = served.call(
+        "GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=9&stop_cmd_id=2"
+    )
     assert code == 200 and "running command 1, not 9" in reply["msg"]
     served.sim.step_once()
     assert served.fleet.robots[1].is_moving  # not stopped: another command
-    code, reply = served.call("GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=1"
-                                     "&stop_cmd_id=2")  # fmt: skip
+    code, reply = served.call(
+        "GET", "stop_robot/?robot_name=tinyRobot2&running_cmd_id=1&stop_cmd_id=2"
+    )
     assert code == 200 and reply["success"] is True
     served.step_until(lambda: not served.fleet.robots[1].is_moving)
     state = served.fleet.status("tinyRobot2")
@@ -164,12 +187,16 @@ def test_bad_requests_get_the_envelope_never_a_500(served: Served) -> None:
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3", b"{not json", "json"),
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=three", good, "cmd_id"),
         ("POST", "navigate/?robot_name=ghost&cmd_id=3", good, "no robot"),
-        ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=3",
-         {**good, "map_name": "B2"}, "tinyRobot1 is on 'L1'"),
+        (
+            "POST",
+            "navigate/?robot_name=tinyRobot1&cmd_id=3",
+            {**good, "map_name": "B2"},
+            "tinyRobot1 is on 'L1'",
+        ),
         ("GET", "stop_robot/?robot_name=ghost", None, "no robot"),
         ("POST", "navigate/?robot_name=tinyRobot1&cmd_id=-1", good, "cmd_id -1"),
         ("GET", f"stop_robot/?robot_name=tinyRobot1&stop_cmd_id={2**64}", None, "cmd_id"),
-    ]  # fmt: skip
+    ]
     for method, path, body, said in cases:
         code, reply = served.call(method, path, body)
         assert code == 200 and reply["success"] is False, (path, reply)
@@ -199,10 +226,15 @@ def test_many_clients_at_once(served: Served) -> None:
 
 
 def test_teleop_and_attach(served: Served) -> None:
-    cart = SimObject.from_params(SimObjectSpawnParams(
-        visual_shape=ShapeParams(half_extents=(0.3, 0.3, 0.2)),
-        initial_pose=Pose.from_xyz(0.6, 6.0, 0.2), pickable=True, name="cart_1",
-    ), sim_core=served.sim)  # fmt: skip
+    cart = SimObject.from_params(
+        SimObjectSpawnParams(
+            visual_shape=ShapeParams(half_extents=(0.3, 0.3, 0.2)),
+            initial_pose=Pose.from_xyz(0.6, 6.0, 0.2),
+            pickable=True,
+            name="cart_1",
+        ),
+        sim_core=served.sim,
+    )
     code, _ = served.call("POST", "toggle_teleop/?robot_name=tinyRobot3", {"toggle": True})
     assert code == 200
     served.sim.step_once()
@@ -210,13 +242,14 @@ def test_teleop_and_attach(served: Served) -> None:
     code, reply = served.call("POST", "navigate/?robot_name=tinyRobot3&cmd_id=4", body)
     assert code == 200 and "teleop" in reply["msg"]
     served.call("POST", "toggle_teleop/?robot_name=tinyRobot3", {"toggle": False})
-    code, _ = served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=5",
-                          {"toggle": True})  # fmt: skip
+    code, _ = served.call("POST", "toggle_attach/?robot_name=tinyRobot3&cmd_id=5", {"toggle": True})
     assert code == 200
     served.sim.step_once()
     robot = served.fleet.robots[2]
-    assert cart.attached_to is robot and served.fleet.status("tinyRobot3")[
-        "last_completed_request"] == 5  # fmt: skip
+    assert (
+        cart.attached_to is robot
+        and served.fleet.status("tinyRobot3")["last_completed_request"] == 5
+    )
     code, _ = served.call("POST", "navigate/?robot_name=tinyRobot3&cmd_id=6", body)
     assert code == 200
     served.step_until(lambda: served.fleet.status("tinyRobot3")["last_completed_request"] == 6)
@@ -250,9 +283,16 @@ def test_a_bearer_token_when_asked() -> None:
                     return exc.code, exc.read()
 
             # One check of the token, whichever path answers: the same refusal, byte for byte
-            refused = {raw(path, headers) for path in ("status/", "status/?robot_name=r1",
-                                                       "status/?robot_name=r1&x=1", "stop_robot/")
-                       for headers in ({}, {"Authorization": "Bearer wrong"})}  # fmt: skip
+            refused = {
+                raw(path, headers)
+                for path in (
+                    "status/",
+                    "status/?robot_name=r1",
+                    "status/?robot_name=r1&x=1",
+                    "stop_robot/",
+                )
+                for headers in ({}, {"Authorization": "Bearer wrong"})
+            }
             assert len(refused) == 1 and next(iter(refused))[0] == 401
             fast = raw("status/?robot_name=r1", auth)  # answered before FastAPI
             routed = raw("status/?robot_name=r1&x=1", auth)  # answered by the route
@@ -264,8 +304,9 @@ def test_a_bearer_token_when_asked() -> None:
 def test_activities_are_paths_a_robot_drives() -> None:
     clean = {"clean": {"lobby": [[2.0, 0.0, 0.0], [2.0, 2.0, 1.57], [0.0, 2.0, 3.14]]}}
     with make_sim(timestep=0.05) as sim:
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r1",
-                                max_linear_vel=1.0)  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="r1", max_linear_vel=1.0
+        )
         with pytest.raises(
             ConfigError, match=r"activities.clean.hall\[1\]: expected \[x, y, yaw\]"
         ):
@@ -274,15 +315,23 @@ def test_activities_are_paths_a_robot_drives() -> None:
         with RmfServer(make_app(fleet)) as server:
             served = Served(sim, fleet, server)
             code, reply = served.call("GET", "action_paths/?activity=clean&label=lobby")
-            assert code == 200 and reply["data"] == {"map_name": "L1",
-                                                     "path": clean["clean"]["lobby"]}  # fmt: skip
+            assert code == 200 and reply["data"] == {
+                "map_name": "L1",
+                "path": clean["clean"]["lobby"],
+            }
             code, reply = served.call("GET", "action_paths/?activity=clean&label=roof")
             assert code == 200 and "has no label 'roof' (labels: lobby)" in reply["msg"]
-            code, reply = served.call("POST", "start_activity/?robot_name=r1&cmd_id=9",
-                                      {"activity": "mop", "label": "lobby"})  # fmt: skip
+            code, reply = served.call(
+                "POST",
+                "start_activity/?robot_name=r1&cmd_id=9",
+                {"activity": "mop", "label": "lobby"},
+            )
             assert code == 200 and "no activity 'mop' (activities: clean)" in reply["msg"]
-            code, reply = served.call("POST", "start_activity/?robot_name=r1&cmd_id=9",
-                                      {"activity": "clean", "label": "lobby"})  # fmt: skip
+            code, reply = served.call(
+                "POST",
+                "start_activity/?robot_name=r1&cmd_id=9",
+                {"activity": "clean", "label": "lobby"},
+            )
             wanted = {"map_name": "L1", "path": clean["clean"]["lobby"]}
             assert code == 200 and reply["data"]["path"] == wanted
             passed_corner = []
@@ -328,14 +377,15 @@ def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served)
     assert served.server.fast  # status answered before uvicorn parses anything
     base = "/open-rmf/rmf_demos_fm"
     body = json.dumps({"destination": {"x": 2.0, "y": 0.0, "yaw": 0.0}}).encode()
-    navigate = (f"POST {base}/navigate/?robot_name=tinyRobot1&cmd_id=5 HTTP/1.1\r\nHost: x\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-                ).encode() + body  # fmt: skip
+    navigate = (
+        f"POST {base}/navigate/?robot_name=tinyRobot1&cmd_id=5 HTTP/1.1\r\nHost: x\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
     status = f"GET {base}/status?robot_name=tinyRobot2 HTTP/1.1\r\nHost: x\r\n\r\n".encode()
     unknown = f"GET {base}/status/?robot_name=ghost HTTP/1.1\r\nHost: x\r\n\r\n".encode()
     with socket.create_connection((host, port), timeout=10) as sock:
         sock.sendall(status)
-        (line, first), = read_answers(sock, 1)  # fmt: skip
+        ((line, first),) = read_answers(sock, 1)
         assert line == b"HTTP/1.1 200 OK" and first["data"]["robot_name"] == "tinyRobot2"
         sock.sendall(status[:20])  # a head in two pieces
         time.sleep(0.05)
@@ -351,7 +401,7 @@ def test_status_answered_on_kept_alive_and_pipelined_connections(served: Served)
     assert served.fleet.status("tinyRobot1")["destination_arrival"]["cmd_id"] == 5
     with socket.create_connection((host, port), timeout=10) as sock:
         sock.sendall(f"GET {base}/status/ HTTP/1.0\r\n\r\n".encode())
-        (line, everyone), = read_answers(sock, 1)  # fmt: skip
+        ((line, everyone),) = read_answers(sock, 1)
         assert len(everyone["all_robots"]) == 3
         assert sock.recv(10) == b""  # HTTP/1.0: closed after the answer
 
@@ -364,7 +414,9 @@ def test_a_client_that_does_not_read_gets_every_answer_in_order(served: Served) 
     wanted = [f"tinyRobot{k % 3 + 1}" if k % 4 == 0 else "" for k in range(8000)]
     requests = b"".join(
         f"GET /open-rmf/rmf_demos_fm/status/{'?robot_name=' + name if name else ''} HTTP/1.1\r\n"
-        f"Host: x\r\n\r\n".encode() for name in wanted)  # fmt: skip
+        f"Host: x\r\n\r\n".encode()
+        for name in wanted
+    )
     with socket.create_connection((host, port), timeout=20) as sock:
         sender = threading.Thread(target=sock.sendall, args=(requests,))
         sender.start()

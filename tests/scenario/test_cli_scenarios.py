@@ -91,13 +91,29 @@ def test_hook_order_is_seed_003(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "pybullet build time" not in result.stderr + result.stdout
     log = (tmp_path / "hooks.log").read_text().split("\n")[:-1]
-    loading = ["r_0 on_plugin_load", "r_1 on_plugin_load", "world on_plugin_load",
-               "r_0 set_up_scene", "r_1 set_up_scene", "world set_up_scene",
-               "r_0 initialize", "r_1 initialize", "world initialize"]  # fmt: skip
+    loading = [
+        "r_0 on_plugin_load",
+        "r_1 on_plugin_load",
+        "world on_plugin_load",
+        "r_0 set_up_scene",
+        "r_1 set_up_scene",
+        "world set_up_scene",
+        "r_0 initialize",
+        "r_1 initialize",
+        "world initialize",
+    ]
     assert log[:9] == loading
-    step = ["r_0 pre_physics_step", "r_1 pre_physics_step", "world pre_physics_step",
-            "r_0 on_physics_step", "r_1 on_physics_step", "world on_physics_step",
-            "r_0 on_render", "r_1 on_render", "world on_render"]  # fmt: skip
+    step = [
+        "r_0 pre_physics_step",
+        "r_1 pre_physics_step",
+        "world pre_physics_step",
+        "r_0 on_physics_step",
+        "r_1 on_physics_step",
+        "world on_physics_step",
+        "r_0 on_render",
+        "r_1 on_render",
+        "world on_render",
+    ]
     second = [e for e in step if "render" not in e]  # render_dt 0.2 = every other step
     assert log[9:] == step + second + ["r_0 on_shutdown", "r_1 on_shutdown", "world on_shutdown"]
 
@@ -237,9 +253,15 @@ def test_the_demo_reports_collisions_by_kind_and_fail_on_makes_them_fatal() -> N
     assert "collisions        │ 0 (robot-robot 0, robot-structure 0, robot-load 0," in clear.stdout
     # Squeeze the robots' lanes together: now they do drive into each other and the rails.
     squeezed = fleetsim(
-        "run", "crate_shuttle", "--duration", "30", "--set", "robots[0].grid.spacing=0.5",
-        "--fail-on", "robot-collisions,failed-actions",
-    )  # fmt: skip
+        "run",
+        "crate_shuttle",
+        "--duration",
+        "30",
+        "--set",
+        "robots[0].grid.spacing=0.5",
+        "--fail-on",
+        "robot-collisions,failed-actions",
+    )
     assert squeezed.returncode == 1
     assert "robot-robot collisions" in squeezed.stderr
     line = next(x for x in squeezed.stdout.splitlines() if "robot-robot" in x)

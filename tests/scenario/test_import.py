@@ -75,12 +75,18 @@ def test_fleets_managers_and_grids_are_carried_over(tmp_path: Path) -> None:
     assert mover["motion_mode"] == "differential" and mover["max_linear_vel"] == 2.0
     assert mover["model"] == "mobile_robot"
     assert mover["grid"] == {
-        "count": 12, "spacing": [2.0, 3.0], "origin": [1.0, 2.0, 0.0], "columns": 4,
-    }  # fmt: skip
+        "count": 12,
+        "spacing": [2.0, 3.0],
+        "origin": [1.0, 2.0, 0.0],
+        "columns": 4,
+    }
     # Cells by index x 2..3, y 0..2: six robots from the cell (2, 0).
     assert cubes["grid"] == {
-        "count": 6, "spacing": [10.0, 10.0], "origin": [15.0, -5.0, 0], "columns": 2,
-    }  # fmt: skip
+        "count": 6,
+        "spacing": [10.0, 10.0],
+        "origin": [15.0, -5.0, 0],
+        "columns": 2,
+    }
     assert arm["use_fixed_base"] is True and "motion_mode" not in arm
     notes = "\n".join(converted.notes)
     for expected in (

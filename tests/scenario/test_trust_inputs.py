@@ -20,19 +20,32 @@ def building(body: str) -> str:
 
 
 CASES = [
-    ("a vertex coordinate that is a word",
-     building("    vertices:\n      - [left, 0, 0, a]\n      - [1, 0, 0, b]\n" + LANES),
-     "b.building.yaml line 5: levels.L1.vertices[0]: expected [x, y, z, name, {params}]"),
-    ("a vertex with one number",
-     building("    vertices:\n      - [0]\n      - [1, 0, 0, b]\n" + LANES),
-     "b.building.yaml line 5: levels.L1.vertices[0]"),
-    ("lanes that are a number", building(VERTICES + "    lanes: 5\n"),
-     "b.building.yaml line 7: levels.L1.lanes: expected a list, got int 5"),
-    ("a lane that is not a pair", building(VERTICES + "    lanes:\n      - 7\n"),
-     "b.building.yaml line 8: levels.L1.lanes[0]: expected [vertex, vertex, {params}]"),
-    ("a building nested 20,000 deep", "levels: " + "[" * 20000 + "]" * 20000 + "\n",
-     "b.building.yaml line 1: nested deeper than 64 levels"),
-]  # fmt: skip
+    (
+        "a vertex coordinate that is a word",
+        building("    vertices:\n      - [left, 0, 0, a]\n      - [1, 0, 0, b]\n" + LANES),
+        "b.building.yaml line 5: levels.L1.vertices[0]: expected [x, y, z, name, {params}]",
+    ),
+    (
+        "a vertex with one number",
+        building("    vertices:\n      - [0]\n      - [1, 0, 0, b]\n" + LANES),
+        "b.building.yaml line 5: levels.L1.vertices[0]",
+    ),
+    (
+        "lanes that are a number",
+        building(VERTICES + "    lanes: 5\n"),
+        "b.building.yaml line 7: levels.L1.lanes: expected a list, got int 5",
+    ),
+    (
+        "a lane that is not a pair",
+        building(VERTICES + "    lanes:\n      - 7\n"),
+        "b.building.yaml line 8: levels.L1.lanes[0]: expected [vertex, vertex, {params}]",
+    ),
+    (
+        "a building nested 20,000 deep",
+        "levels: " + "[" * 20000 + "]" * 20000 + "\n",
+        "b.building.yaml line 1: nested deeper than 64 levels",
+    ),
+]
 
 
 @pytest.mark.parametrize(("what", "text", "said"), CASES, ids=[c[0] for c in CASES])
@@ -45,22 +58,36 @@ def test_bad_buildings_are_clear_errors(tmp_path: Path, what: str, text: str, sa
 
 
 GRAPH_CASES = [
-    ("a node x that is a word", "[{name: a, x: left, y: 0}, {name: b, x: 1, y: 0}]",
-     "[{from: a, to: b}]", "nodes[0].x ('a'): expected a number of metres, got 'left'"),
-    ("a speed limit of 0", "[{name: a, x: 0, y: 0}, {name: b, x: 1, y: 0}]",
-     "[{from: a, to: b, speed_limit: 0}]",
-     "lanes[0].speed_limit: expected m/s > 0 (leave it out for no limit), got 0"),
-    ("a lane without an end", "[{name: a, x: 0, y: 0}, {name: b, x: 1, y: 0}]",
-     "[{from: a}]", "lanes[0]: expected {from, to, ...}"),
-]  # fmt: skip
+    (
+        "a node x that is a word",
+        "[{name: a, x: left, y: 0}, {name: b, x: 1, y: 0}]",
+        "[{from: a, to: b}]",
+        "nodes[0].x ('a'): expected a number of metres, got 'left'",
+    ),
+    (
+        "a speed limit of 0",
+        "[{name: a, x: 0, y: 0}, {name: b, x: 1, y: 0}]",
+        "[{from: a, to: b, speed_limit: 0}]",
+        "lanes[0].speed_limit: expected m/s > 0 (leave it out for no limit), got 0",
+    ),
+    (
+        "a lane without an end",
+        "[{name: a, x: 0, y: 0}, {name: b, x: 1, y: 0}]",
+        "[{from: a}]",
+        "lanes[0]: expected {from, to, ...}",
+    ),
+]
 
 
-@pytest.mark.parametrize(("what", "nodes", "lanes", "said"), GRAPH_CASES,
-                         ids=[c[0] for c in GRAPH_CASES])  # fmt: skip
-def test_bad_site_graphs_are_clear_errors(tmp_path: Path, what: str, nodes: str, lanes: str,
-                                          said: str) -> None:  # fmt: skip
-    (tmp_path / "s.yaml").write_text(f"site:\n  graph:\n    nodes: {nodes}\n"
-                                     f"    lanes: {lanes}\n" + ROBOT)  # fmt: skip
+@pytest.mark.parametrize(
+    ("what", "nodes", "lanes", "said"), GRAPH_CASES, ids=[c[0] for c in GRAPH_CASES]
+)
+def test_bad_site_graphs_are_clear_errors(
+    tmp_path: Path, what: str, nodes: str, lanes: str, said: str
+) -> None:
+    (tmp_path / "s.yaml").write_text(
+        f"site:\n  graph:\n    nodes: {nodes}\n    lanes: {lanes}\n" + ROBOT
+    )
     done = fleetsim("validate", str(tmp_path / "s.yaml"))
     assert done.returncode == 2, (what, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr and said in done.stderr, done.stderr
@@ -84,19 +111,33 @@ def depot_with(tmp_path: Path, tasks: dict[str, str], **params: object) -> Path:
 TASK_FILES = [
     ("random bytes", "rand.csv", bytes(range(256)) * 2, "rand.csv: cannot read tasks"),
     ("an empty file", "empty.csv", b"", "empty.csv: the file is empty; a task file has a header"),
-    ("a header without places", "cols.csv", b"a,b\n1,2\n",
-     "cols.csv line 1: the header ['a', 'b'] names no 'pickup' and 'dropoff' columns"),
-    ("places that are a number", "p42.json", b'[{"id": "a", "places": 42}]',
-     "p42.json: tasks[0]: places: expected a list of place names, got 42"),
-    ("a list nested 100,000 deep", "deep.json", b"[" * 100000 + b"]" * 100000,
-     "deep.json: nested too deeply to be a list of tasks"),
-]  # fmt: skip
+    (
+        "a header without places",
+        "cols.csv",
+        b"a,b\n1,2\n",
+        "cols.csv line 1: the header ['a', 'b'] names no 'pickup' and 'dropoff' columns",
+    ),
+    (
+        "places that are a number",
+        "p42.json",
+        b'[{"id": "a", "places": 42}]',
+        "p42.json: tasks[0]: places: expected a list of place names, got 42",
+    ),
+    (
+        "a list nested 100,000 deep",
+        "deep.json",
+        b"[" * 100000 + b"]" * 100000,
+        "deep.json: nested too deeply to be a list of tasks",
+    ),
+]
 
 
-@pytest.mark.parametrize(("what", "name", "content", "said"), TASK_FILES,
-                         ids=[c[0] for c in TASK_FILES])  # fmt: skip
-def test_bad_task_files_are_clear_errors(tmp_path: Path, what: str, name: str, content: bytes,
-                                         said: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("what", "name", "content", "said"), TASK_FILES, ids=[c[0] for c in TASK_FILES]
+)
+def test_bad_task_files_are_clear_errors(
+    tmp_path: Path, what: str, name: str, content: bytes, said: str
+) -> None:
     (tmp_path / name).write_bytes(content)
     path = depot_with(tmp_path, {"file": name})
     done = fleetsim("validate", str(path))
@@ -174,8 +215,9 @@ def test_failures_are_grouped_by_reason_without_the_robots_name(tmp_path: Path) 
 def test_a_poisson_rate_no_site_could_serve_is_refused_at_once(tmp_path: Path) -> None:
     """A rate of 1e9 orders an hour used to make a 5 s run take minutes."""
     pickups = ["n3_0", "n3_2"]
-    path = depot_with(tmp_path, {"poisson": {"rate_per_hour": 1e9, "pickups": pickups,
-                                             "dropoffs": ["n0_1"]}})  # fmt: skip
+    path = depot_with(
+        tmp_path, {"poisson": {"rate_per_hour": 1e9, "pickups": pickups, "dropoffs": ["n0_1"]}}
+    )
     done = fleetsim("validate", str(path), timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "2,000,000,000 orders an hour" in done.stderr and "at most 1,000,000" in done.stderr
@@ -192,8 +234,10 @@ def test_what_would_not_fit_in_memory_is_refused_with_the_estimate(tmp_path: Pat
     (tmp_path / "layout.yaml").write_text(
         "site: {layout: {type: warehouse, aisles: 1000000}}\n" + ROBOT
     )
-    for name, said in (("grid.yaml", "25,000,000 nodes would need about 4.0 GB"),
-                       ("layout.yaml", "21,000,005 nodes would need about 42.0 GB")):  # fmt: skip
+    for name, said in (
+        ("grid.yaml", "25,000,000 nodes would need about 4.0 GB"),
+        ("layout.yaml", "21,000,005 nodes would need about 42.0 GB"),
+    ):
         done = fleetsim("validate", str(tmp_path / name), timeout=120)
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         assert said in done.stderr and "over the limit of 3 GB" in done.stderr
@@ -210,8 +254,9 @@ def test_a_library_spawn_that_would_not_fit_is_refused() -> None:
     with MultiRobotSimulationCore(SimulationParams(gui=False)) as sim:
         manager = AgentManager(sim)
         with pytest.raises(ConfigError, match=r"1,000,000,000 bodies would need about 2,600"):
-            manager.spawn_agents_grid(10**9, GridSpawnParams(),
-                                      AgentSpawnParams(urdf_path="simple_cube"))  # fmt: skip
+            manager.spawn_agents_grid(
+                10**9, GridSpawnParams(), AgentSpawnParams(urdf_path="simple_cube")
+            )
         assert len(sim.world.bodies) == 0  # nothing was built
 
 

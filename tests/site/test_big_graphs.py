@@ -27,8 +27,13 @@ def lattice(side: int, spacing: float = 1.0) -> NavGraph:
     up = np.column_stack((k[:-1, :].ravel(), k[1:, :].ravel()))
     lanes = np.vstack((right, up))
     xy = np.column_stack((k.ravel() % side, k.ravel() // side)) * spacing
-    return NavGraph([f"n{i}" for i in range(side * side)], xy, lanes[:, 0], lanes[:, 1],
-                    bidirectional=np.ones(len(lanes), dtype=bool))  # fmt: skip
+    return NavGraph(
+        [f"n{i}" for i in range(side * side)],
+        xy,
+        lanes[:, 0],
+        lanes[:, 1],
+        bidirectional=np.ones(len(lanes), dtype=bool),
+    )
 
 
 def free_map(path: Path, side: int) -> Path:
@@ -75,12 +80,18 @@ def test_routes_on_axis_aligned_graphs_are_shortest(w: int, h: int, data: st.Dat
     pairs = [(r * w + c, r * w + c + 1) for r in range(h) for c in range(w - 1)]
     pairs += [(r * w + c, (r + 1) * w + c) for r in range(h - 1) for c in range(w)]
     kept = data.draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs)))
-    kind = data.draw(st.lists(st.sampled_from(["both", "ahead", "back"]), min_size=len(kept),
-                              max_size=len(kept)))  # fmt: skip
+    kind = data.draw(
+        st.lists(st.sampled_from(["both", "ahead", "back"]), min_size=len(kept), max_size=len(kept))
+    )
     lanes = [(v, u) if k == "back" else (u, v) for (u, v), k in zip(kept, kind, strict=True)]
     both = [k == "both" for k in kind]
-    graph = NavGraph([f"n{i}" for i in range(w * h)], xy, [u for u, _ in lanes],
-                     [v for _, v in lanes], bidirectional=both)  # fmt: skip
+    graph = NavGraph(
+        [f"n{i}" for i in range(w * h)],
+        xy,
+        [u for u, _ in lanes],
+        [v for _, v in lanes],
+        bidirectional=both,
+    )
     assert graph.axis_aligned
     edges = []
     for (u, v), two_way in zip(lanes, both, strict=True):
@@ -140,8 +151,10 @@ def conflicts_by_measuring(xy: np.ndarray, radius: float, extra: dict[int, set[i
     out = []
     for k in range(len(xy)):
         d = np.hypot(*(xy - xy[k]).T)
-        near = sorted(np.flatnonzero((d < radius) | (np.arange(len(xy)) == k)).tolist(),
-                      key=lambda m: (cell[m, 0], cell[m, 1], m))  # fmt: skip
+        near = sorted(
+            np.flatnonzero((d < radius) | (np.arange(len(xy)) == k)).tolist(),
+            key=lambda m: (cell[m, 0], cell[m, 1], m),
+        )
         out.append(sorted(set(near) | extra[k]) if k in extra else near)
     return out
 
@@ -150,9 +163,11 @@ def conflicts_by_measuring(xy: np.ndarray, radius: float, extra: dict[int, set[i
 def test_conflict_sets_equal_measuring_every_pair(seed: int, block: int) -> None:
     rng = np.random.default_rng(seed)
     n = 600
-    xy = [rng.uniform(0, 30, (n, 2)),  # dense
-          np.column_stack((rng.integers(0, 25, n), rng.integers(0, 25, n))) * 1.0,  # ties
-          rng.uniform(0, 1e5, (n, 2))][seed % 3]  # sparse: found by binary search  # fmt: skip
+    xy = [
+        rng.uniform(0, 30, (n, 2)),  # dense
+        np.column_stack((rng.integers(0, 25, n), rng.integers(0, 25, n))) * 1.0,  # ties
+        rng.uniform(0, 1e5, (n, 2)),
+    ][seed % 3]  # sparse: found by binary search
     radius = float(rng.choice([0.92, 1.0, 2.5]))
     extra = {int(k): set(rng.integers(0, n, 3).tolist()) for k in rng.integers(0, n, 6)}
     c = conflict_sets(xy, radius, extra, block=block)
@@ -165,8 +180,13 @@ def test_degrees_and_reachability_equal_walking_the_lanes() -> None:
     n, m = 3_000, 7_000  # wide frontiers (whole arrays) and narrow ones (node by node)
     a, b = rng.integers(0, n, m), rng.integers(0, n, m)
     keep = a != b
-    graph = NavGraph([f"n{i}" for i in range(n)], rng.uniform(0, 100, (n, 2)), a[keep], b[keep],
-                     bidirectional=rng.random(int(keep.sum())) < 0.3)  # fmt: skip
+    graph = NavGraph(
+        [f"n{i}" for i in range(n)],
+        rng.uniform(0, 100, (n, 2)),
+        a[keep],
+        b[keep],
+        bidirectional=rng.random(int(keep.sum())) < 0.3,
+    )
     pairs = {
         (min(u, v), max(u, v)) for u, v in zip(a[keep].tolist(), b[keep].tolist(), strict=True)
     }
@@ -176,8 +196,9 @@ def test_degrees_and_reachability_equal_walking_the_lanes() -> None:
         degree[v] += 1
     assert distinct_neighbours(graph, block=1000).tolist() == degree.tolist()
     successors: dict[int, set[int]] = {}
-    for u, v, two_way in zip(graph.lane_from.tolist(), graph.lane_to.tolist(),
-                             graph.bidirectional.tolist(), strict=True):  # fmt: skip
+    for u, v, two_way in zip(
+        graph.lane_from.tolist(), graph.lane_to.tolist(), graph.bidirectional.tolist(), strict=True
+    ):
         successors.setdefault(u, set()).add(v)
         if two_way:
             successors.setdefault(v, set()).add(u)
@@ -240,8 +261,9 @@ def test_the_compiled_search_finds_the_python_searchs_routes(
 
     ran: list[bool] = []
     search = search_kernel.search
-    monkeypatch.setattr(search_kernel, "search",
-                        lambda *a: (lambda r: ran.append(r[0]) or r)(search(*a)))  # fmt: skip
+    monkeypatch.setattr(
+        search_kernel, "search", lambda *a: (lambda r: ran.append(r[0]) or r)(search(*a))
+    )
     compiled = routes()
     assert ran and all(ran)
     rng = np.random.default_rng(3)

@@ -21,8 +21,11 @@ from fleetsim.interfaces.rmf.nav_graph import nav_graph
 from fleetsim.site import Site, load_rmf_building
 
 # How each level's drawing relates to the world: metres per pixel, turn (rad), offset (m).
-DRAWINGS = {"L1": (0.05, 0.0, (0.0, 0.0)), "L2": (0.04, 0.1, (3.0, -2.0)),
-            "L3": (0.06, -0.05, (-1.5, 4.0))}  # fmt: skip
+DRAWINGS = {
+    "L1": (0.05, 0.0, (0.0, 0.0)),
+    "L2": (0.04, 0.1, (3.0, -2.0)),
+    "L3": (0.06, -0.05, (-1.5, 4.0)),
+}
 ELEVATIONS = {"L1": 0.0, "L2": 4.0, "L3": 8.0}
 FIDUCIALS = {"north": (2.0, 1.0), "east": (14.0, -3.0), "south": (3.0, -9.0)}
 LIFT = (10.0, -5.0)  # the cabin's centre in the world
@@ -49,8 +52,10 @@ def building() -> dict[str, Any]:
         vertices = [[*to_pixels(level, xy), 0, name] for name, xy in named]
         vertices.append([*to_pixels(level, LIFT), 0, ""])  # the lift's vertex: unnamed
         lift_vertex = len(vertices) - 1
-        lanes = [[0, 1, {"bidirectional": [4, True], "graph_idx": [2, 0]}],
-                 [1, lift_vertex, {"bidirectional": [4, True], "graph_idx": [2, 0]}]]  # fmt: skip
+        lanes = [
+            [0, 1, {"bidirectional": [4, True], "graph_idx": [2, 0]}],
+            [1, lift_vertex, {"bidirectional": [4, True], "graph_idx": [2, 0]}],
+        ]
         # a wall and a door beside the corridor, and a measurement on the reference level
         vertices += [[*to_pixels(level, xy), 0, ""] for xy in ((4.0, -7.0), (8.0, -7.0))]
         spec: dict[str, Any] = {
@@ -65,13 +70,25 @@ def building() -> dict[str, Any]:
             spec["measurements"] = [[3, 4, {"distance": [3, 4.0]}]]
             spec["floors"] = [{"vertices": [0, 1, 2]}]  # not simulated: said so by name
         levels[level] = spec
-    lift = {"x": to_pixels("L1", LIFT)[0], "y": to_pixels("L1", LIFT)[1], "yaw": 0.0,
-            "width": 2.0, "depth": 2.0, "reference_floor_name": "L1",
-            "level_doors": {"L1": ["door1"], "L2": ["door1"], "L3": ["door1"]},
-            "doors": {"door1": {"door_type": 2, "x": 0, "y": -1, "motion_axis_orientation": 0,
-                                "width": 1.5}}}  # fmt: skip
-    return {"name": "tower", "coordinate_system": "reference_image", "levels": levels,
-            "lifts": {"Lift1": lift}, "crowd_sim": {"enable": 0}}  # fmt: skip
+    lift = {
+        "x": to_pixels("L1", LIFT)[0],
+        "y": to_pixels("L1", LIFT)[1],
+        "yaw": 0.0,
+        "width": 2.0,
+        "depth": 2.0,
+        "reference_floor_name": "L1",
+        "level_doors": {"L1": ["door1"], "L2": ["door1"], "L3": ["door1"]},
+        "doors": {
+            "door1": {"door_type": 2, "x": 0, "y": -1, "motion_axis_orientation": 0, "width": 1.5}
+        },
+    }
+    return {
+        "name": "tower",
+        "coordinate_system": "reference_image",
+        "levels": levels,
+        "lifts": {"Lift1": lift},
+        "crowd_sim": {"enable": 0},
+    }
 
 
 @pytest.fixture

@@ -45,8 +45,9 @@ def test_a_door_partly_open_is_still_a_wall(sim: MultiRobotSimulationCore) -> No
         doors = sim.doors
         door = doors["main_door"]
         door.move_s = 20.0  # a slow door: the robot is at it long before it is open
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(3, 0, 0), sim_core=sim,
-                                motion_mode="differential")  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot", Pose.from_xyz(3, 0, 0), sim_core=sim, motion_mode="differential"
+        )
         doors.open("main_door", "robot")
         sim.run_simulation(duration=door.move_s * 0.6)
         assert door.mode is DoorMode.OPENING and 0.4 < door.opened < 0.8

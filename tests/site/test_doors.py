@@ -99,9 +99,15 @@ def test_a_door_opens_in_its_time_and_a_closed_door_is_a_wall(house: Path) -> No
 
 
 def write_scenario(folder: Path, house: Path) -> Path:
-    tasks = [{"id": f"t{k}", "pickup": "west" if k % 2 == 0 else "east",
-              "dropoff": "east" if k % 2 == 0 else "west", "release_time": 5 * k}
-             for k in range(6)]  # fmt: skip
+    tasks = [
+        {
+            "id": f"t{k}",
+            "pickup": "west" if k % 2 == 0 else "east",
+            "dropoff": "east" if k % 2 == 0 else "west",
+            "release_time": 5 * k,
+        }
+        for k in range(6)
+    ]
     path = folder / "doors.yaml"
     lines = [
         "simulation: {timestep: 0.1, target_rtf: 0, duration: 400, seed: 3}",

@@ -44,8 +44,9 @@ def test_thirty_robots_serve_an_hour_of_orders_across_three_floors() -> None:
                 across = np.abs(rel @ np.array([-unit[1], unit[0]]))
                 inside = (across < 0.35) & (np.abs(rel @ unit) < np.linalg.norm(along) / 2)
                 if inside.any():
-                    problems.append(f"{sim.sim_time:.1f} s: a robot in {door.name} while "
-                                    f"{door.mode.value}")  # fmt: skip
+                    problems.append(
+                        f"{sim.sim_time:.1f} s: a robot in {door.name} while {door.mode.value}"
+                    )
 
         sim.register_callback(watch)
         sim.run_simulation()

@@ -61,9 +61,17 @@ def test_blocks_of_racks_with_cross_lanes_between() -> None:
 
 @pytest.mark.parametrize(
     ("aisles", "blocks", "one_way"),
-    [(1, 1, True), (2, 1, True), (5, 1, True), (4, 1, False), (1, 2, True), (4, 2, True),
-     (5, 3, True), (6, 4, True)],
-)  # fmt: skip
+    [
+        (1, 1, True),
+        (2, 1, True),
+        (5, 1, True),
+        (4, 1, False),
+        (1, 2, True),
+        (4, 2, True),
+        (5, 3, True),
+        (6, 4, True),
+    ],
+)
 def test_every_node_reaches_every_other(aisles: int, blocks: int, one_way: bool) -> None:
     g = warehouse_layout(aisles=aisles, aisle_length=8, blocks=blocks, one_way=one_way).graph
     for a, b in itertools.product(range(len(g)), repeat=2):
@@ -101,7 +109,9 @@ def test_bad_numbers_are_named() -> None:
 
 
 def test_a_scenario_on_a_generated_warehouse(tmp_path: Path) -> None:
-    path = scenario(tmp_path, """
+    path = scenario(
+        tmp_path,
+        """
         name: gen
         simulation: {timestep: 0.1, target_rtf: 0, duration: 60, seed: 3,
                      collision_narrowphase: aabb}
@@ -111,7 +121,8 @@ def test_a_scenario_on_a_generated_warehouse(tmp_path: Path) -> None:
         plugins:
           - type: fleet_manager
             params: {tasks: {poisson: {rate_per_hour: 20}}, pick_time: 2, drop_time: 2}
-    """)  # fmt: skip
+    """,
+    )
     result = fleetsim("run", str(path), "--fail-on", "collisions")
     assert result.returncode == 0, result.stderr + result.stdout
     assert "deadlocks         │ 0 (0 unresolved)" in result.stdout

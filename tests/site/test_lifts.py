@@ -109,21 +109,28 @@ def test_requests_are_served_by_the_policy(tower: Path) -> None:
 
 def write_scenario(tower: Path) -> Path:
     places = [("dock", "lab"), ("ward", "dock"), ("lab", "ward"), ("dock", "ward")]
-    tasks = [{"id": f"t{k}", "pickup": a, "dropoff": b, "release_time": 10 * k}
-             for k, (a, b) in enumerate(places)]  # fmt: skip
+    tasks = [
+        {"id": f"t{k}", "pickup": a, "dropoff": b, "release_time": 10 * k}
+        for k, (a, b) in enumerate(places)
+    ]
     path = tower.parent / "floors.yaml"
-    path.write_text("\n".join([
-        "simulation: {timestep: 0.1, target_rtf: 0, duration: 900, seed: 2}",
-        f"site: {{file: {tower.name}}}",
-        "robots:",
-        "  - {name: amr, model: mobile_robot, start: [park_L1, park_L2]}",
-        "plugins:",
-        "  - type: fleet_manager",
-        "    params:",
-        "      pick_time: 1",
-        "      drop_time: 1",
-        f"      tasks: {{list: {tasks}}}",
-    ]).replace("'", '"') + "\n")  # fmt: skip
+    path.write_text(
+        "\n".join(
+            [
+                "simulation: {timestep: 0.1, target_rtf: 0, duration: 900, seed: 2}",
+                f"site: {{file: {tower.name}}}",
+                "robots:",
+                "  - {name: amr, model: mobile_robot, start: [park_L1, park_L2]}",
+                "plugins:",
+                "  - type: fleet_manager",
+                "    params:",
+                "      pick_time: 1",
+                "      drop_time: 1",
+                f"      tasks: {{list: {tasks}}}",
+            ]
+        ).replace("'", '"')
+        + "\n"
+    )
     return path
 
 

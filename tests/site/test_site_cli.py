@@ -57,8 +57,11 @@ def test_export_an_rmf_nav_graph(tmp_path: Path) -> None:
     assert [v[:2] for v in vertices] == g.xy.tolist()
     assert [v[2]["is_charger"] for v in vertices] == g.properties["charger"].tolist()
     directed = {(g.names[a], g.names[b]) for a, b in zip(g.lane_from, g.lane_to, strict=True)}
-    directed |= {(g.names[b], g.names[a]) for a, b, two in
-                 zip(g.lane_from, g.lane_to, g.bidirectional, strict=True) if two}  # fmt: skip
+    directed |= {
+        (g.names[b], g.names[a])
+        for a, b, two in zip(g.lane_from, g.lane_to, g.bidirectional, strict=True)
+        if two
+    }
     assert {(g.names[a], g.names[b]) for a, b, _ in lanes} == directed
     assert len(lanes) == len(directed)  # one-way lanes once, two-way lanes both ways
     bad = fleetsim("site", "export", str(path), "--format", "gazebo", "-o", str(out))
@@ -71,8 +74,17 @@ def test_export_an_rmf_fleet_config(tmp_path: Path) -> None:
     path = tmp_path / "test.building.yaml"
     path.write_text(BUILDING)
     out = tmp_path / "config.yaml"
-    result = fleetsim("site", "export", str(path), "--format", "rmf-fleet-config", "-o",
-                      str(out), "--fleet-manager", "http://127.0.0.1:22999")  # fmt: skip
+    result = fleetsim(
+        "site",
+        "export",
+        str(path),
+        "--format",
+        "rmf-fleet-config",
+        "-o",
+        str(out),
+        "--fleet-manager",
+        "http://127.0.0.1:22999",
+    )
     assert result.returncode == 0, result.stderr
     config = yaml.safe_load(out.read_text())
     fleet = config["rmf_fleet"]
@@ -81,11 +93,24 @@ def test_export_an_rmf_fleet_config(tmp_path: Path) -> None:
     assert 0.1 < fleet["profile"]["footprint"] < 1.0  # measured from the model's box
     manager = config["fleet_manager"]  # what rmf_demos' fleet adapter reads
     assert (manager["ip"], manager["port"], manager["user"], manager["password"]) == (
-        "127.0.0.1", 22999, "", "")  # fmt: skip
+        "127.0.0.1",
+        22999,
+        "",
+        "",
+    )
     assert manager["prefix"] == "http://127.0.0.1:22999"  # RMF's tutorial template reads this
     assert config["reference_coordinates"] == {"L1": {"rmf": SAME, "robot": SAME}}
-    wrong = fleetsim("site", "export", str(path), "--format", "rmf-fleet-config", "-o", str(out),
-                     "--fleet-manager", "127.0.0.1")  # fmt: skip
+    wrong = fleetsim(
+        "site",
+        "export",
+        str(path),
+        "--format",
+        "rmf-fleet-config",
+        "-o",
+        str(out),
+        "--fleet-manager",
+        "127.0.0.1",
+    )
     assert wrong.returncode == 2 and "expected http://HOST:PORT" in wrong.stderr
     grid = tmp_path / "small.map"
     grid.write_text(SMALL)

@@ -34,8 +34,9 @@ def drive(sim: MultiRobotSimulationCore, robot: Agent, check: object, steps: int
 def test_go_to_follows_the_lanes_to_the_place(sim: MultiRobotSimulationCore) -> None:
     site = Site.from_graph(NODES, LANES)
     assert sim.set_site(site) == [] and sim.site is site
-    robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0.3, 0.2, 0), sim_core=sim,
-                            motion_mode="differential")  # fmt: skip
+    robot = Agent.from_urdf(
+        "mobile_robot", Pose.from_xyz(0.3, 0.2, 0), sim_core=sim, motion_mode="differential"
+    )
     action = robot.go_to("b")
     farthest = [0.0]
 

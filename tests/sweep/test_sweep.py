@@ -34,8 +34,12 @@ robots:
 
 
 def sweep_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetsim", "sweep", *args],
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "fleetsim", "sweep", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def rows(path: Path) -> dict[tuple[object, object], dict[str, object]]:
@@ -75,14 +79,19 @@ def test_bad_input_is_refused_before_any_run(tmp_path: Path) -> None:
         (["--set", f"{ROBOTS}=3,lots"], ROBOTS),
         (["--set", f"{ROBOTS}="], "no values"),
         (["--set", f"{ROBOTS}=3,6", "--seeds", "5-1"], "write 1-5"),
-        (["--set", f"{ROBOTS}=3,6", "--backend", "ray", "--ray-address", "127.0.0.1:9"],
-         "cannot reach a Ray cluster"),
+        (
+            ["--set", f"{ROBOTS}=3,6", "--backend", "ray", "--ray-address", "127.0.0.1:9"],
+            "cannot reach a Ray cluster",
+        ),
         (["--set", f"{ROBOTS}=3,6", "--backend", "spark"], "choose local or ray"),
         (["--set", f"{ROBOTS}=3,6", "--out", str(tmp_path / "s.csv")], "use a .parquet"),
-    ]  # fmt: skip
+    ]
     for args, message in cases:
-        done = sweep_cli("warehouse", *args, "--out", str(out), timeout=60) if "--out" not in \
-            args else sweep_cli("warehouse", *args, timeout=60)  # fmt: skip
+        done = (
+            sweep_cli("warehouse", *args, "--out", str(out), timeout=60)
+            if "--out" not in args
+            else sweep_cli("warehouse", *args, timeout=60)
+        )
         assert done.returncode == 2, (args, done.stderr)
         assert message in done.stderr, (args, done.stderr)
         assert not out.exists() and not list(tmp_path.iterdir())
@@ -91,8 +100,17 @@ def test_bad_input_is_refused_before_any_run(tmp_path: Path) -> None:
 def test_a_local_sweep_end_to_end(tmp_path: Path) -> None:
     """Rows, failures, the KPIs a single `fleetsim run` gives, plots, details, resume, query."""
     out = tmp_path / "s.parquet"
-    args = ["warehouse", "--set", f"{ROBOTS}=3,6,500", "--duration", "60", "--workers", "2",
-            "--out", str(out)]  # fmt: skip
+    args = [
+        "warehouse",
+        "--set",
+        f"{ROBOTS}=3,6,500",
+        "--duration",
+        "60",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
     done = sweep_cli(*args, "--seeds", "1-2", "--plot", "--details")
     assert done.returncode == 1, done.stderr  # two runs failed
     assert "6 runs (2 failed), 0 already in the file" in done.stdout
@@ -105,9 +123,26 @@ def test_a_local_sweep_end_to_end(tmp_path: Path) -> None:
     assert "per combination" in done.stdout and "throughput_per_hour" in done.stdout
     # One run of the sweep equals the same run made alone.
     alone = tmp_path / "alone.json"
-    single = subprocess.run([sys.executable, "-m", "fleetsim", "run", "warehouse", "--set",
-                             f"{ROBOTS}=6", "--seed", "2", "--duration", "60", "--output",
-                             str(alone)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    single = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "run",
+            "warehouse",
+            "--set",
+            f"{ROBOTS}=6",
+            "--seed",
+            "2",
+            "--duration",
+            "60",
+            "--output",
+            str(alone),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert single.returncode == 0, single.stderr
     summary = json.loads(alone.read_text())["summary"]
     swept = table[(6, 2)]
@@ -167,10 +202,22 @@ def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> No
     scenario = tmp_path / "tiny.yaml"
     scenario.write_text(TINY)
     out = tmp_path / "many.parquet"
-    args = [str(scenario), "--set", "robots[0].actions[0].pose=[0.5,0,0],[1,0,0],[30,0,0]",
-            "--seeds", "1-20", "--workers", "2", "--out", str(out)]  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "sweep", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    args = [
+        str(scenario),
+        "--set",
+        "robots[0].actions[0].pose=[0.5,0,0],[1,0,0],[30,0,0]",
+        "--seeds",
+        "1-20",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fleetsim", "sweep", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     journal = out.with_name("many.parquet.journal")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -181,8 +228,11 @@ def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> No
     proc.wait(30)
     orphans: list[str] = []
     for _ in range(100):  # the workers and the resource tracker go with the sweep
-        orphans = [cmd for cmd in children_of_none(sys.executable) if "spawn_main" in cmd
-                   or "resource_tracker" in cmd]  # fmt: skip
+        orphans = [
+            cmd
+            for cmd in children_of_none(sys.executable)
+            if "spawn_main" in cmd or "resource_tracker" in cmd
+        ]
         if not orphans:
             break
         time.sleep(0.1)
@@ -192,8 +242,9 @@ def test_a_killed_sweep_resumes_and_many_runs_stay_correct(tmp_path: Path) -> No
     table = pq.read_table(out).to_pylist()
     assert len(table) == 60 and len({r["run_id"] for r in table}) == 60
     assert all(r["status"] == "ok" for r in table)
-    ran, skipped = map(int, re.search(r"(\d+) runs \(0 failed\), (\d+) already", done.stdout)
-                       .groups())  # fmt: skip
+    ran, skipped = map(
+        int, re.search(r"(\d+) runs \(0 failed\), (\d+) already", done.stdout).groups()
+    )
     assert skipped >= 5 and ran >= 1 and ran + skipped == 60  # killed half-way, then finished
     far = [r for r in table if r["robots[0].actions[0].pose"] == [30, 0, 0]]
     near = [r for r in table if r["robots[0].actions[0].pose"] == [0.5, 0, 0]]
@@ -225,8 +276,17 @@ def test_retry_failed_and_a_journal_without_resume(tmp_path: Path) -> None:
     scenario = tmp_path / "tiny.yaml"
     scenario.write_text(TINY)
     out = tmp_path / "r.parquet"
-    args = [str(scenario), "--set", "robots[0].model=simple_cube,no_such_model", "--seeds",
-            "1-2", "--workers", "2", "--out", str(out)]  # fmt: skip
+    args = [
+        str(scenario),
+        "--set",
+        "robots[0].model=simple_cube,no_such_model",
+        "--seeds",
+        "1-2",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
     first = sweep_cli(*args)
     assert first.returncode == 1 and "4 runs (2 failed), 0 already" in first.stdout
     again = sweep_cli(*args, "--resume")

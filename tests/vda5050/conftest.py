@@ -18,9 +18,13 @@ from fleetsim.interfaces.vda5050.topics import Topics
 TOPICS = Topics("uagv", "2.0", "fleetsim")
 BROKERS = [
     "embedded",
-    pytest.param("mosquitto", marks=pytest.mark.skipif(not MosquittoBroker.available(),
-                                                      reason="mosquitto is not installed")),
-]  # fmt: skip
+    pytest.param(
+        "mosquitto",
+        marks=pytest.mark.skipif(
+            not MosquittoBroker.available(), reason="mosquitto is not installed"
+        ),
+    ),
+]
 
 
 @pytest.fixture(scope="module", params=BROKERS)
@@ -33,8 +37,14 @@ def broker(request: pytest.FixtureRequest) -> Iterator[Any]:
 class Observer:
     """A master control's view: everything published under the prefix."""
 
-    def __init__(self, broker: Any, username: str | None = None, password: str | None = None,
-                 tls_ca: str | None = None, prefix: str = TOPICS.prefix) -> None:  # fmt: skip
+    def __init__(
+        self,
+        broker: Any,
+        username: str | None = None,
+        password: str | None = None,
+        tls_ca: str | None = None,
+        prefix: str = TOPICS.prefix,
+    ) -> None:
         self.seen: list[tuple[str, bytes, bool]] = []
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"mc{id(self)}")
         if username is not None:

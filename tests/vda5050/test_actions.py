@@ -33,10 +33,14 @@ def sim() -> Iterator[MultiRobotSimulationCore]:
 
 
 def action(kind: str, action_id: str, blocking: str = "HARD", **params: Any) -> Action:
-    return Action.model_validate({"actionType": kind, "actionId": action_id,
-                                  "blockingType": blocking,
-                                  "actionParameters": [{"key": k, "value": v}
-                                                       for k, v in params.items()]})  # fmt: skip
+    return Action.model_validate(
+        {
+            "actionType": kind,
+            "actionId": action_id,
+            "blockingType": blocking,
+            "actionParameters": [{"key": k, "value": v} for k, v in params.items()],
+        }
+    )
 
 
 def with_actions(order: Order, **at: list[Action]) -> Order:
@@ -48,12 +52,23 @@ def with_actions(order: Order, **at: list[Action]) -> Order:
 
 
 def amr(sim: MultiRobotSimulationCore, x: float = 0.0, y: float = 0.0) -> Agent:
-    return Agent.from_urdf("mobile_robot", Pose.from_xyz(x, y, 0), sim_core=sim, name="amr_0",
-                           motion_mode="differential", max_linear_vel=1.5)  # fmt: skip
+    return Agent.from_urdf(
+        "mobile_robot",
+        Pose.from_xyz(x, y, 0),
+        sim_core=sim,
+        name="amr_0",
+        motion_mode="differential",
+        max_linear_vel=1.5,
+    )
 
 
-def run(sim: MultiRobotSimulationCore, vehicle: Vehicle, steps: int, until: Any = None,
-        watch: Any = None) -> list[Any]:  # fmt: skip
+def run(
+    sim: MultiRobotSimulationCore,
+    vehicle: Vehicle,
+    steps: int,
+    until: Any = None,
+    watch: Any = None,
+) -> list[Any]:
     """Step both; collect `watch()` each step; stop early when `until()` holds."""
     seen = []
     for _ in range(steps):
@@ -73,20 +88,31 @@ def status(vehicle: Vehicle, action_id: str) -> str:
 def test_pick_and_drop_a_real_object_with_blocking_actions(
     sim: MultiRobotSimulationCore,
 ) -> None:
-    box = SimObject.from_params(SimObjectSpawnParams(
-        visual_shape=ShapeParams(half_extents=(0.2, 0.2, 0.2)),
-        initial_pose=Pose.from_xyz(3.0, 0.0, 0.2), pickable=True, name="tote_7",
-    ), sim_core=sim)  # fmt: skip
+    box = SimObject.from_params(
+        SimObjectSpawnParams(
+            visual_shape=ShapeParams(half_extents=(0.2, 0.2, 0.2)),
+            initial_pose=Pose.from_xyz(3.0, 0.0, 0.2),
+            pickable=True,
+            name="tote_7",
+        ),
+        sim_core=sim,
+    )
     robot = amr(sim)
     vehicle = Vehicle(robot, Topics())
-    order = with_actions(straight(["n0", "n1", "n2"], released=3),
-                         n1=[action("pick", "p1", "HARD", loadType="tote")],
-                         n2=[action("drop", "d1", "SOFT")])  # fmt: skip
+    order = with_actions(
+        straight(["n0", "n1", "n2"], released=3),
+        n1=[action("pick", "p1", "HARD", loadType="tote")],
+        n2=[action("drop", "d1", "SOFT")],
+    )
     assert vehicle.take_order(order)
     assert status(vehicle, "p1") == "WAITING" and status(vehicle, "d1") == "WAITING"
-    trace = run(sim, vehicle, 400, until=lambda: status(vehicle, "d1") == "FINISHED",
-                watch=lambda: (status(vehicle, "p1"), robot.get_pose().position[0],
-                               robot.is_moving))  # fmt: skip
+    trace = run(
+        sim,
+        vehicle,
+        400,
+        until=lambda: status(vehicle, "d1") == "FINISHED",
+        watch=lambda: (status(vehicle, "p1"), robot.get_pose().position[0], robot.is_moving),
+    )
     pick = [s for s, _, _ in trace]
     firsts = [s for k, s in enumerate(pick) if k == 0 or pick[k - 1] != s]
     assert firsts == ["WAITING", "INITIALIZING", "RUNNING", "FINISHED"]
@@ -106,9 +132,11 @@ def test_loads_are_reported_while_carried_and_a_second_pick_fails(
 ) -> None:
     robot = amr(sim)
     vehicle = Vehicle(robot, Topics())
-    order = with_actions(straight(["n0", "n1"], released=2),
-                         n0=[action("pick", "p1", loadId="L-1", loadType="pallet")],
-                         n1=[action("pick", "p2"), action("drop", "d1", loadId="L-9")])  # fmt: skip
+    order = with_actions(
+        straight(["n0", "n1"], released=2),
+        n0=[action("pick", "p1", loadId="L-1", loadType="pallet")],
+        n1=[action("pick", "p2"), action("drop", "d1", loadId="L-9")],
+    )
     assert vehicle.take_order(order)
     run(sim, vehicle, 30, until=lambda: status(vehicle, "p1") == "FINISHED")
     (load,) = vehicle.state(sim.sim_time).loads or []
@@ -127,15 +155,23 @@ def test_none_blocking_actions_let_the_vehicle_drive_and_hard_ones_run_alone(
 ) -> None:
     robot = amr(sim)
     vehicle = Vehicle(robot, Topics())
-    order = with_actions(straight(["n0", "n1", "n2"], released=3),
-                         n0n1=[action("wait", "e1", "NONE", duration=2.0)],
-                         n1=[action("wait", "s1", "SOFT", duration=1.0),
-                             action("wait", "h1", "HARD", duration=1.0),
-                             action("wait", "z1", "NONE", duration=0.5)])  # fmt: skip
+    order = with_actions(
+        straight(["n0", "n1", "n2"], released=3),
+        n0n1=[action("wait", "e1", "NONE", duration=2.0)],
+        n1=[
+            action("wait", "s1", "SOFT", duration=1.0),
+            action("wait", "h1", "HARD", duration=1.0),
+            action("wait", "z1", "NONE", duration=0.5),
+        ],
+    )
     assert vehicle.take_order(order)
-    trace = run(sim, vehicle, 400, until=lambda: vehicle.book.idle and not robot.is_moving,
-                watch=lambda: ({k: status(vehicle, k) for k in ("e1", "s1", "h1", "z1")},
-                               robot.is_moving))  # fmt: skip
+    trace = run(
+        sim,
+        vehicle,
+        400,
+        until=lambda: vehicle.book.idle and not robot.is_moving,
+        watch=lambda: ({k: status(vehicle, k) for k in ("e1", "s1", "h1", "z1")}, robot.is_moving),
+    )
     edge_running_moving = [m for s, m in trace if s["e1"] == "RUNNING"]
     assert edge_running_moving and all(edge_running_moving)  # NONE: drove on while it ran
     for s, moving in trace:
@@ -165,8 +201,10 @@ def test_unknown_or_misplaced_actions_reject_the_order(sim: MultiRobotSimulation
 def test_charging_only_on_a_charger_and_pause_holds_actions(
     sim: MultiRobotSimulationCore,
 ) -> None:
-    nodes = [{"name": "dock", "x": 0.0, "y": 0.0, "charger": True}, {"name": "n1", "x": 3.0,
-              "y": 0.0}]  # fmt: skip
+    nodes = [
+        {"name": "dock", "x": 0.0, "y": 0.0, "charger": True},
+        {"name": "n1", "x": 3.0, "y": 0.0},
+    ]
     sim.set_site(Site.from_graph(nodes, [{"from": "dock", "to": "n1", "bidirectional": True}]))
     robot = amr(sim)
     vehicle = Vehicle(robot, Topics(), sim.site)
@@ -194,9 +232,11 @@ def test_cancel_fails_open_actions_and_init_position_moves_an_idle_vehicle(
 ) -> None:
     robot = amr(sim)
     vehicle = Vehicle(robot, Topics())
-    order = with_actions(straight(["n0", "n1"], released=2),
-                         n0=[action("wait", "w1", duration=5.0)],
-                         n1=[action("drop", "d1")])  # fmt: skip
+    order = with_actions(
+        straight(["n0", "n1"], released=2),
+        n0=[action("wait", "w1", duration=5.0)],
+        n1=[action("drop", "d1")],
+    )
     assert vehicle.take_order(order)
     run(sim, vehicle, 5)
     init = action("initPosition", "i1", x=4.0, y=-1.0, theta=1.0, lastNodeId="n7")
@@ -216,9 +256,13 @@ def test_new_base_request_near_the_end_of_the_base(sim: MultiRobotSimulationCore
     robot = amr(sim)
     vehicle = Vehicle(robot, Topics())
     assert vehicle.take_order(straight(["n0", "n1", "n2", "n3"], released=3))
-    trace = run(sim, vehicle, 300, until=lambda: vehicle.book.last_node_id == "n2",
-                watch=lambda: (robot.get_pose().position[0],
-                               vehicle.state(0.0).new_base_request))  # fmt: skip
+    trace = run(
+        sim,
+        vehicle,
+        300,
+        until=lambda: vehicle.book.last_node_id == "n2",
+        watch=lambda: (robot.get_pose().position[0], vehicle.state(0.0).new_base_request),
+    )
     asked = [x for x, wants in trace if wants]
     assert trace[0][1] is False  # not at the start of a 6 m base
     assert min(asked) == pytest.approx(6.0 - 3.0 * 1.5, abs=0.2)  # 3 s before its end at 1.5 m/s
@@ -229,8 +273,13 @@ def test_new_base_request_near_the_end_of_the_base(sim: MultiRobotSimulationCore
 
 def test_factsheet_from_the_robot(sim: MultiRobotSimulationCore) -> None:
     robot = amr(sim)
-    header = {"header_id": 0, "timestamp": HEADER["timestamp"], "version": "2.0.0",
-              "manufacturer": "fleetsim", "serial_number": "amr_0"}  # fmt: skip
+    header = {
+        "header_id": 0,
+        "timestamp": HEADER["timestamp"],
+        "version": "2.0.0",
+        "manufacturer": "fleetsim",
+        "serial_number": "amr_0",
+    }
     sheet = factsheet_of(robot, header, state_interval=1.0)
     out = json.loads(sheet.to_json())
     assert out["typeSpecification"]["agvKinematic"] == "DIFF"

@@ -31,8 +31,10 @@ def test_the_command_serves_a_scenario_until_sigterm(tmp_path: Path) -> None:
     path = scenario(tmp_path, SCENARIO)
     proc = subprocess.Popen(
         [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--rtf", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -47,8 +49,9 @@ def test_the_command_serves_a_scenario_until_sigterm(tmp_path: Path) -> None:
         order.serial_number = "amr_0"
         observer.client.publish(f"{topic}/order", order.to_json())
         states = f"{topic}/state"
-        observer.wait_for(lambda: any(json.loads(p)["lastNodeId"] == "n1"
-                                      for p in observer.payloads(states)), 30)  # fmt: skip
+        observer.wait_for(
+            lambda: any(json.loads(p)["lastNodeId"] == "n1" for p in observer.payloads(states)), 30
+        )
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 128 + signal.SIGTERM, err
@@ -57,8 +60,9 @@ def test_the_command_serves_a_scenario_until_sigterm(tmp_path: Path) -> None:
         deadline = time.monotonic() + 5
         while said[-1] != "OFFLINE" and time.monotonic() < deadline:
             time.sleep(0.05)
-            said = [json.loads(p)["connectionState"]
-                    for p in observer.payloads(f"{topic}/connection")]  # fmt: skip
+            said = [
+                json.loads(p)["connectionState"] for p in observer.payloads(f"{topic}/connection")
+            ]
         assert said[0] == "ONLINE" and said[-1] == "OFFLINE"
         observer.close()
     finally:
@@ -73,10 +77,28 @@ def test_the_command_on_mosquitto_with_a_password_for_a_duration(tmp_path: Path)
         observer = Observer(broker, "fleet", "s3cret", prefix="uagv/v2/acme")
         env = {**os.environ, "FLEETSIM_MQTT_PASSWORD": "s3cret"}
         done = subprocess.run(
-            [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker", broker.url,
-             "--username", "fleet", "--duration", "3", "--rtf", "3", "--manufacturer", "acme"],
-            capture_output=True, text=True, env=env, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "fleetsim",
+                "vda5050",
+                str(path),
+                "--broker",
+                broker.url,
+                "--username",
+                "fleet",
+                "--duration",
+                "3",
+                "--rtf",
+                "3",
+                "--manufacturer",
+                "acme",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         assert f"broker {broker.url}  topics uagv/v2/acme/<serialNumber>" in done.stdout
         # 2 vehicles, a state each on connect... at least every simulated second for 3 s
@@ -88,19 +110,46 @@ def test_the_command_on_mosquitto_with_a_password_for_a_duration(tmp_path: Path)
         assert json.loads(sheet[-1])["manufacturer"] == "acme"
         observer.close()
         wrong = subprocess.run(
-            [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker", broker.url,
-             "--username", "fleet", "--password", "nope", "--duration", "1"],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "fleetsim",
+                "vda5050",
+                str(path),
+                "--broker",
+                broker.url,
+                "--username",
+                "fleet",
+                "--password",
+                "nope",
+                "--duration",
+                "1",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert wrong.returncode != 0 and "refused the MQTT session" in wrong.stderr + wrong.stdout
 
 
 def test_the_scenarios_own_drivers_are_turned_off() -> None:
     """`fleetsim vda5050 warehouse`: the master control drives, not the reference fleet manager."""
     done = subprocess.run(
-        [sys.executable, "-m", "fleetsim", "vda5050", "warehouse", "--duration", "2", "--rtf",
-         "20"], capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "vda5050",
+            "warehouse",
+            "--duration",
+            "2",
+            "--rtf",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "vehicles 100" in done.stdout
     assert "the scenario's fleet_manager turned off" in done.stdout

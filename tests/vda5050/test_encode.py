@@ -28,12 +28,14 @@ def general(vehicle: Vehicle, m: Motion, header_id: int) -> str:
 @pytest.mark.parametrize("manufacturer", ["fleetsim", "100%_robots"])
 def test_the_idle_template_matches_the_general_path(manufacturer: str) -> None:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as sim:
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(1.5, -2.25, 0), sim_core=sim,
-                                name='amr "7"')  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot", Pose.from_xyz(1.5, -2.25, 0), sim_core=sim, name='amr "7"'
+        )
         vehicle = Vehicle(robot, Topics(manufacturer=manufacturer), map_id="hall %d")
         vehicle.battery = 87.5
-        for k, m in enumerate([vehicle.motion(), Motion(1e-7, -3.0, 3.14159, 0.5, -0.25, 1e3,
-                                                        True)]):  # fmt: skip
+        for k, m in enumerate(
+            [vehicle.motion(), Motion(1e-7, -3.0, 3.14159, 0.5, -0.25, 1e3, True)]
+        ):
             fast = vehicle.state_json(STAMP, m)
             assert fast == general(vehicle, m, k)
             state = parse(State, fast, "state")

@@ -81,8 +81,9 @@ VEHICLE = textwrap.dedent("""
 
 def test_a_vehicle_that_dies_leaves_its_last_will(broker: Any) -> None:
     observer = Observer(broker)
-    proc = subprocess.Popen([sys.executable, "-c", VEHICLE, broker.url], stdout=subprocess.PIPE,
-                            text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", VEHICLE, broker.url], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
         topic = "uagv/v2/fleetsim/amr_7/connection"
@@ -125,10 +126,28 @@ def test_broker_username_and_password() -> None:
 @pytest.mark.skipif(not MosquittoBroker.available(), reason="mosquitto is not installed")
 def test_tls_with_a_ca_certificate(tmp_path: Path) -> None:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     with MosquittoBroker(tls=(str(cert), str(key))) as broker:
         assert broker.url.startswith("mqtts://127.0.0.1:")
         observer = Observer(broker, tls_ca=str(cert))
@@ -162,14 +181,16 @@ def test_large_and_retained_messages_arrive_whole(broker: Any) -> None:
         for k in range(300):
             link.publish("amr_0", "visualization", f'{{"k": {k}}}')
         topic = "uagv/v2/fleetsim/amr_0/visualization"
-        seen = observer.wait_for(lambda: len(observer.payloads(topic)) >= 300 and
-                                 observer.payloads(topic))  # fmt: skip
+        seen = observer.wait_for(
+            lambda: len(observer.payloads(topic)) >= 300 and observer.payloads(topic)
+        )
         assert [int(p[6:-1]) for p in seen] == list(range(300))  # in order, none lost
         assert observer.payloads("uagv/v2/fleetsim/amr_0/state") == [big.encode()]
         observer.close()
         late = Observer(broker)  # subscribes after the factsheet went out: gets it retained
-        kept = late.wait_for(lambda: [(p, r) for t, p, r in late.seen
-                                      if t.endswith("/amr_0/factsheet")])  # fmt: skip
+        kept = late.wait_for(
+            lambda: [(p, r) for t, p, r in late.seen if t.endswith("/amr_0/factsheet")]
+        )
         assert set(kept) == {(b'{"retained": true}', True)}  # (amqtt may repeat it)
         late.close()
     finally:
@@ -183,9 +204,12 @@ def test_two_links_with_the_same_names_do_not_take_each_others_sessions(broker: 
         observer = Observer(broker)
         first.publish("amr_40", "state", "one")
         second.publish("amr_40", "state", "two")
-        got = observer.wait_for(lambda: len(observer.payloads(
-            "uagv/v2/fleetsim/amr_40/state")) >= 2 and observer.payloads(
-            "uagv/v2/fleetsim/amr_40/state"))  # fmt: skip
+        got = observer.wait_for(
+            lambda: (
+                len(observer.payloads("uagv/v2/fleetsim/amr_40/state")) >= 2
+                and observer.payloads("uagv/v2/fleetsim/amr_40/state")
+            )
+        )
         assert sorted(got) == [b"one", b"two"]  # both sessions still connected
         observer.close()
     finally:

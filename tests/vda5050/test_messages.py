@@ -19,34 +19,62 @@ from fleetsim.interfaces.vda5050 import (
 )
 from fleetsim.interfaces.vda5050.messages import parse
 
-HEADER = {"headerId": 7, "timestamp": "2026-11-23T10:00:00.00Z", "version": "2.0.0",
-          "manufacturer": "fleetsim", "serialNumber": "amr_0"}  # fmt: skip
+HEADER = {
+    "headerId": 7,
+    "timestamp": "2026-11-23T10:00:00.00Z",
+    "version": "2.0.0",
+    "manufacturer": "fleetsim",
+    "serialNumber": "amr_0",
+}
 
 
 def order(nodes: int = 3, released: int = 2, **changes: Any) -> dict[str, Any]:
     """An order through nodes n0, n1, ... with the first `released` of them in the base."""
     body: dict[str, Any] = {
-        **HEADER, "orderId": "o1", "orderUpdateId": 0,
+        **HEADER,
+        "orderId": "o1",
+        "orderUpdateId": 0,
         "nodes": [
-            {"nodeId": f"n{k}", "sequenceId": 2 * k, "released": k < released, "actions": [],
-             "nodePosition": {"x": 3.0 * k, "y": 0.0, "mapId": "site", "theta": 0.0,
-                              "allowedDeviationXY": 0.1}}
+            {
+                "nodeId": f"n{k}",
+                "sequenceId": 2 * k,
+                "released": k < released,
+                "actions": [],
+                "nodePosition": {
+                    "x": 3.0 * k,
+                    "y": 0.0,
+                    "mapId": "site",
+                    "theta": 0.0,
+                    "allowedDeviationXY": 0.1,
+                },
+            }
             for k in range(nodes)
         ],
         "edges": [
-            {"edgeId": f"e{k}", "sequenceId": 2 * k + 1, "released": k + 1 < released,
-             "startNodeId": f"n{k}", "endNodeId": f"n{k + 1}", "maxSpeed": 1.0, "actions": []}
+            {
+                "edgeId": f"e{k}",
+                "sequenceId": 2 * k + 1,
+                "released": k + 1 < released,
+                "startNodeId": f"n{k}",
+                "endNodeId": f"n{k + 1}",
+                "maxSpeed": 1.0,
+                "actions": [],
+            }
             for k in range(nodes - 1)
         ],
-    }  # fmt: skip
+    }
     body.update(changes)
     return body
 
 
 def test_an_order_parses_with_the_standards_names() -> None:
     body = order()
-    pick = {"actionType": "pick", "actionId": "a1", "blockingType": "HARD",
-            "actionParameters": [{"key": "loadId", "value": "crate7"}]}  # fmt: skip
+    pick = {
+        "actionType": "pick",
+        "actionId": "a1",
+        "blockingType": "HARD",
+        "actionParameters": [{"key": "loadId", "value": "crate7"}],
+    }
     body["nodes"][1]["actions"] = [pick]
     body["futureField"] = {"from": "a newer version"}  # ignored, as the standard allows
     parsed = parse(Order, json.dumps(body).encode(), "uagv/v2/fleetsim/amr_0/order")
@@ -84,8 +112,10 @@ def test_malformed_input_becomes_a_validation_error(payload: bytes, message: str
 
 
 def test_bad_blocking_type_in_instant_actions() -> None:
-    body = {**HEADER, "actions": [{"actionType": "cancelOrder", "actionId": "x",
-                                   "blockingType": "MAYBE"}]}  # fmt: skip
+    body = {
+        **HEADER,
+        "actions": [{"actionType": "cancelOrder", "actionId": "x", "blockingType": "MAYBE"}],
+    }
     error = parse(InstantActions, json.dumps(body), "t")
     assert isinstance(error, Error) and "actions.0.blockingType" in (error.error_description or "")
     body["actions"][0]["blockingType"] = "NONE"
@@ -136,12 +166,22 @@ def test_the_rules_between_nodes_and_edges() -> None:
 
 def test_a_state_serialises_as_the_standard_names_it() -> None:
     state = State(
-        header_id=1, timestamp=timestamp(0.25), version="2.0.0", manufacturer="fleetsim",
-        serial_number="amr_0", order_id="", order_update_id=0, last_node_id="",
-        last_node_sequence_id=0, driving=False, node_states=[], edge_states=[],
-        action_states=[], battery_state={"batteryCharge": 80.0, "charging": False},
+        header_id=1,
+        timestamp=timestamp(0.25),
+        version="2.0.0",
+        manufacturer="fleetsim",
+        serial_number="amr_0",
+        order_id="",
+        order_update_id=0,
+        last_node_id="",
+        last_node_sequence_id=0,
+        driving=False,
+        node_states=[],
+        edge_states=[],
+        action_states=[],
+        battery_state={"batteryCharge": 80.0, "charging": False},
         errors=[],
-    )  # fmt: skip
+    )
     out = json.loads(state.to_json())
     assert out["timestamp"] == "1970-01-01T00:00:00.250Z"
     assert out["batteryState"] == {"batteryCharge": 80.0, "charging": False}

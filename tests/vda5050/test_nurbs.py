@@ -19,19 +19,30 @@ from ..conftest import make_sim
 from .test_vehicle import straight
 
 # a quarter circle of radius 3 about (0, 3), from (0, 0) to (3, 3): a rational quadratic
-QUARTER = Trajectory.model_validate({
-    "degree": 2, "knotVector": [0, 0, 0, 1, 1, 1],
-    "controlPoints": [{"x": 0, "y": 0, "weight": 1}, {"x": 3, "y": 0, "weight": math.sqrt(0.5)},
-                      {"x": 3, "y": 3, "weight": 1}],
-})  # fmt: skip
+QUARTER = Trajectory.model_validate(
+    {
+        "degree": 2,
+        "knotVector": [0, 0, 0, 1, 1, 1],
+        "controlPoints": [
+            {"x": 0, "y": 0, "weight": 1},
+            {"x": 3, "y": 0, "weight": math.sqrt(0.5)},
+            {"x": 3, "y": 3, "weight": 1},
+        ],
+    }
+)
 
 
 def test_a_weighted_quadratic_is_an_exact_circle_arc() -> None:
     points = nurbs.evaluate(QUARTER, np.linspace(0, 1, 50))
     assert np.allclose(np.hypot(points[:, 0], points[:, 1] - 3.0), 3.0, atol=1e-12)
     assert points[0] == pytest.approx((0, 0)) and points[-1] == pytest.approx((3, 3))
-    line = Trajectory.model_validate({"degree": 1, "knotVector": [0, 0, 1, 1], "controlPoints":
-                                      [{"x": 1, "y": 1}, {"x": 5, "y": -3}]})  # fmt: skip
+    line = Trajectory.model_validate(
+        {
+            "degree": 1,
+            "knotVector": [0, 0, 1, 1],
+            "controlPoints": [{"x": 1, "y": 1}, {"x": 5, "y": -3}],
+        }
+    )
     assert nurbs.evaluate(line, np.array([0.25]))[0] == pytest.approx((2.0, 0.0))
     sampled = nurbs.sample(QUARTER)
     gaps = np.hypot(*np.diff(sampled, axis=0).T)
@@ -47,8 +58,9 @@ def test_a_trajectory_the_standard_does_not_allow_rejects_the_order() -> None:
 
 def test_the_vehicle_drives_the_curve() -> None:
     with make_sim(timestep=0.05, collision_narrowphase="aabb") as sim:
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                                name="amr_0", max_linear_vel=1.0)  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="amr_0", max_linear_vel=1.0
+        )
         vehicle = Vehicle(robot, Topics())
         order = straight(["n0", "n1"], released=2)
         end = order.nodes[1].node_position
@@ -73,9 +85,14 @@ def test_edge_orientation_is_held_by_an_omnidirectional_vehicle() -> None:
     """GLOBAL: the vehicle faces +y while driving along +x; TANGENTIAL pi: it drives backwards.
     A differential vehicle refuses any orientation but forwards."""
     with make_sim(timestep=0.05, collision_narrowphase="aabb") as sim:
-        robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                                name="amr_0", motion_mode="omnidirectional",
-                                max_linear_vel=0.5)  # fmt: skip
+        robot = Agent.from_urdf(
+            "mobile_robot",
+            Pose.from_xyz(0, 0, 0),
+            sim_core=sim,
+            name="amr_0",
+            motion_mode="omnidirectional",
+            max_linear_vel=0.5,
+        )
         vehicle = Vehicle(robot, Topics())
         order = straight(["n0", "n1", "n2"], released=3)
         order.edges[0].orientation = math.pi / 2
@@ -96,8 +113,13 @@ def test_edge_orientation_is_held_by_an_omnidirectional_vehicle() -> None:
         assert vehicle.book.last_node_id == "n2"
         assert yaw_mid_first == pytest.approx(math.pi / 2, abs=0.05)
         assert abs(abs(yaw_mid_second or 0.0) - math.pi) < 0.05
-        differential = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 5, 0), sim_core=sim,
-                                       name="amr_1", motion_mode="differential")  # fmt: skip
+        differential = Agent.from_urdf(
+            "mobile_robot",
+            Pose.from_xyz(0, 5, 0),
+            sim_core=sim,
+            name="amr_1",
+            motion_mode="differential",
+        )
         refusing = Vehicle(differential, Topics())
         order = straight(["n0", "n1"], released=2)
         for node in order.nodes:

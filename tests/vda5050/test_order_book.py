@@ -14,16 +14,32 @@ from fleetsim.interfaces.vda5050.order_book import OrderBook
 from .test_messages import HEADER
 
 
-def msg(ids: list[str], released: int, first_seq: int = 0, update: int = 0,
-        order_id: str = "o1") -> Order:  # fmt: skip
+def msg(
+    ids: list[str], released: int, first_seq: int = 0, update: int = 0, order_id: str = "o1"
+) -> Order:
     """An order through the named nodes, the first `released` of them in the base."""
-    nodes = [{"nodeId": n, "sequenceId": first_seq + 2 * k, "released": k < released,
-              "actions": []} for k, n in enumerate(ids)]  # fmt: skip
-    edges = [{"edgeId": f"{a}-{b}", "sequenceId": first_seq + 2 * k + 1,
-              "released": k + 1 < released, "startNodeId": a, "endNodeId": b, "actions": []}
-             for k, (a, b) in enumerate(itertools.pairwise(ids))]  # fmt: skip
-    body: dict[str, Any] = {**HEADER, "orderId": order_id, "orderUpdateId": update,
-                            "nodes": nodes, "edges": edges}  # fmt: skip
+    nodes = [
+        {"nodeId": n, "sequenceId": first_seq + 2 * k, "released": k < released, "actions": []}
+        for k, n in enumerate(ids)
+    ]
+    edges = [
+        {
+            "edgeId": f"{a}-{b}",
+            "sequenceId": first_seq + 2 * k + 1,
+            "released": k + 1 < released,
+            "startNodeId": a,
+            "endNodeId": b,
+            "actions": [],
+        }
+        for k, (a, b) in enumerate(itertools.pairwise(ids))
+    ]
+    body: dict[str, Any] = {
+        **HEADER,
+        "orderId": order_id,
+        "orderUpdateId": update,
+        "nodes": nodes,
+        "edges": edges,
+    }
     parsed = parse(Order, json.dumps(body), "order")
     assert isinstance(parsed, Order)
     return parsed
@@ -47,7 +63,11 @@ def test_a_new_order_then_updates_stitched_at_the_decision_point() -> None:
     v = book.take(msg(["g", "b", "h", "i"], released=3, first_seq=4, update=1), on("x"))
     assert v.accepted and not v.new and v.error is None and book.decision == ("h", 8)
     assert [(n.node_id, n.released) for n in book.nodes] == [
-        ("g", True), ("b", True), ("h", True), ("i", False)]  # fmt: skip
+        ("g", True),
+        ("b", True),
+        ("h", True),
+        ("i", False),
+    ]
     assert [e.edge_id for e in book.edges] == ["d-g", "g-b", "b-h", "h-i"]
     before = (book.version, [n.node_id for n in book.nodes], book.decision)
     again = book.take(msg(["g", "b", "h", "i"], released=3, first_seq=4, update=1), on("x"))
@@ -82,7 +102,8 @@ def test_rejections_carry_the_standards_error_types() -> None:
     assert stale.error is not None and stale.error.error_type == "orderUpdateError"
     off = book.take(msg(["a", "b"], released=2, update=4), on("a"))  # not from the decision point
     assert off.error is not None and "not at the decision point 'b' (sequenceId 2)" in (
-        off.error.error_description or "")  # fmt: skip
+        off.error.error_description or ""
+    )
     assert book.cancel() and book.idle and not book.cancel()
     late = book.take(msg(["b", "c"], released=2, first_seq=2, update=5), on("b"))
     assert late.error is not None and late.error.error_description == "the order was cancelled"

@@ -36,9 +36,24 @@ START = "2030-05-17T08:00:00Z"
 def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """`fleetsim vda5050` on the broker, at 2x real time, its clock starting at START."""
     path = scenario(tmp_path_factory.mktemp("vda"), SCENARIO)
-    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker",
-                             broker.url, "--rtf", "2", "--start-time", START],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "vda5050",
+            str(path),
+            "--broker",
+            broker.url,
+            "--rtf",
+            "2",
+            "--start-time",
+            START,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -88,8 +103,11 @@ class Master:
         )
 
 
-def run(master_test: Callable[[Master], Awaitable[None]], broker: Any,
-        serials: tuple[str, ...] = ("diff_0", "omni_0")) -> None:  # fmt: skip
+def run(
+    master_test: Callable[[Master], Awaitable[None]],
+    broker: Any,
+    serials: tuple[str, ...] = ("diff_0", "omni_0"),
+) -> None:
     async def main() -> None:
         master = Master(broker.url)
         await master.client.connect()
@@ -106,8 +124,9 @@ def run(master_test: Callable[[Master], Awaitable[None]], broker: Any,
 
 
 def builder(order_id: str, serial: str, **more: Any) -> Any:
-    return vda.OrderBuilder(order_id=order_id, manufacturer="fleetsim", serial_number=serial,
-                            **more)  # fmt: skip
+    return vda.OrderBuilder(
+        order_id=order_id, manufacturer="fleetsim", serial_number=serial, **more
+    )
 
 
 def line_order(order_id: str, start: tuple[float, float], xs: list[float], **node: Any) -> Any:
@@ -127,20 +146,20 @@ def test_pause_then_resume_mid_edge_drives_on(served: Any) -> None:
     async def check(master: Master) -> None:
         start = await master.until(lambda: master.last("diff_0"))
         x0, y0 = start.agv_position.x, start.agv_position.y
-        result = await master.client.dispatch(line_order("pause-1", (x0, y0), [x0 + 8.0]),
-                                              "fleetsim/diff_0")  # fmt: skip
+        result = await master.client.dispatch(
+            line_order("pause-1", (x0, y0), [x0 + 8.0]), "fleetsim/diff_0"
+        )
         assert result.accepted, result
-        await master.when("diff_0", lambda s: s.driving
-                           and s.agv_position.x > x0 + 1.5)  # fmt: skip
+        await master.when("diff_0", lambda s: s.driving and s.agv_position.x > x0 + 1.5)
         await master.client.pause("fleetsim/diff_0", action_id="pause-a")
-        paused = await master.when("diff_0", lambda s: s.paused
-                                    and not s.driving)  # fmt: skip
+        paused = await master.when("diff_0", lambda s: s.paused and not s.driving)
         held_at = paused.agv_position.x
         await asyncio.sleep(1.0)
         assert master.last("diff_0").agv_position.x == pytest.approx(held_at, abs=1e-3)
         await master.client.resume("fleetsim/diff_0", action_id="resume-a")
-        done = await master.when("diff_0", lambda s: not s.node_states
-                                  and s.last_node_id == "p0" and not s.driving)  # fmt: skip
+        done = await master.when(
+            "diff_0", lambda s: not s.node_states and s.last_node_id == "p0" and not s.driving
+        )
         assert done.paused is False
         assert done.agv_position.x == pytest.approx(x0 + 8.0, abs=0.3)
         statuses = {a.action_id: a.action_status.value for a in done.action_states}
@@ -158,20 +177,30 @@ def test_the_factsheet_declares_the_optional_fields_the_vehicle_acts_on(served: 
         x0, y0 = start.agv_position.x, start.agv_position.y
         oriented = builder("orient-1", "omni_0")
         oriented.add_node("a", x=x0, y=y0, map_id="site", allowed_deviation_xy=0.3)
-        oriented.add_node("b", x=x0 + 3.0, y=y0, theta=math.pi / 2, map_id="site",
-                          allowed_deviation_xy=0.1, allowed_deviation_theta=0.05)  # fmt: skip
-        oriented.add_edge("a", "b", max_speed=0.8, orientation=math.pi / 2,
-                          orientation_type=vda.model.enums.OrientationType.GLOBAL)  # fmt: skip
+        oriented.add_node(
+            "b",
+            x=x0 + 3.0,
+            y=y0,
+            theta=math.pi / 2,
+            map_id="site",
+            allowed_deviation_xy=0.1,
+            allowed_deviation_theta=0.05,
+        )
+        oriented.add_edge(
+            "a",
+            "b",
+            max_speed=0.8,
+            orientation=math.pi / 2,
+            orientation_type=vda.model.enums.OrientationType.GLOBAL,
+        )
         order = oriented.build()
         registry = master.client.capabilities("fleetsim/omni_0")
         assert registry.declares_optional_parameters
         result = await master.client.dispatch(order, "fleetsim/omni_0")
         assert result.accepted, result  # not refused for an undeclared field
-        driving = await master.when("omni_0", lambda s: s.driving
-                                     and s.agv_position.x > x0 + 1.0)  # fmt: skip
+        driving = await master.when("omni_0", lambda s: s.driving and s.agv_position.x > x0 + 1.0)
         assert driving.agv_position.theta == pytest.approx(math.pi / 2, abs=0.05)  # GLOBAL
-        done = await master.when("omni_0", lambda s: s.last_node_id == "b"
-                                  and not s.driving)  # fmt: skip
+        done = await master.when("omni_0", lambda s: s.last_node_id == "b" and not s.driving)
         assert done.agv_position.theta == pytest.approx(math.pi / 2, abs=0.05)
         undeclared = builder("zones-1", "omni_0", zone_set_id="zones")
         undeclared.add_node("b", x=x0 + 3.0, y=y0, map_id="site")
@@ -194,17 +223,24 @@ def test_a_new_order_while_one_runs_is_an_order_update_error(served: Any) -> Non
         start = await master.until(lambda: master.last("diff_0"))
         x0, y0 = start.agv_position.x, start.agv_position.y
         duration = vda.ActionParameter(key="duration", value=6.0)
-        wait = vda.Action(action_type="wait", action_id="w1", action_parameters=[duration],
-                          blocking_type=vda.BlockingType.HARD)  # fmt: skip
+        wait = vda.Action(
+            action_type="wait",
+            action_id="w1",
+            action_parameters=[duration],
+            blocking_type=vda.BlockingType.HARD,
+        )
         first = line_order("busy-1", (x0, y0), [x0 - 6.0], actions=[wait])
         assert (await master.client.dispatch(first, "fleetsim/diff_0")).accepted
 
         def waiting(s: Any, status: str) -> bool:
-            return any(a.action_id == "w1" and a.action_status.value == status
-                       for a in s.action_states)  # fmt: skip
+            return any(
+                a.action_id == "w1" and a.action_status.value == status for a in s.action_states
+            )
 
-        moments = {"busy-2": lambda s: s.driving,
-                   "busy-3": lambda s: not s.node_states and waiting(s, "RUNNING")}  # fmt: skip
+        moments = {
+            "busy-2": lambda s: s.driving,
+            "busy-3": lambda s: not s.node_states and waiting(s, "RUNNING"),
+        }
         for order_id, moment in moments.items():
             here = (await master.when("diff_0", moment)).agv_position
             second = line_order(order_id, (here.x, here.y), [here.x + 2.0])
@@ -215,13 +251,15 @@ def test_a_new_order_while_one_runs_is_an_order_update_error(served: Any) -> Non
                 await asyncio.sleep(0.5)  # on its way before the client disconnects
             finally:
                 await other.disconnect()
-            error = await master.until(lambda o=order_id: next(
-                (e for e in master.errors if o in str(e)), None))  # fmt: skip
+            error = await master.until(
+                lambda o=order_id: next((e for e in master.errors if o in str(e)), None)
+            )
             assert error.error.error_type == "orderUpdateError", error
             refs = {r.reference_key: r.reference_value for r in error.error.error_references}
             assert refs["orderId"] == order_id and refs["orderUpdateId"] == "0", refs
-        done = await master.when("diff_0", lambda s: s.order_id == "busy-1"
-                                 and waiting(s, "FINISHED"))  # fmt: skip
+        done = await master.when(
+            "diff_0", lambda s: s.order_id == "busy-1" and waiting(s, "FINISHED")
+        )
         assert done.agv_position.x == pytest.approx(x0 - 6.0, abs=0.3)
 
     run(check, served)
@@ -231,8 +269,11 @@ def test_timestamps_are_wall_clock_from_the_start_time(served: Any) -> None:
     async def check(master: Master) -> None:
         state = await master.until(lambda: master.last("diff_0"))
         stamp = state.header_id, state.timestamp
-        moment = stamp[1] if isinstance(stamp[1], datetime) else datetime.fromisoformat(
-            str(stamp[1]).replace("Z", "+00:00"))  # fmt: skip
+        moment = (
+            stamp[1]
+            if isinstance(stamp[1], datetime)
+            else datetime.fromisoformat(str(stamp[1]).replace("Z", "+00:00"))
+        )
         begin = datetime.fromisoformat(START.replace("Z", "+00:00"))
         assert begin <= moment < begin.replace(hour=begin.hour + 1), moment
 
@@ -241,9 +282,22 @@ def test_timestamps_are_wall_clock_from_the_start_time(served: Any) -> None:
 
 def test_default_timestamps_are_now(tmp_path: Path, broker: Any) -> None:
     path = scenario(tmp_path, SCENARIO.replace("diff_0", "now_0").replace("omni_0", "now_1"))
-    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker",
-                             broker.url, "--duration", "5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "vda5050",
+            str(path),
+            "--broker",
+            broker.url,
+            "--duration",
+            "5",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
 
         async def check(master: Master) -> None:

@@ -32,9 +32,22 @@ def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[An
     folder = tmp_path_factory.mktemp("floors")
     (folder / "tower.building.yaml").write_text(TOWER)
     path = scenario(folder, SCENARIO)
-    proc = subprocess.Popen([sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker",
-                             broker.url, "--rtf", "4"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "fleetsim",
+            "vda5050",
+            str(path),
+            "--broker",
+            broker.url,
+            "--rtf",
+            "4",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -45,8 +58,7 @@ def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[An
         proc.wait(20)
 
 
-def order(order_id: str, stops: list[tuple[str, float, float, str]], serial: str = "diff_0"
-          ) -> Any:  # fmt: skip
+def order(order_id: str, stops: list[tuple[str, float, float, str]], serial: str = "diff_0") -> Any:
     made = builder(order_id, serial)
     for k, (name, x, y, level) in enumerate(stops):
         made.add_node(name, x=x, y=y, map_id=level)
@@ -65,13 +77,21 @@ def test_an_order_across_floors_rides_the_lift(served: Any) -> None:
             lambda: [e for e in master.errors if "outside a lift" in e.error.error_description]
         )
         assert refused and not master.last("diff_0").node_states
-        stops = [("park_L1", 0, 3, "L1"), ("dock", 0, 0, "L1"), ("hall_L1", 4, 0, "L1"),
-                 ("lift_L1", 8, 0, "L1"), ("lift_L3", 8, 0, "L3"),
-                 ("hall_L3", 4, 0, "L3")]  # fmt: skip
+        stops = [
+            ("park_L1", 0, 3, "L1"),
+            ("dock", 0, 0, "L1"),
+            ("hall_L1", 4, 0, "L1"),
+            ("lift_L1", 8, 0, "L1"),
+            ("lift_L3", 8, 0, "L3"),
+            ("hall_L3", 4, 0, "L3"),
+        ]
         result = await master.client.dispatch(order("up", stops), "fleetsim/diff_0")
         assert result.accepted, result
-        done = await master.when("diff_0", lambda s: s.last_node_id == "hall_L3"
-                                 and not s.node_states and not s.driving, seconds=120)  # fmt: skip
+        done = await master.when(
+            "diff_0",
+            lambda s: s.last_node_id == "hall_L3" and not s.node_states and not s.driving,
+            seconds=120,
+        )
         assert done.agv_position.map_id == "L3"
         assert (done.agv_position.x, done.agv_position.y) == pytest.approx((4, 0), abs=0.3)
         seen = {s.agv_position.map_id for s in master.states["diff_0"]}
@@ -88,11 +108,13 @@ def test_an_order_on_an_upper_map_is_driven_on_that_floor(served: Any) -> None:
         start = await master.until(lambda: master.last("omni_0"))
         assert start.agv_position.map_id == "L2"
         stops = [("park_L2", 0, 3, "L2"), ("ward", 0, 0, "L2"), ("hall_L2", 4, 0, "L2")]
-        result = await master.client.dispatch(order("upstairs", stops, "omni_0"),
-                                              "fleetsim/omni_0")  # fmt: skip
+        result = await master.client.dispatch(order("upstairs", stops, "omni_0"), "fleetsim/omni_0")
         assert result.accepted, result
-        done = await master.when("omni_0", lambda s: s.last_node_id == "hall_L2"
-                                 and not s.node_states and not s.driving, seconds=60)  # fmt: skip
+        done = await master.when(
+            "omni_0",
+            lambda s: s.last_node_id == "hall_L2" and not s.node_states and not s.driving,
+            seconds=60,
+        )
         assert (done.agv_position.x, done.agv_position.y) == pytest.approx((4, 0), abs=0.3)
         assert {s.agv_position.map_id for s in master.states["omni_0"]} == {"L2"}
 

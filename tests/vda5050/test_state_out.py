@@ -39,8 +39,9 @@ def both(vehicle: Vehicle, header_id: int, m: Motion) -> tuple[str, str]:
 
 
 def test_the_idle_template_writes_what_composing_writes(sim: MultiRobotSimulationCore) -> None:
-    robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim,
-                            name='amr "%s" 0')  # a serial with quotes and a %  # fmt: skip
+    robot = Agent.from_urdf(
+        "mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name='amr "%s" 0'
+    )  # a serial with quotes and a %
     vehicle = Vehicle(robot, Topics(manufacturer="ACME %d"), map_id="floor 100%")
     seen = 0
     for setting in range(4):
@@ -81,4 +82,6 @@ def test_state_counts_its_headers_and_uses_the_template_only_when_idle(
     second = json.loads(vehicle.state_json(timestamp(0.1), MOTIONS[1]))
     assert (first["headerId"], second["headerId"]) == (0, 1)
     assert second["orderId"] == "o1" and [n["nodeId"] for n in second["nodeStates"]] == [
-        "n1", "n2"]  # n0 is where it stands: passed at once  # fmt: skip
+        "n1",
+        "n2",
+    ]  # n0 is where it stands: passed at once

@@ -29,20 +29,38 @@ def sim() -> Iterator[MultiRobotSimulationCore]:
         yield s
 
 
-def straight(ids: list[str], released: int, first_seq: int = 0, update: int = 0,
-             speeds: dict[str, float] | None = None, positions: bool = True) -> Order:  # fmt: skip
+def straight(
+    ids: list[str],
+    released: int,
+    first_seq: int = 0,
+    update: int = 0,
+    speeds: dict[str, float] | None = None,
+    positions: bool = True,
+) -> Order:
     """Nodes on the x axis 3 m apart (n0 at x = 0), the first `released` in the base."""
     nodes = []
     for k, n in enumerate(ids):
-        node: dict[str, Any] = {"nodeId": n, "sequenceId": first_seq + 2 * k,
-                                "released": k < released, "actions": []}  # fmt: skip
+        node: dict[str, Any] = {
+            "nodeId": n,
+            "sequenceId": first_seq + 2 * k,
+            "released": k < released,
+            "actions": [],
+        }
         if positions:
             node["nodePosition"] = {"x": 3.0 * int(n[1:]), "y": 0.0, "mapId": "site"}
         nodes.append(node)
-    edges = [{"edgeId": f"{a}{b}", "sequenceId": first_seq + 2 * k + 1,
-              "released": k + 1 < released, "startNodeId": a, "endNodeId": b, "actions": [],
-              **({"maxSpeed": speeds[b]} if speeds and b in speeds else {})}
-             for k, (a, b) in enumerate(itertools.pairwise(ids))]  # fmt: skip
+    edges = [
+        {
+            "edgeId": f"{a}{b}",
+            "sequenceId": first_seq + 2 * k + 1,
+            "released": k + 1 < released,
+            "startNodeId": a,
+            "endNodeId": b,
+            "actions": [],
+            **({"maxSpeed": speeds[b]} if speeds and b in speeds else {}),
+        }
+        for k, (a, b) in enumerate(itertools.pairwise(ids))
+    ]
     body = {**HEADER, "orderId": "o1", "orderUpdateId": update, "nodes": nodes, "edges": edges}
     order = parse(Order, json.dumps(body), "order")
     assert isinstance(order, Order)
@@ -52,8 +70,14 @@ def straight(ids: list[str], released: int, first_seq: int = 0, update: int = 0,
 def test_the_base_is_driven_to_the_decision_point_then_the_update(
     sim: MultiRobotSimulationCore,
 ) -> None:
-    robot = Agent.from_urdf("mobile_robot", Pose.from_xyz(0, 0, 0), sim_core=sim, name="amr_0",
-                            motion_mode="differential", max_linear_vel=1.5)  # fmt: skip
+    robot = Agent.from_urdf(
+        "mobile_robot",
+        Pose.from_xyz(0, 0, 0),
+        sim_core=sim,
+        name="amr_0",
+        motion_mode="differential",
+        max_linear_vel=1.5,
+    )
     vehicle = Vehicle(robot, Topics())
     assert vehicle.take_order(straight(["n0", "n1", "n2", "n3"], released=3, speeds={"n1": 0.5}))
     fastest_to_n1, furthest = 0.0, 0.0

@@ -61,14 +61,18 @@ class ArmMove:
 def checked_tolerance(tolerance: Any, what: str) -> Any:
     """`tolerance` (None, a number, or numbers by joint) when every value is finite and > 0;
     a tolerance of 0 or less is never met, so the action would never end."""
-    values = list(tolerance.values()) if isinstance(tolerance, dict) else (
-        list(tolerance) if isinstance(tolerance, list | tuple) else [tolerance])  # fmt: skip
+    values = (
+        list(tolerance.values())
+        if isinstance(tolerance, dict)
+        else (list(tolerance) if isinstance(tolerance, list | tuple) else [tolerance])
+    )
     for v in values:
         if v is None and tolerance is None:
             continue
         if not (is_finite_number(v) and v > 0):
-            raise ConfigError(f"{what}: tolerance must be finite and > 0 (radians, metres), got "
-                              f"{tolerance!r:.60}")  # fmt: skip
+            raise ConfigError(
+                f"{what}: tolerance must be finite and > 0 (radians, metres), got {tolerance!r:.60}"
+            )
     return tolerance
 
 

@@ -48,8 +48,9 @@ class DoorsOnRoute:
             ends = self.doors[door].ends
             point = crossing_point(a, b, ends[0], ends[1])
             d = (b - a) / (float(np.hypot(*(b - a))) or 1.0)
-            self.crossings.append(_Crossing(k, door, (float(point[0]), float(point[1])),
-                                            (float(d[0]), float(d[1]))))  # fmt: skip
+            self.crossings.append(
+                _Crossing(k, door, (float(point[0]), float(point[1])), (float(d[0]), float(d[1])))
+            )
 
     def _request(self, door: str, open_: bool) -> None:
         if self.doors is not None:  # (there are crossings only when there are doors)

@@ -49,8 +49,10 @@ class GoTo(MoveTo):
             return
         if len({int(graph.level[k]) for k in route.nodes}) > 1:
             goal = graph.names[route.nodes[-1]]
-            self.fail(f"the route to '{goal}' changes floor by lift: robots ride lifts under "
-                      "the fleet manager (go_to keeps to one floor)")  # fmt: skip
+            self.fail(
+                f"the route to '{goal}' changes floor by lift: robots ride lifts under "
+                "the fleet manager (go_to keeps to one floor)"
+            )
             return
         self.route = [graph.names[k] for k in route.nodes]
         goal_yaw = float(graph.yaw[route.nodes[-1]])
@@ -76,8 +78,9 @@ class GoTo(MoveTo):
         poses, limits = self._poses[start:end], self._limits[start:end]
         if start > 0:  # from the node it waited at: that leg has no lane of its own
             limits = [math.inf, *limits[1:]]
-        agent.set_path(Path(poses), self.tolerance, self.align_orientation if stop is None
-                       else False, limits)  # fmt: skip
+        agent.set_path(
+            Path(poses), self.tolerance, self.align_orientation if stop is None else False, limits
+        )
         self._doors.driven = end - 1
 
     def update(self, agent: Agent, dt: float) -> None:

@@ -165,8 +165,11 @@ class Backend:
             continuous = info[2] == pb.JOINT_REVOLUTE and info[8] > info[9]  # no limits
             if info[2] != pb.JOINT_FIXED and not continuous:
                 return False
-        shapes = [s for link in range(-1, joints)
-                  for s in pb.getCollisionShapeData(body_id, link, physicsClientId=c)]  # fmt: skip
+        shapes = [
+            s
+            for link in range(-1, joints)
+            for s in pb.getCollisionShapeData(body_id, link, physicsClientId=c)
+        ]
         primitives = (pb.GEOM_BOX, pb.GEOM_SPHERE, pb.GEOM_CYLINDER, pb.GEOM_CAPSULE)
         # PyBullet loads a URDF cylinder as a convex hull it makes itself, a mesh with no file.
         return bool(shapes) and all(

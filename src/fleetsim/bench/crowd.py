@@ -30,11 +30,12 @@ class Crowd:
         self.sim = MultiRobotSimulationCore(params)
         self.robots = [
             Agent.from_urdf(
-                "mobile_robot", Pose.from_xyz(SPACING * (k // LANES), 0.5 + k % LANES, 0.0),
+                "mobile_robot",
+                Pose.from_xyz(SPACING * (k // LANES), 0.5 + k % LANES, 0.0),
                 sim_core=self.sim,
             )
             for k in range(n)
-        ]  # fmt: skip
+        ]
         self.length = SPACING * max(1, -(-n // LANES))
         self.rng = np.random.default_rng(seed)
         self.send(self.robots)

@@ -51,12 +51,23 @@ def warehouse_problem(folder: Path, robots: int, tasks: int = 0, seed: int = 0) 
     (folder / "warehouse.agents").write_text(f"{robots}\n" + "\n".join(map(str, starts)) + "\n")
     lines = "\n".join(f"{a},{b}" for a, b in errands.tolist())
     (folder / "warehouse.tasks").write_text(f"{count}\n{lines}\n")
-    problem = {"mapFile": "warehouse.map", "agentFile": "warehouse.agents", "teamSize": robots,
-               "taskFile": "warehouse.tasks", "numTasksReveal": 1.5, "agentCounter": 3,
-               "agentSize": 1.0,
-               "delayConfig": {"seed": seed, "minDelay": 5, "maxDelay": 20,
-                               "eventModel": "poisson", "pDelay": min(0.0005, 10 / robots),
-                               "durationModel": "uniform"}}  # fmt: skip
+    problem = {
+        "mapFile": "warehouse.map",
+        "agentFile": "warehouse.agents",
+        "teamSize": robots,
+        "taskFile": "warehouse.tasks",
+        "numTasksReveal": 1.5,
+        "agentCounter": 3,
+        "agentSize": 1.0,
+        "delayConfig": {
+            "seed": seed,
+            "minDelay": 5,
+            "maxDelay": 20,
+            "eventModel": "poisson",
+            "pDelay": min(0.0005, 10 / robots),
+            "durationModel": "uniform",
+        },
+    }
     path = folder / "warehouse.json"
     path.write_text(json.dumps(problem))
     return path

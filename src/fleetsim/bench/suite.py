@@ -77,33 +77,58 @@ class Suite:
             for variant in order:  # alternate the order from one N to the next
                 if variant == "peer" and n > self.peer_max:
                     continue
-                case = {**VARIANTS[variant], "variant": variant, "n": n, "steps": self.steps,
-                        "warmup": self.warmup, "seed": self.seed, "urdf": urdf}  # fmt: skip
+                case = {
+                    **VARIANTS[variant],
+                    "variant": variant,
+                    "n": n,
+                    "steps": self.steps,
+                    "warmup": self.warmup,
+                    "seed": self.seed,
+                    "urdf": urdf,
+                }
                 progress(f"running {variant} with {n} robots ...")
                 self.results.append(self._one(case))
-        extra = (("fleetsim-arms", self.arms, "kinematic arms"),
-                 ("fleetsim-crowd", self.crowd, "mobile_robot URDFs in one aisle"))  # fmt: skip
+        extra = (
+            ("fleetsim-arms", self.arms, "kinematic arms"),
+            ("fleetsim-crowd", self.crowd, "mobile_robot URDFs in one aisle"),
+        )
         for variant, n, what in extra:
             if n:
-                case = {**VARIANTS[variant], "variant": variant, "n": n, "steps": self.steps,
-                        "warmup": self.warmup, "seed": self.seed}  # fmt: skip
+                case = {
+                    **VARIANTS[variant],
+                    "variant": variant,
+                    "n": n,
+                    "steps": self.steps,
+                    "warmup": self.warmup,
+                    "seed": self.seed,
+                }
                 progress(f"running {n} {what} ...")
                 self.results.append(self._one(case))
         for n in self.dense:
             for variant in DENSE:
-                case = {**VARIANTS[variant], "variant": variant, "n": n, "steps": self.steps,
-                        "warmup": self.warmup, "seed": self.seed,
-                        "urdf": urdf}  # fmt: skip
+                case = {
+                    **VARIANTS[variant],
+                    "variant": variant,
+                    "n": n,
+                    "steps": self.steps,
+                    "warmup": self.warmup,
+                    "seed": self.seed,
+                    "urdf": urdf,
+                }
                 progress(f"running {n} {VARIANTS[variant]['motion']} cubes 0.6 m apart ...")
                 self.results.append(self._one(case))
         for n in self.fleet:
-            case = {**VARIANTS["fleet"], "variant": "fleet", "n": n,
-                    "seconds": self.fleet_seconds}  # fmt: skip
+            case = {**VARIANTS["fleet"], "variant": "fleet", "n": n, "seconds": self.fleet_seconds}
             progress(f"running the warehouse's fleet manager with {n} robots ...")
             self.results.append(self._one(case))
         for n in self.lorr:
-            case = {**VARIANTS["lorr"], "variant": "lorr", "n": n, "ticks": self.lorr_ticks,
-                    "entries": self.lorr_entries}  # fmt: skip
+            case = {
+                **VARIANTS["lorr"],
+                "variant": "lorr",
+                "n": n,
+                "ticks": self.lorr_ticks,
+                "entries": self.lorr_entries,
+            }
             progress(f"running LoRR kit mode with {n} robots ...")
             self.results.append(self._one(case))
         if self.warehouse:
@@ -173,8 +198,12 @@ def run_warehouse(timeout_s: float, scenario: str = "warehouse") -> dict[str, An
     case: dict[str, Any] = {"variant": "warehouse", "n": 0, "scenario": scenario}
     t0 = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "fleetsim", "run", scenario],
-                              capture_output=True, text=True, timeout=timeout_s)  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "fleetsim", "run", scenario],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
     except subprocess.TimeoutExpired:
         return {**case, "error": f"timed out after {timeout_s:.0f} s"}
     wall = time.perf_counter() - t0
@@ -240,8 +269,11 @@ def _measure(suite: Suite, kind: str, n: int) -> float | None:
         if kind == "memory_mb":
             return float(r["bytes_per_robot"]) * n / 1e6
         if kind == "dense_mb":  # the more of the two kinds
-            both = [x for x in suite.results if x["variant"] in DENSE and x["n"] == n
-                    and "error" not in x]  # fmt: skip
+            both = [
+                x
+                for x in suite.results
+                if x["variant"] in DENSE and x["n"] == n and "error" not in x
+            ]
             return max(float(x["bytes_per_robot"]) * n / 1e6 for x in both)
         if kind == "fleet_bad":
             return float(r["collisions"] + r["stalls"])

@@ -84,9 +84,10 @@ def _grid_fleet(case: dict[str, Any], params: Any, spacing: float) -> Iterator[t
         agents = AgentManager(sim).spawn_agents_grid(
             n,
             GridSpawnParams(x_max=side, y_max=side, spacing=spacing),
-            AgentSpawnParams(urdf_path=case["urdf"],
-                             motion_mode=case.get("motion", "omnidirectional")),
-        )  # fmt: skip
+            AgentSpawnParams(
+                urdf_path=case["urdf"], motion_mode=case.get("motion", "omnidirectional")
+            ),
+        )
         yield sim, agents, time.perf_counter() - t0, before
 
 
@@ -161,9 +162,13 @@ def run_dense(case: dict[str, Any]) -> dict[str, Any]:
 
     from fleetsim import Pose, SimulationParams
 
-    params = SimulationParams(timestep=TIMESTEP, target_rtf=0, seed=0,
-                              collision_narrowphase=case.get("narrow", "closest_points"),
-                              collision_check_frequency=None)  # fmt: skip
+    params = SimulationParams(
+        timestep=TIMESTEP,
+        target_rtf=0,
+        seed=0,
+        collision_narrowphase=case.get("narrow", "closest_points"),
+        collision_check_frequency=None,
+    )
     rng = np.random.default_rng(case["seed"])
     side = DENSE_SPACING * math.ceil(math.sqrt(case["n"]))
     with _grid_fleet(case, params, DENSE_SPACING) as (sim, agents, spawn_s, before):

@@ -104,11 +104,22 @@ def bench(
             ("--lorr", lorr),
         )
     )
-    suite = Suite(counts, variants, steps=steps, peer_python=peer_python, peer_max=peer_max,
-                  arms=arms, crowd=crowd, dense=dense_counts, fleet=fleet_counts,
-                  fleet_seconds=fleet_seconds, lorr=lorr_counts, lorr_ticks=lorr_ticks,
-                  lorr_entries=str(lorr_entries) if lorr_entries else None,
-                  warehouse=warehouse)  # fmt: skip
+    suite = Suite(
+        counts,
+        variants,
+        steps=steps,
+        peer_python=peer_python,
+        peer_max=peer_max,
+        arms=arms,
+        crowd=crowd,
+        dense=dense_counts,
+        fleet=fleet_counts,
+        fleet_seconds=fleet_seconds,
+        lorr=lorr_counts,
+        lorr_ticks=lorr_ticks,
+        lorr_entries=str(lorr_entries) if lorr_entries else None,
+        warehouse=warehouse,
+    )
     suite.run(progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
     table = Table(title="fleetsim bench (median ms per 0.1 s step)")
     # memory: what the process grew by from before spawning to after the timed steps
@@ -122,30 +133,45 @@ def bench(
             table.add_row(str(r["n"]), r["variant"], "[red]error[/red]", r["error"][:40], "", "")
             continue
         if r["variant"] == "fleet":
-            table.add_row(f"{r['n']:,}", "fleet manager", f"{r['ms_per_step']:.2f}",
-                          f"{r['rtf']:.1f}x", f"{r['build_s']:.2f}", "")  # fmt: skip
+            table.add_row(
+                f"{r['n']:,}",
+                "fleet manager",
+                f"{r['ms_per_step']:.2f}",
+                f"{r['rtf']:.1f}x",
+                f"{r['build_s']:.2f}",
+                "",
+            )
             continue
         if r["variant"] == "lorr":
-            table.add_row(f"{r['n']:,}", "LoRR kit loop (ms/tick)",
-                          f"{r['loop_ms_per_tick']:.2f}", "", "", "")  # fmt: skip
+            table.add_row(
+                f"{r['n']:,}", "LoRR kit loop (ms/tick)", f"{r['loop_ms_per_tick']:.2f}", "", "", ""
+            )
             continue
         table.add_row(
-            f"{r['n']:,}", r["variant"], f"{r['ms_per_step']:.2f}", f"{r['rtf']:.1f}x",
-            f"{r['spawn_s']:.2f}", f"{r['memory_bytes'] / 1e6:,.0f}",
-        )  # fmt: skip
+            f"{r['n']:,}",
+            r["variant"],
+            f"{r['ms_per_step']:.2f}",
+            f"{r['rtf']:.1f}x",
+            f"{r['spawn_s']:.2f}",
+            f"{r['memory_bytes'] / 1e6:,.0f}",
+        )
     console.print(table)
     for r in suite.results:
         if "contacts" in r:
             console.print(f"{r['variant']}, {r['n']:,} robots: {r['contacts']:,} pairs touching")
         if r["variant"] == "lorr" and "error" not in r:
             entries = ", ".join(f"{k} {v:.2f}" for k, v in r["entry_ms_per_tick"].items() if v)
-            console.print(f"LoRR kit mode, {r['n']:,} robots, {r['ticks']} ticks: fleetsim's "
-                          f"loop {r['loop_ms_per_tick']:.2f} ms a tick; the entries' ms a tick "
-                          f"({r['entries']}): {entries}; {r['tasks_finished']} tasks")  # fmt: skip
+            console.print(
+                f"LoRR kit mode, {r['n']:,} robots, {r['ticks']} ticks: fleetsim's "
+                f"loop {r['loop_ms_per_tick']:.2f} ms a tick; the entries' ms a tick "
+                f"({r['entries']}): {entries}; {r['tasks_finished']} tasks"
+            )
         if r["variant"] == "fleet" and "error" not in r:
-            console.print(f"fleet manager, {r['n']:,} robots, {r['seconds']:.0f} s: "
-                          f"{r['done']} tasks, {r['collisions']} collisions, {r['stalls']} "
-                          f"stalls, {r['unresolved']} unresolved deadlocks")  # fmt: skip
+            console.print(
+                f"fleet manager, {r['n']:,} robots, {r['seconds']:.0f} s: "
+                f"{r['done']} tasks, {r['collisions']} collisions, {r['stalls']} "
+                f"stalls, {r['unresolved']} unresolved deadlocks"
+            )
     for n, ratio in suite.ratios().items():
         verdict = f"{ratio:.1f}x faster" if ratio >= 1 else f"{1 / ratio:.1f}x slower"
         console.print(f"{n:>7,} robots: fleetsim is {verdict} per step than the peer")

@@ -98,10 +98,14 @@ def fuzz(
         check_out(out)
         outside = OutsideManager(manager, interface, rtf) if manager is not None else None
         section, source = read_faults(faults) if faults else (None, None)
-        specs = fuzz_specs(scenario, runs, first_seed, section, sets, duration, source,
-                           check=True)  # fmt: skip
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[status]}"), TimeElapsedColumn())  # fmt: skip
+        specs = fuzz_specs(scenario, runs, first_seed, section, sets, duration, source, check=True)
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+        )
         with Progress(*columns, console=console) as bar:
             task = bar.add_task("runs", total=None, status="")
 
@@ -114,10 +118,20 @@ def fuzz(
                     status=f"{n_workers} workers" if stage == "runs" else "shrinking",
                 )
 
-            result = run_fuzz(specs, checks, out, workers=n_workers, backend=backend,
-                              ray_address=ray_address, resume=resume, wall_limit_s=wall_limit,
-                              shrink_runs=max(0, shrink_runs), manager=outside,
-                              search=search, progress=progress)  # fmt: skip
+            result = run_fuzz(
+                specs,
+                checks,
+                out,
+                workers=n_workers,
+                backend=backend,
+                ray_address=ray_address,
+                resume=resume,
+                wall_limit_s=wall_limit,
+                shrink_runs=max(0, shrink_runs),
+                manager=outside,
+                search=search,
+                progress=progress,
+            )
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:
@@ -127,11 +141,14 @@ def fuzz(
             else []
         )
         if journal:
-            typer.echo(f"stopped: the runs done are in {out} (and its journal); --resume "
-                       "carries on", err=True)  # fmt: skip
+            typer.echo(
+                f"stopped: the runs done are in {out} (and its journal); --resume carries on",
+                err=True,
+            )
         else:
-            typer.echo(f"stopped before any run finished: nothing written ({out} was not "
-                       "made)", err=True)  # fmt: skip
+            typer.echo(
+                f"stopped before any run finished: nothing written ({out} was not made)", err=True
+            )
         raise typer.Exit(130) from None
     failing = [r for r in result.rows if r.get("check")]
     _print_failures(failing, result.failing, result.unkept)
@@ -139,15 +156,18 @@ def fuzz(
     timed_out = [r for r in result.rows if r.get("status") == "timeout" and not r.get("check")]
     for row in wrong[:10]:  # why each went wrong
         typer.echo(f"went wrong: seed {row.get('seed')}: {row.get('error')}", err=True)
-    typer.echo(f"{result.ran} runs, {len(failing)} failed a check, {len(wrong)} went wrong, "
-               f"{len(timed_out)} timed out (--wall-limit), {result.skipped} already in the "
-               f"file; results: {out}")  # fmt: skip
+    typer.echo(
+        f"{result.ran} runs, {len(failing)} failed a check, {len(wrong)} went wrong, "
+        f"{len(timed_out)} timed out (--wall-limit), {result.skipped} already in the "
+        f"file; results: {out}"
+    )
     if failing or wrong or (timed_out and not allow_timeouts):
         raise typer.Exit(EXIT_FAILURE)
 
 
-def _print_failures(failing: list[dict[str, Any]], kept: dict[str, Path],
-                    unkept: dict[str, str]) -> None:  # fmt: skip
+def _print_failures(
+    failing: list[dict[str, Any]], kept: dict[str, Path], unkept: dict[str, str]
+) -> None:
     if not failing:
         return
     table = Table(title="failing runs")
@@ -155,10 +175,14 @@ def _print_failures(failing: list[dict[str, Any]], kept: dict[str, Path],
         table.add_column(name)
     for row in failing[:50]:
         folder = kept.get(row["run_id"])
-        table.add_row(str(row.get("seed")), str(row["check"]),
-                      f"{row['first_failure_s']:.1f}", str(row.get("faults")),
-                      str(row.get("robots")),
-                      _kept(folder, unkept.get(row["run_id"])))  # fmt: skip
+        table.add_row(
+            str(row.get("seed")),
+            str(row["check"]),
+            f"{row['first_failure_s']:.1f}",
+            str(row.get("faults")),
+            str(row.get("robots")),
+            _kept(folder, unkept.get(row["run_id"])),
+        )
     Console().print(table)
     for row in failing[:50]:
         folder = kept.get(row["run_id"])

@@ -117,9 +117,15 @@ def run(
         raise exit_for(ConfigError(f"--mode {mode!r}: choose kit or continuous"))
     if screen not in (1, 2, 3):
         raise exit_for(ConfigError(f"--output-screen {screen}: choose 1, 2 or 3"))
-    timing = KitTiming(ticks=ticks, plan_ms=plan_ms, tick_ms=tick_ms, initial_ms=initial_ms,
-                       process_ms=process_ms, preprocess_ms=preprocess_ms,
-                       deterministic=deterministic)  # fmt: skip
+    timing = KitTiming(
+        ticks=ticks,
+        plan_ms=plan_ms,
+        tick_ms=tick_ms,
+        initial_ms=initial_ms,
+        process_ms=process_ms,
+        preprocess_ms=preprocess_ms,
+        deterministic=deterministic,
+    )
     files = find_entries({"planner": planner, "scheduler": scheduler, "executor": executor})
     kit: KitRun | None = None
     try:
@@ -140,8 +146,9 @@ def run(
                 "--faults: fleetsim's faults act on its robots: add --mode continuous"
             )
         if mode == "continuous":
-            settings = ContinuousSettings(cell_m=cell_m, model=robot_model,
-                                          max_linear_vel=max_speed, tick_s=tick_s)  # fmt: skip
+            settings = ContinuousSettings(
+                cell_m=cell_m, model=robot_model, max_linear_vel=max_speed, tick_s=tick_s
+            )
             plan = _fault_plan(faults, problem.delays.seed) if faults is not None else None
             run: KitRun = ContinuousRun(problem, _entries(files), timing, settings, storage, plan)
         else:
@@ -154,8 +161,10 @@ def run(
         written = [write_kit_output(run, output, screen)] if mode == "kit" else []
         written += [record] if record is not None else []
         if results is not None:
-            meta = {"problem": str(problem.source),
-                    **{f"{k}_entry": str(v) for k, v in files.items()}}  # fmt: skip
+            meta = {
+                "problem": str(problem.source),
+                **{f"{k}_entry": str(v) for k, v in files.items()},
+            }
             written += write_lorr_results(results, run, wall, meta)
         if compare and mode == "continuous":
             kit = KitRun(problem, _entries(files), timing, file_storage_path=storage)
@@ -191,8 +200,12 @@ def _entries(files: dict[str, Path]) -> Entries:
     """The entries in `files`, loaded (fresh instances) while hosting `MAPF`."""
     with hosting():
         loaded = {kind: load_entry(path, kind) for kind, path in files.items()}
-    return Entries(loaded["planner"], loaded["scheduler"], loaded["executor"],
-                   {kind: str(path) for kind, path in files.items()})  # fmt: skip
+    return Entries(
+        loaded["planner"],
+        loaded["scheduler"],
+        loaded["executor"],
+        {kind: str(path) for kind, path in files.items()},
+    )
 
 
 def _execute(run: KitRun, show: bool, record: Path | None) -> float:

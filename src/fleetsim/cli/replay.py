@@ -43,8 +43,10 @@ def replay(
                 typer.echo(f"streamed {sent} messages of {recording}")
                 return
             gui = not headless
-            with native_stdout_parked() if gui else contextlib.nullcontext(), \
-                    MultiRobotSimulationCore(SimulationParams(gui=gui)) as sim:  # fmt: skip
+            with (
+                native_stdout_parked() if gui else contextlib.nullcontext(),
+                MultiRobotSimulationCore(SimulationParams(gui=gui)) as sim,
+            ):
                 played = Replay(rec, sim).play(speed=speed, start=start, until=until)
             if rec.truncated is not None and rec.truncated != said:  # (damage met on the way)
                 typer.echo(f"note: {rec.truncated}", err=True)
@@ -52,23 +54,27 @@ def replay(
         raise exit_for(exc) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
-    typer.echo(f"replayed {played.frames} frames, {played.start:.1f} to {played.end:.1f} s "
-               f"of {recording}")  # fmt: skip
+    typer.echo(
+        f"replayed {played.frames} frames, {played.start:.1f} to {played.end:.1f} s of {recording}"
+    )
 
 
 WAIT_S = 600.0  # --serve: how long to wait for a client before streaming anyway
 
 
-def serve_recording(rec: Any, host: str, port: int, speed: float, start: float,
-                    until: float | None) -> int:  # fmt: skip
+def serve_recording(
+    rec: Any, host: str, port: int, speed: float, start: float, until: float | None
+) -> int:
     """Stream a recording to Foxglove over WebSocket until Ctrl-C or its end."""
     from fleetsim.recording.live import FoxgloveServer, stream_recording
 
     server = FoxgloveServer(host, port)
     try:
-        typer.echo(f"live view: {server.url} (Foxglove: Open connection; streams once a "
-                   f"client subscribes)", err=True)  # fmt: skip
-        return stream_recording(rec, server, speed=speed, start=start, until=until,
-                                wait_s=WAIT_S)  # fmt: skip
+        typer.echo(
+            f"live view: {server.url} (Foxglove: Open connection; streams once a "
+            f"client subscribes)",
+            err=True,
+        )
+        return stream_recording(rec, server, speed=speed, start=start, until=until, wait_s=WAIT_S)
     finally:
         server.stop()

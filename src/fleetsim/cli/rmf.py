@@ -60,8 +60,10 @@ def rmf(
     try:
         loaded = load_scenario(scenario, overrides)
         spec = loaded.scenario.rmf or RmfSpec()
-        routes: Any = {k: {a: [list(p) for p in path] for a, path in labels.items()}
-                       for k, labels in spec.activities.items()}  # fmt: skip
+        routes: Any = {
+            k: {a: [list(p) for p in path] for a, path in labels.items()}
+            for k, labels in spec.activities.items()
+        }
         if activities is not None:
             routes = {**routes, **check_activities(read_activities(activities))}
         turned_off = without_drivers(loaded.scenario)
@@ -69,21 +71,28 @@ def rmf(
         if duration is None:
             built.sim.params.duration = None  # until stopped
         if host not in ("127.0.0.1", "localhost", "::1"):
-            typer.echo(f"warning: serving on {host}: anyone who reaches it can drive the robots",
-                       err=True)  # fmt: skip
+            typer.echo(
+                f"warning: serving on {host}: anyone who reaches it can drive the robots", err=True
+            )
         with built.sim:
             site = built.sim.site
             if doors == "open" and built.sim.doors is not None:
                 for name in built.sim.doors.doors:
                     built.sim.doors.open(name, "fleetsim rmf --doors open")
             level = map_name or spec.map_name or (site.level if site is not None else None)
-            fleet = RmfFleet(built.sim, built.scene.robots, map_name=level or "L1",
-                             activities=routes, blocked_after_s=spec.blocked_after_s)  # fmt: skip
+            fleet = RmfFleet(
+                built.sim,
+                built.scene.robots,
+                map_name=level or "L1",
+                activities=routes,
+                blocked_after_s=spec.blocked_after_s,
+            )
             fleet.start()
             faults = network_faults_of(loaded.scenario.faults, built.sim.params.seed or 0, "rmf")
             with RmfServer(make_app(fleet, token, faults), host, port) as server:
-                typer.echo(f"fleet manager {server.url}/  robots {len(fleet.robots)}  "
-                           f"map {fleet.map_name}")  # fmt: skip
+                typer.echo(
+                    f"fleet manager {server.url}/  robots {len(fleet.robots)}  map {fleet.map_name}"
+                )
                 say_turned_off("RMF", turned_off)
                 try:
                     summary = run_scenario(built, duration=duration)

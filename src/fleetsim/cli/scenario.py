@@ -134,9 +134,17 @@ def run(
     handle_stop_signals()
     # PyBullet's window threads print to the C stdout at any time: park it for a GUI run.
     with native_stdout_parked() if gui else contextlib.nullcontext():
-        summary, meta = _build_and_run(scenario, overrides, gui, rtf, duration, seed, max_bodies,
-                                       (record, record_rate),
-                                       (serve_host, serve_port) if serve else None)  # fmt: skip
+        summary, meta = _build_and_run(
+            scenario,
+            overrides,
+            gui,
+            rtf,
+            duration,
+            seed,
+            max_bodies,
+            (record, record_rate),
+            (serve_host, serve_port) if serve else None,
+        )
     print_summary(summary)
     if record is not None:
         typer.echo(f"recording: {record} (open it in Foxglove)")
@@ -223,13 +231,14 @@ def _build_and_run(
     return summary, meta
 
 
-def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, rate: float
-                    ) -> None:  # fmt: skip
+def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, rate: float) -> None:
     """Record the built run to `path` (closed with the simulation), with the scenario, its
     overrides and the fleet manager's KPI series."""
-    facts = {"scenario": loaded.scenario.name or loaded.path.stem,
-             "scenario_file": str(loaded.path),
-             "overrides": json.dumps(list(overrides))}  # fmt: skip
+    facts = {
+        "scenario": loaded.scenario.name or loaded.path.stem,
+        "scenario_file": str(loaded.path),
+        "overrides": json.dumps(list(overrides)),
+    }
     from fleetsim.recording import record  # (60 ms to import: only for runs that record)
 
     watch_fleet_of(built, record(built.sim, path, rate, facts))
@@ -241,8 +250,7 @@ def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
     from fleetsim.recording.live import FoxgloveServer, LiveOut
 
     if host not in ("127.0.0.1", "localhost", "::1"):
-        typer.echo(f"warning: the live view on {host}: anyone who reaches it can watch",
-                   err=True)  # fmt: skip
+        typer.echo(f"warning: the live view on {host}: anyone who reaches it can watch", err=True)
     server = FoxgloveServer(host, port)
     watch_fleet_of(built, record(built.sim, None, rate, out=LiveOut(server)))  # closed with sim
     return server
@@ -265,8 +273,9 @@ def writable_or_exit(path: Path, option: str) -> None:
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".fleetsim-", delete=True):
             pass
     except OSError as exc:
-        raise exit_for(ConfigError(f"{option} {path}: cannot write there "
-                                   f"({exc.strerror or exc})")) from None  # fmt: skip
+        raise exit_for(
+            ConfigError(f"{option} {path}: cannot write there ({exc.strerror or exc})")
+        ) from None
 
 
 def _broken_conditions(summary: RunSummary, conditions: set[str]) -> list[str]:
@@ -290,8 +299,13 @@ def _fault_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     if not isinstance(faults, dict):
         return []
     kinds = ", ".join(f"{kind.replace('_', ' ')} {n}" for kind, n in faults.items() if n)
-    return [("faults", f"{sum(faults.values())} ({kinds or 'none happened'}; "
-                       f"{k.get('faults_active', 0)} still on at the end)")]  # fmt: skip
+    return [
+        (
+            "faults",
+            f"{sum(faults.values())} ({kinds or 'none happened'}; "
+            f"{k.get('faults_active', 0)} still on at the end)",
+        )
+    ]
 
 
 def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
@@ -307,30 +321,47 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     )
     unresolved = k["deadlocks_unresolved"]
     doors = (
-        [("doors", f"{k['door_cycles']} openings, open {k['door_open_s']:.0f} s in all; robots "
-                   f"waited {k['door_waits']} times ({k['door_wait_s']:.0f} s)")]
+        [
+            (
+                "doors",
+                f"{k['door_cycles']} openings, open {k['door_open_s']:.0f} s in all; robots "
+                f"waited {k['door_waits']} times ({k['door_wait_s']:.0f} s)",
+            )
+        ]
         if k.get("doors")
         else []
-    )  # fmt: skip
+    )
     lifts = k.get("lifts") or {}
     if lifts:
-        use = ", ".join(f"{name} {v['trips']} trips, {v['utilisation'] * 100:.0f}% in use, "
-                        f"waits {v['wait_s_mean']:.0f} s" for name, v in lifts.items())  # fmt: skip
+        use = ", ".join(
+            f"{name} {v['trips']} trips, {v['utilisation'] * 100:.0f}% in use, "
+            f"waits {v['wait_s_mean']:.0f} s"
+            for name, v in lifts.items()
+        )
         doors.append(("lifts", f"{k['lift_rides']} robot rides ({use})"))
     return [
         *doors,
-        ("tasks", f"{k['tasks_completed']} done, {k['tasks_failed']} failed, "
-                  f"{k['tasks_released']} released (fleet manager orders)"),
+        (
+            "tasks",
+            f"{k['tasks_completed']} done, {k['tasks_failed']} failed, "
+            f"{k['tasks_released']} released (fleet manager orders)",
+        ),
         ("throughput", f"{k['throughput_per_hour']:.1f} tasks/hour"),
         ("cycle time", cycles),
-        ("utilisation", f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
-                        f"robot-s, {k['distance_m']:.0f} m driven)"),
+        (
+            "utilisation",
+            f"{k['utilisation'] * 100:.0f}% (waiting {k['waiting_time_s']:.0f} "
+            f"robot-s, {k['distance_m']:.0f} m driven)",
+        ),
         ("conflicts", f"{k['conflicts']} (a robot stopped for another's node)"),
         ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
         ("stalls", f"{k['stalls']} ({k['stalled_now']} still stalled)"),
-        ("near misses", ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
-                        + f" (within {k['near_miss_gap_m']:.2f} m)"),
-    ]  # fmt: skip
+        (
+            "near misses",
+            ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
+            + f" (within {k['near_miss_gap_m']:.2f} m)",
+        ),
+    ]
 
 
 def print_summary(summary: RunSummary) -> None:
@@ -347,10 +378,12 @@ def print_summary(summary: RunSummary) -> None:
     ]
     if summary.actions_completed or summary.actions_failed or "tasks_completed" not in summary.kpis:
         rows += [
-            ("actions completed",
-             f"{summary.actions_completed} (robot actions: go_to, pick, wait, ...)"),
+            (
+                "actions completed",
+                f"{summary.actions_completed} (robot actions: go_to, pick, wait, ...)",
+            ),
             ("actions failed", str(summary.actions_failed)),
-        ]  # fmt: skip
+        ]
     else:  # (a fleet manager drives its robots itself: its tasks are the numbers below)
         rows.append(("actions", "none queued (the fleet manager drives the robots)"))
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
@@ -428,8 +461,9 @@ def examples(ctx: typer.Context) -> None:
         description = (yaml.safe_load(path.read_text()) or {}).get("description", "")
         table.add_row(name, description)
     Console().print(table)
-    problems = Table(title="bundled LoRR problems (fleetsim lorr run NAME; fleetsim examples "
-                     "copy NAME)")  # fmt: skip
+    problems = Table(
+        title="bundled LoRR problems (fleetsim lorr run NAME; fleetsim examples copy NAME)"
+    )
     problems.add_column("name", no_wrap=True)
     problems.add_column("description")
     for name, description in LORR_EXAMPLES.items():

@@ -19,5 +19,6 @@ def say_turned_off(who: str, removed: list[str]) -> None:
     """Say which of a scenario's drivers (its fleet manager, motion plugins) were turned off for
     serving, and why."""
     if removed:
-        typer.echo(f"{who} drives the robots: the scenario's "
-                   f"{', '.join(sorted(set(removed)))} turned off")  # fmt: skip
+        typer.echo(
+            f"{who} drives the robots: the scenario's {', '.join(sorted(set(removed)))} turned off"
+        )

@@ -45,8 +45,10 @@ def show(
     site = load(file, level, graph, cell_size, blocked)
     g = site.graph
     one_way = int((~g.bidirectional).sum())
-    heights = [f"{name} ({site.elevation(name):g} m, {int((g.level == k).sum()):,} nodes)"
-               for k, name in enumerate(g.level_names)]  # fmt: skip
+    heights = [
+        f"{name} ({site.elevation(name):g} m, {int((g.level == k).sum()):,} nodes)"
+        for k, name in enumerate(g.level_names)
+    ]
     typer.echo(f"{file}: levels {', '.join(heights)}")
     typer.echo(f"  nodes {len(g):,}; lanes {g.lane_count:,} ({one_way:,} one-way)")
     lo, hi = g.xy.min(axis=0), g.xy.max(axis=0)
@@ -61,9 +63,11 @@ def show(
         typer.echo(f"  robot {spawn.robot_name} ({spawn.robot_type}) starts at {spawn.node}")
     for lift in site.lifts:
         inside = sorted(n for n, name in site.lift_of.items() if name == lift.name)
-        typer.echo(f"  lift {lift.name} at ({lift.x:.2f}, {lift.y:.2f}), serves "
-                   f"{', '.join(lift.levels) or 'no level'}; nodes in it: "
-                   f"{', '.join(inside) or 'none'}")  # fmt: skip
+        typer.echo(
+            f"  lift {lift.name} at ({lift.x:.2f}, {lift.y:.2f}), serves "
+            f"{', '.join(lift.levels) or 'no level'}; nodes in it: "
+            f"{', '.join(inside) or 'none'}"
+        )
     for door in site.doors:
         typer.echo(f"  door {door.name} ({door.kind}) on {door.level}")
     if png is not None:
@@ -153,9 +157,14 @@ def export(
         return
     from fleetsim.interfaces.rmf.nav_graph import nav_graph
 
-    data = nav_graph(site.graph, building_name=site.building_name or file.name.split(".")[0],
-                     doors=site.doors, unnamed=site.unnamed, lifts=site.lifts,
-                     lift_of=site.lift_of)  # fmt: skip
+    data = nav_graph(
+        site.graph,
+        building_name=site.building_name or file.name.split(".")[0],
+        doors=site.doors,
+        unnamed=site.unnamed,
+        lifts=site.lifts,
+        lift_of=site.lift_of,
+    )
     output.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
     counts = {name: len(level_data["vertices"]) for name, level_data in data["levels"].items()}
     shown = ", ".join(f"{name} {n} vertices" for name, n in counts.items())

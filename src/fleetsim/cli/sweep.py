@@ -76,8 +76,12 @@ def sweep(
         _query(query_args or [])
         return
     if query_args:
-        raise exit_for(ConfigError(f"unexpected arguments {' '.join(query_args)}: give one "
-                                   "scenario; values to sweep go in --set KEY=V1,V2"))  # fmt: skip
+        raise exit_for(
+            ConfigError(
+                f"unexpected arguments {' '.join(query_args)}: give one "
+                "scenario; values to sweep go in --set KEY=V1,V2"
+            )
+        )
     from fleetsim.sweep import make_plan, run_sweep
     from fleetsim.sweep.driver import prepare
     from fleetsim.sweep.stats import headline, summarise
@@ -88,9 +92,15 @@ def sweep(
     try:
         plan = make_plan(scenario, sets, seeds, duration)
         prepare(out, n_workers, backend, ray_address, resume or retry_failed)  # errors first
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[status]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                   TimeRemainingColumn())  # fmt: skip
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
         with Progress(*columns, console=console) as bar:
             task = bar.add_task(plan.scenario.stem, total=None, status="")
 
@@ -101,9 +111,17 @@ def sweep(
                 failed = " (failed)" if row.get("status") != "ok" else ""
                 bar.update(task, completed=done, status=f"last: seed {row.get('seed')}{failed}")
 
-            result = run_sweep(plan, out, workers=n_workers, backend=backend,
-                               ray_address=ray_address, resume=resume, retry_failed=retry_failed,
-                               details=details, progress=progress)  # fmt: skip
+            result = run_sweep(
+                plan,
+                out,
+                workers=n_workers,
+                backend=backend,
+                ray_address=ray_address,
+                resume=resume,
+                retry_failed=retry_failed,
+                details=details,
+                progress=progress,
+            )
         swept = list(plan.swept)
         order = {run.run_id: k for k, run in enumerate(plan.runs())}  # the plan's order
         result.rows.sort(key=lambda r: order.get(r["run_id"], len(order)))
@@ -116,18 +134,21 @@ def sweep(
             ok = [r for r in result.rows if r.get("status") == "ok"]
             varying = [k for k in kpis if len({r.get(k) for r in ok}) > 1]
             folder = out.with_name(out.stem + ".plots")
-            plots = (write_plots(result.rows, swept, varying, folder),
-                     len(kpis) - len(varying))  # fmt: skip
+            plots = (write_plots(result.rows, swept, varying, folder), len(kpis) - len(varying))
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt:
         typer.echo(f"stopped: {where_the_rows_are(out)}", err=True)
         raise typer.Exit(130) from None
-    typer.echo(f"{result.ran} runs ({result.failed} failed), {result.skipped} already in the "
-               f"file; results: {out}")  # fmt: skip
+    typer.echo(
+        f"{result.ran} runs ({result.failed} failed), {result.skipped} already in the "
+        f"file; results: {out}"
+    )
     if plots is not None:
-        typer.echo(f"plots: {len(plots[0])} in {out.with_name(out.stem + '.plots')} "
-                   f"({plots[1]} KPIs the same in every run left out)")  # fmt: skip
+        typer.echo(
+            f"plots: {len(plots[0])} in {out.with_name(out.stem + '.plots')} "
+            f"({plots[1]} KPIs the same in every run left out)"
+        )
     if result.failed:
         raise typer.Exit(EXIT_FAILURE)
 
@@ -141,16 +162,24 @@ def _print_summary(lines: list[dict[str, Any]], swept: list[str]) -> None:
     for name in names:
         table.add_column(name, justify="right", min_width=min(len(name), 40))
     for line in lines:
-        table.add_row(*(str(list(v) if isinstance(v := line[k], tuple) else v)
-                        for k in (*swept, "runs", "failed")),
-                      *(line[k].text() for k in kpis))  # fmt: skip
+        table.add_row(
+            *(
+                str(list(v) if isinstance(v := line[k], tuple) else v)
+                for k in (*swept, "runs", "failed")
+            ),
+            *(line[k].text() for k in kpis),
+        )
     Console(width=max(120, sum(max(min(len(n), 40), 16) + 3 for n in names))).print(table)
 
 
 def _query(args: list[str]) -> None:
     if len(args) != 2:
-        raise exit_for(ConfigError('usage: fleetsim sweep query sweep.parquet "SELECT ..." '
-                                   "(the runs are the table `runs`)"))  # fmt: skip
+        raise exit_for(
+            ConfigError(
+                'usage: fleetsim sweep query sweep.parquet "SELECT ..." '
+                "(the runs are the table `runs`)"
+            )
+        )
     path, sql = Path(args[0]), args[1]
     try:
         import duckdb
@@ -173,8 +202,10 @@ def _query(args: list[str]) -> None:
         table.add_row(*(_cell(v) for v in row))
     Console(width=max(120, 14 * len(names))).print(table)
     if len(rows) > MAX_SHOWN_ROWS:
-        typer.echo(f"(first {MAX_SHOWN_ROWS} rows shown; add LIMIT/OFFSET or write them out "
-                   "with COPY ... TO 'file.csv')")  # fmt: skip
+        typer.echo(
+            f"(first {MAX_SHOWN_ROWS} rows shown; add LIMIT/OFFSET or write them out "
+            "with COPY ... TO 'file.csv')"
+        )
 
 
 def _sql_text(path: Path) -> str:
@@ -195,6 +226,8 @@ def where_the_rows_are(out: Path) -> str:
     if out.exists():
         return f"the finished runs are in {out} (--resume carries on)"
     if journal.exists():
-        return (f"the finished runs are in {journal} (one JSON row a line; --resume carries "
-                f"on and writes {out})")  # fmt: skip
+        return (
+            f"the finished runs are in {journal} (one JSON row a line; --resume carries "
+            f"on and writes {out})"
+        )
     return f"no run had finished: nothing was written ({out} does not exist)"

@@ -92,17 +92,21 @@ def vda5050(
                 epoch=epoch,
             )
             fleet.start()
-            typer.echo(f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
-                       f"vehicles {len(fleet.vehicles)}")  # fmt: skip
+            typer.echo(
+                f"broker {broker}  topics {topics.prefix}/<serialNumber>/...  "
+                f"vehicles {len(fleet.vehicles)}"
+            )
             say_turned_off("the master control", turned_off)
             try:
                 summary = run_scenario(built, duration=duration)
             finally:
                 fleet.stop()
             counts = fleet.link.counts
-            typer.echo(f"VDA 5050: {counts['order']} orders and {counts['instantActions']} "
-                       f"instant-action messages received, {counts['state']} states "
-                       "published")  # fmt: skip
+            typer.echo(
+                f"VDA 5050: {counts['order']} orders and {counts['instantActions']} "
+                f"instant-action messages received, {counts['state']} states "
+                "published"
+            )
     except FleetSimError as exc:
         raise exit_for(exc) from None
     except KeyboardInterrupt as exc:  # stopped before the run began
@@ -119,8 +123,9 @@ def unix_time(text: str) -> float:
     try:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise ConfigError(f"--start-time {text!r}: expected an ISO 8601 time such as "
-                          "2026-01-01T08:00:00Z") from None  # fmt: skip
+        raise ConfigError(
+            f"--start-time {text!r}: expected an ISO 8601 time such as 2026-01-01T08:00:00Z"
+        ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()

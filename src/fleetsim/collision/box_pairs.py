@@ -37,9 +37,18 @@ SEPARATE, TOUCHING, ASK = 0, 1, 2  # classify_pairs' answers
 PLANAR = int(CollisionMode.NORMAL_2D)  # (a plain int for the compiled code)
 
 
-def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray,
-                   shaped: np.ndarray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
-                   hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+def classify_pairs(
+    i: IntArray,
+    j: IntArray,
+    mode: np.ndarray,
+    exact: np.ndarray,
+    shaped: np.ndarray,
+    pos: np.ndarray,
+    q: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    grow: float,
+) -> np.ndarray:
     """The closest-points narrow phase of candidate pairs (int8 per pair): TOUCHING (a pair
     with a NORMAL_2D body, whose broadphase overlap in the plane stands, or boxes that touch),
     SEPARATE (boxes that do not), or ASK (PyBullet's query decides: a body that is neither a
@@ -50,16 +59,24 @@ def classify_pairs(i: IntArray, j: IntArray, mode: np.ndarray, exact: np.ndarray
         out = np.empty(len(i), dtype=np.int8)
         i, j = np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64)
         floats = (np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi))
-        table = (np.ascontiguousarray(mode), np.ascontiguousarray(exact, dtype=np.bool_),
-                 np.ascontiguousarray(shaped, dtype=np.bool_), *floats)  # fmt: skip
+        table = (
+            np.ascontiguousarray(mode),
+            np.ascontiguousarray(exact, dtype=np.bool_),
+            np.ascontiguousarray(shaped, dtype=np.bool_),
+            *floats,
+        )
 
         packed = np.empty((0, 8))
         if 4 * len(i) >= len(pos):  # a crowd: each body's box in the world once, in one row
             packed = np.empty((len(pos), 8))
             pack = compiled(_pack_rows)
             assert pack is not None
-            parallel.run([functools.partial(pack, a, b, *table[3:], float(grow), packed)
-                          for a, b in parallel.halves(len(pos))])  # fmt: skip
+            parallel.run(
+                [
+                    functools.partial(pack, a, b, *table[3:], float(grow), packed)
+                    for a, b in parallel.halves(len(pos))
+                ]
+            )
 
         def part(start: int, stop: int) -> None:  # (both cores: two halves of the pairs)
             s = slice(start, stop)
@@ -86,8 +103,13 @@ def touching_only(
     if kernel is None:
         return None
     out_i, out_j = np.empty(len(i), dtype=np.int64), np.empty(len(j), dtype=np.int64)
-    count = kernel(np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64),
-                   np.ascontiguousarray(verdict, dtype=np.int8), out_i, out_j)  # fmt: skip
+    count = kernel(
+        np.ascontiguousarray(i, dtype=np.int64),
+        np.ascontiguousarray(j, dtype=np.int64),
+        np.ascontiguousarray(verdict, dtype=np.int8),
+        out_i,
+        out_j,
+    )
     return None if count < 0 else (out_i[:count], out_j[:count])
 
 
@@ -102,8 +124,15 @@ def _touching_rows(i: Any, j: Any, verdict: Any, out_i: Any, out_j: Any) -> int:
     return count
 
 
-def _pairs_numpy(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray,
-                 hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+def _pairs_numpy(
+    i: IntArray,
+    j: IntArray,
+    pos: np.ndarray,
+    q: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    grow: float,
+) -> np.ndarray:
     """Whether the grown boxes of the pairs of box rows (i, j) touch (bool), with NumPy."""
     touch = np.ones(len(i), dtype=bool)
     qi, qj = rows_of(q, i), rows_of(q, j)
@@ -116,13 +145,15 @@ def _pairs_numpy(i: IntArray, j: IntArray, pos: np.ndarray, q: np.ndarray, lo: n
     tilted = turned & ~flat
     if tilted.any():
         ti, tj = i[tilted], j[tilted]
-        touch[tilted] = boxes_touch(*_box(ti, pos, q, lo, hi, grow),
-                                    *_box(tj, pos, q, lo, hi, grow))  # fmt: skip
+        touch[tilted] = boxes_touch(
+            *_box(ti, pos, q, lo, hi, grow), *_box(tj, pos, q, lo, hi, grow)
+        )
     return touch
 
 
-def _box(rows: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-         grow: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def _box(
+    rows: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray, grow: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(centre, rotation, half extents) of the rows' grown boxes in the world."""
     rot = quat.to_matrix(rows_of(q, rows))
     low, high = rows_of(lo, rows), rows_of(hi, rows)
@@ -130,8 +161,16 @@ def _box(rows: IntArray, pos: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.
     return centre, rot, (high - low) / 2 + grow
 
 
-def _flat(i: IntArray, j: IntArray, pos: np.ndarray, qi: np.ndarray, qj: np.ndarray,
-          lo: np.ndarray, hi: np.ndarray, grow: float) -> np.ndarray:  # fmt: skip
+def _flat(
+    i: IntArray,
+    j: IntArray,
+    pos: np.ndarray,
+    qi: np.ndarray,
+    qj: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    grow: float,
+) -> np.ndarray:
     """The test for pairs of boxes turned about the vertical only (the kernel's formulas)."""
     zi, wi, zj, wj = qi[:, 2], qi[:, 3], qj[:, 2], qj[:, 3]
     ca, sa = 1 - zi * (2 * zi), wi * (2 * zi)  # cos and sin of the yaw, as quat.to_matrix
@@ -159,8 +198,9 @@ def _flat(i: IntArray, j: IntArray, pos: np.ndarray, qi: np.ndarray, qj: np.ndar
 # -- compiled (the same formulas, pair by pair; one function, as Numba compiles it alone) ---------
 
 
-def _pack_rows(first: int, stop: int, pos: Any, q: Any, lo: Any, hi: Any, grow: float,
-               packed: Any) -> None:  # fmt: skip
+def _pack_rows(
+    first: int, stop: int, pos: Any, q: Any, lo: Any, hi: Any, grow: float, packed: Any
+) -> None:
     """For the bodies first..stop-1 turned about the vertical only (or not at all): the cosine
     and sine of the yaw, the world centre and the grown half extents of the box, as
     `_pairs_rows` works them out for a pair (the same expressions), in one row each."""
@@ -182,8 +222,20 @@ def _pack_rows(first: int, stop: int, pos: Any, q: Any, lo: Any, hi: Any, grow: 
             packed[r, 7] = (hi[r, 2] - lo[r, 2]) / 2 + grow
 
 
-def _pairs_rows(i: Any, j: Any, mode: Any, exact: Any, shaped: Any, pos: Any, q: Any, lo: Any,
-                hi: Any, grow: float, packed: Any, out: Any) -> None:  # fmt: skip
+def _pairs_rows(
+    i: Any,
+    j: Any,
+    mode: Any,
+    exact: Any,
+    shaped: Any,
+    pos: Any,
+    q: Any,
+    lo: Any,
+    hi: Any,
+    grow: float,
+    packed: Any,
+    out: Any,
+) -> None:
     """`classify_pairs`, pair by pair (boxes turned about the vertical only read from
     `packed`, `_pack_rows`'s rows, when it has a row a body)."""
     rot, centre, half = np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3))
@@ -262,13 +314,17 @@ def _pairs_rows(i: Any, j: Any, mode: Any, exact: Any, shaped: Any, pos: Any, q:
             m0, m1 = (lo[r, 0] + hi[r, 0]) / 2, (lo[r, 1] + hi[r, 1]) / 2
             m2 = (lo[r, 2] + hi[r, 2]) / 2
             for n in range(3):
-                centre[s, n] = pos[r, n] + (rot[s, n, 0] * m0 + rot[s, n, 1] * m1
-                                            + rot[s, n, 2] * m2)  # fmt: skip
+                centre[s, n] = pos[r, n] + (
+                    rot[s, n, 0] * m0 + rot[s, n, 1] * m1 + rot[s, n, 2] * m2
+                )
                 half[s, n] = (hi[r, n] - lo[r, n]) / 2 + grow
         for n in range(3):
             for m in range(3):
-                rel[n, m] = (rot[0, 0, n] * rot[1, 0, m] + rot[0, 1, n] * rot[1, 1, m]
-                             + rot[0, 2, n] * rot[1, 2, m])  # fmt: skip
+                rel[n, m] = (
+                    rot[0, 0, n] * rot[1, 0, m]
+                    + rot[0, 1, n] * rot[1, 1, m]
+                    + rot[0, 2, n] * rot[1, 2, m]
+                )
                 abs_rel[n, m] = abs(rel[n, m]) + _PARALLEL_EPS
         d0, d1, d2 = (
             centre[1, 0] - centre[0, 0],

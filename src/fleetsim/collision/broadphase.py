@@ -83,9 +83,13 @@ def candidate_pairs(
 
 
 def candidate_pairs_of(
-    lo: np.ndarray, hi: np.ndarray, cell_size: float, use: np.ndarray, query: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    cell_size: float,
+    use: np.ndarray,
+    query: np.ndarray,
     ignore_z: np.ndarray,
-) -> tuple[IntArray, IntArray] | None:  # fmt: skip
+) -> tuple[IntArray, IntArray] | None:
     """`candidate_pairs` of the boxes marked in `use` (bool, N), restricted to the pairs with
     a `query` (bool, N) box, for a large scene where few boxes changed since the last check:
     through the compiled grid, where only the marked boxes look round their cells. None when
@@ -98,9 +102,13 @@ def candidate_pairs_of(
 
 
 def _compiled_grid(
-    lo: np.ndarray, hi: np.ndarray, cell_size: float, ignore_z: np.ndarray | None,
-    use: np.ndarray | None = None, query: np.ndarray | None = None,
-) -> tuple[IntArray, IntArray] | None:  # fmt: skip
+    lo: np.ndarray,
+    hi: np.ndarray,
+    cell_size: float,
+    ignore_z: np.ndarray | None,
+    use: np.ndarray | None = None,
+    query: np.ndarray | None = None,
+) -> tuple[IntArray, IntArray] | None:
     """The compiled grid's pairs of the boxes in `use` (default all; `kernels.grid_pairs`;
     with `query`, only the marked boxes' pairs), or None when a box is wide or not finite, or
     the site too wide for the grid's keys."""
@@ -117,9 +125,12 @@ def _compiled_grid(
 
 
 def small_scene_pairs(
-    lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    moving: IntArray,
+    fixed: IntArray,
     ignore_z: np.ndarray | None = None,
-) -> tuple[IntArray, IntArray]:  # fmt: skip
+) -> tuple[IntArray, IntArray]:
     """Row pairs whose boxes overlap (touching counts, as `overlapping`): each `moving` row
     with the moving rows after it and with every `fixed` row, all tested at once. For small
     scenes (up to `SMALL_SCENE_PAIRS` tests) a dozen array calls beat any index."""

@@ -74,9 +74,13 @@ def narrow_bounds(
     assert bounds is not None
     out = np.empty(5)
     every = np.ones(len(lo), dtype=np.bool_) if use is None else use
-    ok = bounds(np.ascontiguousarray(lo, dtype=np.float64),
-                np.ascontiguousarray(hi, dtype=np.float64), float(cell),
-                np.ascontiguousarray(every, dtype=np.bool_), out)  # fmt: skip
+    ok = bounds(
+        np.ascontiguousarray(lo, dtype=np.float64),
+        np.ascontiguousarray(hi, dtype=np.float64),
+        float(cell),
+        np.ascontiguousarray(every, dtype=np.bool_),
+        out,
+    )
     return (
         (float(out[0]), float(out[1]), float(out[2]), float(out[3]), float(out[4])) if ok else None
     )
@@ -97,9 +101,15 @@ def _narrow_bounds(lo: Any, hi: Any, cell: float, use: Any, out: Any) -> bool:
     return True
 
 
-def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
-               ignore_z: np.ndarray, bounds: tuple[float, float, float, float] | None = None,
-               query: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def grid_pairs(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    use: np.ndarray,
+    cell: float,
+    ignore_z: np.ndarray,
+    bounds: tuple[float, float, float, float] | None = None,
+    query: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
     boxes overlap (touching counts; z skipped where `ignore_z` marks either). The grid's cell
     is `cell` or larger (`dense_cell`). `bounds` (x min, x max, y min, y max of the used
@@ -125,9 +135,13 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     min_x, min_y = floor(x0 / cell), floor(y0 / cell)
     width, height = floor(x1 / cell) - min_x + 1, floor(y1 / cell) - min_y + 1
     w = _workspace
-    work = (w.get("cell_of", n, np.int64), w.get("start", width * height + 1, np.int64),
-            w.get("body", n, np.int64), w.get("box", n, np.float64, 6),
-            w.get("flat", n, np.bool_))  # fmt: skip
+    work = (
+        w.get("cell_of", n, np.int64),
+        w.get("start", width * height + 1, np.int64),
+        w.get("body", n, np.int64),
+        w.get("box", n, np.float64, 6),
+        w.get("flat", n, np.bool_),
+    )
     _sort_cells(lo, hi, use, float(cell), flat, work, min_x, min_y, width, height)
     cell_of, start, body, box, sorted_flat = work
     if query is None:
@@ -139,8 +153,9 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
         assert scan is not None
         grid = (width, height, start, body, box, sorted_flat)
         parts = [(a, b, int(start[b * height] - start[a * height])) for a, b in columns]
-        found = parallel.run([functools.partial(_room, scan, (a, b, *grid), bodies)
-                              for a, b, bodies in parts])  # fmt: skip
+        found = parallel.run(
+            [functools.partial(_room, scan, (a, b, *grid), bodies) for a, b, bodies in parts]
+        )
     else:
         ask = compiled(_grid_query)
         assert ask is not None
@@ -170,9 +185,18 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     return sorted_i, sorted_j
 
 
-def _sort_cells(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
-                ignore_z: np.ndarray, work: tuple[np.ndarray, ...], min_x: int, min_y: int,
-                width: int, height: int) -> None:  # fmt: skip
+def _sort_cells(
+    lo: np.ndarray,
+    hi: np.ndarray,
+    use: np.ndarray,
+    cell: float,
+    ignore_z: np.ndarray,
+    work: tuple[np.ndarray, ...],
+    min_x: int,
+    min_y: int,
+    width: int,
+    height: int,
+) -> None:
     """The grid's first pass: a counting sort of the used bodies by the cell of their lower
     corner into `work` (cell_of, start, body, box, flat: `start[c]` the first of cell
     c's bodies, cells numbered down the columns, each cell's bodies in index order, their boxes
@@ -184,17 +208,35 @@ def _sort_cells(lo: np.ndarray, hi: np.ndarray, use: np.ndarray, cell: float,
     cells, parts = width * height, parallel.halves(len(lo))
     hists = [_workspace.get(f"hist{k}", cells + 1, np.int64)[: cells + 1] for k in range(2)]
     grid = (min_x, min_y, height)
-    parallel.run([functools.partial(count, lo, use, cell, *grid, a, b, cell_of, hist)
-                  for (a, b), hist in zip(parts, hists, strict=False)])  # fmt: skip
+    parallel.run(
+        [
+            functools.partial(count, lo, use, cell, *grid, a, b, cell_of, hist)
+            for (a, b), hist in zip(parts, hists, strict=False)
+        ]
+    )
     offsets = [_workspace.get(f"offset{k}", cells, np.int64)[:cells] for k in range(2)]
     prefix(hists[0], hists[1], len(parts) == 2, start, offsets[0], offsets[1])
     placed = (body, box, flat)
-    parallel.run([functools.partial(scatter, lo, hi, ignore_z, use, cell_of, a, b, at, *placed)
-                  for (a, b), at in zip(parts, offsets, strict=False)])  # fmt: skip
+    parallel.run(
+        [
+            functools.partial(scatter, lo, hi, ignore_z, use, cell_of, a, b, at, *placed)
+            for (a, b), at in zip(parts, offsets, strict=False)
+        ]
+    )
 
 
-def _count_cells(lo: Any, use: Any, cell: float, min_x: int, min_y: int, height: int, first: int,
-                 stop: int, cell_of: Any, hist: Any) -> None:  # fmt: skip
+def _count_cells(
+    lo: Any,
+    use: Any,
+    cell: float,
+    min_x: int,
+    min_y: int,
+    height: int,
+    first: int,
+    stop: int,
+    cell_of: Any,
+    hist: Any,
+) -> None:
     """Bodies first..stop-1: their cells, and how many are in each (`hist[c + 1]`)."""
     hist[:] = 0
     for a in range(first, stop):
@@ -206,8 +248,9 @@ def _count_cells(lo: Any, use: Any, cell: float, min_x: int, min_y: int, height:
             hist[c + 1] += 1
 
 
-def _offsets(first: Any, second: Any, both: bool, start: Any, at_first: Any,
-             at_second: Any) -> None:  # fmt: skip
+def _offsets(
+    first: Any, second: Any, both: bool, start: Any, at_first: Any, at_second: Any
+) -> None:
     """Where each cell's bodies start (`start`, one more slot than cells), and where the first
     and the second half's bodies go in each cell."""
     start[0] = 0
@@ -219,8 +262,19 @@ def _offsets(first: Any, second: Any, both: bool, start: Any, at_first: Any,
         start[c + 1] = start[c] + mine + theirs
 
 
-def _place_cells(lo: Any, hi: Any, ignore_z: Any, use: Any, cell_of: Any, first: int, stop: int,
-                 at: Any, body: Any, box: Any, flat: Any) -> None:  # fmt: skip
+def _place_cells(
+    lo: Any,
+    hi: Any,
+    ignore_z: Any,
+    use: Any,
+    cell_of: Any,
+    first: int,
+    stop: int,
+    at: Any,
+    body: Any,
+    box: Any,
+    flat: Any,
+) -> None:
     """Bodies first..stop-1 into their cells' places (`at[c]` moves on), boxes beside them."""
     for a in range(first, stop):
         if use[a]:
@@ -233,8 +287,9 @@ def _place_cells(lo: Any, hi: Any, ignore_z: Any, use: Any, cell_of: Any, first:
             flat[k] = ignore_z[a]
 
 
-def _room(scan: Callable[..., int], args: tuple[Any, ...],
-          n: int) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+def _room(
+    scan: Callable[..., int], args: tuple[Any, ...], n: int
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(out_i, out_j, count) of `scan(*args, out_i, out_j)`, which writes the pairs of `n`
     bodies into the arrays it is given (this thread's, room for four pairs a body, grown as
     needed): once more with room for them all when they did not fit."""
@@ -247,8 +302,17 @@ def _room(scan: Callable[..., int], args: tuple[Any, ...],
         capacity = count
 
 
-def _sort_pairs(out_i: Any, out_j: Any, count: int, first: int, stop: int, base: int,
-                firsts: Any, sorted_i: Any, sorted_j: Any) -> None:  # fmt: skip
+def _sort_pairs(
+    out_i: Any,
+    out_j: Any,
+    count: int,
+    first: int,
+    stop: int,
+    base: int,
+    firsts: Any,
+    sorted_i: Any,
+    sorted_j: Any,
+) -> None:
     """Of the first `count` pairs, those of bodies first..stop-1 (as i), sorted by (i, j) into
     sorted_i/sorted_j from `base` on: a counting sort by i (each body has a few pairs), then
     each body's few j in order by insertion. `firsts` has stop - first + 1 slots."""
@@ -279,8 +343,18 @@ def _sort_pairs(out_i: Any, out_j: Any, count: int, first: int, stop: int, base:
         begin = end
 
 
-def _grid_scan(x_from: int, x_to: int, width: int, height: int, start: Any, body: Any, box: Any,
-               flat: Any, out_i: Any, out_j: Any) -> int:  # fmt: skip
+def _grid_scan(
+    x_from: int,
+    x_to: int,
+    width: int,
+    height: int,
+    start: Any,
+    body: Any,
+    box: Any,
+    flat: Any,
+    out_i: Any,
+    out_j: Any,
+) -> int:
     """Every overlapping pair with a body in the columns x_from..x_to, written to
     out_i/out_j; returns how many there are (when more than fit, only the count is right:
     the caller calls again with room). Each pair once: within a cell, and with the cells at
@@ -319,9 +393,22 @@ def _grid_scan(x_from: int, x_to: int, width: int, height: int, start: Any, body
     return count
 
 
-def _grid_query(lo: Any, hi: Any, use: Any, query: Any, ignore_z: Any, cell_of: Any,
-                width: int, height: int, start: Any, body: Any, box: Any, flat: Any,
-                out_i: Any, out_j: Any) -> int:  # fmt: skip
+def _grid_query(
+    lo: Any,
+    hi: Any,
+    use: Any,
+    query: Any,
+    ignore_z: Any,
+    cell_of: Any,
+    width: int,
+    height: int,
+    start: Any,
+    body: Any,
+    box: Any,
+    flat: Any,
+    out_i: Any,
+    out_j: Any,
+) -> int:
     """The overlapping pairs with a `query` body: the marked bodies round their cells (the
     three runs of the three columns about them), a pair of two marked ones once; returns
     the count as `_grid_scan` does."""
@@ -348,9 +435,15 @@ def _grid_query(lo: Any, hi: Any, use: Any, query: Any, ignore_z: Any, cell_of: 
     return count
 
 
-def refresh_boxes(rows: np.ndarray, pos: np.ndarray, quat: np.ndarray, local_min: np.ndarray,
-                  local_max: np.ndarray, out_min: np.ndarray,
-                  out_max: np.ndarray) -> bool:  # fmt: skip
+def refresh_boxes(
+    rows: np.ndarray,
+    pos: np.ndarray,
+    quat: np.ndarray,
+    local_min: np.ndarray,
+    local_max: np.ndarray,
+    out_min: np.ndarray,
+    out_max: np.ndarray,
+) -> bool:
     """World boxes of `rows` written in place into out_min/out_max (N, 3), as
     `fleetsim.collision.aabb.world_aabbs` computes them, the same arithmetic in the same order
     (equal to the last bit), in one pass with no gathered copies. False (nothing done) without
@@ -360,13 +453,15 @@ def refresh_boxes(rows: np.ndarray, pos: np.ndarray, quat: np.ndarray, local_min
     if refresh is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
         return False
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    parallel.run([functools.partial(refresh, rows[a:b], *arrays)
-                  for a, b in parallel.halves(len(rows))])  # fmt: skip
+    parallel.run(
+        [functools.partial(refresh, rows[a:b], *arrays) for a, b in parallel.halves(len(rows))]
+    )
     return True
 
 
-def _refresh_boxes(rows: Any, pos: Any, quat: Any, local_min: Any, local_max: Any,
-                   out_min: Any, out_max: Any) -> None:  # fmt: skip
+def _refresh_boxes(
+    rows: Any, pos: Any, quat: Any, local_min: Any, local_max: Any, out_min: Any, out_max: Any
+) -> None:
     for k in range(rows.shape[0]):
         r = rows[k]
         x, y, z, w = quat[r, 0], quat[r, 1], quat[r, 2], quat[r, 3]

@@ -66,9 +66,15 @@ class StaticIndex:
             s = np.concatenate((s, np.tile(self._huge, int(narrow.sum()))))
         return moving[m], fixed[s]
 
-    def overlaps(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
-                 cell: float, ignore_z: np.ndarray | None = None,
-                 ) -> tuple[IntArray, IntArray]:  # fmt: skip
+    def overlaps(
+        self,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        moving: IntArray,
+        fixed: IntArray,
+        cell: float,
+        ignore_z: np.ndarray | None = None,
+    ) -> tuple[IntArray, IntArray]:
         """The (moving row, static row) pairs whose boxes overlap (touching counts; z skipped
         where `ignore_z` marks either): `pairs`, then the overlap test. From `MIN_ROWS`
         moving rows (`jit.enough`) with Numba, the usual case (narrow moving boxes, the dense
@@ -88,11 +94,23 @@ class StaticIndex:
         room = 4 * moving.size + 16
         while True:
             out_m, out_s = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
-            count = kernel(lo, hi, np.ascontiguousarray(moving, dtype=np.int64),
-                           np.ascontiguousarray(flat, dtype=np.bool_), float(cell),
-                           self._origin[0], self._origin[1], self._shape[0], self._shape[1],
-                           self._table, self._boxes, np.ascontiguousarray(fixed, dtype=np.int64),
-                           wide, out_m, out_s)  # fmt: skip
+            count = kernel(
+                lo,
+                hi,
+                np.ascontiguousarray(moving, dtype=np.int64),
+                np.ascontiguousarray(flat, dtype=np.bool_),
+                float(cell),
+                self._origin[0],
+                self._origin[1],
+                self._shape[0],
+                self._shape[1],
+                self._table,
+                self._boxes,
+                np.ascontiguousarray(fixed, dtype=np.int64),
+                wide,
+                out_m,
+                out_s,
+            )
             if count <= room:
                 break
             room = count
@@ -107,8 +125,7 @@ class StaticIndex:
             extra_m.append(np.repeat(narrow, self._huge.size))
             extra_s.append(np.tile(fixed[self._huge], narrow.size))
         if extra_m:
-            em, es = overlapping(lo, hi, np.concatenate(extra_m), np.concatenate(extra_s),
-                                 ignore_z)  # fmt: skip
+            em, es = overlapping(lo, hi, np.concatenate(extra_m), np.concatenate(extra_s), ignore_z)
             m, s = np.concatenate((m, em)), np.concatenate((s, es))
         return m, s
 
@@ -173,9 +190,23 @@ def _key(x: IntArray, y: IntArray) -> IntArray:
     return key
 
 
-def _lookup_overlapping(lo: Any, hi: Any, moving: Any, flat: Any, cell: float, ox: int, oy: int,
-                        nx: int, ny: int, table: Any, boxes: Any, fixed: Any, wide: Any,
-                        out_m: Any, out_s: Any) -> int:  # fmt: skip
+def _lookup_overlapping(
+    lo: Any,
+    hi: Any,
+    moving: Any,
+    flat: Any,
+    cell: float,
+    ox: int,
+    oy: int,
+    nx: int,
+    ny: int,
+    table: Any,
+    boxes: Any,
+    fixed: Any,
+    wide: Any,
+    out_m: Any,
+    out_s: Any,
+) -> int:
     """`StaticIndex.pairs` through the dense table and `overlapping`, in one pass; moving boxes
     wider than a cell (or not finite) are marked in `wide` for the caller. Returns the pair
     count (when more than fit, only the count is right: the caller calls again)."""

@@ -204,8 +204,13 @@ class CollisionSystem:
         return result
 
     def _config(self) -> tuple[str, float, bool, bool, int]:
-        return (self.narrow_phase, self.margin, self.footprints, self.ignore_static,
-                self.intended.version)  # fmt: skip
+        return (
+            self.narrow_phase,
+            self.margin,
+            self.footprints,
+            self.ignore_static,
+            self.intended.version,
+        )
 
     def _candidates(self, changed: np.ndarray | None) -> tuple[IntArray, IntArray, bool]:
         """Row pairs whose boxes overlap, after the mode and attachment rules: in a small
@@ -251,9 +256,15 @@ class CollisionSystem:
             i, j = i[keep], j[keep]
         return i, j, partial
 
-    def _changed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
-                       ignore_z: np.ndarray, fresh: np.ndarray,
-                       ) -> tuple[IntArray, IntArray] | None:  # fmt: skip
+    def _changed_pairs(
+        self,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        moving: IntArray,
+        fixed: IntArray,
+        ignore_z: np.ndarray,
+        fresh: np.ndarray,
+    ) -> tuple[IntArray, IntArray] | None:
         """`_indexed_pairs` restricted to the pairs with a changed moving body (`fresh`, bool
         over `moving`) in a large scene: the grid as before, but only the changed bodies look
         round their cells (a fleet whose parked robots stand still). None when many changed
@@ -273,8 +284,14 @@ class CollisionSystem:
             i, j = np.concatenate((i, si)), np.concatenate((j, sj))
         return i, j
 
-    def _indexed_pairs(self, lo: np.ndarray, hi: np.ndarray, moving: IntArray, fixed: IntArray,
-                       ignore_z: np.ndarray) -> tuple[IntArray, IntArray]:  # fmt: skip
+    def _indexed_pairs(
+        self,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        moving: IntArray,
+        fixed: IntArray,
+        ignore_z: np.ndarray,
+    ) -> tuple[IntArray, IntArray]:
         """Overlapping row pairs of a larger scene: moving bodies with each other through the
         spatial hash, and with the `fixed` ones through the static index."""
         if moving.size == len(lo):  # every body moves (no floor, no structure): no gathers
@@ -302,9 +319,18 @@ class CollisionSystem:
         if self.narrow_phase == "closest_points":
             exact = b["exact_box"]
             shaped = b["footprint"] if self.footprints else exact  # a box for the narrow phase
-            verdict = classify_pairs(i, j, mode, exact, shaped, b["pos"], b["quat"],
-                                     b["aabb_local_min"], b["aabb_local_max"],
-                                     self.margin / 2)  # fmt: skip
+            verdict = classify_pairs(
+                i,
+                j,
+                mode,
+                exact,
+                shaped,
+                b["pos"],
+                b["quat"],
+                b["aabb_local_min"],
+                b["aabb_local_max"],
+                self.margin / 2,
+            )
             found = touching_only(i, j, verdict)
             if found is not None:  # (no pair for PyBullet: the usual large fleet)
                 return found

@@ -28,8 +28,9 @@ TWO_PI = 2 * np.pi
 LIMITS = ("max_v", "speed_scale", "leg_v", "max_a", "max_w", "max_alpha")  # agent columns
 
 
-def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any, dt: float,
-                       passing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def differential_drive(
+    rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any, dt: float, passing: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     """One step of the agent rows `rows` (their bodies at `body_rows`) turning towards and
     driving to their goals, in place on the agent table's columns `a` (vel, yaw_rate, goal,
     goal_yaw, align; the limits read from it as `MotionSystem` works them out: max v scaled
@@ -48,17 +49,37 @@ def differential_drive(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any, 
 
     def part(start: int, stop: int) -> None:  # rows start..stop (both cores: two halves)
         s = slice(start, stop)
-        _drive_part(rows[s], body_rows[s], a, b, lim, dt, through[s], [x[s] for x in scratch],
-                    aligned[s], dist_left[s], yaw_left[s])  # fmt: skip
+        _drive_part(
+            rows[s],
+            body_rows[s],
+            a,
+            b,
+            lim,
+            dt,
+            through[s],
+            [x[s] for x in scratch],
+            aligned[s],
+            dist_left[s],
+            yaw_left[s],
+        )
 
     parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
     return dist_left, yaw_left
 
 
-def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
-                lim: tuple[np.ndarray, ...], dt: float, through: np.ndarray,
-                scratch: list[np.ndarray], aligned: np.ndarray, dist_left: np.ndarray,
-                yaw_left: np.ndarray) -> None:  # fmt: skip
+def _drive_part(
+    rows: np.ndarray,
+    body_rows: np.ndarray,
+    a: Any,
+    b: Any,
+    lim: tuple[np.ndarray, ...],
+    dt: float,
+    through: np.ndarray,
+    scratch: list[np.ndarray],
+    aligned: np.ndarray,
+    dist_left: np.ndarray,
+    yaw_left: np.ndarray,
+) -> None:
     """`differential_drive` of some of the rows, into `dist_left` and `yaw_left`, working in
     `scratch` (11 arrays a row each) and `aligned`."""
     angles, turn, drive = compiled(_angle_args), compiled(_turn_rows), compiled(_drive_rows)
@@ -69,16 +90,52 @@ def _drive_part(rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any,
     angles(rows, body_rows, pos, goal, q, dy, dx, ys, yc)
     np.arctan2(dy, dx, out=heading)
     np.arctan2(ys, yc, out=yaw)
-    turn(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], a["yaw_rate"], yaw,
-         heading, *lim, float(dt), through, new_yaw, new_speed, aligned, half)  # fmt: skip
+    turn(
+        rows,
+        body_rows,
+        pos,
+        goal,
+        a["goal_yaw"],
+        a["align"],
+        a["vel"],
+        a["yaw_rate"],
+        yaw,
+        heading,
+        *lim,
+        float(dt),
+        through,
+        new_yaw,
+        new_speed,
+        aligned,
+        half,
+    )
     np.sin(half, out=sin)  # of half the wrapped yaw: heading and quaternion
     np.cos(half, out=cos)
-    drive(rows, body_rows, pos, goal, a["goal_yaw"], a["align"], a["vel"], new_yaw, cos, sin,
-          new_speed, aligned, a["max_a"], float(dt), through, dist_left, yaw_left, q)  # fmt: skip
+    drive(
+        rows,
+        body_rows,
+        pos,
+        goal,
+        a["goal_yaw"],
+        a["align"],
+        a["vel"],
+        new_yaw,
+        cos,
+        sin,
+        new_speed,
+        aligned,
+        a["max_a"],
+        float(dt),
+        through,
+        dist_left,
+        yaw_left,
+        q,
+    )
 
 
-def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, dy: Any, dx: Any,
-                ys: Any, yc: Any) -> None:  # fmt: skip
+def _angle_args(
+    rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, dy: Any, dx: Any, ys: Any, yc: Any
+) -> None:
     """The arguments of the two arctangents: the goal's offset, and the yaw's as
     `quat.yaw_of` writes them."""
     for k in range(rows.shape[0]):
@@ -88,11 +145,30 @@ def _angle_args(rows: Any, body_rows: Any, pos: Any, goal: Any, q: Any, dy: Any,
         ys[k], yc[k] = 2 * (w * z + x * y), 1 - 2 * (y * y + z * z)
 
 
-def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
-               vel: Any, yaw_rate: Any, yaw: Any, heading: Any, max_v_col: Any, scale: Any,
-               leg_v: Any, max_a_col: Any, max_w_col: Any, max_alpha_col: Any, dt: float,
-               passing: Any, new_yaw: Any, new_speed: Any, aligned_out: Any,
-               half: Any) -> None:  # fmt: skip
+def _turn_rows(
+    rows: Any,
+    body_rows: Any,
+    pos: Any,
+    goal: Any,
+    goal_yaw: Any,
+    align: Any,
+    vel: Any,
+    yaw_rate: Any,
+    yaw: Any,
+    heading: Any,
+    max_v_col: Any,
+    scale: Any,
+    leg_v: Any,
+    max_a_col: Any,
+    max_w_col: Any,
+    max_alpha_col: Any,
+    dt: float,
+    passing: Any,
+    new_yaw: Any,
+    new_speed: Any,
+    aligned_out: Any,
+    half: Any,
+) -> None:
     """The turn: the heading wanted, the speed (driving only when aligned) and the yaw rate
     (turning only at rest); the new yaw rate goes into `yaw_rate` in place. The limits come
     from the agent table's columns, worked out as `MotionSystem` does (np.minimum of the
@@ -153,10 +229,26 @@ def _turn_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, al
         half[k] = _wrap(new_yaw[k]) / 2  # of the wrapped yaw
 
 
-def _drive_rows(rows: Any, body_rows: Any, pos: Any, goal: Any, goal_yaw: Any, align: Any,
-                vel: Any, new_yaw: Any, cos: Any, sin: Any, new_speed: Any, aligned: Any,
-                max_a: Any, dt: float, passing: Any, dist_left: Any, yaw_left: Any,
-                q: Any) -> None:  # fmt: skip
+def _drive_rows(
+    rows: Any,
+    body_rows: Any,
+    pos: Any,
+    goal: Any,
+    goal_yaw: Any,
+    align: Any,
+    vel: Any,
+    new_yaw: Any,
+    cos: Any,
+    sin: Any,
+    new_speed: Any,
+    aligned: Any,
+    max_a: Any,
+    dt: float,
+    passing: Any,
+    dist_left: Any,
+    yaw_left: Any,
+    q: Any,
+) -> None:
     """The drive along the new heading (from `cos`, `sin` of half the wrapped yaw, as
     `differential.heading_of`), landing on the goal when it can stop there; positions,
     velocities and quaternions in place."""

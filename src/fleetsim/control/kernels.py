@@ -28,9 +28,14 @@ def usable(n: int) -> bool:
 
 
 def omni_translate(
-    pos: np.ndarray, vel: np.ndarray, goal: np.ndarray, max_v: np.ndarray,
-    max_a: np.ndarray, dt: float, passing: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
+    pos: np.ndarray,
+    vel: np.ndarray,
+    goal: np.ndarray,
+    max_v: np.ndarray,
+    max_a: np.ndarray,
+    dt: float,
+    passing: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """(new positions, new velocities, distance left, landed) of rows driving straight to
     `goal` at up to `max_v` and `max_a` (`passing`: the speed each may keep through its goal,
     a waypoint); None for fewer than `MIN_ROWS` rows (in a process not `jit.warm`) or without
@@ -41,14 +46,21 @@ def omni_translate(
     out_pos = np.array(pos, dtype=np.float64, order="C")
     out_vel = np.array(vel, dtype=np.float64, order="C")
     every = np.arange(n)
-    dist_left, lands = omni_drive(every, every, out_pos, out_vel, goal, max_v, max_a, dt,
-                                  passing)  # fmt: skip
+    dist_left, lands = omni_drive(every, every, out_pos, out_vel, goal, max_v, max_a, dt, passing)
     return out_pos, out_vel, dist_left, lands
 
 
-def omni_drive(rows: np.ndarray, body_rows: np.ndarray, pos: np.ndarray, vel: np.ndarray,
-               goal: np.ndarray, max_v: np.ndarray, max_a: np.ndarray, dt: float,
-               passing: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def omni_drive(
+    rows: np.ndarray,
+    body_rows: np.ndarray,
+    pos: np.ndarray,
+    vel: np.ndarray,
+    goal: np.ndarray,
+    max_v: np.ndarray,
+    max_a: np.ndarray,
+    dt: float,
+    passing: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """One step of the agent rows `rows` (their bodies at `body_rows`) driving straight to
     their goals, in place: positions pos[body_rows], velocities vel[rows], goals goal[rows];
     `max_v`, `max_a` (and `passing`, the speed kept through a waypoint goal: none without it)
@@ -58,20 +70,42 @@ def omni_drive(rows: np.ndarray, body_rows: np.ndarray, pos: np.ndarray, vel: np
     assert kernel is not None
     n = len(rows)
     dist_left, lands = np.empty(n), np.empty(n, dtype=np.bool_)
-    limits = (np.ascontiguousarray(max_v, dtype=np.float64),
-              np.ascontiguousarray(max_a, dtype=np.float64))  # fmt: skip
-    through = (np.zeros(n) if passing is None
-               else np.ascontiguousarray(passing, dtype=np.float64))  # fmt: skip
+    limits = (
+        np.ascontiguousarray(max_v, dtype=np.float64),
+        np.ascontiguousarray(max_a, dtype=np.float64),
+    )
+    through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     goal = np.ascontiguousarray(goal, dtype=np.float64)
-    kernel(np.ascontiguousarray(rows, dtype=np.int64),
-           np.ascontiguousarray(body_rows, dtype=np.int64), pos, vel, goal, *limits, float(dt),
-           through, passing is not None, dist_left, lands)  # fmt: skip
+    kernel(
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(body_rows, dtype=np.int64),
+        pos,
+        vel,
+        goal,
+        *limits,
+        float(dt),
+        through,
+        passing is not None,
+        dist_left,
+        lands,
+    )
     return dist_left, lands
 
 
-def _omni_rows(rows: Any, body_rows: Any, pos: Any, vel: Any, goal: Any, max_v: Any,
-               max_a: Any, dt: float, passing: Any, through: bool, dist_left: Any,
-               lands: Any) -> None:  # fmt: skip
+def _omni_rows(
+    rows: Any,
+    body_rows: Any,
+    pos: Any,
+    vel: Any,
+    goal: Any,
+    max_v: Any,
+    max_a: Any,
+    dt: float,
+    passing: Any,
+    through: bool,
+    dist_left: Any,
+    lands: Any,
+) -> None:
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
         d0, d1, d2 = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1], goal[r, 2] - pos[b, 2]
@@ -111,24 +145,44 @@ def _omni_rows(rows: Any, body_rows: Any, pos: Any, vel: Any, goal: Any, max_v: 
             dist_left[k] = np.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
 
 
-def pass_speeds(rows: np.ndarray, pos: np.ndarray, max_v: np.ndarray, table: dict[str, Any],
-                dt: float) -> np.ndarray | None:  # fmt: skip
+def pass_speeds(
+    rows: np.ndarray, pos: np.ndarray, max_v: np.ndarray, table: dict[str, Any], dt: float
+) -> np.ndarray | None:
     """`MotionSystem._pass_speeds` compiled: the speed (N,) each of the agent rows `rows` (at
     `pos`, (N, 3), with speed limits `max_v`) may keep through its goal, a path's waypoint; None
     when no row has one. `table`: the agent table's columns."""
     kernel = compiled(_pass_rows)
     assert kernel is not None
     out = np.empty(len(rows))
-    through = kernel(np.ascontiguousarray(rows, dtype=np.int64),
-                     np.ascontiguousarray(pos, dtype=np.float64), table["goal"],
-                     table["next_dir"], table["next_v"], table["mode"], table["state"],
-                     np.ascontiguousarray(max_v, dtype=np.float64), table["max_a"], float(dt),
-                     out)  # fmt: skip
+    through = kernel(
+        np.ascontiguousarray(rows, dtype=np.int64),
+        np.ascontiguousarray(pos, dtype=np.float64),
+        table["goal"],
+        table["next_dir"],
+        table["next_v"],
+        table["mode"],
+        table["state"],
+        np.ascontiguousarray(max_v, dtype=np.float64),
+        table["max_a"],
+        float(dt),
+        out,
+    )
     return out if through else None
 
 
-def _pass_rows(rows: Any, pos: Any, goal: Any, next_dir: Any, next_v: Any, mode: Any,
-               state: Any, max_v: Any, max_a: Any, dt: float, out: Any) -> int:  # fmt: skip
+def _pass_rows(
+    rows: Any,
+    pos: Any,
+    goal: Any,
+    next_dir: Any,
+    next_v: Any,
+    mode: Any,
+    state: Any,
+    max_v: Any,
+    max_a: Any,
+    dt: float,
+    out: Any,
+) -> int:
     through_rows = 0
     for k in range(rows.shape[0]):
         r = rows[k]

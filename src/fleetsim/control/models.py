@@ -48,27 +48,44 @@ def checked(name: str, model: MotionModel) -> MotionModel:
     NaN stops the run with an error naming it, instead of agents "arriving" without moving or
     touching every body."""
 
-    def step(m: Motion, goal: FloatArray, goal_yaw: FloatArray, align: FloatArray,
-             limits: Limits, dt: float) -> tuple[Motion, FloatArray, FloatArray]:  # fmt: skip
+    def step(
+        m: Motion,
+        goal: FloatArray,
+        goal_yaw: FloatArray,
+        align: FloatArray,
+        limits: Limits,
+        dt: float,
+    ) -> tuple[Motion, FloatArray, FloatArray]:
         out = model(m, goal, goal_yaw, align, limits, dt)
         n = len(goal)
         try:
             after, dist_left, yaw_left = out
-            parts = {"pos": after.pos, "yaw": after.yaw, "vel": after.vel,
-                     "yaw_rate": after.yaw_rate, "dist_left": dist_left,
-                     "yaw_left": yaw_left}  # fmt: skip
+            parts = {
+                "pos": after.pos,
+                "yaw": after.yaw,
+                "vel": after.vel,
+                "yaw_rate": after.yaw_rate,
+                "dist_left": dist_left,
+                "yaw_left": yaw_left,
+            }
         except (TypeError, ValueError, AttributeError):
-            raise FleetSimError(f"motion model '{name}' must return (Motion, dist_left, "
-                                f"yaw_left), got {type(out).__name__}") from None  # fmt: skip
+            raise FleetSimError(
+                f"motion model '{name}' must return (Motion, dist_left, "
+                f"yaw_left), got {type(out).__name__}"
+            ) from None
         for key, value in parts.items():
             shape = (n, 3) if key in ("pos", "vel") else (n,)
             array = np.asarray(value)
             if array.shape != shape:
-                raise FleetSimError(f"motion model '{name}' returned {key} of shape "
-                                    f"{array.shape} for {n} agents (expected {shape})")  # fmt: skip
+                raise FleetSimError(
+                    f"motion model '{name}' returned {key} of shape "
+                    f"{array.shape} for {n} agents (expected {shape})"
+                )
             if array.dtype.kind not in "fiu" or not np.isfinite(array).all():
-                raise FleetSimError(f"motion model '{name}' returned {key} that is not all "
-                                    "finite numbers (NaN or infinity)")  # fmt: skip
+                raise FleetSimError(
+                    f"motion model '{name}' returned {key} that is not all "
+                    "finite numbers (NaN or infinity)"
+                )
         return after, dist_left, yaw_left
 
     return step

@@ -71,8 +71,9 @@ def step_omni(
         vel = np.where(lands[:, None], delta / dt, vel)
     else:  # through a waypoint: keep moving, at no more than its passing speed
         keep = np.minimum(speed, passing) / np.maximum(speed, 1e-300)
-        vel = np.where(lands[:, None], np.where((passing > 0)[:, None], vel * keep[:, None],
-                                                 delta / dt), vel)  # fmt: skip
+        vel = np.where(
+            lands[:, None], np.where((passing > 0)[:, None], vel * keep[:, None], delta / dt), vel
+        )
 
     if not any_set(align) and not any_set(m.yaw_rate):  # driving without turning (a common fleet)
         dist_left = np.where(lands, 0.0, row_norm(goal - pos))
@@ -98,9 +99,15 @@ def _turn(
     return Motion(pos, yaw, vel, rate), dist_left, yaw_left
 
 
-def turn(yaw: FloatArray, yaw_rate: FloatArray, goal_yaw: FloatArray, align: FloatArray,
-         max_w: FloatArray, max_alpha: FloatArray, dt: float,
-         ) -> tuple[FloatArray, FloatArray, FloatArray]:  # fmt: skip
+def turn(
+    yaw: FloatArray,
+    yaw_rate: FloatArray,
+    goal_yaw: FloatArray,
+    align: FloatArray,
+    max_w: FloatArray,
+    max_alpha: FloatArray,
+    dt: float,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """One step of an omnidirectional robot's turn towards `goal_yaw` where `align` (else
     braking any yaw rate to rest): (new yaw wrapped, new yaw rate, yaw error left)."""
     yaw_err = np.where(align, quat.wrap_angle(goal_yaw - yaw), 0.0)

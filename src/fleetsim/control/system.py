@@ -253,16 +253,24 @@ class MotionSystem:
             return arrived
         return np.concatenate((arrived, self._drive_rows(rows, brows, dt, now)))
 
-    def _drive_compiled(self, rows: IntArray, brows: IntArray, dt: float,
-                        now: float) -> tuple[IntArray, IntArray, IntArray]:  # fmt: skip
+    def _drive_compiled(
+        self, rows: IntArray, brows: IntArray, dt: float, now: float
+    ) -> tuple[IntArray, IntArray, IntArray]:
         """The rows the compiled kernels take, driven in place on the tables: omnidirectional
         robots driving to a goal without turning (`_drive_straight`), and differential-drive
         ones driving to a goal (`_drive_differential`). Returns (the handles that arrived, the
         rows and body rows left for the NumPy controllers: all of them without Numba)."""
         a, b = self.agents, self.bodies
         none = np.empty(0, dtype=np.int64)
-        columns = (b["pos"], b["quat"], a["vel"], a["goal"], a["goal_yaw"], a["yaw_rate"],
-                   *(a[name] for name in LIMITS))  # fmt: skip
+        columns = (
+            b["pos"],
+            b["quat"],
+            a["vel"],
+            a["goal"],
+            a["goal_yaw"],
+            a["yaw_rate"],
+            *(a[name] for name in LIMITS),
+        )
         if not kernels.usable(rows.size) or not all(
             x.dtype == np.float64 and x.flags.c_contiguous for x in columns
         ):  # (the tables' columns always are: the kernels write them in place)
@@ -378,17 +386,23 @@ class MotionSystem:
         scale = _of(a["speed_scale"], rows)
         max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
         passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt) if self._paths else None
-        dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], max_v,
-                                          _of(a["max_a"], rows), dt, passing)  # fmt: skip
+        dist_left, _ = kernels.omni_drive(
+            rows, brows, pos, vel, a["goal"], max_v, _of(a["max_a"], rows), dt, passing
+        )
         self._mark_moved(brows)
         yaw_left = np.zeros(rows.size)
         turning = _of(a["align"], rows) | (_of(a["yaw_rate"], rows) != 0)
         if any_set(turning):  # robots turning towards their goal's yaw meanwhile: NumPy's turn
             r, br = rows[turning], brows[turning]
             yaw, rate, yaw_left[turning] = turn(
-                quat.yaw_of(rows_of(b["quat"], br)), a["yaw_rate"][r], a["goal_yaw"][r],
-                a["align"][r], a["max_w"][r] * a["speed_scale"][r], a["max_alpha"][r], dt,
-            )  # fmt: skip
+                quat.yaw_of(rows_of(b["quat"], br)),
+                a["yaw_rate"][r],
+                a["goal_yaw"][r],
+                a["align"][r],
+                a["max_w"][r] * a["speed_scale"][r],
+                a["max_alpha"][r],
+                dt,
+            )
             b["quat"][br] = quat.from_yaw(yaw)
             a["yaw_rate"][r] = rate
         return dist_left, yaw_left
@@ -402,8 +416,9 @@ class MotionSystem:
         a, b = self.agents, self.bodies
         passing = None
         if self._paths:
-            max_v = np.minimum(_of(a["max_v"], rows) * _of(a["speed_scale"], rows),
-                               _of(a["leg_v"], rows))  # fmt: skip
+            max_v = np.minimum(
+                _of(a["max_v"], rows) * _of(a["speed_scale"], rows), _of(a["leg_v"], rows)
+            )
             passing = self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt)
         out = differential_drive(rows, brows, a.views(), b.views(), dt, passing)
         self._mark_moved(brows)

@@ -31,8 +31,9 @@ def next_speed(
 ) -> FloatArray:
     """Speed for the next step when a stop is `distance` ahead: accelerate, cruise or brake."""
     target = np.minimum(vmax, braking_speed(distance, accel, dt))
-    result: FloatArray = np.maximum(np.minimum(np.maximum(target, speed - accel * dt),
-                                               speed + accel * dt), 0.0)  # fmt: skip
+    result: FloatArray = np.maximum(
+        np.minimum(np.maximum(target, speed - accel * dt), speed + accel * dt), 0.0
+    )
     return result
 
 

@@ -76,8 +76,14 @@ class Recorder(Protocol):
 class RecorderFactory(Protocol):
     """Makes a recorder: `(sim, path, rate, metadata, out)`."""
 
-    def __call__(self, sim: MultiRobotSimulationCore, path: str | Path | None, rate: float,
-                 metadata: dict[str, str] | None, out: Any) -> Recorder:  # fmt: skip
+    def __call__(
+        self,
+        sim: MultiRobotSimulationCore,
+        path: str | Path | None,
+        rate: float,
+        metadata: dict[str, str] | None,
+        out: Any,
+    ) -> Recorder:
         """Start recording `sim`."""
 
 

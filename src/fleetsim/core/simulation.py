@@ -536,8 +536,13 @@ class MultiRobotSimulationCore:
         self._set_up_world()
         self.events.emit("reset", self)
 
-    def record(self, path: str | FsPath | None, rate: float = 10.0,
-               metadata: dict[str, str] | None = None, out: Any = None) -> Recorder:  # fmt: skip
+    def record(
+        self,
+        path: str | FsPath | None,
+        rate: float = 10.0,
+        metadata: dict[str, str] | None = None,
+        out: Any = None,
+    ) -> Recorder:
         """Record from now on to an MCAP file that opens in Foxglove (`rate` frames per
         simulated second), until the returned recorder's `close()` or this simulation's: the
         same as `fleetsim.recording.record(self, ...)`, which it calls. Needs `pip install

@@ -63,8 +63,13 @@ class DoorDevice:
 
     def state(self) -> dict[str, Any]:
         """Name, level, mode, how far open (0-1) and who wants it open."""
-        return {"name": self.name, "level": self.level, "mode": self.mode.value,
-                "opened": round(self.opened, 3), "wanted_by": sorted(self.wanted_by)}  # fmt: skip
+        return {
+            "name": self.name,
+            "level": self.level,
+            "mode": self.mode.value,
+            "opened": round(self.opened, 3),
+            "wanted_by": sorted(self.wanted_by),
+        }
 
 
 class Doors:
@@ -79,16 +84,18 @@ class Doors:
             elevation = site.elevation(door.level)
             move_s = MOVE_S.get(door.kind, DEFAULT_MOVE_S)
             ends = np.asarray(door.ends, float)
-            self.doors[door.name] = DoorDevice(door.name, door.level, door.kind, ends, elevation,
-                                               move_s)  # fmt: skip
+            self.doors[door.name] = DoorDevice(
+                door.name, door.level, door.kind, ends, elevation, move_s
+            )
         devices = list(self.doors.values())
         if devices:
             a = np.array([d.ends[0] for d in devices])
             b = np.array([d.ends[1] for d in devices])
             length = np.maximum(np.hypot(*(b - a).T), 1e-3)
             centres = np.column_stack(((a + b) / 2, [d.elevation + HEIGHT_M / 2 for d in devices]))
-            halves = np.column_stack((length / 2, np.full(len(a), THICKNESS_M / 2),
-                                      np.full(len(a), HEIGHT_M / 2)))  # fmt: skip
+            halves = np.column_stack(
+                (length / 2, np.full(len(a), THICKNESS_M / 2), np.full(len(a), HEIGHT_M / 2))
+            )
             yaws = np.arctan2(b[:, 1] - a[:, 1], b[:, 0] - a[:, 0])
             bodies = SimObject.static_boxes(centres, halves, yaws, sim_core=sim)
             for device, body in zip(devices, bodies, strict=True):
@@ -184,8 +191,10 @@ class Doors:
     def kpis(self) -> dict[str, Any]:
         """Each door's open time (s, not closed) and cycles, and their totals."""
         now = self.sim.sim_time
-        open_s = {d.name: d.open_s + (now - d.open_since if d.open_since is not None else 0.0)
-                  for d in self.doors.values()}  # fmt: skip
+        open_s = {
+            d.name: d.open_s + (now - d.open_since if d.open_since is not None else 0.0)
+            for d in self.doors.values()
+        }
         return {
             "door_open_s": round(sum(open_s.values()), 3),
             "door_cycles": sum(d.cycles for d in self.doors.values()),

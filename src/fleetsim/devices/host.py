@@ -37,9 +37,11 @@ class DeviceHost(Protocol):
         """Its event bus (`door_changed`, `lift_changed`)."""
 
     def register_callback(
-        self, callback: Callable[[Any, float], Any], frequency: float | None = None,
+        self,
+        callback: Callable[[Any, float], Any],
+        frequency: float | None = None,
         owner: object = None,
-    ) -> int:  # fmt: skip
+    ) -> int:
         """Call `callback(sim, dt)` every step."""
 
     def handles_of(self, objects: Any) -> NDArray[np.int64]:

@@ -69,8 +69,16 @@ class LiftRides:
 
     # -- a driver's calls ---------------------------------------------------------------------
 
-    def call(self, rider: str, lift: str, start: str, to: str, robot: Any,
-             radius: float | None = None, share: bool = False) -> Ride:  # fmt: skip
+    def call(
+        self,
+        rider: str,
+        lift: str,
+        start: str,
+        to: str,
+        robot: Any,
+        radius: float | None = None,
+        share: bool = False,
+    ) -> Ride:
         """`rider` (at the lift's entry on `start`) asks for `lift` to ride to `to`; asking
         again is the same ride (a new destination replaces the old while not aboard).
         `radius`: the robot's footprint radius (default: its own, from its box). `share`: it
@@ -288,10 +296,15 @@ class LiftRides:
         if holder is None or not holder.share or not self._open(holder):
             return
         for ride in rides:
-            if (ride.phase == "called" and ride.share and ride is not holder
-                    and ride.start == holder.start and ride.to == holder.to
-                    and ride.rider not in device.guests
-                    and self.lifts.admit(device.name, ride.rider)):  # fmt: skip
+            if (
+                ride.phase == "called"
+                and ride.share
+                and ride is not holder
+                and ride.start == holder.start
+                and ride.to == holder.to
+                and ride.rider not in device.guests
+                and self.lifts.admit(device.name, ride.rider)
+            ):
                 ride.since = ride.since or self.lifts.sim.sim_time
 
     def _depart(self, device: LiftDevice) -> None:

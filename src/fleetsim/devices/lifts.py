@@ -64,18 +64,29 @@ class LiftDevice:
 
     def ready(self, level: str, requester: str) -> bool:
         """Whether the cabin is at `level` with its doors open for `requester`'s session."""
-        return ((self.session == requester or requester in self.guests) and self.level == level
-                and abs(self.z - self.elevations[level]) < 1e-9
-                and self.door is DoorMode.OPEN)  # fmt: skip
+        return (
+            (self.session == requester or requester in self.guests)
+            and self.level == level
+            and abs(self.z - self.elevations[level]) < 1e-9
+            and self.door is DoorMode.OPEN
+        )
 
     def state(self) -> dict[str, Any]:
         """Name, level, height, door and motion, the session's requester, who is aboard and
         whether it is in service."""
-        return {"name": self.name, "level": self.level, "z": round(self.z, 3),
-                "door": self.door.value, "session": self.session, "guests": list(self.guests),
-                "target": self.target,
-                "queue": [c.requester for c in self.queue], "aboard": sorted(self.aboard),
-                "moving": self.moving, "in_service": self.in_service}  # fmt: skip
+        return {
+            "name": self.name,
+            "level": self.level,
+            "z": round(self.z, 3),
+            "door": self.door.value,
+            "session": self.session,
+            "guests": list(self.guests),
+            "target": self.target,
+            "queue": [c.requester for c in self.queue],
+            "aboard": sorted(self.aboard),
+            "moving": self.moving,
+            "in_service": self.in_service,
+        }
 
     @property
     def moving(self) -> bool:
@@ -86,8 +97,9 @@ class LiftDevice:
 class Lifts:
     """The lifts of a simulation's site (`sim.lifts`)."""
 
-    def __init__(self, sim: DeviceHost, site: Site, policy: str = "fifo",
-                 capacity: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, sim: DeviceHost, site: Site, policy: str = "fifo", capacity: int | None = None
+    ) -> None:
         if policy not in POLICIES:
             raise ConfigError(f"lift policy '{policy}': use one of {', '.join(POLICIES)}")
         self.sim, self.policy = sim, policy
@@ -118,8 +130,9 @@ class Lifts:
         """`requester` wants the lift at `level`: queued, or (its session) sent there."""
         lift = self[name]
         if level not in lift.elevations:
-            raise ConfigError(f"lift {name} does not serve level '{level}' (it serves "
-                              f"{', '.join(lift.levels)})")  # fmt: skip
+            raise ConfigError(
+                f"lift {name} does not serve level '{level}' (it serves {', '.join(lift.levels)})"
+            )
         if lift.session == requester:
             if lift.target != level:
                 lift.target = level
@@ -228,8 +241,11 @@ class Lifts:
                 self._doors(lift, False, dt)  # close before moving
                 return
             step = lift.speed * dt
-            lift.z = goal if abs(goal - lift.z) <= step + 1e-9 else lift.z + step * (
-                1 if goal > lift.z else -1)  # fmt: skip
+            lift.z = (
+                goal
+                if abs(goal - lift.z) <= step + 1e-9
+                else lift.z + step * (1 if goal > lift.z else -1)
+            )
             lift.moving_s += dt
             self._carry(lift)
             if lift.z == goal:  # arrived
@@ -271,10 +287,14 @@ class Lifts:
                 "utilisation": round(lift.held_s / now, 4),
                 "sessions": len(lift.waited_s),
                 "wait_s_mean": round(sum(lift.waited_s) / len(lift.waited_s), 3)
-                if lift.waited_s else 0.0,
+                if lift.waited_s
+                else 0.0,
             }
             for lift in self.lifts.values()
-        }  # fmt: skip
+        }
         trips = sum(p["trips"] for p in per.values())
-        return {"lift_trips": trips, "lift_sessions": sum(p["sessions"] for p in per.values()),
-                "lifts": per}  # fmt: skip
+        return {
+            "lift_trips": trips,
+            "lift_sessions": sum(p["sessions"] for p in per.values()),
+            "lifts": per,
+        }

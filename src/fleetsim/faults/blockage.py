@@ -42,8 +42,15 @@ def _to_segments(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 class LaneBlockage:
     """The box that blocks lane `a` -> `b` of `graph`, once `place()` finds the way clear."""
 
-    def __init__(self, sim: MultiRobotSimulationCore, graph: NavGraph, a: int, b: int,
-                 robots: Sequence[Agent], name: str) -> None:  # fmt: skip
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        graph: NavGraph,
+        a: int,
+        b: int,
+        robots: Sequence[Agent],
+        name: str,
+    ) -> None:
         self.sim, self.robots, self.name = sim, list(robots), name
         self.ends = graph.xy[[a, b]].astype(np.float64)
         along = self.ends[1] - self.ends[0]
@@ -70,8 +77,10 @@ class LaneBlockage:
         """Where on the lane the box goes, and its half sizes: the point of its middle half
         farthest from every other lane, the box no bigger than leaves a robot room to drive
         those (it blocks this lane only)."""
-        others = ~(((graph.lane_from == a) & (graph.lane_to == b))
-                   | ((graph.lane_from == b) & (graph.lane_to == a)))  # fmt: skip
+        others = ~(
+            ((graph.lane_from == a) & (graph.lane_to == b))
+            | ((graph.lane_from == b) & (graph.lane_to == a))
+        )
         p0, p1 = graph.xy[graph.lane_from[others]], graph.xy[graph.lane_to[others]]
         best, room = self.ends.mean(axis=0), math.inf
         for t in np.linspace(0.25, 0.75, 11):
@@ -107,13 +116,18 @@ class LaneBlockage:
     def place(self) -> bool:
         """Put the box on the lane when the way is clear; whether it is there now."""
         if self.box is None and self.clear():
-            shape = ShapeParams("box", half_extents=self.half_size,
-                                rgba_color=(0.8, 0.45, 0.1, 1.0))  # fmt: skip
-            pose = Pose.from_euler(float(self.middle[0]), float(self.middle[1]),
-                                   self._z + HALF_SIZE[2], yaw=self.yaw)  # fmt: skip
-            params = SimObjectSpawnParams(collision_shape=shape, initial_pose=pose,
-                                          collision_mode=CollisionMode.STATIC,
-                                          name=self.name)  # fmt: skip
+            shape = ShapeParams(
+                "box", half_extents=self.half_size, rgba_color=(0.8, 0.45, 0.1, 1.0)
+            )
+            pose = Pose.from_euler(
+                float(self.middle[0]), float(self.middle[1]), self._z + HALF_SIZE[2], yaw=self.yaw
+            )
+            params = SimObjectSpawnParams(
+                collision_shape=shape,
+                initial_pose=pose,
+                collision_mode=CollisionMode.STATIC,
+                name=self.name,
+            )
             self.box = SimObject.from_params(params, sim_core=self.sim)
         return self.box is not None
 

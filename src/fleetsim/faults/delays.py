@@ -26,9 +26,16 @@ from fleetsim.faults.stdrandom import StdRandom, lround
 
 EVENT_MODELS = ("bernoulli", "poisson")
 DURATION_MODELS = ("uniform", "gaussian")
-KIT_KEYS = {"seed": "seed", "pDelay": "p", "minDelay": "min_delay", "maxDelay": "max_delay",
-            "eventModel": "event_model", "durationModel": "duration_model",
-            "gaussMeanRatio": "mean_ratio", "gaussStdRatio": "std_ratio"}  # fmt: skip
+KIT_KEYS = {
+    "seed": "seed",
+    "pDelay": "p",
+    "minDelay": "min_delay",
+    "maxDelay": "max_delay",
+    "eventModel": "event_model",
+    "durationModel": "duration_model",
+    "gaussMeanRatio": "mean_ratio",
+    "gaussStdRatio": "std_ratio",
+}
 
 
 @dataclass(frozen=True)
@@ -69,8 +76,7 @@ class DelayConfig:
         object, e.g. the file)."""
         unknown = sorted(set(config) - set(KIT_KEYS))
         if unknown:
-            raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: "
-                              f"{', '.join(KIT_KEYS)})")  # fmt: skip
+            raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(KIT_KEYS)})")
         low, high = config.get("minDelay", 1), config.get("maxDelay", config.get("minDelay", 1))
         if not isinstance(low, int) or low <= 0:
             raise ConfigError(f"{where}.minDelay must be a whole number > 0, got {low!r}")

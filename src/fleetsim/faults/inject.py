@@ -37,9 +37,14 @@ class FaultInjector:
     `manager`'s batteries and chargers); `delays` adds execution delays drawn per step. What
     each kind of fault does is its entry in `fleetsim.faults.kinds.TABLE`."""
 
-    def __init__(self, sim: MultiRobotSimulationCore, robots: Sequence[Agent], plan: FaultPlan,
-                 manager: FleetManager | None = None,
-                 delays: DelayConfig | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        robots: Sequence[Agent],
+        plan: FaultPlan,
+        manager: FleetManager | None = None,
+        delays: DelayConfig | None = None,
+    ) -> None:
         self.sim, self.robots, self.plan, self.manager = sim, list(robots), plan, manager
         names = [r.name for r in self.robots]
         self.index = {name: i for i, name in enumerate(names)}
@@ -72,18 +77,22 @@ class FaultInjector:
         for demand in plan.demand:
             TABLE[demand.kind].check(self, demand.target)
         batteries = any(p.kind == "battery" for p in plan.robots) or any(
-            e.kind == "battery" for e in plan.events)  # fmt: skip
+            e.kind == "battery" for e in plan.events
+        )
         if batteries and (self.manager is None or not self.manager.charging.on):
             raise ConfigError("battery faults need a fleet manager with batteries")
         for event in plan.events:
             kind = TABLE.get(event.kind)
             if kind is None:
-                raise ConfigError(f"fault event kind {event.kind!r}: expected one of "
-                                  f"{', '.join(KINDS)}")  # fmt: skip
+                raise ConfigError(
+                    f"fault event kind {event.kind!r}: expected one of {', '.join(KINDS)}"
+                )
             if kind.touches == "robot":
                 if event.target not in self.index:
-                    raise ConfigError(f"a {event.kind} fault at {event.time:g} s names robot "
-                                      f"'{event.target}', which the run does not have")  # fmt: skip
+                    raise ConfigError(
+                        f"a {event.kind} fault at {event.time:g} s names robot "
+                        f"'{event.target}', which the run does not have"
+                    )
             else:
                 kind.check(self, event.target)
 
@@ -167,8 +176,10 @@ class FaultInjector:
         lane = graph.lane(a.strip(), b.strip())  # (an error naming them when there is none)
         start, end = int(graph.lane_from[lane]), int(graph.lane_to[lane])
         if graph.level[start] != graph.level[end]:
-            raise ConfigError(f"lane_blocked {target}: a lift's ride between floors, not a lane "
-                              "on one; use lift_out_of_service")  # fmt: skip
+            raise ConfigError(
+                f"lane_blocked {target}: a lift's ride between floors, not a lane "
+                "on one; use lift_out_of_service"
+            )
         return start, end
 
     def burst(self, event: FaultEvent, key: int) -> list[Task]:

@@ -193,14 +193,16 @@ class _LaneBlocked(FaultKind):
             return None
         g = f.sim.site.graph
         ends = zip(g.lane_from.tolist(), g.lane_to.tolist(), strict=True)
-        return [f"{g.names[a]}->{g.names[b]}" for a, b in ends
-                if g.level[a] == g.level[b]]  # (lanes on one floor)  # fmt: skip
+        return [
+            f"{g.names[a]}->{g.names[b]}" for a, b in ends if g.level[a] == g.level[b]
+        ]  # (lanes on one floor)
 
     def begin(self, f: FaultInjector, key: int, event: FaultEvent) -> None:
         start, end = f.lane(event.target)
         assert f.sim.site is not None
-        block = LaneBlockage(f.sim, f.sim.site.graph, start, end, f.robots,
-                             f"blocked {event.target}")  # fmt: skip
+        block = LaneBlockage(
+            f.sim, f.sim.site.graph, start, end, f.robots, f"blocked {event.target}"
+        )
         f.blocks[key] = block
         block.place()
         if f.manager is not None:
@@ -264,8 +266,9 @@ class _OrderMix(_Demand):
 
     def begin(self, f: FaultInjector, key: int, event: FaultEvent) -> None:
         pickups, dropoffs = mix_sides(event.target)
-        f.fleet().book.change_mix(key, pickups, dropoffs,
-                                  np.random.default_rng([f.plan.seed, 7927, key]))  # fmt: skip
+        f.fleet().book.change_mix(
+            key, pickups, dropoffs, np.random.default_rng([f.plan.seed, 7927, key])
+        )
 
     def end(self, f: FaultInjector, key: int, event: FaultEvent) -> None:
         f.fleet().book.restore_mix(key)

@@ -25,10 +25,21 @@ OUTCOMES = ("drop", "delay", "duplicate", "reorder")
 # What network faults may name, per interface: VDA 5050 topics, Open-RMF API endpoints.
 TOPICS: dict[str, tuple[str, ...]] = {
     "vda5050": ("order", "instantActions", "state", "visualization", "connection", "factsheet"),
-    "rmf": ("status", "navigate", "action_paths", "start_activity", "toggle_teleop",
-            "toggle_attach", "stop_robot", "door_states", "door_request", "lift_states",
-            "lift_request", "root"),
-}  # fmt: skip
+    "rmf": (
+        "status",
+        "navigate",
+        "action_paths",
+        "start_activity",
+        "toggle_teleop",
+        "toggle_attach",
+        "stop_robot",
+        "door_states",
+        "door_request",
+        "lift_states",
+        "lift_request",
+        "root",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -84,8 +95,12 @@ class MessageFate:
         key = (vehicle, topic, inbound)
         rng = self._rngs.get(key)
         if rng is None:
-            words = [self.config.seed, zlib.crc32(vehicle.encode()), zlib.crc32(topic.encode()),
-                     int(inbound)]  # fmt: skip
+            words = [
+                self.config.seed,
+                zlib.crc32(vehicle.encode()),
+                zlib.crc32(topic.encode()),
+                int(inbound),
+            ]
             rng = self._rngs[key] = np.random.default_rng(words)
         return rng
 

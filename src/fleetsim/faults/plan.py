@@ -31,8 +31,9 @@ DEMAND_KINDS = ("order_burst", "station_closed", "order_mix")
 KINDS = (*ROBOT_KINDS, "delay", *SITE_KINDS, *DEMAND_KINDS)
 
 
-def _check_process(kind: str, kinds: Sequence[str], rate_per_hour: float,
-                   duration: tuple[float, float]) -> None:  # fmt: skip
+def _check_process(
+    kind: str, kinds: Sequence[str], rate_per_hour: float, duration: tuple[float, float]
+) -> None:
     """A fault process's kind, rate and span of durations, checked."""
     if kind not in kinds:
         raise ConfigError(f"fault kind {kind!r}: expected one of {', '.join(kinds)}")
@@ -144,11 +145,15 @@ def mix_sides(target: str) -> tuple[list[str], list[str]]:
     """The pick-ups and drop-offs of an `order_mix` target 'a,b->c' (either side may be
     empty, not both)."""
     pickups, arrow, dropoffs = target.partition("->")
-    sides = ([p.strip() for p in pickups.split(",") if p.strip()],
-             [d.strip() for d in dropoffs.split(",") if d.strip()])  # fmt: skip
+    sides = (
+        [p.strip() for p in pickups.split(",") if p.strip()],
+        [d.strip() for d in dropoffs.split(",") if d.strip()],
+    )
     if not arrow or not (sides[0] or sides[1]):
-        raise ConfigError(f"order_mix {target!r}: give 'pickups->dropoffs' (nodes, comma "
-                          "separated; one side may be empty: '->dock_1')")  # fmt: skip
+        raise ConfigError(
+            f"order_mix {target!r}: give 'pickups->dropoffs' (nodes, comma "
+            "separated; one side may be empty: '->dock_1')"
+        )
     return sides
 
 
@@ -167,8 +172,12 @@ class FaultEvent:
 
     def row(self) -> dict[str, Any]:
         """The event as a row (and as a scenario's `faults.events` entry)."""
-        row: dict[str, Any] = {"time": self.time, "kind": self.kind, "target": self.target,
-                               "duration": self.duration}  # fmt: skip
+        row: dict[str, Any] = {
+            "time": self.time,
+            "kind": self.kind,
+            "target": self.target,
+            "duration": self.duration,
+        }
         if self.kind in ("slowdown", "jump", "battery", "delay", "order_burst"):
             row["value"] = self.value
         if self.kind == "jump":
@@ -231,23 +240,32 @@ class FaultSchedule:
     `site_targets` names, per site fault kind, what a random site fault may hit (the site's
     lanes, doors, lifts or chargers)."""
 
-    def __init__(self, plan: FaultPlan, names: Sequence[str],
-                 site_targets: Mapping[str, Sequence[str]] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        plan: FaultPlan,
+        names: Sequence[str],
+        site_targets: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
         known = set(names)
         self._fixed: list[FaultEvent] = sorted(plan.events)
-        self._fixed += sorted(FaultEvent(s.time, s.kind, s.target, s.duration, open=s.open)
-                              for s in plan.site)  # fmt: skip
-        self._fixed += [FaultEvent(d.time, d.kind, d.target, d.duration, float(d.count))
-                        for d in plan.demand]  # fmt: skip
+        self._fixed += sorted(
+            FaultEvent(s.time, s.kind, s.target, s.duration, open=s.open) for s in plan.site
+        )
+        self._fixed += [
+            FaultEvent(d.time, d.kind, d.target, d.duration, float(d.count)) for d in plan.demand
+        ]
         self._fixed.sort()
         self._streams: list[_Stream] = []
         for k, process in enumerate(plan.robots):
             targets = list(names) if process.robots is None else list(process.robots)
             unknown = [r for r in targets if r not in known] + [
-                r for r, _ in process.at if r not in known]  # fmt: skip
+                r for r, _ in process.at if r not in known
+            ]
             if unknown:
-                raise ConfigError(f"{process.kind} faults name robots the run does not have: "
-                                  f"{', '.join(sorted(set(unknown)))}")  # fmt: skip
+                raise ConfigError(
+                    f"{process.kind} faults name robots the run does not have: "
+                    f"{', '.join(sorted(set(unknown)))}"
+                )
             for robot in targets:
                 # by the robot's name, not its place: adding a robot changes no one else's faults
                 rng = np.random.default_rng([plan.seed, k, zlib.crc32(robot.encode())])
@@ -259,12 +277,14 @@ class FaultSchedule:
             choices = site.targets or tuple((site_targets or {}).get(site.kind, ()))
             if not choices and site.rate_per_hour > 0:
                 raise ConfigError(f"{site.kind} at random: the site has none to hit")
-            stream = _Stream(site, "", np.random.default_rng([plan.seed, 104729, k]),
-                             choices=choices)  # fmt: skip
+            stream = _Stream(
+                site, "", np.random.default_rng([plan.seed, 104729, k]), choices=choices
+            )
             stream.draw_next(0.0)
             self._streams.append(stream)
-        self._heap: list[tuple[float, int]] = [(self._next_of(s), k)
-                                               for k, s in enumerate(self._streams)]  # fmt: skip
+        self._heap: list[tuple[float, int]] = [
+            (self._next_of(s), k) for k, s in enumerate(self._streams)
+        ]
         heapq.heapify(self._heap)
         self._fixed_at = 0
 

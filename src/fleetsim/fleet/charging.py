@@ -104,8 +104,11 @@ class Charging:
         claimed = set(self.bound[self.bound >= 0].tolist())
         here = self.traffic.positions()[i]
         t = self.traffic
-        free = [c for c in self.chargers
-                if c not in claimed and c not in self.down and t.is_free_for(i, c)]  # fmt: skip
+        free = [
+            c
+            for c in self.chargers
+            if c not in claimed and c not in self.down and t.is_free_for(i, c)
+        ]
         free.sort(key=lambda c: float(np.hypot(*(self.graph.xy[c] - here))))
         for charger in free:
             try:

@@ -75,8 +75,13 @@ def find_deadlocks(t: TrafficControl) -> None:
         episode = t.episodes.get(key)
         wanted = tuple(t.graph.names[int(t.waiting_on[i])] for i in members)
         if episode is None:
-            episode = Deadlock(now, tuple(t.robots[i].name for i in members), wanted,
-                               last_seen=now, members=tuple(members))  # fmt: skip
+            episode = Deadlock(
+                now,
+                tuple(t.robots[i].name for i in members),
+                wanted,
+                last_seen=now,
+                members=tuple(members),
+            )
             t.episodes[key] = episode
             t.deadlocks.append(episode)
         elif key not in t.cycles or episode.resolved:  # it came back
@@ -84,8 +89,12 @@ def find_deadlocks(t: TrafficControl) -> None:
         episode.resolved, episode.resolved_at = False, None
         episode.last_seen, episode.nodes = now, wanted
         episode.passed = t.passed[list(episode.members)].copy()
-        _resolve(t, members, harder=episode.detections > 1 or key in t.cycles,
-                 onto_routes=episode.detections <= ONTO_ROUTES_TRIES)  # fmt: skip
+        _resolve(
+            t,
+            members,
+            harder=episode.detections > 1 or key in t.cycles,
+            onto_routes=episode.detections <= ONTO_ROUTES_TRIES,
+        )
     t.cycles = current
     for key, episode in t.episodes.items():
         if not episode.resolved and key not in current:
@@ -94,8 +103,9 @@ def find_deadlocks(t: TrafficControl) -> None:
                 episode.resolved, episode.resolved_at = True, now
 
 
-def _resolve(t: TrafficControl, members: list[int], harder: bool = False,
-             onto_routes: bool = True) -> bool:  # fmt: skip
+def _resolve(
+    t: TrafficControl, members: list[int], harder: bool = False, onto_routes: bool = True
+) -> bool:
     """Undo a cycle: a robot holding a lift it has not boarded, that another robot of the
     cycle waits for, gives the lift up (`LiftPassage.give_up`); else a robot of it with
     nothing to do goes elsewhere (the fleet manager's `on_deadlock`); else one robot is routed
@@ -134,8 +144,11 @@ def _resolve(t: TrafficControl, members: list[int], harder: bool = False,
     def lift_given_up() -> bool:
         return any(t.lift_rides.give_up(i, members) for i in members)
 
-    ways = (lift_given_up, elsewhere, aside, round_cycle) if harder else (
-        lift_given_up, elsewhere, round_nearby, round_cycle, aside)  # fmt: skip
+    ways = (
+        (lift_given_up, elsewhere, aside, round_cycle)
+        if harder
+        else (lift_given_up, elsewhere, round_nearby, round_cycle, aside)
+    )
     return any(way() for way in ways)
 
 
@@ -186,8 +199,15 @@ def _retreat(t: TrafficControl, i: int, members: list[int], onto_routes: bool = 
     return False
 
 
-def _aside(t: TrafficControl, i: int, start: int, avoid: set[int], others_want: set[int],
-           ahead: set[int], hops: int) -> int:  # fmt: skip
+def _aside(
+    t: TrafficControl,
+    i: int,
+    start: int,
+    avoid: set[int],
+    others_want: set[int],
+    ahead: set[int],
+    hops: int,
+) -> int:
     """The nearest node from `start` not in `avoid`, up to `hops` lanes away through free
     nodes no other robot of the cycle waits for (the first lane not into `ahead`; never a
     lift's node: the cabin may be away), or -1."""

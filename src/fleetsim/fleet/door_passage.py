@@ -104,8 +104,9 @@ class DoorPassage:
         far = self.t.radius + CLEAR_M
         held = self.holds.get(i, [])
         for hold in list(held):
-            along = ((float(position[0]) - hold.point[0]) * hold.heading[0]
-                     + (float(position[1]) - hold.point[1]) * hold.heading[1])  # fmt: skip
+            along = (float(position[0]) - hold.point[0]) * hold.heading[0] + (
+                float(position[1]) - hold.point[1]
+            ) * hold.heading[1]
             if hold.door not in keep and abs(along) > far:
                 held.remove(hold)
                 self._drop(i, hold.door, held)

@@ -107,8 +107,15 @@ class LiftPassage:
             return False  # not at the entry yet: asked again as it drives on (awake)
         rider, entry = self._rider(i), route[k - 1]
         share = len(self._slots_of(lift, entry)) > 1
-        rides.call(rider, lift, self._level(cabin), self._level(beyond), self.t.robots[i],
-                   self.t.radius, share=share)  # fmt: skip
+        rides.call(
+            rider,
+            lift,
+            self._level(cabin),
+            self._level(beyond),
+            self.t.robots[i],
+            self.t.radius,
+            share=share,
+        )
         if rides.may_enter(rider):
             self._take_spot(i, lift, entry)
             if share:
@@ -137,8 +144,7 @@ class LiftPassage:
         rides, rider = self.lifts.rides, self._rider(i)
         ride = rides.riding(rider)
         if ride is None or ride.lift != lift:  # (lost its ride: ask again from the cabin)
-            rides.call(rider, lift, self._level(a), self._level(b), self.t.robots[i],
-                       self.t.radius)  # fmt: skip
+            rides.call(rider, lift, self._level(a), self._level(b), self.t.robots[i], self.t.radius)
             ride = rides.riding(rider)
         rides.redirect(rider, self._level(b))  # (its route changed since it called)
         if ride.phase == "called":

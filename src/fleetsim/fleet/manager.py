@@ -103,9 +103,10 @@ class FleetManager:
         ):
             raise ConfigError(f"dispatch_per_s must be a number > 0, got {dispatch_per_s!r}")
         self.dispatch_per_s = (
-            float(dispatch_per_s) if dispatch_per_s is not None
+            float(dispatch_per_s)
+            if dispatch_per_s is not None
             else max(DISPATCH_MIN_PER_S, DISPATCH_SHARE_PER_S * self.max_active)
-        )  # fmt: skip
+        )
         self._tokens = self.dispatch_per_s
         self.collision_log = CollisionLog(sim)
         obstacles = sim.site.obstacles if sim.site is not None else None

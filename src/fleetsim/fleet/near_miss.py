@@ -145,19 +145,30 @@ class NearMisses:
         return pairs, found
 
     def _note(
-        self, time: float, kind: str, a: np.ndarray, b: np.ndarray, gaps: np.ndarray,
+        self,
+        time: float,
+        kind: str,
+        a: np.ndarray,
+        b: np.ndarray,
+        gaps: np.ndarray,
         places: np.ndarray,
-    ) -> set[tuple[str, int, int]]:  # fmt: skip
+    ) -> set[tuple[str, int, int]]:
         seen = set()
-        for i, j, gap, (x, y) in zip(a.tolist(), b.tolist(), gaps.tolist(), places.tolist(),
-                                     strict=True):  # fmt: skip
+        for i, j, gap, (x, y) in zip(
+            a.tolist(), b.tolist(), gaps.tolist(), places.tolist(), strict=True
+        ):
             key = (kind, i, j)
             seen.add(key)
             record = self._open.get(key)
             if record is None:
                 other = self.names[j] if kind == "robot-robot" else f"obstacle {j}"
-                record = {"time": time, "kind": kind, "a": self.names[i], "b": other,
-                          "gap_m": math.inf}  # fmt: skip
+                record = {
+                    "time": time,
+                    "kind": kind,
+                    "a": self.names[i],
+                    "b": other,
+                    "gap_m": math.inf,
+                }
                 self.records.append(record)
                 self._open[key] = record
             if gap < record["gap_m"]:
@@ -193,8 +204,9 @@ def close_pairs(xy: np.ndarray, distance: float) -> tuple[np.ndarray, np.ndarray
     return i[near], j[near]
 
 
-def close_pairs_of(xy: np.ndarray, distance: float, moved: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def close_pairs_of(
+    xy: np.ndarray, distance: float, moved: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """`close_pairs` restricted to the pairs with a `moved` (N,) bool point (i < j, sorted),
     for a small fleet: those rows against every point at once."""
     lo, hi = _squares(xy, distance / 2)
@@ -202,8 +214,9 @@ def close_pairs_of(xy: np.ndarray, distance: float, moved: np.ndarray
     return _closer_sorted(xy, a, b, distance)
 
 
-def _closer_sorted(xy: np.ndarray, a: np.ndarray, b: np.ndarray, distance: float
-                   ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _closer_sorted(
+    xy: np.ndarray, a: np.ndarray, b: np.ndarray, distance: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Of the candidate point pairs (a, b), those closer than `distance`, as (i < j) sorted."""
     i, j = np.minimum(a, b), np.maximum(a, b)
     d = xy[i] - xy[j]
@@ -222,8 +235,9 @@ def _squares(xy: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _merge(i1: np.ndarray, j1: np.ndarray, i2: np.ndarray, j2: np.ndarray, n: int
-           ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _merge(
+    i1: np.ndarray, j1: np.ndarray, i2: np.ndarray, j2: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Two disjoint sorted pair lists as one, sorted by (i, j)."""
     i, j = np.concatenate((i1, i2)), np.concatenate((j1, j2))
     order = np.argsort(i * n + j)

@@ -45,8 +45,15 @@ class Stall:
 
     def row(self) -> dict[str, Any]:
         """The stall as a row of the results table."""
-        return {"time": self.time, "robot": self.robot, "task": self.task, "node": self.node,
-                "waits_for": self.waits_for, "since": self.since, "ended": self.ended}  # fmt: skip
+        return {
+            "time": self.time,
+            "robot": self.robot,
+            "task": self.task,
+            "node": self.node,
+            "waits_for": self.waits_for,
+            "since": self.since,
+            "ended": self.ended,
+        }
 
 
 class StallWatch:
@@ -84,8 +91,11 @@ class StallWatch:
 
     def kpis(self) -> dict[str, Any]:
         """Stalls so far, those going on now, and the time without progress that makes one."""
-        return {"stalls": len(self.records), "stalled_now": len(self._open),
-                "stall_after_s": self.after_s}  # fmt: skip
+        return {
+            "stalls": len(self.records),
+            "stalled_now": len(self._open),
+            "stall_after_s": self.after_s,
+        }
 
     @property
     def stalled(self) -> list[Stall]:
@@ -101,8 +111,7 @@ class StallWatch:
         t = fleet.traffic
         agents = fleet.sim.world.motion.agents
         faulted = agents["fault_scale"][agents.rows(t._motion)] == 0  # stopped by a fault
-        self.progress_at[faulted] = np.minimum(now, self.progress_at[faulted] + now
-                                               - self._checked)  # fmt: skip
+        self.progress_at[faulted] = np.minimum(now, self.progress_at[faulted] + now - self._checked)
         self._checked = now
         bound = np.flatnonzero(fleet.has_job & (self._goal >= 0) & (t.route_end == self._goal))
         if bound.size:  # the way left along the route to the place
@@ -139,9 +148,14 @@ class StallWatch:
                 how = "in the way: " if t.giving_way_to[i] == blocker else "held by "
                 by = f" ({how}{fleet.robots[blocker].name})" if blocker >= 0 else ""
                 waits = f"node {t.graph.names[node]}{by}"
-            stall = Stall(float(self.progress_at[i] + self.after_s), fleet.robots[i].name,
-                          job.id if job is not None else "", t.graph.names[t.node_of(i)],
-                          waits, float(self.progress_at[i]))  # fmt: skip
+            stall = Stall(
+                float(self.progress_at[i] + self.after_s),
+                fleet.robots[i].name,
+                job.id if job is not None else "",
+                t.graph.names[t.node_of(i)],
+                waits,
+                float(self.progress_at[i]),
+            )
             self._open[i] = stall
             self.records.append(stall)
         for i in [i for i in self._open if not fleet.has_job[i]]:  # its task ended (failed)

@@ -55,8 +55,9 @@ class TaskBook:
         """Station `name` takes orders again."""
         self.closed.discard(name)
 
-    def change_mix(self, key: int, pickups: list[str], dropoffs: list[str],
-                   rng: np.random.Generator) -> None:  # fmt: skip
+    def change_mix(
+        self, key: int, pickups: list[str], dropoffs: list[str], rng: np.random.Generator
+    ) -> None:
         """Orders released from now on go from `pickups` to `dropoffs` (a changed order mix,
         `key` to undo it), drawn with `rng`."""
         self.mixes[key] = (pickups, dropoffs, rng)

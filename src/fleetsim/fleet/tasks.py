@@ -89,8 +89,9 @@ def check_tasks(tasks: Sequence[Task], graph: NavGraph, where: str = "tasks") ->
             raise ConfigError(f"{item}: the deadline is before the release time")
 
 
-def task_list(items: Sequence[dict[str, Any]],
-              label: Callable[[int], str] = "tasks[{}]".format) -> list[Task]:  # fmt: skip
+def task_list(
+    items: Sequence[dict[str, Any]], label: Callable[[int], str] = "tasks[{}]".format
+) -> list[Task]:
     """Tasks from dicts: {id?, places | pickup + dropoff, kind?, release_time?, priority?,
     deadline?} (a scenario's `tasks: {list: [...]}` or a JSON file's list); errors start with
     `label(k)` (default `tasks[k]`)."""
@@ -123,8 +124,7 @@ def _task(k: int, item: Any) -> Task:
         raise ConfigError(f"unknown keys {sorted(unknown)} (known: {sorted(TASK_KEYS)})")
     if "places" in item:
         if not isinstance(item["places"], list | tuple) or not item["places"]:
-            raise ConfigError(f"places: expected a list of place names, got "
-                              f"{item['places']!r:.40}")  # fmt: skip
+            raise ConfigError(f"places: expected a list of place names, got {item['places']!r:.40}")
         places = tuple(str(p) for p in item["places"])
     elif "pickup" in item and "dropoff" in item:
         places = (str(item["pickup"]), str(item["dropoff"]))
@@ -165,9 +165,11 @@ def tasks_from_file(path: str | Path) -> list[Task]:
                     "(id,pickup,dropoff,release_time) and a row per task"
                 )
             if not ({"pickup", "dropoff"} <= set(header) or "places" in header):
-                raise ConfigError(f"{file} line 1: the header {header[:6]!r:.80} names no "
-                                  "'pickup' and 'dropoff' columns (id,pickup,dropoff,"
-                                  "release_time)")  # fmt: skip
+                raise ConfigError(
+                    f"{file} line 1: the header {header[:6]!r:.80} names no "
+                    "'pickup' and 'dropoff' columns (id,pickup,dropoff,"
+                    "release_time)"
+                )
     except RecursionError:
         raise ConfigError(f"{file}: nested too deeply to be a list of tasks") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
@@ -204,12 +206,17 @@ def poisson_tasks(
             f"{MAX_ORDERS_PER_HOUR:,} an hour in all (a site with tens of thousands of robots "
             "serves a few thousand)"
         )
-    return _arrivals(rate_per_hour * len(pickups) / 3600.0, pickups, dropoffs, rng, until,
-                     start)  # fmt: skip
+    return _arrivals(rate_per_hour * len(pickups) / 3600.0, pickups, dropoffs, rng, until, start)
 
 
-def _arrivals(rate: float, pickups: Sequence[str], dropoffs: Sequence[str],
-              rng: np.random.Generator, until: float, start: float) -> Iterator[Task]:  # fmt: skip
+def _arrivals(
+    rate: float,
+    pickups: Sequence[str],
+    dropoffs: Sequence[str],
+    rng: np.random.Generator,
+    until: float,
+    start: float,
+) -> Iterator[Task]:
     """The stream itself (checked by `poisson_tasks` before the first order is asked for)."""
     t, k = start, 0
     while True:

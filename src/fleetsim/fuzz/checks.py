@@ -24,8 +24,15 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, closest
 from fleetsim.scenario.runner import RunSummary
 
-NAMES = ("collisions", "robot-collisions", "stalls", "failed-tasks", "failed-actions",
-         "deadlocks", "task-timeout")  # fmt: skip
+NAMES = (
+    "collisions",
+    "robot-collisions",
+    "stalls",
+    "failed-tasks",
+    "failed-actions",
+    "deadlocks",
+    "task-timeout",
+)
 
 
 @dataclass(frozen=True)
@@ -123,8 +130,9 @@ class Watch:
         return math.sqrt(max(float(d2.min()), 0.0))
 
 
-def first_failure(checks: list[Check], summary: RunSummary, watch: Watch,
-                  deadlocks: list[Any]) -> tuple[Check, float] | None:  # fmt: skip
+def first_failure(
+    checks: list[Check], summary: RunSummary, watch: Watch, deadlocks: list[Any]
+) -> tuple[Check, float] | None:
     """The check that failed first and when (simulated seconds), or None."""
     times = []
     for check in checks:
@@ -137,17 +145,21 @@ def first_failure(checks: list[Check], summary: RunSummary, watch: Watch,
     return check, at
 
 
-def _first(check: Check, summary: RunSummary, watch: Watch, deadlocks: list[Any]
-           ) -> float | None:  # fmt: skip
+def _first(check: Check, summary: RunSummary, watch: Watch, deadlocks: list[Any]) -> float | None:
     tables = summary.tables
     if check.name in watch.first:
         return watch.first[check.name]
     if check.name == "stalls":
         return min((float(s["time"]) for s in tables.get("stalls", [])), default=None)
     if check.name == "failed-tasks":
-        return min((float(t["failed_at"]) for t in tables.get("tasks", [])
-                    if t.get("status") == "failed" and t.get("failed_at") is not None),
-                   default=None)  # fmt: skip
+        return min(
+            (
+                float(t["failed_at"])
+                for t in tables.get("tasks", [])
+                if t.get("status") == "failed" and t.get("failed_at") is not None
+            ),
+            default=None,
+        )
     if check.name == "deadlocks":
         return min((float(d.time) for d in deadlocks if not d.resolved), default=None)
     if check.name == "task-timeout":

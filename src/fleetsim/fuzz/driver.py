@@ -49,9 +49,16 @@ class FuzzResult:
     unkept: dict[str, str] = dataclasses.field(default_factory=dict)  # run id -> why not kept
 
 
-def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any] | None,
-               sets: list[str], duration: float | None, source: FaultsSource | None = None,
-               check: bool = False) -> list[RunSpec]:  # fmt: skip
+def fuzz_specs(
+    scenario: str,
+    runs: int,
+    first_seed: int,
+    faults: dict[str, Any] | None,
+    sets: list[str],
+    duration: float | None,
+    source: FaultsSource | None = None,
+    check: bool = False,
+) -> list[RunSpec]:
     """The runs: seeds `first_seed` .. + `runs` - 1, with `faults` (a `faults:` section) as an
     override; checked against the schema before any run (and, with `check`, built once: a
     fault naming what the run does not have is an error now). Errors in the faults name
@@ -62,8 +69,15 @@ def fuzz_specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any]
         raise in_faults_file(exc, source) from None
 
 
-def _specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any] | None,
-           sets: list[str], duration: float | None, check: bool) -> list[RunSpec]:  # fmt: skip
+def _specs(
+    scenario: str,
+    runs: int,
+    first_seed: int,
+    faults: dict[str, Any] | None,
+    sets: list[str],
+    duration: float | None,
+    check: bool,
+) -> list[RunSpec]:
     if not 1 <= runs <= MAX_RUNS:
         raise ConfigError(f"--runs {runs}: expected 1 to {MAX_RUNS:,}")
     if not 0 <= first_seed <= 2**32 - runs:
@@ -73,20 +87,34 @@ def _specs(scenario: str, runs: int, first_seed: int, faults: dict[str, Any] | N
         overrides.append("faults=" + json.dumps(faults))
     loaded = load_scenario(scenario, overrides)  # (every error now, before the first run)
     if loaded.scenario.faults is None:
-        raise ConfigError(f"{scenario}: no faults to fuzz with: give --faults (a faults: "
-                          "section) or add one to the scenario")  # fmt: skip
+        raise ConfigError(
+            f"{scenario}: no faults to fuzz with: give --faults (a faults: "
+            "section) or add one to the scenario"
+        )
     if check:
         check_once(loaded, duration, first_seed)
     path = str(loaded.path)
-    return [RunSpec(path, tuple(overrides), seed, {"run": k}, duration)
-            for k, seed in enumerate(range(first_seed, first_seed + runs))]  # fmt: skip
+    return [
+        RunSpec(path, tuple(overrides), seed, {"run": k}, duration)
+        for k, seed in enumerate(range(first_seed, first_seed + runs))
+    ]
 
 
-def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: int = 1,
-             backend: str = "local", ray_address: str | None = None, resume: bool = False,
-             wall_limit_s: float | None = None, shrink_runs: int = 60,
-             manager: OutsideManager | None = None, search: str = "uniform",
-             progress: Callable[[str, int, int], None] | None = None) -> FuzzResult:  # fmt: skip
+def run_fuzz(
+    specs: list[RunSpec],
+    checks: list[Check],
+    out: Path,
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+    resume: bool = False,
+    wall_limit_s: float | None = None,
+    shrink_runs: int = 60,
+    manager: OutsideManager | None = None,
+    search: str = "uniform",
+    progress: Callable[[str, int, int], None] | None = None,
+) -> FuzzResult:
     """Run `specs`, check them, keep and shrink the failing ones; `progress(stage, done,
     total)` as it goes ("runs", then "keep"). With an outside `manager`, each run's files (its
     log) go to `OUT.runs/RUN_ID/`. `search="guided"` runs half the runs on their seeds and the
@@ -140,14 +168,16 @@ def run_fuzz(specs: list[RunSpec], checks: list[Check], out: Path, *, workers: i
     folder = out.with_name(out.stem + ".failures")
     kept: dict[str, Path] = {}
     unkept: dict[str, str] = {}
-    keep = KeepWork(tuple(checks), shrink_runs, manager, str(folder),
-                    {row["run_id"]: row for _, row in failing})  # fmt: skip
+    keep = KeepWork(
+        tuple(checks), shrink_runs, manager, str(folder), {row["run_id"]: row for _, row in failing}
+    )
     if progress is not None and failing:
         progress("keep", 0, len(failing))
     # each failing run kept and shrunk in a worker of its own (the shrinking of one is a
     # sequence of runs; several are shrunk at once)
-    for k, done in enumerate(rows_of([s for s, _ in failing], backend, workers, ray_address,
-                                     keep), start=1):  # fmt: skip
+    for k, done in enumerate(
+        rows_of([s for s, _ in failing], backend, workers, ray_address, keep), start=1
+    ):
         if done.get("folder"):
             kept[done["run_id"]] = Path(done["folder"])
         else:
@@ -171,16 +201,32 @@ class KeepWork:
     def __call__(self, spec: RunSpec) -> dict[str, Any]:
         """Keep the run `spec`; a row naming its folder (or the error, if keeping failed)."""
         try:
-            path = keep_failure(spec, self.rows[spec.run_id], Path(self.folder) / spec.run_id,
-                                list(self.checks), self.shrink_runs, self.manager)  # fmt: skip
+            path = keep_failure(
+                spec,
+                self.rows[spec.run_id],
+                Path(self.folder) / spec.run_id,
+                list(self.checks),
+                self.shrink_runs,
+                self.manager,
+            )
         except Exception as exc:  # (a row, as for any run)
-            return {"run_id": spec.run_id, "status": "failed", "folder": None,
-                    "error": f"{type(exc).__name__}: {exc}"[:2000]}  # fmt: skip
+            return {
+                "run_id": spec.run_id,
+                "status": "failed",
+                "folder": None,
+                "error": f"{type(exc).__name__}: {exc}"[:2000],
+            }
         return {"run_id": spec.run_id, "status": "ok", "folder": str(path)}
 
 
-def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[Check],
-                 shrink_runs: int, manager: OutsideManager | None = None) -> Path:  # fmt: skip
+def keep_failure(
+    spec: RunSpec,
+    row: dict[str, Any],
+    folder: Path,
+    checks: list[Check],
+    shrink_runs: int,
+    manager: OutsideManager | None = None,
+) -> Path:
     """Write the failing run as a scenario, confirm it fails the same way (recording it), shrink
     it, confirm and record the shrunk one; a summary beside them."""
     events = json.loads(row.get("schedule") or "[]")
@@ -192,21 +238,30 @@ def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[
     )
     check = next(c for c in checks if str(c) == row["check"])
     again = _confirm(failing, check, folder / "failing.mcap", manager, folder / "failing")
-    shrunk = Shrinker(data, check, budget=shrink_runs, folder=folder / "tries",
-                      manager=manager).shrink()  # fmt: skip
+    shrunk = Shrinker(
+        data, check, budget=shrink_runs, folder=folder / "tries", manager=manager
+    ).shrink()
     summary: dict[str, Any] = {
-        "run_id": row["run_id"], "seed": spec.seed, "check": row["check"],
+        "run_id": row["run_id"],
+        "seed": spec.seed,
+        "check": row["check"],
         "first_failure_s": row["first_failure_s"],
         "reproduced": again.get("check") == row["check"]
         and again.get("first_failure_s") == row["first_failure_s"],
-        "faults": len(events), "robots": row.get("robots"),
-        "duration_s": row.get("sim_time_s"), "shrink_runs": shrunk.runs, "steps": shrunk.steps,
+        "faults": len(events),
+        "robots": row.get("robots"),
+        "duration_s": row.get("sim_time_s"),
+        "shrink_runs": shrunk.runs,
+        "steps": shrunk.steps,
         "manager": manager.command if manager is not None else None,
-    }  # fmt: skip
+    }
     if shrunk.row:
-        path = write_kept(shrunk.data, folder / "shrunk.yaml",
-                          f"shrunk from seed {spec.seed}: {shrunk.row['check']} first at "
-                          f"{shrunk.row['first_failure_s']} s")  # fmt: skip
+        path = write_kept(
+            shrunk.data,
+            folder / "shrunk.yaml",
+            f"shrunk from seed {spec.seed}: {shrunk.row['check']} first at "
+            f"{shrunk.row['first_failure_s']} s",
+        )
         confirmed = _confirm(path, check, folder / "shrunk.mcap", manager, folder / "shrunk")
         summary.update(
             shrunk_faults=len(shrunk.data.get("faults", {}).get("events", [])),
@@ -222,8 +277,9 @@ def keep_failure(spec: RunSpec, row: dict[str, Any], folder: Path, checks: list[
     return folder
 
 
-def _why_not_shrunk(budget: int, again: dict[str, Any], row: dict[str, Any],
-                    steps: list[str]) -> str:  # fmt: skip
+def _why_not_shrunk(
+    budget: int, again: dict[str, Any], row: dict[str, Any], steps: list[str]
+) -> str:
     """Why a kept failure has no shrunk.yaml, in words."""
     if budget <= 0:
         return "shrinking is off (--shrink-runs 0)"
@@ -236,8 +292,9 @@ def _why_not_shrunk(budget: int, again: dict[str, Any], row: dict[str, Any],
     return "; ".join(steps) or f"no run within the budget of {budget} failed the same way"
 
 
-def _confirm(path: Path, check: Check, recording: Path, manager: OutsideManager | None,
-             files: Path) -> dict[str, Any]:  # fmt: skip
+def _confirm(
+    path: Path, check: Check, recording: Path, manager: OutsideManager | None, files: Path
+) -> dict[str, Any]:
     """Run a kept scenario again (recording it when the `record` extra is installed)."""
     try:
         import fleetsim.recording  # noqa: F401  (mcap and Foxglove's schemas: an extra)

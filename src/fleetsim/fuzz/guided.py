@@ -29,8 +29,12 @@ def closeness(row: dict[str, Any]) -> tuple[float, float]:
     return (gap if gap is not None else math.inf, -float(waited))
 
 
-def mutate(events: list[dict[str, Any]], rng: np.random.Generator, duration: float | None,
-           robots: list[str]) -> list[dict[str, Any]]:  # fmt: skip
+def mutate(
+    events: list[dict[str, Any]],
+    rng: np.random.Generator,
+    duration: float | None,
+    robots: list[str],
+) -> list[dict[str, Any]]:
     """A few small changes to a run's faults (written-out events)."""
     out = copy.deepcopy(events)
     end = duration if duration is not None else max((e["time"] for e in out), default=60.0)
@@ -56,8 +60,13 @@ def mutate(events: list[dict[str, Any]], rng: np.random.Generator, duration: flo
     return sorted(out, key=lambda e: e["time"])
 
 
-def mutants(parents: list[tuple[RunSpec, dict[str, Any]]], count: int, first: int,
-            folder: Path, rng: np.random.Generator) -> list[RunSpec]:  # fmt: skip
+def mutants(
+    parents: list[tuple[RunSpec, dict[str, Any]]],
+    count: int,
+    first: int,
+    folder: Path,
+    rng: np.random.Generator,
+) -> list[RunSpec]:
     """`count` runs mutated from `parents` (round robin), numbered from `first`, their
     scenarios written to `folder`."""
     specs = []
@@ -65,13 +74,26 @@ def mutants(parents: list[tuple[RunSpec, dict[str, Any]]], count: int, first: in
         parent, row = parents[k % len(parents)]
         events = json.loads(row.get("schedule") or "[]")
         robots = sorted({e["target"] for e in events if e["kind"] in ROBOT_KINDS})
-        data = kept_scenario(parent.scenario, parent.overrides, parent.seed, parent.duration,
-                             mutate(events, rng, parent.duration, robots))  # fmt: skip
+        data = kept_scenario(
+            parent.scenario,
+            parent.overrides,
+            parent.seed,
+            parent.duration,
+            mutate(events, rng, parent.duration, robots),
+        )
         path = write_kept(
             data,
             folder / f"mutant_{first + k}.yaml",
             f"a mutant of run {row['run_id']} (seed {parent.seed})",
         )
-        specs.append(RunSpec(str(path), (), None, {"run": first + k, "parent": row["run_id"]},
-                             parent.duration, parent.details))  # fmt: skip
+        specs.append(
+            RunSpec(
+                str(path),
+                (),
+                None,
+                {"run": first + k, "parent": row["run_id"]},
+                parent.duration,
+                parent.details,
+            )
+        )
     return specs

@@ -54,11 +54,16 @@ class OutsideManager:
         if not words:
             raise ConfigError("--manager: an empty command")
         program = words[0]
-        found = shutil.which(program) if os.sep not in program else (
-            program if os.access(program, os.X_OK) else None)  # fmt: skip
+        found = (
+            shutil.which(program)
+            if os.sep not in program
+            else (program if os.access(program, os.X_OK) else None)
+        )
         if found is None:
-            raise ConfigError(f"--manager: no program {program!r} (not on PATH, or not "
-                              "executable): give the command as you would type it")  # fmt: skip
+            raise ConfigError(
+                f"--manager: no program {program!r} (not on PATH, or not "
+                "executable): give the command as you would type it"
+            )
 
     @contextlib.contextmanager
     def serving(self, run: ScenarioRun, folder: Path, seed: int | None) -> Iterator[None]:
@@ -68,15 +73,18 @@ class OutsideManager:
             values = {**where, "folder": str(folder), "seed": str(seed)}
             argv = [w.format(**values) for w in shlex.split(self.command)]
             with open(folder / "manager.log", "wb") as log:
-                proc = subprocess.Popen(argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)  # fmt: skip
+                proc = subprocess.Popen(
+                    argv, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                )
                 try:
                     time.sleep(SETTLE_S)
                     if proc.poll() is not None:
                         log.flush()
                         said = _tail(folder / "manager.log")
-                        raise FleetSimError(f"the manager exited at once (code {proc.returncode}"
-                                            f"){said}; see {folder / 'manager.log'}")  # fmt: skip
+                        raise FleetSimError(
+                            f"the manager exited at once (code {proc.returncode}"
+                            f"){said}; see {folder / 'manager.log'}"
+                        )
                     yield
                 finally:
                     _stop(proc)
@@ -91,8 +99,12 @@ class OutsideManager:
             with EmbeddedBroker() as broker:
                 fleet = VdaFleet(sim, robots, broker.url, epoch=0.0).start()
                 try:
-                    yield {"broker": broker.url, "url": "", "host": broker.host,
-                           "port": str(broker.port)}  # fmt: skip
+                    yield {
+                        "broker": broker.url,
+                        "url": "",
+                        "host": broker.host,
+                        "port": str(broker.port),
+                    }
                 finally:
                     fleet.stop()
         else:
@@ -102,8 +114,12 @@ class OutsideManager:
             rmf = RmfFleet(sim, robots).start()
             try:
                 with RmfServer(make_app(rmf)) as server:
-                    yield {"broker": "", "url": server.url, "host": server.host,
-                           "port": str(server.port)}  # fmt: skip
+                    yield {
+                        "broker": "",
+                        "url": server.url,
+                        "host": server.host,
+                        "port": str(server.port),
+                    }
             finally:
                 rmf.stop_serving()
 

@@ -36,16 +36,26 @@ class FuzzWork:
         return fuzz_one(spec, list(self.checks), self.wall_limit_s, manager=self.manager)
 
 
-def fuzz_one(spec: RunSpec, checks: list[Check], wall_limit_s: float | None = None,
-             record: Path | None = None, manager: OutsideManager | None = None
-             ) -> dict[str, Any]:  # fmt: skip
+def fuzz_one(
+    spec: RunSpec,
+    checks: list[Check],
+    wall_limit_s: float | None = None,
+    record: Path | None = None,
+    manager: OutsideManager | None = None,
+) -> dict[str, Any]:
     """Run `spec` and check it (recording it to `record`, when given; with an outside
     `manager` driving the robots, when given); the row (never raises for a run that went
     wrong)."""
     started = time.perf_counter()
-    row: dict[str, Any] = {"run_id": spec.run_id, **spec.values, "seed": spec.seed,
-                           "status": "ok", "error": None, "check": None,
-                           "first_failure_s": None}  # fmt: skip
+    row: dict[str, Any] = {
+        "run_id": spec.run_id,
+        **spec.values,
+        "seed": spec.seed,
+        "status": "ok",
+        "error": None,
+        "check": None,
+        "first_failure_s": None,
+    }
     try:
         loaded = load_scenario(spec.scenario, spec.overrides)
         if manager is not None:  # the outside manager drives: the scenario's own drivers go
@@ -70,8 +80,7 @@ def fuzz_one(spec: RunSpec, checks: list[Check], wall_limit_s: float | None = No
                     sim.stop()
 
             summary = run_scenario(built, progress=progress)
-            faults = next((p.injector for p in built.plugins if isinstance(p, FaultsPlugin)),
-                          None)  # fmt: skip
+            faults = next((p.injector for p in built.plugins if isinstance(p, FaultsPlugin)), None)
             managers = [getattr(p, "manager", None) for p in built.plugins]
             deadlocks = [d for m in managers if m is not None for d in m.traffic.deadlocks]
             failed = first_failure(checks, summary, watch, deadlocks)

@@ -66,8 +66,9 @@ class Shrinker:
         self.runs += 1
         path = write_kept(data, self._folder / f"candidate_{self.runs}.yaml")
         files = str(self._folder / f"candidate_{self.runs}") if self.manager else None
-        row = fuzz_one(RunSpec(str(path), (), None, {}, None, files), [self.check],
-                       manager=self.manager)  # fmt: skip
+        row = fuzz_one(
+            RunSpec(str(path), (), None, {}, None, files), [self.check], manager=self.manager
+        )
         return row if row.get("check") == str(self.check) else None
 
     def shrink(self) -> Shrunk:
@@ -122,8 +123,11 @@ class Shrinker:
                 data = copy.deepcopy(self.best)
                 entry = data["robots"][k]
                 start = entry.get("start")
-                if isinstance(start, dict) and isinstance(start.get("random"), int) and (
-                        start["random"] > 1):  # fmt: skip
+                if (
+                    isinstance(start, dict)
+                    and isinstance(start.get("random"), int)
+                    and (start["random"] > 1)
+                ):
                     start["random"] = start["random"] // 2
                     what = f"robots[{k}]: {start['random']} robots"
                 elif isinstance(entry.get("count"), int) and entry["count"] > 1:
@@ -140,8 +144,9 @@ class Shrinker:
             def still(subset: list[int]) -> bool:
                 data = copy.deepcopy(self.best)
                 data["robots"] = [copy.deepcopy(original[k]) for k in sorted(subset)]
-                return bool(subset) and self._try(keep_known_robots(data),
-                                                  f"{len(subset)} robot entries")  # fmt: skip
+                return bool(subset) and self._try(
+                    keep_known_robots(data), f"{len(subset)} robot entries"
+                )
 
             ddmin(entries, still)
 

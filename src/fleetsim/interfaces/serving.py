@@ -18,11 +18,17 @@ class StepHooks:
     """`inbound()` on the simulation's `pre_step`, `outbound()` on its `post_step`, until
     `remove()`."""
 
-    def __init__(self, sim: MultiRobotSimulationCore, inbound: Callable[[], None],
-                 outbound: Callable[[], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        inbound: Callable[[], None],
+        outbound: Callable[[], None],
+    ) -> None:
         self.sim = sim
-        self._hooks = [("pre_step", sim.on("pre_step", lambda *_: inbound())),
-                       ("post_step", sim.on("post_step", lambda *_: outbound()))]  # fmt: skip
+        self._hooks = [
+            ("pre_step", sim.on("pre_step", lambda *_: inbound())),
+            ("post_step", sim.on("post_step", lambda *_: outbound())),
+        ]
 
     def remove(self) -> None:
         """Stop calling the hooks."""

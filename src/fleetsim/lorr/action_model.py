@@ -72,8 +72,9 @@ class Tick:
 class ActionModel:
     """The kit's action model on a grid `blocked` (rows * cols, 1 = obstacle)."""
 
-    def __init__(self, blocked: np.ndarray, rows: int, cols: int, max_count: int,
-                 agent_size: float = 1.0) -> None:  # fmt: skip
+    def __init__(
+        self, blocked: np.ndarray, rows: int, cols: int, max_count: int, agent_size: float = 1.0
+    ) -> None:
         self.blocked = np.asarray(blocked).reshape(-1)
         self.rows, self.cols, self.max_count = rows, cols, max_count
         self.size = F32(agent_size)
@@ -89,13 +90,16 @@ class ActionModel:
         done = count >= self.max_count
         if action == Action.FW:
             if done:
-                return replace(pose, location=pose.location + self.moves[pose.orientation],
-                               count=0, moving=False)  # fmt: skip
+                return replace(
+                    pose,
+                    location=pose.location + self.moves[pose.orientation],
+                    count=0,
+                    moving=False,
+                )
             return replace(pose, count=count, moving=True)
         if done:
             turn = 1 if action == Action.CR else 3
-            return replace(pose, orientation=(pose.orientation + turn) % 4, count=0,
-                           moving=False)  # fmt: skip
+            return replace(pose, orientation=(pose.orientation + turn) % 4, count=0, moving=False)
         return replace(pose, count=count, moving=False)
 
     def corner(self, pose: Pose) -> tuple[np.float32, np.float32]:
@@ -146,22 +150,26 @@ class ActionModel:
                         return False
         return True
 
-    def cells(self, lo_x: np.float32, lo_y: np.float32, hi_x: np.float32,
-               hi_y: np.float32) -> tuple[int, int, int, int]:  # fmt: skip
+    def cells(
+        self, lo_x: np.float32, lo_y: np.float32, hi_x: np.float32, hi_y: np.float32
+    ) -> tuple[int, int, int, int]:
         """(c0, r0, c1, r1): the cells a box covers, clamped to the map."""
-        return (max(0, math.floor(lo_x)), max(0, math.floor(lo_y)),
-                min(self.cols - 1, math.ceil(hi_x) - 1),
-                min(self.rows - 1, math.ceil(hi_y) - 1))  # fmt: skip
+        return (
+            max(0, math.floor(lo_x)),
+            max(0, math.floor(lo_y)),
+            min(self.cols - 1, math.ceil(hi_x) - 1),
+            min(self.rows - 1, math.ceil(hi_y) - 1),
+        )
 
 
 def swept(m: Motion) -> tuple[np.float32, np.float32, np.float32, np.float32]:
     """(min x, min y, max x, max y) of the area a motion's square sweeps."""
-    return (min(m.x0, m.x1), min(m.y0, m.y1), max(m.x0, m.x1) + m.size,
-            max(m.y0, m.y1) + m.size)  # fmt: skip
+    return (min(m.x0, m.x1), min(m.y0, m.y1), max(m.x0, m.x1) + m.size, max(m.y0, m.y1) + m.size)
 
 
-def _open_interval(d0: np.float32, dv: np.float32, lower: np.float32,
-                   upper: np.float32) -> tuple[np.float32, np.float32] | None:  # fmt: skip
+def _open_interval(
+    d0: np.float32, dv: np.float32, lower: np.float32, upper: np.float32
+) -> tuple[np.float32, np.float32] | None:
     """The part of the tick [0, 1] where d0 + t dv lies strictly between lower and upper
     (with the kit's slack), or None."""
     if -EPS < dv < EPS:
@@ -356,13 +364,20 @@ class ArrayTick:
     @property
     def reasons(self) -> dict[int, str]:
         """Why each robot whose request failed waits, as `Tick.reasons`."""
-        return {int(i): _reason(int(self.codes[i]), int(self.others[i]), self.cycles)
-                for i in self.failed}  # fmt: skip
+        return {
+            int(i): _reason(int(self.codes[i]), int(self.others[i]), self.cycles)
+            for i in self.failed
+        }
 
 
-def step_arrays(model: ActionModel, location: np.ndarray, orientation: np.ndarray,
-                count: np.ndarray, moving: np.ndarray,
-                requested: np.ndarray) -> ArrayTick | None:  # fmt: skip
+def step_arrays(
+    model: ActionModel,
+    location: np.ndarray,
+    orientation: np.ndarray,
+    count: np.ndarray,
+    moving: np.ndarray,
+    requested: np.ndarray,
+) -> ArrayTick | None:
     """`model.step` on arrays, compiled (`fleetsim.lorr.model_kernel`): the same decisions,
     reasons and cycles. None without Numba."""
     from fleetsim.lorr import model_kernel
@@ -379,8 +394,9 @@ def step_arrays(model: ActionModel, location: np.ndarray, orientation: np.ndarra
     loc, ori, cnt, mov = (np.where(went, w, now) for w, now in zip(wanted, before, strict=True))
     failed = np.flatnonzero(~went & (requested != Action.W))
     found = (cycle_i, cycle_j, cycle_start, cycle_len, chain)
-    return ArrayTick(executed, loc, ori, cnt, mov, failed, code, other, found, location,
-                     wanted[0], requested)  # fmt: skip
+    return ArrayTick(
+        executed, loc, ori, cnt, mov, failed, code, other, found, location, wanted[0], requested
+    )
 
 
 def _reason(code: int, other: int, cycles: list[tuple[int, int, str]]) -> str:

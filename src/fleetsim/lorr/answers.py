@@ -39,14 +39,21 @@ def plan_actions(raw: Any, where: str) -> list[list[Action]]:
         values = ints(row, where, f"a list of actions for robot {robot}")
         for v in values:
             if v not in ACTIONS:
-                raise EntryError(f"{where} gives robot {robot} action {v}: actions are "
-                                 "MAPF.Action FW, CR, CCR, W or NA (0-4)")  # fmt: skip
+                raise EntryError(
+                    f"{where} gives robot {robot} action {v}: actions are "
+                    "MAPF.Action FW, CR, CCR, W or NA (0-4)"
+                )
         out.append([ACTIONS[v] for v in values])
     return out
 
 
-def check_staged(staged: list[list[Any]], before: list[list[Action]],
-                 plan: list[list[Action]], team: int, where: str) -> None:  # fmt: skip
+def check_staged(
+    staged: list[list[Any]],
+    before: list[list[Action]],
+    plan: list[list[Action]],
+    team: int,
+    where: str,
+) -> None:
     """The kit's rule for `process_new_plan`: each robot's staged actions, waits aside, are a
     prefix of the ones it had followed by its new plan (an executor may drop the tail of a
     queue, never rewrite it). The queues' values are made `Action`s in place."""
@@ -90,8 +97,9 @@ def commands(raw: Any, team: int, where: str) -> np.ndarray:
     try:
         out = np.fromiter(raw, dtype=np.int64)
     except (TypeError, ValueError) as exc:
-        raise EntryError(f"{where} must return a list of ExecutionCommand, one a robot: "
-                         f"{exc}") from exc  # fmt: skip
+        raise EntryError(
+            f"{where} must return a list of ExecutionCommand, one a robot: {exc}"
+        ) from exc
     if len(out) != team:
         raise EntryError(f"{where} returned {len(out)} commands for {team} robots")
     return out

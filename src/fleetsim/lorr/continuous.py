@@ -69,8 +69,13 @@ class ContinuousSettings:
 
     def check(self) -> None:
         """Refuse settings no robot could drive with."""
-        for name in ("cell_m", "max_linear_vel", "max_linear_accel", "max_angular_vel",
-                     "max_angular_accel"):  # fmt: skip
+        for name in (
+            "cell_m",
+            "max_linear_vel",
+            "max_linear_accel",
+            "max_angular_vel",
+            "max_angular_accel",
+        ):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
                 raise ConfigError(f"continuous mode: {name} must be a number > 0, not {value!r}")
@@ -88,9 +93,15 @@ class ContinuousRun(KitRun):
     """One continuous-mode run of `problem` (the executor entry is not used: fleetsim's
     executor keeps the plan's order of passing). Call `run()`, then `close()`."""
 
-    def __init__(self, problem: Problem, entries: Entries, timing: KitTiming | None = None,
-                 settings: ContinuousSettings | None = None, file_storage_path: str = "",
-                 faults: FaultPlan | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        problem: Problem,
+        entries: Entries,
+        timing: KitTiming | None = None,
+        settings: ContinuousSettings | None = None,
+        file_storage_path: str = "",
+        faults: FaultPlan | None = None,
+    ) -> None:
         super().__init__(problem, entries, timing, file_storage_path)
         self.settings = settings or ContinuousSettings()
         self.settings.check()
@@ -121,14 +132,18 @@ class ContinuousRun(KitRun):
         s = self.settings
         tick = s.seconds_a_tick
         self.substeps = max(1, math.ceil(tick / MAX_STEP_S - 1e-9))
-        sim = MultiRobotSimulationCore(SimulationParams(timestep=tick / self.substeps,
-                                                        target_rtf=0, gui=False))  # fmt: skip
+        sim = MultiRobotSimulationCore(
+            SimulationParams(timestep=tick / self.substeps, target_rtf=0, gui=False)
+        )
         try:
-            params = AgentSpawnParams(urdf_path=s.model, motion_mode=s.motion_mode,
-                                      max_linear_vel=s.max_linear_vel,
-                                      max_linear_accel=s.max_linear_accel,
-                                      max_angular_vel=s.max_angular_vel,
-                                      max_angular_accel=s.max_angular_accel)  # fmt: skip
+            params = AgentSpawnParams(
+                urdf_path=s.model,
+                motion_mode=s.motion_mode,
+                max_linear_vel=s.max_linear_vel,
+                max_linear_accel=s.max_linear_accel,
+                max_angular_vel=s.max_angular_vel,
+                max_angular_accel=s.max_angular_accel,
+            )
             xy = self._centres(self.location)
             positions = np.column_stack([xy, np.full(self.team, ROBOT_Z)])
             agents = Agent.from_params_at(params, positions, (0.0, 0.0, 0.0, 1.0), sim_core=sim)
@@ -191,8 +206,9 @@ class ContinuousRun(KitRun):
         self._draw_delays()
         before = (self.location.copy(), self.orientation.copy(), self.count.copy())
         started = self._dispatch()
-        self.planned.record(np.where(started | (self.segment >= 0), self.segment, Action.W),
-                            *before)  # fmt: skip
+        self.planned.record(
+            np.where(started | (self.segment >= 0), self.segment, Action.W), *before
+        )
         doing = self.segment.copy()
         for _ in range(self.substeps):  # (a tick of simulated time in steps of MAX_STEP_S)
             self.sim.step_once()
@@ -224,8 +240,9 @@ class ContinuousRun(KitRun):
             else:
                 heading = (heading + (1 if action == Action.CR else 3)) % 4
                 x, y = self._centres(self.location[robot : robot + 1])[0]
-                agent.set_goal(Pose.from_yaw(float(x), float(y), ROBOT_Z,
-                                             float(HEADING_YAW[heading])))  # fmt: skip
+                agent.set_goal(
+                    Pose.from_yaw(float(x), float(y), ROBOT_Z, float(HEADING_YAW[heading]))
+                )
                 self.target[robot] = self.location[robot]
             self.segment[robot] = action
             self.target_orientation[robot] = heading

@@ -132,15 +132,21 @@ class _Compute:
 class KitRun:
     """One kit-mode run of `problem` with `entries` (call `run()`)."""
 
-    def __init__(self, problem: Problem, entries: Entries, timing: KitTiming | None = None,
-                 file_storage_path: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        problem: Problem,
+        entries: Entries,
+        timing: KitTiming | None = None,
+        file_storage_path: str = "",
+    ) -> None:
         self.problem, self.entries = problem, entries
         self.timing = timing or KitTiming()
         self.timing.check()
         n = self.team = problem.team_size
         self.cols = problem.cols
-        self.model = ActionModel(problem.blocked, problem.rows, problem.cols,
-                                 problem.agent_counter, problem.agent_size)  # fmt: skip
+        self.model = ActionModel(
+            problem.blocked, problem.rows, problem.cols, problem.agent_counter, problem.agent_size
+        )
         self.location = np.asarray(problem.starts, dtype=np.int64).copy()
         self.orientation = np.zeros(n, dtype=np.int64)  # all face east
         self.count = np.zeros(n, dtype=np.int64)
@@ -162,8 +168,13 @@ class KitRun:
         self.env = self._environment(file_storage_path)
         self.exec_env = self._environment(file_storage_path)
         self.adoptions = 0
-        self.entry_seconds = {"initialize": 0.0, "scheduler.plan": 0.0, "planner.plan": 0.0,
-                              "process_new_plan": 0.0, "next_command": 0.0}  # fmt: skip
+        self.entry_seconds = {
+            "initialize": 0.0,
+            "scheduler.plan": 0.0,
+            "planner.plan": 0.0,
+            "process_new_plan": 0.0,
+            "next_command": 0.0,
+        }
         self.loop_seconds = 0.0  # the run's wall time but the entries' calls on its thread
         self.warmup_seconds = 0.0  # loading the compiled kernels, before the run
         self._thread = threading.get_ident()
@@ -173,8 +184,11 @@ class KitRun:
 
     # -- the run --------------------------------------------------------------------------
 
-    def run(self, progress: Callable[[int], None] | None = None,
-            after_tick: Callable[[KitRun], None] | None = None) -> KitRun:  # fmt: skip
+    def run(
+        self,
+        progress: Callable[[int], None] | None = None,
+        after_tick: Callable[[KitRun], None] | None = None,
+    ) -> KitRun:
         """Run every tick; `progress(tick)` and `after_tick(self)` (a recorder) after each.
         Returns self (read the results)."""
         timing = self.timing
@@ -221,12 +235,17 @@ class KitRun:
 
     def _environment(self, storage: str) -> SharedEnvironment:
         p = self.problem
-        return SharedEnvironment(num_of_agents=self.team, rows=p.rows, cols=p.cols,
-                                 map_name=p.map_name, map=[int(v) for v in p.blocked],
-                                 file_storage_path=storage,
-                                 min_planner_communication_time=self.timing.plan_ms,
-                                 action_time=self.timing.tick_ms,
-                                 max_counter=p.agent_counter)  # fmt: skip
+        return SharedEnvironment(
+            num_of_agents=self.team,
+            rows=p.rows,
+            cols=p.cols,
+            map_name=p.map_name,
+            map=[int(v) for v in p.blocked],
+            file_storage_path=storage,
+            min_planner_communication_time=self.timing.plan_ms,
+            action_time=self.timing.tick_ms,
+            max_counter=p.agent_counter,
+        )
 
     def _initialize(self) -> None:
         limit = self.timing.preprocess_ms
@@ -257,8 +276,10 @@ class KitRun:
                 raise failed[0]
         spent = self.entry_seconds["initialize"] * 1000
         if not self.timing.deterministic and spent > limit:
-            raise EntryError(f"initialize took {spent:.0f} ms, over the preprocessing limit of "
-                             f"{limit} ms (-p; the kit exits with code 124)")  # fmt: skip
+            raise EntryError(
+                f"initialize took {spent:.0f} ms, over the preprocessing limit of "
+                f"{limit} ms (-p; the kit exits with code 124)"
+            )
         self.tasks.reveal(self.t)
         self._sync_planner()
         self._sync_executor()
@@ -267,8 +288,11 @@ class KitRun:
 
     def _initialize_entries(self) -> None:
         e, limit = self.entries, self.timing.preprocess_ms
-        for kind, entry in (("scheduler", e.scheduler), ("planner", e.planner),
-                            ("executor", e.executor)):  # fmt: skip
+        for kind, entry in (
+            ("scheduler", e.scheduler),
+            ("planner", e.planner),
+            ("executor", e.executor),
+        ):
             self._initializing = kind
             self._call(kind, "initialize", entry.initialize, limit)
 
@@ -287,9 +311,11 @@ class KitRun:
             self.t += 1
             ready = pending.wait_until(time.monotonic() + self.timing.tick_ms / 1000)
         if not ready:  # the run's time is up before the first plan came in
-            raise EntryError(f"{self.entries.name(self._planning)}: plan did not return the "
-                             f"first plan within the run's {self.timing.ticks} ticks: nothing "
-                             "moved")  # fmt: skip
+            raise EntryError(
+                f"{self.entries.name(self._planning)}: plan did not return the "
+                f"first plan within the run's {self.timing.ticks} ticks: nothing "
+                "moved"
+            )
         self._take(pending)
         return None
 
@@ -308,8 +334,9 @@ class KitRun:
         """`Entry.compute`: the scheduler's proposal, the goals, the planner's plan."""
         self._planning = "scheduler"
         raw = self._call("scheduler", "plan", self.entries.scheduler.plan, limit_ms)
-        schedule = answers.ints(raw, self._where("scheduler", "plan"),
-                                "a list of task ids, one a robot")  # fmt: skip
+        schedule = answers.ints(
+            raw, self._where("scheduler", "plan"), "a list of task ids, one a robot"
+        )
         self.env.curr_task_schedule = list(schedule)
         goals: list[list[tuple[int, int]]] = []
         get = self.pool.get
@@ -319,9 +346,11 @@ class KitRun:
                 continue
             task = get(task_id)
             if task is None or task.idx_next_loc >= len(task.locations):
-                raise EntryError(f"{self.entries.name('scheduler')}: plan at tick {self.t} "
-                                 f"gives robot {robot} task {task_id}, which is not in "
-                                 "env.task_pool (the kit crashes here)")  # fmt: skip
+                raise EntryError(
+                    f"{self.entries.name('scheduler')}: plan at tick {self.t} "
+                    f"gives robot {robot} task {task_id}, which is not in "
+                    "env.task_pool (the kit crashes here)"
+                )
             goals.append([(task.locations[task.idx_next_loc], task.t_revealed)])
         goals.extend([] for _ in range(self.team - len(goals)))
         self.env.goal_locations = goals  # type: ignore[assignment] # (pairs: read with pair_first)
@@ -341,11 +370,15 @@ class KitRun:
         except EntryError:
             raise
         except SystemExit as exc:  # (the kit's process would end here: say so, not vanish)
-            raise EntryError(f"{self.entries.name(kind)}: {method} called sys.exit({exc.code!r}) "
-                             f"at tick {self.t}") from None  # fmt: skip
+            raise EntryError(
+                f"{self.entries.name(kind)}: {method} called sys.exit({exc.code!r}) "
+                f"at tick {self.t}"
+            ) from None
         except Exception as exc:
-            raise EntryError(f"{self.entries.name(kind)}: {method} raised at tick {self.t}: "
-                             f"{type(exc).__name__}: {exc}") from exc  # fmt: skip
+            raise EntryError(
+                f"{self.entries.name(kind)}: {method} raised at tick {self.t}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         finally:
             spent = time.perf_counter() - began
             key = method if method in self.entry_seconds else f"{kind}.{method}"
@@ -367,8 +400,14 @@ class KitRun:
         self._sync_executor()
         before = [list(q) for q in self.staged]
         began = time.perf_counter()
-        raw = self._call("executor", "process_new_plan", self.entries.executor.process_new_plan,
-                         self.timing.process_ms, self.plan, self.staged)  # fmt: skip
+        raw = self._call(
+            "executor",
+            "process_new_plan",
+            self.entries.executor.process_new_plan,
+            self.timing.process_ms,
+            self.plan,
+            self.staged,
+        )
         spent = time.perf_counter() - began
         where = self._where("executor", "process_new_plan")
         answers.check_staged(self.staged, before, self.plan.actions, self.team, where)
@@ -413,8 +452,9 @@ class KitRun:
     def _move(self) -> None:
         self._sync_executor()
         began = time.perf_counter()
-        raw = self._call("executor", "next_command", self.entries.executor.next_command,
-                         self.timing.tick_ms)  # fmt: skip
+        raw = self._call(
+            "executor", "next_command", self.entries.executor.next_command, self.timing.tick_ms
+        )
         spent = time.perf_counter() - began
         commands = answers.commands(raw, self.team, self._where("executor", "next_command"))
         self._draw_delays()
@@ -452,7 +492,11 @@ class KitRun:
         when = self.t + 1
         if tick is not None:
             self.location, self.orientation, self.count, self.moving = (
-                tick.location, tick.orientation, tick.count, tick.moving)  # fmt: skip
+                tick.location,
+                tick.orientation,
+                tick.count,
+                tick.moving,
+            )
             reasons: ArrayTick | dict[int, str] = tick
             cycles: ArrayTick | list[tuple[int, int, str]] = tick
             executed = tick.actions
@@ -530,7 +574,11 @@ HEADING_YAW = np.array([0.0, -math.pi / 2, math.pi, math.pi / 2])  # east, south
 STEP = np.array([[1.0, 0.0], [0.0, -1.0], [-1.0, 0.0], [0.0, 1.0]])  # a heading's (dx, dy)
 
 
-def run_kit(problem: Problem, entries: Entries, timing: KitTiming | None = None,
-            progress: Callable[[int], None] | None = None) -> KitRun:  # fmt: skip
+def run_kit(
+    problem: Problem,
+    entries: Entries,
+    timing: KitTiming | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> KitRun:
     """Run `problem` in kit mode with `entries` (loaded inside `mapf.hosting()`)."""
     return KitRun(problem, entries, timing).run(progress)

@@ -105,16 +105,21 @@ class State:
         return out
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, State) and self.location == other.location
-                and self.orientation == other.orientation
-                and self.counter.count == other.counter.count)  # fmt: skip
+        return (
+            isinstance(other, State)
+            and self.location == other.location
+            and self.orientation == other.orientation
+            and self.counter.count == other.counter.count
+        )
 
     def __hash__(self) -> int:
         return hash((self.location, self.orientation, self.counter.count))
 
     def __repr__(self) -> str:
-        return (f"State(location={self.location}, orientation={self.orientation}, "
-                f"timestep={self.timestep}, counter={self.counter.count})")  # fmt: skip
+        return (
+            f"State(location={self.location}, orientation={self.orientation}, "
+            f"timestep={self.timestep}, counter={self.counter.count})"
+        )
 
 
 class PairInt(tuple[int, int]):
@@ -154,8 +159,14 @@ class Task:
 
     def copy(self) -> Task:
         """A copy (its own list of locations)."""
-        return Task(self.task_id, list(self.locations), self.t_revealed, self.t_completed,
-                    self.idx_next_loc, self.agent_assigned)  # fmt: skip
+        return Task(
+            self.task_id,
+            list(self.locations),
+            self.t_revealed,
+            self.t_completed,
+            self.idx_next_loc,
+            self.agent_assigned,
+        )
 
     def get_next_loc(self) -> int:
         """The location of the next errand (-1 when all are done)."""
@@ -199,8 +210,19 @@ class SharedEnvironment:
     max_counter: int = 1
 
 
-_EXPORTS = ("Action", "ExecutionCommand", "Counter", "Delay", "State", "PairInt", "pair_first",
-            "pair_second", "Task", "Plan", "SharedEnvironment")  # fmt: skip
+_EXPORTS = (
+    "Action",
+    "ExecutionCommand",
+    "Counter",
+    "Delay",
+    "State",
+    "PairInt",
+    "pair_first",
+    "pair_second",
+    "Task",
+    "Plan",
+    "SharedEnvironment",
+)
 
 
 def module() -> ModuleType:
@@ -208,8 +230,13 @@ def module() -> ModuleType:
     mapf = ModuleType("MAPF", "The LoRR start kit's types, as fleetsim hosts them.")
     for name in _EXPORTS:
         setattr(mapf, name, globals()[name])
-    for name, kind in (("VectorInt", list), ("VectorState", list), ("VectorAction", list),
-                       ("VectorVectorAction", list), ("TaskPool", dict)):  # fmt: skip
+    for name, kind in (
+        ("VectorInt", list),
+        ("VectorState", list),
+        ("VectorAction", list),
+        ("VectorVectorAction", list),
+        ("TaskPool", dict),
+    ):
         setattr(mapf, name, kind)
     return mapf
 
@@ -229,8 +256,11 @@ def hosting() -> Iterator[ModuleType]:
             sys.modules["MAPF"] = before
 
 
-ENTRY_CLASSES = {"planner": "pyMAPFPlanner", "scheduler": "pyTaskScheduler",
-                 "executor": "pyExecutor"}  # fmt: skip
+ENTRY_CLASSES = {
+    "planner": "pyMAPFPlanner",
+    "scheduler": "pyTaskScheduler",
+    "executor": "pyExecutor",
+}
 
 
 def load_entry(path: str | Path, kind: str) -> Any:
@@ -244,8 +274,10 @@ def load_entry(path: str | Path, kind: str) -> Any:
     if not file.is_file():
         raise ConfigError(f"{kind} entry not found: {file}")
     if file.suffix != ".py":
-        raise ConfigError(f"{file}: a {kind} entry is a Python file (.py), as the kit's "
-                          f"python/user_{kind}/py{kind}.py is")  # fmt: skip
+        raise ConfigError(
+            f"{file}: a {kind} entry is a Python file (.py), as the kit's "
+            f"python/user_{kind}/py{kind}.py is"
+        )
     spec = importlib.util.spec_from_file_location(f"lorr_{kind}_{abs(hash(file))}", file)
     if spec is None or spec.loader is None:
         raise ConfigError(f"{file}: cannot be loaded as a Python module")
@@ -260,8 +292,9 @@ def load_entry(path: str | Path, kind: str) -> Any:
             "loaded (the kit would stop there too): remove it"
         ) from None
     except Exception as exc:
-        raise ConfigError(f"{file}: the {kind} entry failed to load: "
-                          f"{type(exc).__name__}: {exc}") from exc  # fmt: skip
+        raise ConfigError(
+            f"{file}: the {kind} entry failed to load: {type(exc).__name__}: {exc}"
+        ) from exc
     finally:
         sys.path.remove(folder)
     cls = getattr(entry, name, None)

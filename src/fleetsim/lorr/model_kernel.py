@@ -22,8 +22,9 @@ UNSEEN, VISITING, DONE = 0, 1, 2
 INVALID, CONFLICT, BLOCKED_MOVED, BLOCKED_WAITED, CYCLE = 1, 2, 3, 4, 5
 
 
-def _result(loc: int, ori: int, cnt: int, mov: bool, act: int, max_count: int,
-            cols: int) -> tuple[int, int, int, bool]:  # fmt: skip
+def _result(
+    loc: int, ori: int, cnt: int, mov: bool, act: int, max_count: int, cols: int
+) -> tuple[int, int, int, bool]:
     if act != FW and act != CR and act != CCR:
         return loc, ori, cnt, mov
     count = cnt + 1
@@ -39,8 +40,9 @@ def _result(loc: int, ori: int, cnt: int, mov: bool, act: int, max_count: int,
     return loc, ori, count, False
 
 
-def _corner(loc: int, ori: int, cnt: int, mov: bool, max_count: int,
-            cols: int) -> tuple[np.float32, np.float32]:  # fmt: skip
+def _corner(
+    loc: int, ori: int, cnt: int, mov: bool, max_count: int, cols: int
+) -> tuple[np.float32, np.float32]:
     x = np.float32(loc % cols)
     y = np.float32(loc // cols)
     if mov and max_count > 0 and cnt > 0:
@@ -56,8 +58,9 @@ def _corner(loc: int, ori: int, cnt: int, mov: bool, max_count: int,
     return x, y
 
 
-def _interval(d0: np.float32, dv: np.float32, lower: np.float32, upper: np.float32,
-              eps: np.float32) -> tuple[bool, np.float32, np.float32]:  # fmt: skip
+def _interval(
+    d0: np.float32, dv: np.float32, lower: np.float32, upper: np.float32, eps: np.float32
+) -> tuple[bool, np.float32, np.float32]:
     if -eps < dv < eps:
         if lower + eps < d0 < upper - eps:
             return True, np.float32(0.0), np.float32(1.0)
@@ -72,9 +75,19 @@ def _interval(d0: np.float32, dv: np.float32, lower: np.float32, upper: np.float
     return t0 <= t1, t0, t1
 
 
-def _collide(ax0: np.float32, ay0: np.float32, ax1: np.float32, ay1: np.float32,
-             asz: np.float32, bx0: np.float32, by0: np.float32, bx1: np.float32,
-             by1: np.float32, bsz: np.float32, eps: np.float32) -> bool:  # fmt: skip
+def _collide(
+    ax0: np.float32,
+    ay0: np.float32,
+    ax1: np.float32,
+    ay1: np.float32,
+    asz: np.float32,
+    bx0: np.float32,
+    by0: np.float32,
+    bx1: np.float32,
+    by1: np.float32,
+    bsz: np.float32,
+    eps: np.float32,
+) -> bool:
     alx, aly = min(ax0, ax1), min(ay0, ay1)
     ahx, ahy = max(ax0, ax1) + asz, max(ay0, ay1) + asz
     blx, bly = min(bx0, bx1), min(by0, by1)
@@ -93,15 +106,25 @@ def _collide(ax0: np.float32, ay0: np.float32, ax1: np.float32, ay1: np.float32,
     return bool(max(sx, sy) <= min(ex, ey))
 
 
-def _cells(lo_x: np.float32, lo_y: np.float32, hi_x: np.float32, hi_y: np.float32, cols: int,
-           rows: int) -> tuple[int, int, int, int]:  # fmt: skip
+def _cells(
+    lo_x: np.float32, lo_y: np.float32, hi_x: np.float32, hi_y: np.float32, cols: int, rows: int
+) -> tuple[int, int, int, int]:
     c0, r0 = max(0, int(np.floor(lo_x))), max(0, int(np.floor(lo_y)))
     return c0, r0, min(cols - 1, int(np.ceil(hi_x)) - 1), min(rows - 1, int(np.ceil(hi_y)) - 1)
 
 
-def _valid(loc: int, x0: np.float32, y0: np.float32, x1: np.float32, y1: np.float32,
-           size: np.float32, blocked: np.ndarray, cols: int, rows: int,
-           eps: np.float32) -> bool:  # fmt: skip
+def _valid(
+    loc: int,
+    x0: np.float32,
+    y0: np.float32,
+    x1: np.float32,
+    y1: np.float32,
+    size: np.float32,
+    blocked: np.ndarray,
+    cols: int,
+    rows: int,
+    eps: np.float32,
+) -> bool:
     if not 0 <= loc < rows * cols:
         return False
     lo_x, lo_y = min(x0, x1), min(y0, y1)
@@ -119,12 +142,30 @@ def _valid(loc: int, x0: np.float32, y0: np.float32, x1: np.float32, y1: np.floa
     return True
 
 
-def _push(k: int, robot: int, top: int, stamp: int, status: np.ndarray, f_robot: np.ndarray,
-          f_pending: np.ndarray, f_pos: np.ndarray, f_end: np.ndarray, want_ok: np.ndarray,
-          fail_code: np.ndarray, wx0: np.ndarray, wy0: np.ndarray, wx1: np.ndarray,
-          wy1: np.ndarray, size: np.float32, cols: int, rows: int, start: np.ndarray,
-          members: np.ndarray, seen: np.ndarray,
-          buffer: np.ndarray) -> tuple[int, int]:  # fmt: skip
+def _push(
+    k: int,
+    robot: int,
+    top: int,
+    stamp: int,
+    status: np.ndarray,
+    f_robot: np.ndarray,
+    f_pending: np.ndarray,
+    f_pos: np.ndarray,
+    f_end: np.ndarray,
+    want_ok: np.ndarray,
+    fail_code: np.ndarray,
+    wx0: np.ndarray,
+    wy0: np.ndarray,
+    wx1: np.ndarray,
+    wy1: np.ndarray,
+    size: np.float32,
+    cols: int,
+    rows: int,
+    start: np.ndarray,
+    members: np.ndarray,
+    seen: np.ndarray,
+    buffer: np.ndarray,
+) -> tuple[int, int]:
     """Frame `k` for `robot`: the robots now in the cells about its swept square (each once, in
     cell order, then robot order) put on `buffer` from `top`; an invalid request fails at once.
     Returns the buffer's new top and the stamp used."""
@@ -136,8 +177,9 @@ def _push(k: int, robot: int, top: int, stamp: int, status: np.ndarray, f_robot:
         hi_x, hi_y = max(wx0[robot], wx1[robot]) + size, max(wy0[robot], wy1[robot]) + size
         stamp += 1
         seen[robot] = stamp
-        c0, r0, c1, r1 = _cells(lo_x - margin, lo_y - margin, hi_x + margin, hi_y + margin, cols,
-                                rows)  # fmt: skip
+        c0, r0, c1, r1 = _cells(
+            lo_x - margin, lo_y - margin, hi_x + margin, hi_y + margin, cols, rows
+        )
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 cell = r * cols + c
@@ -157,9 +199,19 @@ def _push(k: int, robot: int, top: int, stamp: int, status: np.ndarray, f_robot:
     return top, stamp
 
 
-def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
-            req: np.ndarray, blocked: np.ndarray, rows: int, cols: int, max_count: int,
-            size: np.float32, eps: np.float32) -> tuple[Any, ...]:  # fmt: skip
+def resolve(
+    loc: np.ndarray,
+    ori: np.ndarray,
+    cnt: np.ndarray,
+    mov: np.ndarray,
+    req: np.ndarray,
+    blocked: np.ndarray,
+    rows: int,
+    cols: int,
+    max_count: int,
+    size: np.float32,
+    eps: np.float32,
+) -> tuple[Any, ...]:
     """One tick: (went, fail_code, fail_other, (want_loc, want_ori, want_cnt, want_mov): the
     poses the requests lead to, cycle_i, cycle_j, cycle_start, cycle_len, chain)."""
     n = loc.shape[0]
@@ -223,9 +275,30 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
     for root in range(n):
         if decided[root]:
             continue
-        top, stamp = _push(0, root, 0, stamp, status, f_robot, f_pending, f_pos, f_end, want_ok,
-                           fail_code, wx0, wy0, wx1, wy1, size, cols, rows, start, members, seen,
-                           buffer)  # fmt: skip
+        top, stamp = _push(
+            0,
+            root,
+            0,
+            stamp,
+            status,
+            f_robot,
+            f_pending,
+            f_pos,
+            f_end,
+            want_ok,
+            fail_code,
+            wx0,
+            wy0,
+            wx1,
+            wy1,
+            size,
+            cols,
+            rows,
+            start,
+            members,
+            seen,
+            buffer,
+        )
         depth = 1
         while depth > 0:
             d = depth - 1
@@ -239,8 +312,9 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
                     jx1, jy1 = wx1[j], wy1[j]
                 else:
                     jx1, jy1 = sx1[j], sy1[j]
-                if _collide(wx0[i], wy0[i], wx1[i], wy1[i], size, wx0[j], wy0[j], jx1, jy1,
-                            size, eps):  # fmt: skip
+                if _collide(
+                    wx0[i], wy0[i], wx1[i], wy1[i], size, wx0[j], wy0[j], jx1, jy1, size, eps
+                ):
                     if fail_code[i] == 0:
                         fail_code[i] = BLOCKED_MOVED if went[j] else BLOCKED_WAITED
                         fail_other[i] = j
@@ -254,15 +328,30 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
                         jx1, jy1 = wx1[j], wy1[j]
                     else:
                         jx1, jy1 = sx1[j], sy1[j]
-                    if _collide(wx0[i], wy0[i], wx1[i], wy1[i], size, wx0[j], wy0[j], jx1,
-                                jy1, size, eps):  # fmt: skip
+                    if _collide(
+                        wx0[i], wy0[i], wx1[i], wy1[i], size, wx0[j], wy0[j], jx1, jy1, size, eps
+                    ):
                         if fail_code[i] == 0:
                             fail_code[i] = CONFLICT
                             fail_other[i] = j
                         failed = True
                     continue
-                if not (stay_ok[j] and _collide(wx0[i], wy0[i], wx1[i], wy1[i], size, wx0[j],
-                                                wy0[j], sx1[j], sy1[j], size, eps)):  # fmt: skip
+                if not (
+                    stay_ok[j]
+                    and _collide(
+                        wx0[i],
+                        wy0[i],
+                        wx1[i],
+                        wy1[i],
+                        size,
+                        wx0[j],
+                        wy0[j],
+                        sx1[j],
+                        sy1[j],
+                        size,
+                        eps,
+                    )
+                ):
                     continue
                 if status[j] == VISITING:  # a cycle: the stack from j, then j again
                     at = 0
@@ -282,9 +371,30 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
                     continue
                 # decide j first (status UNSEEN): a new frame
                 f_pending[d] = j
-                top, stamp = _push(depth, j, top, stamp, status, f_robot, f_pending, f_pos, f_end,
-                                   want_ok, fail_code, wx0, wy0, wx1, wy1, size, cols, rows,
-                                   start, members, seen, buffer)  # fmt: skip
+                top, stamp = _push(
+                    depth,
+                    j,
+                    top,
+                    stamp,
+                    status,
+                    f_robot,
+                    f_pending,
+                    f_pos,
+                    f_end,
+                    want_ok,
+                    fail_code,
+                    wx0,
+                    wy0,
+                    wx1,
+                    wy1,
+                    size,
+                    cols,
+                    rows,
+                    start,
+                    members,
+                    seen,
+                    buffer,
+                )
                 depth += 1
                 pushed = True
                 break
@@ -296,8 +406,17 @@ def resolve(loc: np.ndarray, ori: np.ndarray, cnt: np.ndarray, mov: np.ndarray,
                 depth -= 1
     used = min(chain_used, chain.shape[0])
     wanted = (want_loc, want_ori, want_cnt, want_mov)
-    return (went, fail_code, fail_other, wanted, cycle_i[:cycles], cycle_j[:cycles],
-            cycle_start[:cycles], cycle_len[:cycles], chain[:used])  # fmt: skip
+    return (
+        went,
+        fail_code,
+        fail_other,
+        wanted,
+        cycle_i[:cycles],
+        cycle_j[:cycles],
+        cycle_start[:cycles],
+        cycle_len[:cycles],
+        chain[:used],
+    )
 
 
 HELPERS = ("_result", "_corner", "_interval", "_cells", "_collide", "_valid", "_push")
@@ -322,8 +441,19 @@ def warm() -> bool:
     if kernel is None:
         return False
     one = np.zeros(1, np.int64)
-    kernel(one, one, one, np.zeros(1, np.bool_), np.full(1, W, np.int64), np.zeros(1, np.uint8),
-           1, 1, 1, np.float32(1.0), np.float32(1e-6))  # fmt: skip
+    kernel(
+        one,
+        one,
+        one,
+        np.zeros(1, np.bool_),
+        np.full(1, W, np.int64),
+        np.zeros(1, np.uint8),
+        1,
+        1,
+        1,
+        np.float32(1.0),
+        np.float32(1e-6),
+    )
     StdRandom(0).shuffle_array(np.arange(4, dtype=np.int64))
     return True
 

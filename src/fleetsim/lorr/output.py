@@ -51,8 +51,9 @@ def kit_output(run: KitRun, screen: int = 1) -> dict[str, Any]:
         out["errors"] = [list(e) for e in run.errors]
         out["actualSchedule"] = TaskManager.schedule_strings(tm.actual_schedule)
         out["plannerSchedule"] = TaskManager.schedule_strings(tm.planner_schedule)
-        out["scheduleErrors"] = [[task, a, b, tick, text]
-                                 for text, task, a, b, tick in tm.schedule_errors]  # fmt: skip
+        out["scheduleErrors"] = [
+            [task, a, b, tick, text] for text, task, a, b, tick in tm.schedule_errors
+        ]
     return out
 
 

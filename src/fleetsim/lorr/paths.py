@@ -29,8 +29,9 @@ class PathRecorder:
         self.ticks = 0
         self.first: np.ndarray | None = None  # (team, 3): location, orientation, counter
 
-    def record(self, actions: np.ndarray, location: np.ndarray, orientation: np.ndarray,
-               count: np.ndarray) -> None:  # fmt: skip
+    def record(
+        self, actions: np.ndarray, location: np.ndarray, orientation: np.ndarray, count: np.ndarray
+    ) -> None:
         """One tick of every robot: its action and the state it started the tick in."""
         if self.first is None:
             self.first = np.stack([location, orientation, count], axis=1).astype(np.int64)

@@ -64,8 +64,10 @@ def load_problem(path: str | Path) -> Problem:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{source} line {exc.lineno}: not JSON ({exc.msg})") from None
     except RecursionError:
-        raise ConfigError(f"{source}: nested too deeply to be a kit input (arrays or objects "
-                          "inside each other thousands of times)") from None  # fmt: skip
+        raise ConfigError(
+            f"{source}: nested too deeply to be a kit input (arrays or objects "
+            "inside each other thousands of times)"
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the input must be a JSON object (mapFile, agentFile, ...)")
     missing = [key for key in _REQUIRED if key not in data]
@@ -81,9 +83,11 @@ def load_problem(path: str | Path) -> Problem:
     size = _number(data, "agentSize", source, default=1.0)
     reveal = _number(data, "numTasksReveal", source, default=1.0)
     if reveal * team > MAX_REVEALED:
-        raise ConfigError(f"{source}: 'numTasksReveal' {reveal:g} x teamSize {team} is "
-                          f"{reveal * team:,.0f} tasks revealed at once: at most "
-                          f"{MAX_REVEALED:,} (the kit's problems use 1 to 2)")  # fmt: skip
+        raise ConfigError(
+            f"{source}: 'numTasksReveal' {reveal:g} x teamSize {team} is "
+            f"{reveal * team:,.0f} tasks revealed at once: at most "
+            f"{MAX_REVEALED:,} (the kit's problems use 1 to 2)"
+        )
     if not isinstance(data["delayConfig"], dict):
         raise ConfigError(f"{source}: 'delayConfig' must be an object (seed, minDelay, ...)")
     try:
@@ -95,8 +99,20 @@ def load_problem(path: str | Path) -> Problem:
     rows, cols, blocked = _read_map(map_file)
     starts = _read_starts(folder / _text(data, "agentFile", source), team, blocked, cols)
     tasks = _read_tasks(folder / _text(data, "taskFile", source), blocked, cols)
-    return Problem(source, map_file.name, rows, cols, blocked, starts, tasks, reveal, counter,
-                   size, delays, str(data.get("version", "")))  # fmt: skip
+    return Problem(
+        source,
+        map_file.name,
+        rows,
+        cols,
+        blocked,
+        starts,
+        tasks,
+        reveal,
+        counter,
+        size,
+        delays,
+        str(data.get("version", "")),
+    )
 
 
 def _text(data: dict[str, Any], key: str, source: Path) -> str:
@@ -106,8 +122,9 @@ def _text(data: dict[str, Any], key: str, source: Path) -> str:
     return value
 
 
-def _whole(data: dict[str, Any], key: str, source: Path, least: int, default: int | None = None
-           ) -> int:  # fmt: skip
+def _whole(
+    data: dict[str, Any], key: str, source: Path, least: int, default: int | None = None
+) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ConfigError(f"{source}: '{key}' must be a whole number >= {least}, got {value!r}")
@@ -144,8 +161,10 @@ def _read_map(file: Path) -> tuple[int, int, np.ndarray]:
     except (KeyError, ValueError):
         first = None
     if first is None or rows <= 0 or cols <= 0:
-        raise ConfigError(f"{file}: not a grid map (expected 'type octile', 'height H', "
-                          "'width W', 'map', then H rows of W cells)")  # fmt: skip
+        raise ConfigError(
+            f"{file}: not a grid map (expected 'type octile', 'height H', "
+            "'width W', 'map', then H rows of W cells)"
+        )
     grid = lines[first : first + rows]
     if len(grid) < rows:
         raise ConfigError(f"{file}: the header says height {rows}, there are {len(grid)} rows")
@@ -153,8 +172,10 @@ def _read_map(file: Path) -> tuple[int, int, np.ndarray]:
     for r, line in enumerate(grid):
         line = line.rstrip("\r")
         if len(line) < cols:
-            raise ConfigError(f"{file} line {first + r + 1}: row {r} has {len(line)} cells, the "
-                              f"header says width {cols}")  # fmt: skip
+            raise ConfigError(
+                f"{file} line {first + r + 1}: row {r} has {len(line)} cells, the "
+                f"header says width {cols}"
+            )
         cells = np.frombuffer(line[:cols].encode("latin-1", "replace"), np.uint8)
         blocked[r * cols : (r + 1) * cols] = np.isin(
             cells, np.frombuffer(OBSTACLES.encode(), np.uint8)
@@ -166,8 +187,10 @@ def _numbers(file: Path, what: str) -> tuple[int, list[tuple[int, str]]]:
     """(count, [(line number, line)]) of an agents or tasks file, comments skipped."""
     if not file.is_file():
         raise ConfigError(f"{what} file not found: {file}")
-    lines = [(k + 1, line.strip())
-             for k, line in enumerate(_read_text(file, f"the {what}s").splitlines())]  # fmt: skip
+    lines = [
+        (k + 1, line.strip())
+        for k, line in enumerate(_read_text(file, f"the {what}s").splitlines())
+    ]
     lines = [(k, line) for k, line in lines if line and not line.startswith("#")]
     if not lines or not lines[0][1].isdigit():
         raise ConfigError(f"{file}: the first line must be the number of {what}s")
@@ -192,22 +215,29 @@ def _location(file: Path, line: int, text: str, blocked: np.ndarray, cols: int) 
     try:
         where = int(text)
     except ValueError:
-        raise ConfigError(f"{file} line {line}: '{text}' is not a location (row * width + "
-                          "column)") from None  # fmt: skip
+        raise ConfigError(
+            f"{file} line {line}: '{text}' is not a location (row * width + column)"
+        ) from None
     if not 0 <= where < len(blocked):
-        raise ConfigError(f"{file} line {line}: location {where} is outside the map "
-                          f"({len(blocked) // cols} x {cols} cells)")  # fmt: skip
+        raise ConfigError(
+            f"{file} line {line}: location {where} is outside the map "
+            f"({len(blocked) // cols} x {cols} cells)"
+        )
     if blocked[where]:
-        raise ConfigError(f"{file} line {line}: location {where} (row {where // cols}, column "
-                          f"{where % cols}) is an obstacle")  # fmt: skip
+        raise ConfigError(
+            f"{file} line {line}: location {where} (row {where // cols}, column "
+            f"{where % cols}) is an obstacle"
+        )
     return where
 
 
 def _read_starts(file: Path, team: int, blocked: np.ndarray, cols: int) -> np.ndarray:
     count, lines = _numbers(file, "agent")
     if min(count, len(lines)) < team:
-        raise ConfigError(f"{file}: {min(count, len(lines))} starts for a teamSize of {team}: "
-                          "lower teamSize or add starts")  # fmt: skip
+        raise ConfigError(
+            f"{file}: {min(count, len(lines))} starts for a teamSize of {team}: "
+            "lower teamSize or add starts"
+        )
     starts = [_location(file, k, text, blocked, cols) for k, text in lines[:team]]
     return np.asarray(starts, dtype=np.int64)
 

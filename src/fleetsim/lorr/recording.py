@@ -34,8 +34,12 @@ class KitRecorder:
     def __init__(self, run: KitRun, path: str | Path) -> None:
         self.run = run
         problem = run.problem
-        meta = {"source": "fleetsim lorr (kit mode)", "problem": str(problem.source),
-                "robots": str(run.team), "tick_ms": str(run.timing.tick_ms)}  # fmt: skip
+        meta = {
+            "source": "fleetsim lorr (kit mode)",
+            "problem": str(problem.source),
+            "robots": str(run.team),
+            "tick_ms": str(run.timing.tick_ms),
+        }
         self._cloud, self._tag = cloud_template()
         self.out = McapOut(Path(path), meta)
         self._tick_ns = run.timing.tick_ms * 1_000_000
@@ -52,8 +56,12 @@ class KitRecorder:
     def _proto(self, topic: str, message: Any, time_ns: int) -> None:
         if topic not in self._announced:
             self._announced.add(topic)
-            self.out.channel(topic, message.DESCRIPTOR.full_name, "protobuf",
-                             schemas.descriptor_set(type(message)))  # fmt: skip
+            self.out.channel(
+                topic,
+                message.DESCRIPTOR.full_name,
+                "protobuf",
+                schemas.descriptor_set(type(message)),
+            )
         self.out.message(topic, time_ns, message.SerializeToString())
 
     def _json(self, topic: str, schema: bytes, record: dict[str, Any], time_ns: int) -> None:
@@ -75,16 +83,32 @@ class KitRecorder:
         entity = update.entities.add(id="map", frame_id="world")
         m = self.run.cell_m
         floor = entity.cubes.add()
-        _box(floor, m * p.cols / 2, -m * p.rows / 2, -0.01, m * p.cols, m * p.rows, 0.02,
-             (0.25, 0.25, 0.27, 1.0))  # fmt: skip
+        _box(
+            floor,
+            m * p.cols / 2,
+            -m * p.rows / 2,
+            -0.01,
+            m * p.cols,
+            m * p.rows,
+            0.02,
+            (0.25, 0.25, 0.27, 1.0),
+        )
         grid = np.asarray(p.blocked).reshape(p.rows, p.cols)
         for row in range(p.rows):
             line = grid[row]
             edges = np.flatnonzero(np.diff(np.concatenate(([0], line, [0]))))
             for start, end in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
                 cube = entity.cubes.add()
-                _box(cube, m * (start + end) / 2, -m * (row + 0.5), 0.5, m * (end - start), m,
-                     1.0, (0.6, 0.6, 0.62, 1.0))  # fmt: skip
+                _box(
+                    cube,
+                    m * (start + end) / 2,
+                    -m * (row + 0.5),
+                    0.5,
+                    m * (end - start),
+                    m,
+                    1.0,
+                    (0.6, 0.6, 0.62, 1.0),
+                )
         return update
 
     # -- a tick ---------------------------------------------------------------------------
@@ -101,8 +125,12 @@ class KitRecorder:
         head = self._cloud.SerializeToString() + self._tag + varint(run.team * POINT.itemsize)
         if "/fleet" not in self._announced:
             self._announced.add("/fleet")
-            self.out.channel("/fleet", "foxglove.PointCloud", "protobuf",
-                             schemas.descriptor_set(type(self._cloud)))  # fmt: skip
+            self.out.channel(
+                "/fleet",
+                "foxglove.PointCloud",
+                "protobuf",
+                schemas.descriptor_set(type(self._cloud)),
+            )
         self.out.fleet("/fleet", time_ns, head, pos, quat)
         errands = run.tasks.next_errand
         if self._errands is None or not np.array_equal(errands, self._errands):
@@ -135,8 +163,13 @@ class KitRecorder:
         for tick, robot, task, done in events[self._events_told :]:
             task_done = self.run.tasks.all_tasks[task].t_completed == tick
             kind = "task_finished" if task_done else "errand_done"
-            record = {"kind": kind, "time": tick * self._tick_ns / NS, "robot": f"a{robot}",
-                      "task": task, "errands_done": done}  # fmt: skip
+            record = {
+                "kind": kind,
+                "time": tick * self._tick_ns / NS,
+                "robot": f"a{robot}",
+                "task": task,
+                "errands_done": done,
+            }
             self._json("/events", schemas.EVENT, record, time_ns)
         self._events_told = len(events)
 
@@ -145,8 +178,16 @@ class KitRecorder:
         self.out.close()
 
 
-def _box(cube: Any, x: float, y: float, z: float, sx: float, sy: float, sz: float,
-         rgba: tuple[float, float, float, float]) -> None:  # fmt: skip
+def _box(
+    cube: Any,
+    x: float,
+    y: float,
+    z: float,
+    sx: float,
+    sy: float,
+    sz: float,
+    rgba: tuple[float, float, float, float],
+) -> None:
     cube.pose.position.x, cube.pose.position.y, cube.pose.position.z = x, y, z
     cube.pose.orientation.w = 1.0
     cube.size.x, cube.size.y, cube.size.z = sx, sy, sz

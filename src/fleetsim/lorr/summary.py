@@ -19,8 +19,12 @@ def stalled(run: KitRun, window: int = STALL_TICKS) -> list[int]:
     shorter than the window)."""
     if run.t < window:
         return []
-    return [robot for robot in range(run.team) if run.tasks.current[robot] != -1
-            and set(run.actual.decoded(robot)[-window:]) <= {Action.W, Action.NA}]  # fmt: skip
+    return [
+        robot
+        for robot in range(run.team)
+        if run.tasks.current[robot] != -1
+        and set(run.actual.decoded(robot)[-window:]) <= {Action.W, Action.NA}
+    ]
 
 
 def run_row(run: KitRun, wall_s: float) -> dict[str, Any]:
@@ -73,19 +77,23 @@ def robot_rows(run: KitRun) -> list[dict[str, Any]]:
     rows = []
     for robot in range(run.team):
         actions = run.actual.decoded(robot)
-        rows.append({
-            "robot": robot,
-            "tasks_finished": done.get(robot, 0),
-            "errands_done": errands.get(robot, 0),
-            "forward_ticks": actions.count(Action.FW),
-            "turn_ticks": actions.count(Action.CR) + actions.count(Action.CCR),
-            "wait_ticks": actions.count(Action.W),
-        })  # fmt: skip
+        rows.append(
+            {
+                "robot": robot,
+                "tasks_finished": done.get(robot, 0),
+                "errands_done": errands.get(robot, 0),
+                "forward_ticks": actions.count(Action.FW),
+                "turn_ticks": actions.count(Action.CR) + actions.count(Action.CCR),
+                "wait_ticks": actions.count(Action.W),
+            }
+        )
     return rows
 
 
-def write_lorr_results(path: str | Path, run: KitRun, wall_s: float,
-                       meta: dict[str, Any]) -> list[Path]:  # fmt: skip
+def write_lorr_results(
+    path: str | Path, run: KitRun, wall_s: float, meta: dict[str, Any]
+) -> list[Path]:
     """Write the run's row and its robots' table (JSON, CSV or Parquet, by the file name)."""
-    return write_rows(path, lambda m: {**m, **run_row(run, wall_s)},
-                      {"robots": robot_rows(run)}, meta)  # fmt: skip
+    return write_rows(
+        path, lambda m: {**m, **run_row(run, wall_s)}, {"robots": robot_rows(run)}, meta
+    )

@@ -116,8 +116,9 @@ class TaskManager:
             if task != -1:
                 owner = self.ongoing[task].agent_assigned
                 if self.ongoing[task].idx_next_loc > 0 and owner != robot:
-                    self.schedule_errors.append(("task is already opened by other agent", task,
-                                                 robot, owner, when))  # fmt: skip
+                    self.schedule_errors.append(
+                        ("task is already opened by other agent", task, robot, owner, when)
+                    )
                     task = proposal[robot] = -1
             if task != -1:
                 taken[task] = robot
@@ -166,8 +167,10 @@ class TaskManager:
 
     def tasks_json(self, cols: int) -> list[Any]:
         """Every revealed task: [id, tick revealed, [row, col, row, col, ...]]."""
-        return [[t.task_id, t.t_revealed, [v for loc in t.locations for v in divmod(loc, cols)]]
-                for t in self.all_tasks]  # fmt: skip
+        return [
+            [t.task_id, t.t_revealed, [v for loc in t.locations for v in divmod(loc, cols)]]
+            for t in self.all_tasks
+        ]
 
     @staticmethod
     def schedule_strings(schedule: list[list[tuple[int, int]]]) -> list[str]:

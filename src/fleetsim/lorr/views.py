@@ -47,8 +47,15 @@ class _View(Sequence[Any]):
 class StateView(_View):
     """Robots' states from a snapshot of the loop's arrays."""
 
-    def __init__(self, location: np.ndarray, orientation: np.ndarray, count: np.ndarray,
-                 in_delay: np.ndarray, timestep: int, max_count: int) -> None:  # fmt: skip
+    def __init__(
+        self,
+        location: np.ndarray,
+        orientation: np.ndarray,
+        count: np.ndarray,
+        in_delay: np.ndarray,
+        timestep: int,
+        max_count: int,
+    ) -> None:
         self.location, self.orientation, self.counts = location, orientation, count
         self.in_delay, self.timestep, self.max_count = in_delay, timestep, max_count
 

@@ -37,8 +37,12 @@ def record(
         reset; `pause()` and `resume()` leave out a stretch. Needs `pip install
         "fleetsim[record]"`.
     """
-    facts = {"fleetsim": __version__, "seed": str(sim.params.seed),
-             "timestep": str(sim.params.timestep), **(metadata or {})}  # fmt: skip
+    facts = {
+        "fleetsim": __version__,
+        "seed": str(sim.params.seed),
+        "timestep": str(sim.params.timestep),
+        **(metadata or {}),
+    }
     return Recorder(sim, path, rate, facts, out=out)
 
 

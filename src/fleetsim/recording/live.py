@@ -49,9 +49,9 @@ class FoxgloveServer:
                     later.start()
 
         try:
-            self.server = foxglove.start_server(name=name, host=host, port=port,
-                                                context=self._context,
-                                                server_listener=Listener())  # fmt: skip
+            self.server = foxglove.start_server(
+                name=name, host=host, port=port, context=self._context, server_listener=Listener()
+            )
         except Exception as exc:  # the SDK raises its own kinds for a port in use
             raise ConfigError(f"--serve on {host}:{port}: {exc}") from None
         self.host, self.port = host, int(self.server.port)
@@ -69,9 +69,9 @@ class FoxgloveServer:
             return
         message_encoding = "protobuf" if encoding == "protobuf" else "json"
         described = self._foxglove.Schema(name=schema_name, encoding=encoding, data=schema)
-        self._channels[topic] = self._foxglove.Channel(topic, schema=described,
-                                                       message_encoding=message_encoding,
-                                                       context=self._context)  # fmt: skip
+        self._channels[topic] = self._foxglove.Channel(
+            topic, schema=described, message_encoding=message_encoding, context=self._context
+        )
 
     def message(self, topic: str, time_ns: int, data: bytes) -> None:
         """Send a message to the clients of `topic` (and keep what a late viewer needs)."""
@@ -138,9 +138,14 @@ class LiveOut:
         return None  # the server outlives one recorder; its owner stops it
 
 
-def stream_recording(recording: Recording, server: FoxgloveServer, speed: float = 1.0,
-                     start: float = 0.0, until: float | None = None,
-                     wait_s: float | None = None) -> int:  # fmt: skip
+def stream_recording(
+    recording: Recording,
+    server: FoxgloveServer,
+    speed: float = 1.0,
+    start: float = 0.0,
+    until: float | None = None,
+    wait_s: float | None = None,
+) -> int:
     """Send a recording's messages to `server` at `speed` x their recorded pace (0: at once),
     from `start` to `until` (simulated seconds); returns how many were sent. With `wait_s`,
     the channels are offered first and the stream waits (at most that long) for a client to

@@ -55,9 +55,12 @@ class McapOut:
         except OSError as exc:
             raise ConfigError(f"--record {path}: {exc.strerror or exc}") from None
         self.path = path
-        self._proc = subprocess.Popen([sys.executable, str(CHILD), str(path)],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE)  # fmt: skip
+        self._proc = subprocess.Popen(
+            [sys.executable, str(CHILD), str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self._pipe: IO[bytes] = self._proc.stdin  # type: ignore[assignment]
         widen(self._pipe)
         ready = self._proc.stdout.readline() if self._proc.stdout else b""  # imports done
@@ -78,8 +81,9 @@ class McapOut:
         """Write an encoded message."""
         self._send(("message", topic, time_ns, data))
 
-    def fleet(self, topic: str, time_ns: int, head: bytes, pos: np.ndarray,
-              quat: np.ndarray) -> None:  # fmt: skip
+    def fleet(
+        self, topic: str, time_ns: int, head: bytes, pos: np.ndarray, quat: np.ndarray
+    ) -> None:
         """A `/fleet` PointCloud: `head` (the message without its data), and the robots'
         positions (N, 3) and quaternions (N, 4), handed over in shared memory (`PoseSlots`)
         and made into points by the child."""

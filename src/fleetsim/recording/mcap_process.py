@@ -85,12 +85,18 @@ def state_json(table: dict[str, Any]) -> bytes:
         f'"time":{json.dumps(table["time"])}',
         f'"states":{json.dumps(table["states"])}',
         f'"state":{json_numbers(np.frombuffer(table["state"], dtype=np.uint8), None)}',
-        '"task":' + ("[" + ",".join(["null"] * len(table["state"])) + "]" if table["task"] is None
-                     else json.dumps(table["task"], separators=(",", ":"))),
-        '"battery":' + ("null" if battery is None else
-                        json_numbers(np.frombuffer(battery, dtype=np.float32), 2)),
+        '"task":'
+        + (
+            "[" + ",".join(["null"] * len(table["state"])) + "]"
+            if table["task"] is None
+            else json.dumps(table["task"], separators=(",", ":"))
+        ),
+        '"battery":'
+        + (
+            "null" if battery is None else json_numbers(np.frombuffer(battery, dtype=np.float32), 2)
+        ),
         f'"speed":{json_numbers(np.frombuffer(table["speed"], dtype=np.float32), 3)}',
-    ]  # fmt: skip
+    ]
     return ("{" + ",".join(parts) + "}").encode()
 
 
@@ -100,8 +106,10 @@ def action_events(items: list[tuple[str, float, str, str, str | None]]) -> list[
     out = []
     for kind, time_s, robot, action, reason in items:
         why = "" if reason is None else f',"reason":{json.dumps(reason)}'
-        out.append(f'{{"kind":"{kind}","time":{time_s!r},"robot":{json.dumps(robot)},'
-                   f'"action":{json.dumps(action)}{why}}}'.encode())  # fmt: skip
+        out.append(
+            f'{{"kind":"{kind}","time":{time_s!r},"robot":{json.dumps(robot)},'
+            f'"action":{json.dumps(action)}{why}}}'.encode()
+        )
     return out
 
 
@@ -217,8 +225,13 @@ def write(path: str, source: IO[bytes]) -> None:
                 _, topic, items = job
                 for item, data in zip(items, action_events(items), strict=True):
                     time_ns = round(item[1] * NS)
-                    writer.add_message(channels[topic], log_time=time_ns, data=data,
-                                       publish_time=time_ns, sequence=sequence)  # fmt: skip
+                    writer.add_message(
+                        channels[topic],
+                        log_time=time_ns,
+                        data=data,
+                        publish_time=time_ns,
+                        sequence=sequence,
+                    )
                     sequence += 1
                 continue
             elif kind == "fleet":
@@ -229,8 +242,13 @@ def write(path: str, source: IO[bytes]) -> None:
             else:
                 _, topic, time_ns, keys = job
                 data = names.collisions(time_ns, keys)
-            writer.add_message(channels[topic], log_time=time_ns, data=data,
-                               publish_time=time_ns, sequence=sequence)  # fmt: skip
+            writer.add_message(
+                channels[topic],
+                log_time=time_ns,
+                data=data,
+                publish_time=time_ns,
+                sequence=sequence,
+            )
             sequence += 1
             if time_ns >= close_chunk_at:  # a run killed now leaves all but the last seconds
                 writer.flush()
@@ -250,6 +268,9 @@ if __name__ == "__main__":
         write(sys.argv[1], sys.stdin.buffer)
     except BaseException as exc:  # the reason, last on stderr; no wait for the reading thread
         traceback.print_exc()
-        print(exc if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}",
-              file=sys.stderr, flush=True)  # fmt: skip
+        print(
+            exc if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}",
+            file=sys.stderr,
+            flush=True,
+        )
         os._exit(1)

@@ -64,8 +64,9 @@ class Recording:
             raise ConfigError(f"{path}: not an MCAP recording ({exc})") from None
         if header.profile != "fleetsim":
             self._file.close()
-            raise ConfigError(f"{path}: an MCAP file, but not a fleetsim recording "
-                              f"(profile {header.profile!r})")  # fmt: skip
+            raise ConfigError(
+                f"{path}: an MCAP file, but not a fleetsim recording (profile {header.profile!r})"
+            )
         self.truncated: str | None = None  # what was read of a file cut short or damaged
         try:
             self._reader.get_summary()
@@ -76,8 +77,9 @@ class Recording:
             if record.name == "fleetsim":
                 self.metadata = dict(record.metadata)
 
-    def messages(self, *topics: str, start: float | None = None, end: float | None = None
-                 ) -> Iterator[tuple[str, float, bytes]]:  # fmt: skip
+    def messages(
+        self, *topics: str, start: float | None = None, end: float | None = None
+    ) -> Iterator[tuple[str, float, bytes]]:
         """(topic, simulated time, raw bytes) of `topics`' messages (every topic's when none
         is named) from `start` to before `end` (simulated seconds), in time order."""
         first = None if start is None else max(round(start * NS), 0)
@@ -111,14 +113,18 @@ class Recording:
         self._reader = salvaged
         lost = []
         if salvaged.damaged:
-            lost.append(f"{salvaged.damaged} damaged record(s) skipped (their bytes are wrong: "
-                        "the file was damaged after it was written)")  # fmt: skip
+            lost.append(
+                f"{salvaged.damaged} damaged record(s) skipped (their bytes are wrong: "
+                "the file was damaged after it was written)"
+            )
         if not salvaged.complete:
             lost.append(f"cut short at byte {salvaged.stopped_at} ({why})")
         if lost:
-            self.truncated = (f"{self.path}: {'; '.join(lost)}; read what is intact: "
-                              f"{salvaged.message_count} messages up to "
-                              f"{salvaged.end_ns / NS:.1f} s")  # fmt: skip
+            self.truncated = (
+                f"{self.path}: {'; '.join(lost)}; read what is intact: "
+                f"{salvaged.message_count} messages up to "
+                f"{salvaged.end_ns / NS:.1f} s"
+            )
 
     @property
     def end_time(self) -> float:

@@ -56,29 +56,44 @@ class Replay:
                 if entity.id != "static" or not entity.cubes:
                     continue
                 cubes = list(entity.cubes)
-                centres = np.array([[c.pose.position.x, c.pose.position.y, c.pose.position.z]
-                                    for c in cubes])  # fmt: skip
+                centres = np.array(
+                    [[c.pose.position.x, c.pose.position.y, c.pose.position.z] for c in cubes]
+                )
                 halves = np.array([[c.size.x, c.size.y, c.size.z] for c in cubes]) / 2
-                q = np.array([[c.pose.orientation.x, c.pose.orientation.y, c.pose.orientation.z,
-                               c.pose.orientation.w] for c in cubes])  # fmt: skip
-                SimObject.static_boxes(centres, np.maximum(halves, 1e-3), quat.yaw_of(q),
-                                       sim_core=self.sim)  # fmt: skip
+                q = np.array(
+                    [
+                        [
+                            c.pose.orientation.x,
+                            c.pose.orientation.y,
+                            c.pose.orientation.z,
+                            c.pose.orientation.w,
+                        ]
+                        for c in cubes
+                    ]
+                )
+                SimObject.static_boxes(
+                    centres, np.maximum(halves, 1e-3), quat.yaw_of(q), sim_core=self.sim
+                )
             return
 
     def show(self, frame: Frame) -> None:
         """Put every robot where `frame` has it (boxes for robots new to the replay)."""
         new = [name for name in frame.names if name not in self.robots]
         if new:
-            boxes = SimObject.static_boxes(np.zeros((len(new), 3)),
-                                           np.tile(ROBOT_HALF, (len(new), 1)),
-                                           np.zeros(len(new)), sim_core=self.sim,
-                                           rgba_color=ROBOT_RGBA)  # fmt: skip
+            boxes = SimObject.static_boxes(
+                np.zeros((len(new), 3)),
+                np.tile(ROBOT_HALF, (len(new), 1)),
+                np.zeros(len(new)),
+                sim_core=self.sim,
+                rgba_color=ROBOT_RGBA,
+            )
             self.robots.update(zip(new, boxes, strict=True))
         bodies = [self.robots[name] for name in frame.names]
         self.sim.set_poses(bodies, frame.xyz, quat.from_yaw(frame.yaw))
 
-    def play(self, speed: float = 1.0, start: float = 0.0, until: float | None = None
-             ) -> PlayResult:  # fmt: skip
+    def play(
+        self, speed: float = 1.0, start: float = 0.0, until: float | None = None
+    ) -> PlayResult:
         """Show the frames from `start` at `speed` x the recorded pace (0: as fast as they
         come) until the end or `until`; in the window, the keys steer it."""
         self.speed = speed

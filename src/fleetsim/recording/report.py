@@ -48,9 +48,13 @@ def write_report(source: Path, out: Path, notes: list[str] | None = None) -> lis
     else:
         raise ConfigError(f"{source}: a recording (.mcap) or a results file (.json)")
     sections: list[tuple[str, str]] = []  # (title, PNG base64)
-    for title, draw in [("Tasks and throughput", _kpis), ("Robot states", _states),
-                        ("Task cycle times", _cycles), ("Where robots waited", _waits),
-                        ("Collisions and near misses", _collisions)]:  # fmt: skip
+    for title, draw in [
+        ("Tasks and throughput", _kpis),
+        ("Robot states", _states),
+        ("Task cycle times", _cycles),
+        ("Where robots waited", _waits),
+        ("Collisions and near misses", _collisions),
+    ]:
         fig = draw(plt, data)
         if fig is None:
             continue
@@ -82,8 +86,11 @@ def from_recording(recording: Recording) -> dict[str, Any]:
         names = tables[-1]["states"]
         counts = np.array([np.bincount(t["state"], minlength=len(names)) for t in tables])
         states = (names, [t["time"] for t in tables], counts)
-    cycles = [e["cycle_time_s"] for e in events
-              if e.get("kind") == "task_done" and e.get("cycle_time_s") is not None]  # fmt: skip
+    cycles = [
+        e["cycle_time_s"]
+        for e in events
+        if e.get("kind") == "task_done" and e.get("cycle_time_s") is not None
+    ]
     waits: list[list[float]] = []
     for table in tables:
         at = frames.get(round(table["time"], 6))
@@ -104,22 +111,39 @@ def from_recording(recording: Recording) -> dict[str, Any]:
     near = [[e["x"], e["y"]] for e in events if e.get("kind") == "near_miss" and "x" in e]
     meta = recording.metadata
     kinds = Counter(e.get("kind") for e in events)
-    facts = [("scenario", meta.get("scenario_file", "")), ("seed", meta.get("seed", "")),
-             ("fleetsim", meta.get("fleetsim", "")),
-             ("simulated time", f"{recording.end_time:.1f} s"),
-             ("robots", str(len(tables[-1]["state"])) if tables else "-"),
-             ("collisions began", str(len(hits) or sum(len(e["pairs"]) for e in collisions))),
-             ("actions completed / failed",
-              f"{kinds.get('action_completed', 0)} / {kinds.get('action_failed', 0)}")]  # fmt: skip
+    facts = [
+        ("scenario", meta.get("scenario_file", "")),
+        ("seed", meta.get("seed", "")),
+        ("fleetsim", meta.get("fleetsim", "")),
+        ("simulated time", f"{recording.end_time:.1f} s"),
+        ("robots", str(len(tables[-1]["state"])) if tables else "-"),
+        ("collisions began", str(len(hits) or sum(len(e["pairs"]) for e in collisions))),
+        (
+            "actions completed / failed",
+            f"{kinds.get('action_completed', 0)} / {kinds.get('action_failed', 0)}",
+        ),
+    ]
     if kpis or kinds.get("task_done") or kinds.get("task_failed"):
         # from the task events, each written when its task ends (the KPI points are sparse)
-        facts.append(("tasks completed / failed",
-                      f"{kinds.get('task_done', 0)} / {kinds.get('task_failed', 0)}"))  # fmt: skip
+        facts.append(
+            (
+                "tasks completed / failed",
+                f"{kinds.get('task_done', 0)} / {kinds.get('task_failed', 0)}",
+            )
+        )
     if recording.truncated is not None:
         facts.append(("recording", recording.truncated))
-    return {"title": meta.get("scenario", recording.path.stem), "facts": facts, "kpis": kpis,
-            "states": states, "cycles": cycles, "waits": _xy(waits), "collisions": _xy(hits),
-            "near": _xy(near), "lanes": _lanes(recording)}  # fmt: skip
+    return {
+        "title": meta.get("scenario", recording.path.stem),
+        "facts": facts,
+        "kpis": kpis,
+        "states": states,
+        "cycles": cycles,
+        "waits": _xy(waits),
+        "collisions": _xy(hits),
+        "near": _xy(near),
+        "lanes": _lanes(recording),
+    }
 
 
 def from_results(path: Path) -> dict[str, Any]:
@@ -131,29 +155,43 @@ def from_results(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError):
-        raise ConfigError(f"{path}: not a fleetsim results file (fleetsim run --output "
-                          f"results.json)") from None  # fmt: skip
+        raise ConfigError(
+            f"{path}: not a fleetsim results file (fleetsim run --output results.json)"
+        ) from None
     states = None
-    names = [c.removeprefix("robots_") for c in (series[0] if series else {})
-             if c.startswith("robots_")]  # fmt: skip
+    names = [
+        c.removeprefix("robots_") for c in (series[0] if series else {}) if c.startswith("robots_")
+    ]
     if names:
         counts = np.array([[row[f"robots_{n}"] for n in names] for row in series])
         states = (names, [row["time"] for row in series], counts)
-    cycles = [t["cycle_time_s"] for t in results.get("tasks", [])
-              if t.get("cycle_time_s") is not None]  # fmt: skip
+    cycles = [
+        t["cycle_time_s"] for t in results.get("tasks", []) if t.get("cycle_time_s") is not None
+    ]
     places = [[c["x"], c["y"]] for c in results.get("collisions", []) if "x" in c]
     near = [[n["x"], n["y"]] for n in results.get("near_misses", []) if "x" in n]
-    facts = [("scenario", summary.get("scenario_file", "")), ("seed", summary.get("seed", "")),
-             ("fleetsim", summary.get("fleetsim_version", "")),
-             ("simulated time", f"{summary.get('sim_time_s', 0.0):.1f} s"),
-             ("robots", str(summary.get("robots", ""))),
-             ("collisions", str(len(results.get("collisions", []))))]  # fmt: skip
+    facts = [
+        ("scenario", summary.get("scenario_file", "")),
+        ("seed", summary.get("seed", "")),
+        ("fleetsim", summary.get("fleetsim_version", "")),
+        ("simulated time", f"{summary.get('sim_time_s', 0.0):.1f} s"),
+        ("robots", str(summary.get("robots", ""))),
+        ("collisions", str(len(results.get("collisions", [])))),
+    ]
     kpis = results.get("kpis", {})
     if "tasks_completed" in kpis:
         facts.append(("tasks completed", str(kpis["tasks_completed"])))
-    return {"title": summary.get("scenario") or path.stem, "facts": facts, "kpis": series,
-            "states": states, "cycles": cycles, "waits": _xy([]), "collisions": _xy(places),
-            "near": _xy(near), "lanes": np.zeros((0, 2, 2))}  # fmt: skip
+    return {
+        "title": summary.get("scenario") or path.stem,
+        "facts": facts,
+        "kpis": series,
+        "states": states,
+        "cycles": cycles,
+        "waits": _xy([]),
+        "collisions": _xy(places),
+        "near": _xy(near),
+        "lanes": np.zeros((0, 2, 2)),
+    }
 
 
 def _xy(points: list[list[float]]) -> np.ndarray:
@@ -196,8 +234,13 @@ def _kpis(plt: Any, data: dict[str, Any]) -> Any:
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("tasks")
     right = ax.twinx()
-    right.plot(t, [k.get("throughput_per_hour", 0) for k in kpis], color="tab:red",
-               linestyle="--", label="throughput (/h)")  # fmt: skip
+    right.plot(
+        t,
+        [k.get("throughput_per_hour", 0) for k in kpis],
+        color="tab:red",
+        linestyle="--",
+        label="throughput (/h)",
+    )
     right.set_ylabel("tasks per hour")
     fig.legend(loc="upper left", fontsize=8)
     return fig
@@ -243,10 +286,17 @@ def _collisions(plt: Any, data: dict[str, Any]) -> Any:
     if not len(hits) and not len(near):
         return None
     fig, ax = _map(plt, data)
-    ax.scatter(near[:, 0], near[:, 1], s=10, color="tab:orange", zorder=2,
-               label=f"near misses ({len(near)})")  # fmt: skip
-    ax.scatter(hits[:, 0], hits[:, 1], s=14, color="tab:red", zorder=3,
-               label=f"collisions ({len(hits)})")  # fmt: skip
+    ax.scatter(
+        near[:, 0],
+        near[:, 1],
+        s=10,
+        color="tab:orange",
+        zorder=2,
+        label=f"near misses ({len(near)})",
+    )
+    ax.scatter(
+        hits[:, 0], hits[:, 1], s=14, color="tab:red", zorder=3, label=f"collisions ({len(hits)})"
+    )
     ax.legend(fontsize=8)
     return fig
 
@@ -256,14 +306,25 @@ def _collisions(plt: Any, data: dict[str, Any]) -> Any:
 
 def _page(data: dict[str, Any], sections: list[tuple[str, str]]) -> str:
     name = html.escape(str(data["title"]))
-    rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
-                   for k, v in data["facts"])  # fmt: skip
-    figures = "".join(f'<h2>{html.escape(t)}</h2><img alt="{html.escape(t)}" '
-                      f'src="data:image/png;base64,{png}">' for t, png in sections)  # fmt: skip
-    missing = "" if len(sections) == 5 else (
-        "<p>Plots without data here are left out (tasks and states need a fleet manager, "
-        "waits need a recording, collisions need some).</p>")  # fmt: skip
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{name}: fleetsim run"
-            f"</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
-            f"th{{text-align:left;padding-right:2em}}img{{max-width:100%}}</style></head><body>"
-            f"<h1>{name}</h1><table>{rows}</table>{missing}{figures}</body></html>")  # fmt: skip
+    rows = "".join(
+        f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+        for k, v in data["facts"]
+    )
+    figures = "".join(
+        f'<h2>{html.escape(t)}</h2><img alt="{html.escape(t)}" src="data:image/png;base64,{png}">'
+        for t, png in sections
+    )
+    missing = (
+        ""
+        if len(sections) == 5
+        else (
+            "<p>Plots without data here are left out (tasks and states need a fleet manager, "
+            "waits need a recording, collisions need some).</p>"
+        )
+    )
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{name}: fleetsim run"
+        f"</title><style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}"
+        f"th{{text-align:left;padding-right:2em}}img{{max-width:100%}}</style></head><body>"
+        f"<h1>{name}</h1><table>{rows}</table>{missing}{figures}</body></html>"
+    )

@@ -122,8 +122,9 @@ class Salvaged:
 
         out: list[Any] = []
         try:
-            for record in StreamReader(io.BytesIO(raw), skip_magic=True,
-                                       validate_crcs=True).records:  # fmt: skip
+            for record in StreamReader(
+                io.BytesIO(raw), skip_magic=True, validate_crcs=True
+            ).records:
                 out.append(record)
         except EndOfFile:  # (the one record read: the stream ends after it)
             return out

@@ -22,8 +22,12 @@ if TYPE_CHECKING:
 MAX_LABELS = 2000  # named places written as text (more would swamp the 3D view)
 MAX_LANES = 200_000  # lanes drawn (a big grid map's millions: its blocked cells show the map)
 FLOOR_MARGIN_M = 2.0
-GREY, SAND, BLUE, WHITE = (0.6, 0.6, 0.62, 1.0), (0.85, 0.7, 0.45, 1.0), (0.3, 0.5, 0.9, 0.8), (
-    1.0, 1.0, 1.0, 1.0)  # fmt: skip
+GREY, SAND, BLUE, WHITE = (
+    (0.6, 0.6, 0.62, 1.0),
+    (0.85, 0.7, 0.45, 1.0),
+    (0.3, 0.5, 0.9, 0.8),
+    (1.0, 1.0, 1.0, 1.0),
+)
 
 
 def _set_pose(pose: Any, position: np.ndarray, orientation: np.ndarray) -> None:
@@ -92,8 +96,11 @@ class SceneWriter:
         entity.timestamp.FromNanoseconds(stamp)
         lo, hi = self._extent()
         floor = entity.cubes.add()
-        _set_pose(floor.pose, np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -0.01]),
-                  np.array([0.0, 0.0, 0.0, 1.0]))  # fmt: skip
+        _set_pose(
+            floor.pose,
+            np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -0.01]),
+            np.array([0.0, 0.0, 0.0, 1.0]),
+        )
         floor.size.x, floor.size.y, floor.size.z = float(hi[0] - lo[0]), float(hi[1] - lo[1]), 0.02
         _set_color(floor.color, (0.25, 0.25, 0.27, 1.0))
         for row in static.tolist():
@@ -131,16 +138,16 @@ class SceneWriter:
             return
         ends = np.column_stack((graph.lane_from, graph.lane_to)).ravel()
         site = self.sim.site
-        floors = np.array([site.elevation(n) if site is not None else 0.0
-                           for n in graph.level_names])  # each level at its height  # fmt: skip
+        floors = np.array(
+            [site.elevation(n) if site is not None else 0.0 for n in graph.level_names]
+        )  # each level at its height
         heights = floors[np.asarray(graph.level)[ends]] + 0.01
         for (x, y), z in zip(graph.xy[ends].tolist(), heights.tolist(), strict=True):
             lanes.points.add(x=x, y=y, z=z)
         if len(graph.names) > MAX_LABELS:
             return
         for name, (x, y) in zip(graph.names, graph.xy.tolist(), strict=True):
-            text = entity.texts.add(text=name, billboard=True, font_size=12.0,
-                                    scale_invariant=True)  # fmt: skip
+            text = entity.texts.add(text=name, billboard=True, font_size=12.0, scale_invariant=True)
             _set_pose(text.pose, np.array([x, y, 0.3]), np.array([0.0, 0.0, 0.0, 1.0]))
             _set_color(text.color, WHITE)
 
@@ -154,14 +161,19 @@ class SceneWriter:
         handles = np.asarray(bodies.handles[rows], dtype=np.int64)
         poses = np.concatenate([bodies["pos"][rows], bodies["quat"][rows]], axis=1)
         # Only bodies that are new or moved since they were last written become entities.
-        at = np.minimum(np.searchsorted(self._sent_handles, handles),
-                        max(len(self._sent_handles) - 1, 0))  # fmt: skip
-        known = (self._sent_handles[at] == handles) if len(self._sent_handles) else (
-            np.zeros(len(handles), dtype=bool))  # fmt: skip
+        at = np.minimum(
+            np.searchsorted(self._sent_handles, handles), max(len(self._sent_handles) - 1, 0)
+        )
+        known = (
+            (self._sent_handles[at] == handles)
+            if len(self._sent_handles)
+            else (np.zeros(len(handles), dtype=bool))
+        )
         moved = ~known
         if known.any():
-            moved[known] = ~np.all(np.abs(self._sent_poses[at[known]] - poses[known]) <= 1e-6,
-                                   axis=1)  # fmt: skip
+            moved[known] = ~np.all(
+                np.abs(self._sent_poses[at[known]] - poses[known]) <= 1e-6, axis=1
+            )
         changed = np.flatnonzero(moved)
         for k in changed.tolist():
             entity = update.entities.add(id=f"body/{handles[k]}", frame_id="world")

@@ -46,29 +46,38 @@ def json_schema(title: str, properties: dict[str, Any]) -> bytes:
     return json.dumps({"title": title, "type": "object", "properties": properties}).encode()
 
 
-ROBOTS = json_schema("fleetsim.Robots", {
-    "names": {"type": "array", "items": {"type": "string"}},
-    "handles": {"type": "array", "items": {"type": "integer"}},
-})  # fmt: skip
+ROBOTS = json_schema(
+    "fleetsim.Robots",
+    {
+        "names": {"type": "array", "items": {"type": "string"}},
+        "handles": {"type": "array", "items": {"type": "integer"}},
+    },
+)
 """`/fleet/robots`: which robot each `id` in `/fleet` is (sent at the start and on change)."""
 
-FLEET_STATE = json_schema("fleetsim.FleetState", {
-    "time": {"type": "number"},
-    "states": {"type": "array", "items": {"type": "string"}},
-    "state": {"type": "array", "items": {"type": "integer"}},
-    "task": {"type": "array", "items": {"type": ["string", "null"]}},
-    "battery": {"type": ["array", "null"], "items": {"type": ["number", "null"]}},
-    "speed": {"type": "array", "items": {"type": "number"}},
-})  # fmt: skip
+FLEET_STATE = json_schema(
+    "fleetsim.FleetState",
+    {
+        "time": {"type": "number"},
+        "states": {"type": "array", "items": {"type": "string"}},
+        "state": {"type": "array", "items": {"type": "integer"}},
+        "task": {"type": "array", "items": {"type": ["string", "null"]}},
+        "battery": {"type": ["array", "null"], "items": {"type": ["number", "null"]}},
+        "speed": {"type": "array", "items": {"type": "number"}},
+    },
+)
 """`/fleet/state`: per robot, in `/fleet/robots` order, once a simulated second: `state[i]`
 indexes `states` (idle, moving, waiting, working, charging, failed), `task` is the task id or
 null, `battery` percent (null without a battery model; a null item for a robot the fleet
 manager does not run), `speed` m/s."""
 
-EVENT = json_schema("fleetsim.Event", {
-    "kind": {"type": "string"},
-    "time": {"type": "number"},
-})  # fmt: skip
+EVENT = json_schema(
+    "fleetsim.Event",
+    {
+        "kind": {"type": "string"},
+        "time": {"type": "number"},
+    },
+)
 """`/events`: a collision, an action started, done or failed, ... with its simulated time."""
 
 KPI = json_schema("fleetsim.Kpi", {"time": {"type": "number"}})

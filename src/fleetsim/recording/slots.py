@@ -71,8 +71,9 @@ class PoseSlots:
         slot, n = self._next, len(pos)
         base = slot * self.slot_bytes
         np.copyto(np.ndarray((n, 3), np.float32, self._map, base), pos, casting="same_kind")
-        np.copyto(np.ndarray((n, 4), np.float32, self._map, base + 12 * n), quat,
-                  casting="same_kind")  # fmt: skip
+        np.copyto(
+            np.ndarray((n, 4), np.float32, self._map, base + 12 * n), quat, casting="same_kind"
+        )
         self._next = (slot + 1) % SLOTS
         self._pending += 1
         self.unflushed += 1

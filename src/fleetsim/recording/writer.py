@@ -66,8 +66,7 @@ def cloud_template() -> tuple[Any, bytes]:
     cloud_class = schemas.foxglove("PointCloud")
     field_class = schemas.foxglove("PackedElementField")
     cloud = cloud_class(frame_id="world", point_stride=POINT.itemsize)
-    kinds = {"<f8": field_class.FLOAT64, "<f4": field_class.FLOAT32,
-             "<u4": field_class.UINT32}  # fmt: skip
+    kinds = {"<f8": field_class.FLOAT64, "<f4": field_class.FLOAT32, "<u4": field_class.UINT32}
     for name, (kind, offset, *_) in (POINT.fields or {}).items():
         cloud.fields.add(name=name, offset=offset, type=kinds[kind.str])
     cloud.pose.orientation.w = 1.0
@@ -92,9 +91,14 @@ class _Problems(logging.Handler):
 class Recorder:
     """Writes `sim` to `path` at `rate` frames per simulated second until `close()`."""
 
-    def __init__(self, sim: MultiRobotSimulationCore, path: str | Path | None,
-                 rate: float = 10.0, metadata: dict[str, str] | None = None,
-                 out: Any = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        path: str | Path | None,
+        rate: float = 10.0,
+        metadata: dict[str, str] | None = None,
+        out: Any = None,
+    ) -> None:
         """`out`: where the messages go instead of the MCAP file at `path` (a `LiveOut`)."""
         if not (isinstance(rate, int | float) and math.isfinite(rate) and rate > 0):
             raise ConfigError(f"record rate: expected frames per second > 0, got {rate!r}")
@@ -145,8 +149,9 @@ class Recorder:
         self._stalls_open: list[Any] = []  # stalls written, not yet ended
         self._next_state = 0.0
         self._kpis_sent = 0
-        self._write_json("/events", schemas.EVENT, {"kind": "recording_started",
-                                                    "time": sim.sim_time})  # fmt: skip
+        self._write_json(
+            "/events", schemas.EVENT, {"kind": "recording_started", "time": sim.sim_time}
+        )
         self._frame()
 
     # -- channels ---------------------------------------------------------------------------
@@ -157,8 +162,12 @@ class Recorder:
     def _write_proto(self, topic: str, message: Any) -> None:
         if topic not in self._announced:
             self._announced.add(topic)
-            self._out.channel(topic, message.DESCRIPTOR.full_name, "protobuf",
-                              schemas.descriptor_set(type(message)))  # fmt: skip
+            self._out.channel(
+                topic,
+                message.DESCRIPTOR.full_name,
+                "protobuf",
+                schemas.descriptor_set(type(message)),
+            )
         self._out.message(topic, self._ns(), message.SerializeToString())
 
     def _json_channel(self, topic: str, schema: bytes) -> None:
@@ -166,8 +175,9 @@ class Recorder:
             self._announced.add(topic)
             self._out.channel(topic, json.loads(schema)["title"], "jsonschema", schema)
 
-    def _write_json(self, topic: str, schema: bytes, record: dict[str, Any],
-                    time_s: float | None = None) -> None:  # fmt: skip
+    def _write_json(
+        self, topic: str, schema: bytes, record: dict[str, Any], time_s: float | None = None
+    ) -> None:
         self._json_channel(topic, schema)
         data = json.dumps(record, separators=(",", ":"), default=float).encode()
         self._out.message(topic, self._ns(time_s), data)
@@ -199,8 +209,9 @@ class Recorder:
             self._manager_ids = None
             objects = self.sim.world.objects
             names = [objects[h].name for h in self._robots.tolist()]
-            self._write_json("/fleet/robots", schemas.ROBOTS,
-                             {"names": names, "handles": self._robots.tolist()})  # fmt: skip
+            self._write_json(
+                "/fleet/robots", schemas.ROBOTS, {"names": names, "handles": self._robots.tolist()}
+            )
         rows = self._rows
         if rows is None or self._rows_size != len(bodies):  # rows move only when bodies go
             rows = bodies.rows(self._robots)
@@ -213,8 +224,9 @@ class Recorder:
         head = cloud.SerializeToString() + self._data_tag + varint(len(pos) * POINT.itemsize)
         if "/fleet" not in self._announced:
             self._announced.add("/fleet")
-            self._out.channel("/fleet", "foxglove.PointCloud", "protobuf",
-                              schemas.descriptor_set(type(cloud)))  # fmt: skip
+            self._out.channel(
+                "/fleet", "foxglove.PointCloud", "protobuf", schemas.descriptor_set(type(cloud))
+            )
         self._out.fleet("/fleet", self._ns(), head, pos, q)
         if self.sim.sim_time >= self._next_state - 1e-9:
             self._state()
@@ -246,8 +258,12 @@ class Recorder:
 
     def _door(self, door: str, mode: str, time_s: float) -> None:
         """`door` events: a door began to open, is open, began to close, is closed."""
-        self._write_json("/events", schemas.EVENT, {"kind": "door", "door": door, "mode": mode,
-                                                    "time": time_s}, time_s)  # fmt: skip
+        self._write_json(
+            "/events",
+            schemas.EVENT,
+            {"kind": "door", "door": door, "mode": mode, "time": time_s},
+            time_s,
+        )
 
     def _fault(self, kind: str) -> Any:
         """`fault_started` and `fault_ended` events: the fault's row (time, kind, target,
@@ -261,16 +277,27 @@ class Recorder:
 
     def _lift(self, lift: str, state: dict[str, Any], time_s: float) -> None:
         """`lift` events: its doors, arrivals and sessions (level, height, who is aboard)."""
-        self._write_json("/events", schemas.EVENT, {"kind": "lift", "lift": lift, **state,
-                                                    "time": time_s}, time_s)  # fmt: skip
+        self._write_json(
+            "/events",
+            schemas.EVENT,
+            {"kind": "lift", "lift": lift, **state, "time": time_s},
+            time_s,
+        )
 
     def _action(self, kind: str) -> Any:
         actions, sim = self._actions, self.sim
 
         def record(agent: Any, action: Any) -> None:  # (made JSON by the writer: cheap here)
             reason = getattr(action, "error_message", None)
-            actions.append((kind, sim.sim_time, agent.name, type(action).__name__,
-                            str(reason) if reason else None))  # fmt: skip
+            actions.append(
+                (
+                    kind,
+                    sim.sim_time,
+                    agent.name,
+                    type(action).__name__,
+                    str(reason) if reason else None,
+                )
+            )
 
         return record
 
@@ -297,9 +324,12 @@ class Recorder:
         `/events` (`warning`, `error`) at the simulated time they were logged."""
         while self._problems.records:
             time_s, record = self._problems.records.popleft()
-            event = {"kind": "error" if record.levelno >= logging.ERROR else "warning",
-                     "time": time_s, "logger": record.name,
-                     "message": record.getMessage()}  # fmt: skip
+            event = {
+                "kind": "error" if record.levelno >= logging.ERROR else "warning",
+                "time": time_s,
+                "logger": record.name,
+                "message": record.getMessage(),
+            }
             self._write_json("/events", schemas.EVENT, event, time_s)
 
     def watch_kpis(self, series: list[dict[str, Any]]) -> None:
@@ -324,9 +354,13 @@ class Recorder:
         finished = [t for t in self._open_tasks if t.status.value in ("done", "failed")]
         self._open_tasks = [t for t in self._open_tasks if t.status.value not in ("done", "failed")]
         for task in finished:
-            event = {"kind": f"task_{task.status.value}", "task": task.id, "robot": task.robot,
-                     "time": task.times.get(task.status.value, self.sim.sim_time),
-                     "places": list(task.places)}  # fmt: skip
+            event = {
+                "kind": f"task_{task.status.value}",
+                "task": task.id,
+                "robot": task.robot,
+                "time": task.times.get(task.status.value, self.sim.sim_time),
+                "places": list(task.places),
+            }
             if task.status.value == "done":
                 event["cycle_time_s"] = task.cycle_time
             else:
@@ -334,8 +368,14 @@ class Recorder:
             self._write_json("/events", schemas.EVENT, event, event["time"])
         records = manager.near_misses.records
         for record in records[self._near_told :]:
-            event = {"kind": "near_miss", **{k: record[k] for k in
-                     ("time", "kind", "a", "b", "gap_m", "x", "y") if k in record}}  # fmt: skip
+            event = {
+                "kind": "near_miss",
+                **{
+                    k: record[k]
+                    for k in ("time", "kind", "a", "b", "gap_m", "x", "y")
+                    if k in record
+                },
+            }
             event["kind"], event["pair"] = "near_miss", record.get("kind")
             self._write_json("/events", schemas.EVENT, event, record["time"])
         self._near_told = len(records)
@@ -346,14 +386,20 @@ class Recorder:
         when one begins, `stall_ended` when its robot advances again."""
         now = self.sim.sim_time
         for stall in stalls[self._stalls_told :]:
-            self._write_json("/events", schemas.EVENT, {**stall.row(), "kind": "stall"},
-                             min(stall.time, now))  # fmt: skip
+            self._write_json(
+                "/events", schemas.EVENT, {**stall.row(), "kind": "stall"}, min(stall.time, now)
+            )
             self._stalls_open.append(stall)
         self._stalls_told = len(stalls)
         for stall in [s for s in self._stalls_open if s.ended is not None]:
             self._stalls_open.remove(stall)
-            event = {"kind": "stall_ended", "time": stall.ended, "robot": stall.robot,
-                     "task": stall.task, "stalled_s": stall.ended - stall.time}  # fmt: skip
+            event = {
+                "kind": "stall_ended",
+                "time": stall.ended,
+                "robot": stall.robot,
+                "task": stall.task,
+                "stalled_s": stall.ended - stall.time,
+            }
             self._write_json("/events", schemas.EVENT, event, stall.ended)
 
     def _state(self) -> None:
@@ -386,9 +432,14 @@ class Recorder:
             if manager.batteries is not None:
                 battery = np.full(n, np.nan, dtype=np.float32)
                 battery[ids[mine]] = manager.batteries.percent[mine]
-        table = {"time": self.sim.sim_time, "states": STATES, "state": state.tobytes(),
-                 "task": task, "battery": None if battery is None else battery.tobytes(),
-                 "speed": speed.astype(np.float32).tobytes()}  # fmt: skip
+        table = {
+            "time": self.sim.sim_time,
+            "states": STATES,
+            "state": state.tobytes(),
+            "task": task,
+            "battery": None if battery is None else battery.tobytes(),
+            "speed": speed.astype(np.float32).tobytes(),
+        }
         self._json_channel("/fleet/state", schemas.FLEET_STATE)
         self._out.state("/fleet/state", self._ns(), table)
 

@@ -281,9 +281,13 @@ class _Builder:
                 site = site_layout(dict(spec.layout))
             else:
                 site = Site.from_file(
-                    self.base / str(spec.file), spec.format, level=spec.level,
-                    graph=spec.graph or 0, cell_size=spec.cell_size, blocked=spec.blocked,
-                )  # fmt: skip
+                    self.base / str(spec.file),
+                    spec.format,
+                    level=spec.level,
+                    graph=spec.graph or 0,
+                    cell_size=spec.cell_size,
+                    blocked=spec.blocked,
+                )
             self.sim.set_site(site)
         except FleetSimError as exc:
             raise self.fail("site.layout" if spec.layout is not None else "site", exc) from exc

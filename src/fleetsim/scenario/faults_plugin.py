@@ -26,13 +26,19 @@ class FaultsPlugin(Plugin):
     def initialize(self) -> None:
         """Make the injector over the scene's robots (and the fleet manager, if any)."""
         sim = self.scene.sim
-        managers = [m for m in (getattr(p, "manager", None) for p in self.others)
-                    if isinstance(m, FleetManager)]  # fmt: skip
+        managers = [
+            m
+            for m in (getattr(p, "manager", None) for p in self.others)
+            if isinstance(m, FleetManager)
+        ]
         seed = sim.params.seed if sim.params.seed is not None else 0
         self.injector = FaultInjector(
-            sim, self.scene.robots, plan_of(self.spec, seed),
-            managers[0] if managers else None, delays_of(self.spec, seed),
-        ).attach()  # fmt: skip
+            sim,
+            self.scene.robots,
+            plan_of(self.spec, seed),
+            managers[0] if managers else None,
+            delays_of(self.spec, seed),
+        ).attach()
 
     def kpis(self) -> dict[str, Any]:
         """Faults by kind, and those going on at the end."""

@@ -148,10 +148,22 @@ class FaultEventSpec(Spec):
 
     time: NonNegative
     """When it begins, simulated seconds."""
-    kind: Literal["stop", "slowdown", "breakdown", "jump", "battery", "disconnect", "delay",
-                  "door_stuck", "lift_out_of_service", "charger_down", "lane_blocked",
-                  "order_burst",
-                  "station_closed", "order_mix"]  # fmt: skip
+    kind: Literal[
+        "stop",
+        "slowdown",
+        "breakdown",
+        "jump",
+        "battery",
+        "disconnect",
+        "delay",
+        "door_stuck",
+        "lift_out_of_service",
+        "charger_down",
+        "lane_blocked",
+        "order_burst",
+        "station_closed",
+        "order_mix",
+    ]
     """The kind of fault."""
     target: str
     """A robot's name, a door's or lift's name, a charger's node, or a lane ('from->to')."""
@@ -221,42 +233,68 @@ def plan_of(spec: FaultsSpec, seed: int) -> FaultPlan:
     """The `FaultPlan` of a `faults:` section (`seed` when the section gives none)."""
     robots = tuple(
         RobotFaults(
-            r.type, r.rate_per_hour, tuple((a.robot, a.time) for a in r.at),
+            r.type,
+            r.rate_per_hour,
+            tuple((a.robot, a.time) for a in r.at),
             r.duration if isinstance(r.duration, tuple) else (r.duration, r.duration),
-            r.factor, r.distance, r.drain, tuple(r.robots) if r.robots is not None else None,
+            r.factor,
+            r.distance,
+            r.drain,
+            tuple(r.robots) if r.robots is not None else None,
         )
         for r in spec.robots
-    )  # fmt: skip
-    site = tuple(SiteFault(s.type, s.target or "", s.at, _span(s.duration)[0], s.open)
-                 for s in spec.site if s.rate_per_hour == 0)  # fmt: skip
+    )
+    site = tuple(
+        SiteFault(s.type, s.target or "", s.at, _span(s.duration)[0], s.open)
+        for s in spec.site
+        if s.rate_per_hour == 0
+    )
     site_random = tuple(
-        SiteFaults(s.type, s.rate_per_hour, _span(s.duration),
-                   tuple(s.targets) if s.targets is not None else None, s.open)
-        for s in spec.site if s.rate_per_hour > 0
-    )  # fmt: skip
-    events = tuple(FaultEvent(e.time, e.kind, e.target, e.duration, e.value, e.angle, e.open)
-                   for e in spec.events)  # fmt: skip
+        SiteFaults(
+            s.type,
+            s.rate_per_hour,
+            _span(s.duration),
+            tuple(s.targets) if s.targets is not None else None,
+            s.open,
+        )
+        for s in spec.site
+        if s.rate_per_hour > 0
+    )
+    events = tuple(
+        FaultEvent(e.time, e.kind, e.target, e.duration, e.value, e.angle, e.open)
+        for e in spec.events
+    )
     demand = tuple(DemandFault(d.type, d.at, d.target, d.duration, d.count) for d in spec.demand)
-    return FaultPlan(robots, site, events, spec.seed if spec.seed is not None else seed, demand,
-                     site_random)  # fmt: skip
+    return FaultPlan(
+        robots, site, events, spec.seed if spec.seed is not None else seed, demand, site_random
+    )
 
 
 def _span(duration: float | tuple[float, float]) -> tuple[float, float]:
     return duration if isinstance(duration, tuple) else (duration, duration)
 
 
-def network_faults_of(spec: FaultsSpec | None, seed: int,
-                       interface: str = "vda5050") -> MessageFaults | None:  # fmt: skip
+def network_faults_of(
+    spec: FaultsSpec | None, seed: int, interface: str = "vda5050"
+) -> MessageFaults | None:
     """The message faults of a `faults:` section for `interface` (vda5050, rmf), or None."""
     network = spec.network if spec is not None else None
     n = getattr(network, interface) if network is not None else None
     if n is None:
         return None
     delay = n.delay_s if isinstance(n.delay_s, tuple) else (n.delay_s, n.delay_s)
-    return MessageFaults(n.drop, n.delay, n.duplicate, n.reorder, delay,
-                         tuple(n.topics) if n.topics is not None else None,
-                         tuple(n.vehicles) if n.vehicles is not None else None, n.inbound,
-                         n.outbound, spec.seed if spec.seed is not None else seed)  # type: ignore[union-attr]  # fmt: skip
+    return MessageFaults(
+        n.drop,
+        n.delay,
+        n.duplicate,
+        n.reorder,
+        delay,
+        tuple(n.topics) if n.topics is not None else None,
+        tuple(n.vehicles) if n.vehicles is not None else None,
+        n.inbound,
+        n.outbound,
+        spec.seed if spec.seed is not None else seed,  # type: ignore[union-attr]
+    )
 
 
 def delays_of(spec: FaultsSpec, seed: int) -> DelayConfig | None:
@@ -264,6 +302,13 @@ def delays_of(spec: FaultsSpec, seed: int) -> DelayConfig | None:
     d = spec.delays
     if d is None:
         return None
-    return DelayConfig(spec.seed if spec.seed is not None else seed, d.p, d.min_steps,
-                       d.max_steps, d.event_model, d.duration_model, d.mean_ratio,
-                       d.std_ratio)  # fmt: skip
+    return DelayConfig(
+        spec.seed if spec.seed is not None else seed,
+        d.p,
+        d.min_steps,
+        d.max_steps,
+        d.event_model,
+        d.duration_model,
+        d.mean_ratio,
+        d.std_ratio,
+    )

@@ -126,8 +126,9 @@ class FleetManagerPlugin(Plugin):
         if unknown:
             guess = closest(unknown[0], names)
             hint = f"did you mean '{guess}'?" if guess else f"robots: {', '.join(names[:8])}"
-            raise ConfigError(f"params.robots: no robot named '{unknown[0]}' in the "
-                              f"scenario: {hint}")  # fmt: skip
+            raise ConfigError(
+                f"params.robots: no robot named '{unknown[0]}' in the scenario: {hint}"
+            )
         robots = scene.robots if p.robots is None else [scene.robot(n) for n in p.robots]
         here = np.array([r.get_pose().position for r in robots]).reshape(-1, 3)
         self._starts = sim.site.nearest_nodes(here)[0].tolist()
@@ -136,10 +137,18 @@ class FleetManagerPlugin(Plugin):
             assignment = import_object(assignment, scene.folder, "assignment policy")()
         battery = BatteryParams(**p.battery.model_dump()) if p.battery is not None else None
         self.manager = FleetManager(
-            sim, robots, self._tasks(), assignment, p.pick_time, p.drop_time, battery=battery,
-            near_miss_gap=p.near_miss_gap, max_active=p.max_active,
-            stall_after_s=p.stall_after_s, dispatch_per_s=p.dispatch_per_s,
-        ).attach()  # fmt: skip
+            sim,
+            robots,
+            self._tasks(),
+            assignment,
+            p.pick_time,
+            p.drop_time,
+            battery=battery,
+            near_miss_gap=p.near_miss_gap,
+            max_active=p.max_active,
+            stall_after_s=p.stall_after_s,
+            dispatch_per_s=p.dispatch_per_s,
+        ).attach()
 
     def _tasks(self) -> Iterable[Task]:
         spec, graph = self.params.tasks, self.scene.sim.site.graph

@@ -53,8 +53,11 @@ class LoadedScenario:
 
 def bundled_scenarios() -> dict[str, Path]:
     """Scenarios shipped with fleetsim, by name (not the building files they use)."""
-    return {p.stem: p for p in sorted(BUNDLED_DIR.glob("*.yaml"))
-            if not p.name.endswith(".building.yaml")}  # fmt: skip
+    return {
+        p.stem: p
+        for p in sorted(BUNDLED_DIR.glob("*.yaml"))
+        if not p.name.endswith(".building.yaml")
+    }
 
 
 def scenario_path(name_or_path: str | Path) -> Path:

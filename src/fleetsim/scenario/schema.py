@@ -560,8 +560,7 @@ def _field_doc(
             continue
         if cls.__module__ not in docs:
             source = inspect.getsourcefile(cls)
-            docs[cls.__module__] = attribute_docstrings(Path(source).read_text()) if source \
-                else {}  # fmt: skip
+            docs[cls.__module__] = attribute_docstrings(Path(source).read_text()) if source else {}
         text = docs[cls.__module__].get(cls.__name__, {}).get(name)
         if text is not None:
             return text

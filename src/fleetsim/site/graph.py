@@ -127,15 +127,19 @@ class NavGraph:
                 raise ConfigError(f"nodes[{k}]: expected {{name, x, y, ...}}, got {node!r:.60}")
             for key in ("x", "y"):
                 if not is_finite_number(node.get(key)):
-                    raise ConfigError(f"nodes[{k}].{key} ('{node['name']}'): expected a number "
-                                      f"of metres, got {node.get(key)!r:.40}")  # fmt: skip
+                    raise ConfigError(
+                        f"nodes[{k}].{key} ('{node['name']}'): expected a number "
+                        f"of metres, got {node.get(key)!r:.40}"
+                    )
         for j, lane in enumerate(lanes):
             if not isinstance(lane, Mapping) or "from" not in lane or "to" not in lane:
                 raise ConfigError(f"lanes[{j}]: expected {{from, to, ...}}, got {lane!r:.60}")
             limit = lane.get("speed_limit")
             if limit is not None and not (is_finite_number(limit) and limit > 0):
-                raise ConfigError(f"lanes[{j}].speed_limit: expected m/s > 0 (leave it out for "
-                                  f"no limit), got {limit!r:.40}")  # fmt: skip
+                raise ConfigError(
+                    f"lanes[{j}].speed_limit: expected m/s > 0 (leave it out for "
+                    f"no limit), got {limit!r:.40}"
+                )
         names = [str(node["name"]) for node in nodes]
         seen: dict[str, int] = {}
         for k, name in enumerate(names):
@@ -154,8 +158,10 @@ class NavGraph:
                 raise ConfigError(f"lanes[{j}].{end}: {_unknown('node', name, names)}")
             return seen[name]
 
-        mutex = [groups.setdefault(str(g), len(groups)) if (g := lane.get("mutex")) else -1
-                 for lane in lanes]  # fmt: skip
+        mutex = [
+            groups.setdefault(str(g), len(groups)) if (g := lane.get("mutex")) else -1
+            for lane in lanes
+        ]
         return cls(
             names,
             xy,
@@ -240,8 +246,9 @@ class NavGraph:
             raise ConfigError(f"node index {k} is not in 0..{len(self.names) - 1}")
         return k
 
-    def with_lanes(self, lane_from: Sequence[int], lane_to: Sequence[int],
-                   cost: Sequence[float]) -> NavGraph:  # fmt: skip
+    def with_lanes(
+        self, lane_from: Sequence[int], lane_to: Sequence[int], cost: Sequence[float]
+    ) -> NavGraph:
         """This graph with more two-way lanes (each with its routing cost, m)."""
         m = self.lane_count
         return NavGraph(
@@ -265,10 +272,16 @@ class NavGraph:
         for e in range(self._start[u], self._start[u + 1]):
             if self._to[e] == v:
                 return int(self._lane[e])
-        raise ConfigError(f"no lane leads from '{self.names[u]}' to '{self.names[v]}'"
-                          + ("" if self.successors(u) == [] else " (lanes from there go to "
-                             + ", ".join(f"'{self.names[w]}'" for w in self.successors(u)[:6])
-                             + ")"))  # fmt: skip
+        raise ConfigError(
+            f"no lane leads from '{self.names[u]}' to '{self.names[v]}'"
+            + (
+                ""
+                if self.successors(u) == []
+                else " (lanes from there go to "
+                + ", ".join(f"'{self.names[w]}'" for w in self.successors(u)[:6])
+                + ")"
+            )
+        )
 
     @property
     def closed_lanes(self) -> frozenset[int]:
@@ -405,9 +418,18 @@ class NavGraph:
         previous: Any = None  # (a map or an array: the node before each node on the way)
         if g not in blocked:
             ran, previous = search_kernel.search(  # compiled, with Numba: the same route
-                self.xy, self._to, self._start, self._lane, self._length, s, g, blocked,
-                limit, weight, self.axis_aligned,
-            )  # fmt: skip
+                self.xy,
+                self._to,
+                self._start,
+                self._lane,
+                self._length,
+                s,
+                g,
+                blocked,
+                limit,
+                weight,
+                self.axis_aligned,
+            )
             if not ran:
                 previous = self._search(s, g, blocked, limit, weight)
         if previous is None:

@@ -55,8 +55,14 @@ class WarehouseLayout:
             value = getattr(self, name)
             if not (isinstance(value, int) and value >= 1):
                 raise ConfigError(f"warehouse {name} must be a whole number >= 1, got {value!r}")
-        for name in ("aisle_length", "node_spacing", "aisle_width", "rack_depth", "rack_height",
-                     "spur"):  # fmt: skip
+        for name in (
+            "aisle_length",
+            "node_spacing",
+            "aisle_width",
+            "rack_depth",
+            "rack_height",
+            "spur",
+        ):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"warehouse {name} must be > 0 m, got {value!r}")
@@ -99,11 +105,17 @@ def warehouse_layout(**numbers: Any) -> Site:
         raise ConfigError(f"warehouse layout: {exc} (known: {known})") from None
     w.check()
     steps = max(1, round(w.aisle_length / w.node_spacing))
-    estimate = (w.aisles * (w.blocks * (steps + 1)) + (2 * w.aisles) * (w.blocks + 1)
-                + (2 * w.aisles) * w.parking_rows + w.station_count)  # fmt: skip
-    what = (f"warehouse layout (aisles {w.aisles:,} x blocks {w.blocks:,} x {steps + 1:,} "
-            f"nodes an aisle, from aisle_length {w.aisle_length:g} / node_spacing "
-            f"{w.node_spacing:g}; parking_rows {w.parking_rows:,})")  # fmt: skip
+    estimate = (
+        w.aisles * (w.blocks * (steps + 1))
+        + (2 * w.aisles) * (w.blocks + 1)
+        + (2 * w.aisles) * w.parking_rows
+        + w.station_count
+    )
+    what = (
+        f"warehouse layout (aisles {w.aisles:,} x blocks {w.blocks:,} x {steps + 1:,} "
+        f"nodes an aisle, from aisle_length {w.aisle_length:g} / node_spacing "
+        f"{w.node_spacing:g}; parking_rows {w.parking_rows:,})"
+    )
     check_site_fits(estimate, what, BYTES_PER_LAYOUT_NODE)  # before building
     nodes: list[dict[str, Any]] = []
     lanes: list[dict[str, Any]] = []
@@ -116,8 +128,10 @@ def warehouse_layout(**numbers: Any) -> Site:
         lanes.append({"from": a, "to": b, "bidirectional": not one_way, **_limit(w.speed_limit)})
 
     length = steps * w.node_spacing
-    rows = [("bottom" if r == 0 else "top" if r == w.blocks else f"cross{r}", r * length)
-            for r in range(w.blocks + 1)]  # fmt: skip
+    rows = [
+        ("bottom" if r == 0 else "top" if r == w.blocks else f"cross{r}", r * length)
+        for r in range(w.blocks + 1)
+    ]
     # Cross-lane nodes: one at every aisle and one half-way between (in front of each rack).
     xs = [k * w.pitch / 2 for k in range(2 * w.aisles - 1)]
     for r, (row, y) in enumerate(rows):
@@ -149,8 +163,9 @@ def warehouse_layout(**numbers: Any) -> Site:
     for s in range(w.station_count):  # spread along the top
         if loops:  # a one-way loop off the top lane: a robot working there does not block it
             k = round((s + 0.5) * (len(xs) - 1) / w.station_count - 0.5)
-            name = node(f"drop_{s}", (xs[k] + xs[k + 1]) / 2, length + w.spur, dropoff=True,
-                        yaw=math.pi)  # fmt: skip
+            name = node(
+                f"drop_{s}", (xs[k] + xs[k + 1]) / 2, length + w.spur, dropoff=True, yaw=math.pi
+            )
             lane(f"top_{k + 1}", name, one_way=True)
             lane(name, f"top_{k}", one_way=True)
         else:  # on a spur
@@ -160,8 +175,9 @@ def warehouse_layout(**numbers: Any) -> Site:
     for k, x in enumerate(xs):  # parking columns under the bottom cross lane
         above = f"bottom_{k}"
         for r in range(1, w.parking_rows + 1):
-            name = node(f"park_{k}_{r}", x, -r * w.spur, parking_spot=True, charger=r == 1,
-                        yaw=-math.pi / 2)  # fmt: skip
+            name = node(
+                f"park_{k}_{r}", x, -r * w.spur, parking_spot=True, charger=r == 1, yaw=-math.pi / 2
+            )
             lane(above, name)
             above = name
     graph = NavGraph.from_lists(nodes, lanes)
@@ -177,9 +193,12 @@ def _racks(w: WarehouseLayout, length: float) -> Obstacles:
     count = len(x)
     centres = np.column_stack((x, y, np.full(count, w.rack_height / 2)))
     halves = np.column_stack(
-        (np.full(count, w.rack_depth / 2), np.full(count, block / 2 - w.rack_margin),
-         np.full(count, w.rack_height / 2))
-    )  # fmt: skip
+        (
+            np.full(count, w.rack_depth / 2),
+            np.full(count, block / 2 - w.rack_margin),
+            np.full(count, w.rack_height / 2),
+        )
+    )
     return Obstacles(centres, halves, np.zeros(count))
 
 

@@ -127,8 +127,10 @@ def load_movingai(path: str | Path, cell_size: float = 1.0, blocked: str = "") -
         )
     check_site_fits(int(np.count_nonzero(free)), f"{file} ({height} x {width})")
     if not free.any():
-        raise ConfigError(f"{file}: no free cell (every cell is blocked: {BLOCKED}{blocked}); "
-                          f"robots need free cells ({free_chars}) to drive on")  # fmt: skip
+        raise ConfigError(
+            f"{file}: no free cell (every cell is blocked: {BLOCKED}{blocked}); "
+            f"robots need free cells ({free_chars}) to drive on"
+        )
     graph = _graph(free, height, width, cell_size)
     mask = wall.reshape(height, width)
     return GridMap(graph, mask, _rectangles(mask, cell_size), cell_size)

@@ -43,11 +43,31 @@ FLAGS = {
 }
 NAMED = {"pickup_dispenser": "pickup", "dropoff_ingestor": "dropoff"}
 WALL_HEIGHT_M = 2.5
-USED_LEVEL_KEYS = {"elevation", "vertices", "measurements", "fiducials", "lanes", "walls", "doors",
-                   "drawing", "flattened_x_offset", "flattened_y_offset", "layers"}  # fmt: skip
+USED_LEVEL_KEYS = {
+    "elevation",
+    "vertices",
+    "measurements",
+    "fiducials",
+    "lanes",
+    "walls",
+    "doors",
+    "drawing",
+    "flattened_x_offset",
+    "flattened_y_offset",
+    "layers",
+}
 LEVEL_KEYS = ("vertices", "lanes", "walls", "measurements", "doors", "fiducials")
-TOP_KEYS = {"levels", "lifts", "building_name", "name", "coordinate_system", "crowd_sim",
-            "reference_level_name", "graphs", "parameters"}  # fmt: skip
+TOP_KEYS = {
+    "levels",
+    "lifts",
+    "building_name",
+    "name",
+    "coordinate_system",
+    "crowd_sim",
+    "reference_level_name",
+    "graphs",
+    "parameters",
+}
 DOOR_TYPES = ("hinged", "double_hinged", "sliding", "double_sliding")  # traffic-editor's
 FIDUCIAL_WARN_M = 0.25  # a fiducial farther than this from where the fit puts it is said
 
@@ -142,17 +162,23 @@ def load_rmf_building(
     site.scale = placements[reference].scale
     site.placements = placements
     site.name = str(data.get("building_name") or data.get("name") or file.name.split(".")[0])
-    site.lifts = read_lifts(file, text, data.get("lifts") or {}, placements, reference, specs,
-                        ignored)  # fmt: skip
+    site.lifts = read_lifts(
+        file, text, data.get("lifts") or {}, placements, reference, specs, ignored
+    )
     site.lift_of = in_lifts(site.lifts, site.graph)
     for name, spec in specs.items():
         extra = sorted(str(k) for k in spec if k not in USED_LEVEL_KEYS)
         ignored += [f"level {name}: {k}" for k in extra]
-        turned = sum(1 for lane in spec.get("lanes") or []
-                     if len(lane) > 2 and _param(lane[2], "orientation"))  # fmt: skip
+        turned = sum(
+            1
+            for lane in spec.get("lanes") or []
+            if len(lane) > 2 and _param(lane[2], "orientation")
+        )
         if turned:
-            ignored.append(f"level {name}: lane orientation on {turned} lane(s) (robots may "
-                           "drive them facing either way)")  # fmt: skip
+            ignored.append(
+                f"level {name}: lane orientation on {turned} lane(s) (robots may "
+                "drive them facing either way)"
+            )
     ignored += [f"{k}" for k in ("crowd_sim", "graphs") if data.get(k)]
     site.ignored = ignored
     return site
@@ -162,17 +188,21 @@ def _level_spec(file: Path, text: str, levels: dict[Any, Any], name: Any) -> dic
     """One level's mapping, its lists checked (errors name the file, line and key)."""
     spec = levels[name] or {}
     if not isinstance(spec, dict):
-        raise ConfigError(f"{_at(file, text, 'levels', name)}: expected a mapping of "
-                          "vertices, lanes, walls, ...")  # fmt: skip
+        raise ConfigError(
+            f"{_at(file, text, 'levels', name)}: expected a mapping of vertices, lanes, walls, ..."
+        )
     for key in LEVEL_KEYS:
         if spec.get(key) is not None and not isinstance(spec[key], list):
-            raise ConfigError(f"{_at(file, text, 'levels', name, key)}: expected a list, got "
-                              f"{type(spec[key]).__name__} {spec[key]!r:.40}")  # fmt: skip
+            raise ConfigError(
+                f"{_at(file, text, 'levels', name, key)}: expected a list, got "
+                f"{type(spec[key]).__name__} {spec[key]!r:.40}"
+            )
     for k, v in enumerate(spec.get("vertices") or []):
         if not (isinstance(v, list) and len(v) >= 2 and all(is_finite_number(c) for c in v[:2])):
             at = _at(file, text, "levels", name, "vertices", k)
-            raise ConfigError(f"{at}: expected [x, y, z, name, {{params}}] with numbers x and y, "
-                              f"got {v!r:.60}")  # fmt: skip
+            raise ConfigError(
+                f"{at}: expected [x, y, z, name, {{params}}] with numbers x and y, got {v!r:.60}"
+            )
     for k, f in enumerate(spec.get("fiducials") or []):
         if not (isinstance(f, list) and len(f) >= 3 and all(is_finite_number(c) for c in f[:2])):
             at = _at(file, text, "levels", name, "fiducials", k)
@@ -180,12 +210,16 @@ def _level_spec(file: Path, text: str, levels: dict[Any, Any], name: Any) -> dic
     for key in ("lanes", "walls", "measurements", "doors"):
         for k, edge in enumerate(spec.get(key) or []):
             if not (isinstance(edge, list) and len(edge) >= 2):
-                raise ConfigError(f"{_at(file, text, 'levels', name, key, k)}: expected "
-                                  f"[vertex, vertex, {{params}}], got {edge!r:.60}")  # fmt: skip
+                raise ConfigError(
+                    f"{_at(file, text, 'levels', name, key, k)}: expected "
+                    f"[vertex, vertex, {{params}}], got {edge!r:.60}"
+                )
     elevation = spec.get("elevation", 0)
     if not is_finite_number(elevation):
-        raise ConfigError(f"{_at(file, text, 'levels', name, 'elevation')}: expected metres, got "
-                          f"{elevation!r:.40}")  # fmt: skip
+        raise ConfigError(
+            f"{_at(file, text, 'levels', name, 'elevation')}: expected metres, got "
+            f"{elevation!r:.40}"
+        )
     return spec
 
 
@@ -193,8 +227,14 @@ def _pixels(spec: dict[str, Any]) -> np.ndarray:
     return np.array([[float(v[0]), float(v[1])] for v in spec.get("vertices") or []]).reshape(-1, 2)
 
 
-def _placements(file: Path, specs: dict[str, dict[str, Any]], reference: str, system: str,
-                level: str | None, ignored: list[str]) -> dict[str, Placement]:  # fmt: skip
+def _placements(
+    file: Path,
+    specs: dict[str, dict[str, Any]],
+    reference: str,
+    system: str,
+    level: str | None,
+    ignored: list[str],
+) -> dict[str, Placement]:
     """Each level's placement: metric files none; the reference level by its measurements,
     the others on it by their common fiducials (a level sharing fewer than two is placed by
     its own measurements, unturned, and said so in `ignored`)."""
@@ -204,18 +244,21 @@ def _placements(file: Path, specs: dict[str, dict[str, Any]], reference: str, sy
     needed = {reference} | ({level} if level is not None else set(specs))
     ref_scale = _scale(ref.get("measurements") or [], _pixels(ref), f"{file} level {reference}")
     out: dict[str, Placement] = {reference: Placement(ref_scale)}
-    marks = {name: {str(f[2]): (f[0], f[1]) for f in spec.get("fiducials") or []}
-             for name, spec in specs.items()}  # fmt: skip
+    marks = {
+        name: {str(f[2]): (f[0], f[1]) for f in spec.get("fiducials") or []}
+        for name, spec in specs.items()
+    }
     for name, spec in specs.items():
         if name == reference:
             continue
         placed = from_fiducials(marks[reference], marks[name], ref_scale)
         if placed is not None and name in needed:
-            _fiducial_residual(name, placed, out[reference], marks[reference], marks[name],
-                               ignored)  # fmt: skip
+            _fiducial_residual(name, placed, out[reference], marks[reference], marks[name], ignored)
         if placed is None and name in needed and spec.get("vertices"):
-            ignored.append(f"level {name}: fewer than two fiducials shared with {reference}, "
-                           "so it is placed by its own measurements, not aligned")  # fmt: skip
+            ignored.append(
+                f"level {name}: fewer than two fiducials shared with {reference}, "
+                "so it is placed by its own measurements, not aligned"
+            )
             own = spec.get("measurements") or []
             scale = _scale(own, _pixels(spec), f"{file} level {name}") if own else ref_scale
             placed = Placement(scale)
@@ -223,9 +266,14 @@ def _placements(file: Path, specs: dict[str, dict[str, Any]], reference: str, sy
     return out
 
 
-def _fiducial_residual(name: str, placed: Placement, reference: Placement,
-                       ref_marks: dict[str, tuple[float, float]],
-                       own: dict[str, tuple[float, float]], warn: list[str]) -> None:  # fmt: skip
+def _fiducial_residual(
+    name: str,
+    placed: Placement,
+    reference: Placement,
+    ref_marks: dict[str, tuple[float, float]],
+    own: dict[str, tuple[float, float]],
+    warn: list[str],
+) -> None:
     """Say which fiducial of level `name` disagrees with the others: where the fit of the
     others (of all, when only two are shared) puts it, against where the reference has it."""
     common = [n for n in ref_marks if n in own]
@@ -234,17 +282,23 @@ def _fiducial_residual(name: str, placed: Placement, reference: Placement,
         others = [m for m in common if m != n]
         fit = placed
         if len(others) >= 2:
-            fit = from_fiducials({m: ref_marks[m] for m in others}, {m: own[m] for m in others},
-                                 reference.scale) or placed  # fmt: skip
+            fit = (
+                from_fiducials(
+                    {m: ref_marks[m] for m in others}, {m: own[m] for m in others}, reference.scale
+                )
+                or placed
+            )
         there = reference.apply(np.array([ref_marks[n]], dtype=float))[0]
         here = fit.apply(np.array([own[n]], dtype=float))[0]
         d = float(np.hypot(*(here - there)))
         if d > off:
             worst, off = n, d
     if off > FIDUCIAL_WARN_M:
-        warn.append(f"level {name}: fiducial '{worst}' is {off:.2f} m from where the other "
-                    f"fiducials put it (residual of the fit; the level may be misplaced: check "
-                    "that fiducial)")  # fmt: skip
+        warn.append(
+            f"level {name}: fiducial '{worst}' is {off:.2f} m from where the other "
+            f"fiducials put it (residual of the fit; the level may be misplaced: check "
+            "that fiducial)"
+        )
 
 
 class _Metric(Placement):
@@ -274,16 +328,28 @@ def _levels(
     for name in chosen:
         spec, where = specs[name], f"{file} level {name}"
         xy = placements[name].apply(_pixels(spec))
-        part = _graph(spec.get("vertices") or [], xy, spec.get("lanes") or [], graph_idx, name,
-                      where, prefix=f"{name}:" if several else "")  # fmt: skip
+        part = _graph(
+            spec.get("vertices") or [],
+            xy,
+            spec.get("lanes") or [],
+            graph_idx,
+            name,
+            where,
+            prefix=f"{name}:" if several else "",
+        )
         if part is not None:
             parts.append(part)
         w, h = _walls(spec.get("walls") or [], xy, where)
         walls.append(w)
         heights.append(h)
         bases.append(np.full(len(w), elevations[name]))
-        doors += _doors(spec.get("doors") or [], xy, name, where,
-                        lambda *k, n=name: _at(file, text, "levels", n, "doors", *k))  # fmt: skip
+        doors += _doors(
+            spec.get("doors") or [],
+            xy,
+            name,
+            where,
+            lambda *k, n=name: _at(file, text, "levels", n, "doors", *k),
+        )
     if not parts:
         where = f"{file} level {chosen[0]}" if len(chosen) == 1 else str(file)
         raise ConfigError(f"{where}: no lanes in graph {graph_idx}")
@@ -302,8 +368,10 @@ def _join(parts: list[BuildingSite]) -> BuildingSite:
     for part in parts:
         for n in part.graph.names:
             if n in seen:
-                raise ConfigError(f"vertex name '{n}' is on levels {seen[n]} and {part.level}: "
-                                  "names must be unique in a building")  # fmt: skip
+                raise ConfigError(
+                    f"vertex name '{n}' is on levels {seen[n]} and {part.level}: "
+                    "names must be unique in a building"
+                )
             seen[n] = str(part.level)
         names += list(part.graph.names)
     offsets = np.cumsum([0] + [len(p.graph) for p in parts[:-1]])
@@ -314,16 +382,23 @@ def _join(parts: list[BuildingSite]) -> BuildingSite:
         np.concatenate([x.lane_from.astype(np.int64) + o for x, o in zip(g, offsets, strict=True)]),
         np.concatenate([x.lane_to.astype(np.int64) + o for x, o in zip(g, offsets, strict=True)]),
         level=[x.level_names[int(k)] for x in g for k in x.level.tolist()],
-        properties={p: np.concatenate([x.properties[p] for x in g]) for p in (*FLAGS.values(),
-                                                                              *NAMED.values())},
+        properties={
+            p: np.concatenate([x.properties[p] for x in g])
+            for p in (*FLAGS.values(), *NAMED.values())
+        },
         bidirectional=np.concatenate([x.bidirectional for x in g]),
         speed_limit=np.concatenate([x.speed_limit for x in g]),
         mutex=_join_mutex(g),
-    )  # fmt: skip
-    return BuildingSite(None, graph, np.empty((0, 4)), np.empty(0),
-                        [s for p in parts for s in p.spawns],
-                        {k: v for p in parts for k, v in p.docks.items()},
-                        unnamed=frozenset().union(*(p.unnamed for p in parts)))  # fmt: skip
+    )
+    return BuildingSite(
+        None,
+        graph,
+        np.empty((0, 4)),
+        np.empty(0),
+        [s for p in parts for s in p.spawns],
+        {k: v for p in parts for k, v in p.docks.items()},
+        unnamed=frozenset().union(*(p.unnamed for p in parts)),
+    )
 
 
 def _join_mutex(graphs: list[NavGraph]) -> np.ndarray:
@@ -372,11 +447,13 @@ def _graph(
     prefix: str = "",
 ) -> BuildingSite | None:
     chosen = [
-        (j, lane) for j, lane in enumerate(lanes) if int(_param(lane[2] if len(lane) > 2 else {},
-                                                                 "graph_idx", 0)) == graph_idx
-    ]  # fmt: skip
-    used = sorted({_vertex(vertices, lane[e], where, f"lanes[{j}]") for j, lane in chosen
-                   for e in (0, 1)})  # fmt: skip
+        (j, lane)
+        for j, lane in enumerate(lanes)
+        if int(_param(lane[2] if len(lane) > 2 else {}, "graph_idx", 0)) == graph_idx
+    ]
+    used = sorted(
+        {_vertex(vertices, lane[e], where, f"lanes[{j}]") for j, lane in chosen for e in (0, 1)}
+    )
     if not used:
         return None  # a level without lanes in this graph (a roof, another fleet's level)
     node_of = {v: k for k, v in enumerate(used)}
@@ -410,8 +487,10 @@ def _graph(
     params = [lane[2] if len(lane) > 2 else {} for _, lane in chosen]
     speed = np.array([float(_param(p, "speed_limit", 0) or 0) for p in params])
     groups: dict[str, int] = {}
-    mutex = [groups.setdefault(g, len(groups)) if (g := str(_param(p, "mutex", "") or "")) else -1
-             for p in params]  # fmt: skip
+    mutex = [
+        groups.setdefault(g, len(groups)) if (g := str(_param(p, "mutex", "") or "")) else -1
+        for p in params
+    ]
     graph = NavGraph(
         names,
         xy[used],
@@ -423,8 +502,9 @@ def _graph(
         speed_limit=np.where(speed > 0, speed, np.inf),
         mutex=np.array(mutex, dtype=np.int64),
     )
-    return BuildingSite(level, graph, np.empty((0, 4)), np.empty(0), spawns, docks,
-                        unnamed=frozenset(unnamed))  # fmt: skip
+    return BuildingSite(
+        level, graph, np.empty((0, 4)), np.empty(0), spawns, docks, unnamed=frozenset(unnamed)
+    )
 
 
 def _walls(walls: list[Any], xy: np.ndarray, where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -442,8 +522,7 @@ def _walls(walls: list[Any], xy: np.ndarray, where: str) -> tuple[np.ndarray, np
     return segments, heights
 
 
-def _doors(doors: list[Any], xy: np.ndarray, level: str, where: str,
-           at: Any = None) -> list[Door]:  # fmt: skip
+def _doors(doors: list[Any], xy: np.ndarray, level: str, where: str, at: Any = None) -> list[Door]:
     """A level's doors, checked: a known type, two ends apart (errors name the line)."""
     out = []
     for j, d in enumerate(doors):
@@ -462,8 +541,10 @@ def _doors(doors: list[Any], xy: np.ndarray, level: str, where: str,
             raise ConfigError(f"{typed}: door {name!r} has type {kind!r}: {hint}")
         ends = np.array([xy[a], xy[b]], dtype=float)
         if float(np.hypot(*(ends[1] - ends[0]))) < 1e-3:
-            raise ConfigError(f"{place}: door {name!r} has no width (its two vertices are "
-                              "on one spot): give it two vertices apart")  # fmt: skip
+            raise ConfigError(
+                f"{place}: door {name!r} has no width (its two vertices are "
+                "on one spot): give it two vertices apart"
+            )
         out.append(Door(name, kind, ends, level, place))
     return out
 
@@ -474,5 +555,7 @@ def _unique_doors(doors: list[Door]) -> None:
     for door in doors:
         first = seen.setdefault(door.name, door)
         if first is not door:
-            raise ConfigError(f"{door.where}: a second door named {door.name!r} (the first: "
-                              f"{first.where}): door names must be unique")  # fmt: skip
+            raise ConfigError(
+                f"{door.where}: a second door named {door.name!r} (the first: "
+                f"{first.where}): door names must be unique"
+            )

@@ -67,8 +67,15 @@ class Lift:
         return np.array([[c, -s], [s, c]])
 
 
-def read_lifts(file: Path, text: str, spec: Any, placements: dict[str, Placement], reference: str,
-           levels: dict[str, dict[str, Any]], ignored: list[str]) -> list[Lift]:  # fmt: skip
+def read_lifts(
+    file: Path,
+    text: str,
+    spec: Any,
+    placements: dict[str, Placement],
+    reference: str,
+    levels: dict[str, dict[str, Any]],
+    ignored: list[str],
+) -> list[Lift]:
     """The building's lifts, checked (errors name the file, line and key)."""
     if not isinstance(spec, dict):
         raise ConfigError(f"{at_line(file, text, 'lifts')}: expected a mapping of lift names")
@@ -79,12 +86,16 @@ def read_lifts(file: Path, text: str, spec: Any, placements: dict[str, Placement
             raise ConfigError(f"{where}: expected a mapping (x, y, yaw, width, depth, ...)")
         for key in ("x", "y", "width", "depth"):
             if not is_finite_number(lift.get(key)):
-                raise ConfigError(f"{at_line(file, text, 'lifts', name, key)}: expected a number, "
-                                  f"got {lift.get(key)!r:.40}")  # fmt: skip
+                raise ConfigError(
+                    f"{at_line(file, text, 'lifts', name, key)}: expected a number, "
+                    f"got {lift.get(key)!r:.40}"
+                )
         for key in ("width", "depth"):
             if not float(lift[key]) > 0:
-                raise ConfigError(f"{at_line(file, text, 'lifts', name, key)}: the cabin's {key} "
-                                  f"must be > 0 m, got {lift[key]!r}")  # fmt: skip
+                raise ConfigError(
+                    f"{at_line(file, text, 'lifts', name, key)}: the cabin's {key} "
+                    f"must be > 0 m, got {lift[key]!r}"
+                )
         yaw = lift.get("yaw", 0.0)
         if not is_finite_number(yaw):
             raise ConfigError(f"{where}.yaw: expected radians, got {yaw!r:.40}")
@@ -106,15 +117,29 @@ def read_lifts(file: Path, text: str, spec: Any, placements: dict[str, Placement
         initial = str(lift.get("initial_floor_name") or (served[0] if served else reference))
         if lift.get("initial_floor_name") is not None and initial not in served:
             at = at_line(file, text, "lifts", name, "initial_floor_name")
-            raise ConfigError(f"{at}: {initial!r} is not a level lift {name} serves (it "
-                              f"serves {', '.join(served) or 'none'})")  # fmt: skip
-        out.append(Lift(str(name), float(x), float(y), float(yaw), float(lift["width"]),
-                        float(lift["depth"]), served, doors, initial))  # fmt: skip
+            raise ConfigError(
+                f"{at}: {initial!r} is not a level lift {name} serves (it "
+                f"serves {', '.join(served) or 'none'})"
+            )
+        out.append(
+            Lift(
+                str(name),
+                float(x),
+                float(y),
+                float(yaw),
+                float(lift["width"]),
+                float(lift["depth"]),
+                served,
+                doors,
+                initial,
+            )
+        )
     return out
 
 
-def _cabin_doors(file: Path, text: str, lift: Any, spec: Any,
-                level_doors: dict[str, list[str]]) -> None:  # fmt: skip
+def _cabin_doors(
+    file: Path, text: str, lift: Any, spec: Any, level_doors: dict[str, list[str]]
+) -> None:
     """A lift's cabin doors: each a known door type and width > 0; every door `level_doors`
     names is one of them."""
     spec = spec or {}
@@ -123,14 +148,15 @@ def _cabin_doors(file: Path, text: str, lift: Any, spec: Any,
     for door, params in spec.items():
         at = at_line(file, text, "lifts", lift, "doors", door)
         if not isinstance(params, dict):
-            raise ConfigError(f"{at}: expected {{door_type, x, y, motion_axis_orientation, "
-                              "width}")  # fmt: skip
+            raise ConfigError(f"{at}: expected {{door_type, x, y, motion_axis_orientation, width}}")
         kind = params.get("door_type", 1)
         if not (isinstance(kind, int) and not isinstance(kind, bool) and kind in LIFT_DOOR_TYPES):
             at = at_line(file, text, "lifts", lift, "doors", door, "door_type")
-            raise ConfigError(f"{at}: {kind!r} is not a door type (RMF's: 1 single "
-                              "sliding, 2 double sliding, 3 single telescope, 4 double "
-                              "telescope, 5 single swing, 6 double swing)")  # fmt: skip
+            raise ConfigError(
+                f"{at}: {kind!r} is not a door type (RMF's: 1 single "
+                "sliding, 2 double sliding, 3 single telescope, 4 double "
+                "telescope, 5 single swing, 6 double swing)"
+            )
         width = params.get("width", 1.0)
         if not (is_finite_number(width) and float(width) > 0):
             at = at_line(file, text, "lifts", lift, "doors", door, "width")
@@ -140,8 +166,7 @@ def _cabin_doors(file: Path, text: str, lift: Any, spec: Any,
             if door not in spec:
                 at = at_line(file, text, "lifts", lift, "level_doors", level)
                 known = ", ".join(map(str, spec)) or "none"
-                raise ConfigError(f"{at}: lift {lift} has no door {door!r} (its doors: "
-                                  f"{known})")  # fmt: skip
+                raise ConfigError(f"{at}: lift {lift} has no door {door!r} (its doors: {known})")
 
 
 def in_lifts(lifts: list[Lift], g: NavGraph) -> dict[str, str]:

@@ -65,8 +65,9 @@ def from_fiducials(
     # the level's fiducials turned and brought to the reference's size, against the reference's
     off_x = sum(ref[n][0] - (c * own[n][0] - s * own[n][1]) / ratio for n in names) / len(names)
     off_y = sum(ref[n][1] - (s * own[n][0] + c * own[n][1]) / ratio for n in names) / len(names)
-    return Placement(reference_scale / ratio, rotation, off_x * reference_scale,
-                     off_y * reference_scale)  # fmt: skip
+    return Placement(
+        reference_scale / ratio, rotation, off_x * reference_scale, off_y * reference_scale
+    )
 
 
 def _bearing(a: tuple[float, float], b: tuple[float, float]) -> float:

@@ -17,9 +17,19 @@ from fleetsim import jit
 from fleetsim.jit import compiled
 
 
-def search(xy: np.ndarray, to: Any, start: Any, lane: Any, length: Any, s: int, g: int,
-           blocked: Any, limit: int, weight: float, manhattan: bool,
-           ) -> tuple[bool, np.ndarray | None]:  # fmt: skip
+def search(
+    xy: np.ndarray,
+    to: Any,
+    start: Any,
+    lane: Any,
+    length: Any,
+    s: int,
+    g: int,
+    blocked: Any,
+    limit: int,
+    weight: float,
+    manhattan: bool,
+) -> tuple[bool, np.ndarray | None]:
     """`NavGraph._search`, compiled: (True, the node before each node on the way, enough to
     walk back from `g`; or None when there is no route within `limit` expansions); (False,
     None) when it did not run (no Numba, or a small graph in a process that has not loaded
@@ -32,14 +42,37 @@ def search(xy: np.ndarray, to: Any, start: Any, lane: Any, length: Any, s: int, 
     if blocked:
         done[np.fromiter(blocked, dtype=np.int64, count=len(blocked))] = True
     previous = np.full(n, -1, dtype=np.int64)
-    found = kernel(np.ascontiguousarray(xy, dtype=np.float64), np.asarray(to),
-                   np.asarray(start), np.asarray(lane), np.asarray(length), int(s), int(g),
-                   done, int(limit), float(weight), bool(manhattan), previous)  # fmt: skip
+    found = kernel(
+        np.ascontiguousarray(xy, dtype=np.float64),
+        np.asarray(to),
+        np.asarray(start),
+        np.asarray(lane),
+        np.asarray(length),
+        int(s),
+        int(g),
+        done,
+        int(limit),
+        float(weight),
+        bool(manhattan),
+        previous,
+    )
     return True, previous if found else None
 
 
-def _astar(xy: Any, to: Any, start: Any, lane: Any, length: Any, s: int, g: int, done: Any,
-           limit: int, weight: float, manhattan: bool, previous: Any) -> bool:  # fmt: skip
+def _astar(
+    xy: Any,
+    to: Any,
+    start: Any,
+    lane: Any,
+    length: Any,
+    s: int,
+    g: int,
+    done: Any,
+    limit: int,
+    weight: float,
+    manhattan: bool,
+    previous: Any,
+) -> bool:
     gx, gy = xy[g, 0], xy[g, 1]
     best = np.full(xy.shape[0], np.inf)
     best[s] = 0.0

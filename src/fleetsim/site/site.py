@@ -103,8 +103,9 @@ class Site:
         halves = np.column_stack(
             ((r[:, 2] - r[:, 0]) / 2, (r[:, 3] - r[:, 1]) / 2, np.full(len(r), BLOCK_HEIGHT_M / 2))
         )
-        return cls(grid.graph, Obstacles(centres, halves, np.zeros(len(r))), grid=grid,
-                   source=str(path))  # fmt: skip
+        return cls(
+            grid.graph, Obstacles(centres, halves, np.zeros(len(r))), grid=grid, source=str(path)
+        )
 
     @classmethod
     def from_file(
@@ -143,11 +144,19 @@ class Site:
         )
         halves = np.column_stack((length / 2, np.full(len(w), WALL_THICKNESS_M / 2), height / 2))
         yaws = np.arctan2(w[:, 3] - w[:, 1], w[:, 2] - w[:, 0])
-        site = cls(building.graph, Obstacles(centres, halves, yaws), building.spawns,
-                   source=str(path), level=building.level, building_name=building.name,
-                   doors=building.doors, unnamed=building.unnamed,
-                   elevations=building.elevations, lifts=building.lifts,
-                   lift_of=building.lift_of)  # fmt: skip
+        site = cls(
+            building.graph,
+            Obstacles(centres, halves, yaws),
+            building.spawns,
+            source=str(path),
+            level=building.level,
+            building_name=building.name,
+            doors=building.doors,
+            unnamed=building.unnamed,
+            elevations=building.elevations,
+            lifts=building.lifts,
+            lift_of=building.lift_of,
+        )
         site._join_floors()
         return site
 

@@ -26,15 +26,23 @@ RAY_NEEDS = 'the ray backend needs Ray: pip install "fleetsim[ray]"'
 
 def crashed(spec: RunSpec, why: str) -> dict[str, Any]:
     """The row of a run whose worker died under it (a crash, or out of memory)."""
-    return {"run_id": spec.run_id, **spec.values, "seed": spec.seed, "status": "failed",
-            "error": why, "overrides": list(spec.overrides), "wall_time_s": None}  # fmt: skip
+    return {
+        "run_id": spec.run_id,
+        **spec.values,
+        "seed": spec.seed,
+        "status": "failed",
+        "error": why,
+        "overrides": list(spec.overrides),
+        "wall_time_s": None,
+    }
 
 
 Work = Callable[[RunSpec], dict[str, Any]]  # a run to a row (picklable: a module's function)
 
 
-def run_local(specs: Sequence[RunSpec], workers: int, work: Work = run_one
-              ) -> Iterator[dict[str, Any]]:  # fmt: skip
+def run_local(
+    specs: Sequence[RunSpec], workers: int, work: Work = run_one
+) -> Iterator[dict[str, Any]]:
     """Runs in `workers` processes (spawned: each makes its own PyBullet client); `work` makes
     each run's row (`worker.run_one` for a sweep)."""
     pending = list(reversed(specs))
@@ -42,8 +50,9 @@ def run_local(specs: Sequence[RunSpec], workers: int, work: Work = run_one
         fresh: dict[str, Any] = {}  # (Python 3.11 and later)
         if sys.version_info >= (3, 11):
             fresh["max_tasks_per_child"] = RUNS_PER_WORKER_PROCESS
-        pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), quiet, (),
-                                   **fresh)  # fmt: skip
+        pool = ProcessPoolExecutor(
+            workers, multiprocessing.get_context("spawn"), quiet, (), **fresh
+        )
         running: dict[Future[dict[str, Any]], RunSpec] = {}
         try:
             while pending or running:
@@ -58,8 +67,11 @@ def run_local(specs: Sequence[RunSpec], workers: int, work: Work = run_one
         except BrokenProcessPool:  # a worker died: the runs it had fail, the sweep goes on
             for future, spec in running.items():
                 ok = future.done() and not future.cancelled() and future.exception() is None
-                yield future.result() if ok else crashed(
-                    spec, "the worker process died (a crash, or out of memory)")  # fmt: skip
+                yield (
+                    future.result()
+                    if ok
+                    else crashed(spec, "the worker process died (a crash, or out of memory)")
+                )
         finally:  # (also when the sweep is stopped: do not wait for the runs under way)
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -75,18 +87,23 @@ def connect_ray(address: str | None, workers: int) -> Any:
         return ray
     if address not in (None, "local", "auto"):
         _probe(address)
-    options: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR",
-                               "configure_logging": True}  # fmt: skip
+    options: dict[str, Any] = {
+        "log_to_driver": False,
+        "logging_level": "ERROR",
+        "configure_logging": True,
+    }
     try:
         if address in (None, "local"):
             ray.init(num_cpus=workers, include_dashboard=False, **options)
         else:
             ray.init(address=address, **options)
     except (ConnectionError, TimeoutError, ValueError, RuntimeError) as exc:
-        raise ConfigError(f"--ray-address {address}: cannot reach a Ray cluster there "
-                          f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
-                          "start one with `ray start --head` or leave --ray-address out for a "
-                          "local instance") from None  # fmt: skip
+        raise ConfigError(
+            f"--ray-address {address}: cannot reach a Ray cluster there "
+            f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+            "start one with `ray start --head` or leave --ray-address out for a "
+            "local instance"
+        ) from None
     return ray
 
 
@@ -95,20 +112,24 @@ def _probe(address: str) -> None:
     retries an unreachable address for minutes)."""
     host, _, port = address.removeprefix("ray://").rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)),
-                                      timeout=PROBE_TIMEOUT_S):  # fmt: skip
+        with socket.create_connection(
+            (host.strip("[]") or "127.0.0.1", int(port)), timeout=PROBE_TIMEOUT_S
+        ):
             return
     except ValueError:
         why = "expected auto, HOST:PORT or ray://HOST:PORT"
     except OSError as exc:
         why = exc.strerror or str(exc) or type(exc).__name__
-    raise ConfigError(f"--ray-address {address}: cannot reach a Ray cluster there ({why}); "
-                      "start one with `ray start --head`, or leave --ray-address out for a "
-                      "local Ray")  # fmt: skip
+    raise ConfigError(
+        f"--ray-address {address}: cannot reach a Ray cluster there ({why}); "
+        "start one with `ray start --head`, or leave --ray-address out for a "
+        "local Ray"
+    )
 
 
-def run_ray(specs: Sequence[RunSpec], workers: int, address: str | None, work: Work = run_one
-            ) -> Iterator[dict[str, Any]]:  # fmt: skip
+def run_ray(
+    specs: Sequence[RunSpec], workers: int, address: str | None, work: Work = run_one
+) -> Iterator[dict[str, Any]]:
     """Runs as Ray tasks (one CPU each, no retries: a failed run is a row)."""
     ray = connect_ray(address, workers)
     started_here = address in (None, "local")

@@ -28,11 +28,18 @@ class SweepResult:
     failed: int  # of those done now
 
 
-def run_sweep(plan: Plan, out: Path, *, workers: int = 1, backend: str = "local",
-              ray_address: str | None = None, resume: bool = False, retry_failed: bool = False,
-              details: bool = False,
-              progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
-              ) -> SweepResult:  # fmt: skip
+def run_sweep(
+    plan: Plan,
+    out: Path,
+    *,
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+    resume: bool = False,
+    retry_failed: bool = False,
+    details: bool = False,
+    progress: Callable[[int, int, dict[str, Any] | None], None] | None = None,
+) -> SweepResult:
     """Run `plan`, rows to the Parquet file `out`. `progress(done, total, row)` after each run
     (and once with row None before the first)."""
     store = prepare(out, workers, backend, ray_address, resume or retry_failed)
@@ -56,8 +63,9 @@ def run_sweep(plan: Plan, out: Path, *, workers: int = 1, backend: str = "local"
     return SweepResult(store.rows(), len(todo), len(specs) - len(todo), failed)
 
 
-def prepare(out: Path, workers: int, backend: str, ray_address: str | None,
-            resume: bool) -> ResultStore:  # fmt: skip
+def prepare(
+    out: Path, workers: int, backend: str, ray_address: str | None, resume: bool
+) -> ResultStore:
     """Check the options and the results file, connect to Ray: every error before any run."""
     if backend not in BACKENDS:
         raise ConfigError(f"--backend {backend}: choose local or ray")
@@ -71,8 +79,9 @@ def prepare(out: Path, workers: int, backend: str, ray_address: str | None,
     return store
 
 
-def rows_of(todo: list[RunSpec], backend: str, workers: int, address: str | None,
-            work: Work = run_one) -> Iterator[dict[str, Any]]:  # fmt: skip
+def rows_of(
+    todo: list[RunSpec], backend: str, workers: int, address: str | None, work: Work = run_one
+) -> Iterator[dict[str, Any]]:
     """The rows of the runs `todo`, as they finish, on `backend` (`work` makes each row)."""
     if not todo:
         return iter(())

@@ -39,8 +39,9 @@ class RunSpec:
     @property
     def run_id(self) -> str:
         """Stable over sweeps: the same scenario, overrides, seed and duration, the same id."""
-        what = json.dumps([Path(self.scenario).name, list(self.overrides), self.seed,
-                           self.duration])  # fmt: skip
+        what = json.dumps(
+            [Path(self.scenario).name, list(self.overrides), self.seed, self.duration]
+        )
         return hashlib.sha1(what.encode()).hexdigest()[:16]
 
 
@@ -58,8 +59,10 @@ class Plan:
     def combinations(self) -> list[dict[str, Any]]:
         """Every combination of the swept values, in order."""
         keys = list(self.swept)
-        return [dict(zip(keys, values, strict=True))
-                for values in itertools.product(*self.swept.values())]  # fmt: skip
+        return [
+            dict(zip(keys, values, strict=True))
+            for values in itertools.product(*self.swept.values())
+        ]
 
     def runs(self, details: Path | None = None) -> list[RunSpec]:
         """Every run: each combination with each seed (with a details file under `details`)."""
@@ -67,8 +70,16 @@ class Plan:
         for combination in self.combinations:
             swept = [f"{k}={_text(v)}" for k, v in combination.items()]
             for seed in self.seeds:
-                out.append(RunSpec(str(self.scenario), (*self.fixed, *swept), seed, combination,
-                                   self.duration, str(details) if details else None))  # fmt: skip
+                out.append(
+                    RunSpec(
+                        str(self.scenario),
+                        (*self.fixed, *swept),
+                        seed,
+                        combination,
+                        self.duration,
+                        str(details) if details else None,
+                    )
+                )
         return out
 
 
@@ -103,14 +114,17 @@ def parse_sets(items: list[str]) -> tuple[dict[str, list[Any]], list[str]]:
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise ConfigError(f"--set {item!r}: expected KEY=V1,V2,... (for example "
-                              "robots[0].start.random=10,20,40)")  # fmt: skip
+            raise ConfigError(
+                f"--set {item!r}: expected KEY=V1,V2,... (for example "
+                "robots[0].start.random=10,20,40)"
+            )
         if key in swept or any(f.partition("=")[0] == key for f in fixed):
             raise ConfigError(f"--set {key}: given twice; list all its values in one --set")
         texts = split_values(text)
         if not any(texts):
-            raise ConfigError(f"--set {key}: no values: give one or more, comma-separated "
-                              f"({key}=10,20,40)")  # fmt: skip
+            raise ConfigError(
+                f"--set {key}: no values: give one or more, comma-separated ({key}=10,20,40)"
+            )
         if "" in texts:
             raise ConfigError(f"--set {key}={text}: an empty value in the list")
         values = [_value(key, t) for t in texts]
@@ -133,8 +147,9 @@ def parse_seeds(text: str) -> list[int]:
             a = int(low)
             b = int(high) if dash else a
         except ValueError:
-            raise ConfigError(f"--seeds {text}: '{part}' is not a seed or a range like 1-20"
-                              ) from None  # fmt: skip
+            raise ConfigError(
+                f"--seeds {text}: '{part}' is not a seed or a range like 1-20"
+            ) from None
         if b < a:
             raise ConfigError(f"--seeds {text}: the range {part} runs backwards; write {b}-{a}")
         if a < 0 or b > MAX_SEED:
@@ -147,8 +162,9 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def make_plan(scenario: str, sets: list[str], seeds: str | None,
-              duration: float | None = None) -> Plan:  # fmt: skip
+def make_plan(
+    scenario: str, sets: list[str], seeds: str | None, duration: float | None = None
+) -> Plan:
     """The plan, with every combination checked against the scenario schema."""
     path = scenario_path(scenario)
     swept, fixed = parse_sets(sets)

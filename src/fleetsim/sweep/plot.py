@@ -18,8 +18,9 @@ from fleetsim.sweep.stats import by_combination, estimate
 NEEDS = 'sweep plots need matplotlib: pip install "fleetsim[viz]"'
 
 
-def write_plots(rows: Sequence[dict[str, Any]], swept: Sequence[str], kpis: Sequence[str],
-                folder: Path) -> list[Path]:  # fmt: skip
+def write_plots(
+    rows: Sequence[dict[str, Any]], swept: Sequence[str], kpis: Sequence[str], folder: Path
+) -> list[Path]:
     """A PNG per KPI that varies, against the first swept key (a line per value of a second)."""
     try:
         import matplotlib
@@ -44,8 +45,11 @@ def write_plots(rows: Sequence[dict[str, Any]], swept: Sequence[str], kpis: Sequ
             label = ", ".join(f"{k}={v}" for k, v in zip(others, line_key, strict=True))
             points = []
             for x in xs:
-                values = [r[kpi] for r in group if _key(r.get(x_key)) == x
-                          and isinstance(r.get(kpi), int | float)]  # fmt: skip
+                values = [
+                    r[kpi]
+                    for r in group
+                    if _key(r.get(x_key)) == x and isinstance(r.get(kpi), int | float)
+                ]
                 ax.scatter([position[x]] * len(values), values, s=8, alpha=0.25, color="grey")
                 est = estimate(values)
                 if est.n:

@@ -9,9 +9,38 @@ from typing import Any
 
 # Student's t, two-sided 95%, for 1..30 degrees of freedom; beyond, 1.96 + 2.36 / df (within
 # 0.003 of the exact value).
-T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-       2.060, 2.056, 2.052, 2.048, 2.045, 2.042)  # fmt: skip
+T95 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
 FLEET_KPIS = ("throughput_per_hour", "tasks_completed", "cycle_time_s.mean", "utilisation")
 RUN_KPIS = ("actions_completed", "actions_failed")
 
@@ -59,8 +88,9 @@ def headline(kpis: Sequence[str]) -> list[str]:
     return chosen + [k for k in ("stalls", "collisions", "real_time_factor") if k in kpis]
 
 
-def by_combination(rows: Sequence[dict[str, Any]], swept: Sequence[str]
-                   ) -> dict[tuple[Any, ...], list[dict[str, Any]]]:  # fmt: skip
+def by_combination(
+    rows: Sequence[dict[str, Any]], swept: Sequence[str]
+) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """Rows grouped by their swept values, in the order the combinations first appear."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
@@ -69,8 +99,9 @@ def by_combination(rows: Sequence[dict[str, Any]], swept: Sequence[str]
     return groups
 
 
-def summarise(rows: Sequence[dict[str, Any]], swept: Sequence[str], kpis: Sequence[str]
-              ) -> list[dict[str, Any]]:  # fmt: skip
+def summarise(
+    rows: Sequence[dict[str, Any]], swept: Sequence[str], kpis: Sequence[str]
+) -> list[dict[str, Any]]:
     """One line per combination: its values, runs ok / failed, and each KPI's estimate over
     the runs that succeeded."""
     out = []

@@ -44,8 +44,10 @@ class ResultStore:
         self.path = path
         self.journal = path.with_name(path.name + ".journal")
         if not resume and (path.exists() or self.journal.exists()):
-            raise ConfigError(f"--out {path}: the file exists; add --resume to carry on with "
-                              "it, or choose another --out")  # fmt: skip
+            raise ConfigError(
+                f"--out {path}: the file exists; add --resume to carry on with "
+                "it, or choose another --out"
+            )
         if not path.parent.is_dir():
             raise ConfigError(f"--out {path}: no folder {path.parent}")
         self._file: IO[str] | None = None  # the journal, opened at the first row

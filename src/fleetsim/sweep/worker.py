@@ -60,8 +60,13 @@ def quiet() -> None:
 def run_one(spec: RunSpec) -> dict[str, Any]:
     """Run `spec` to the end; the results row (never raises for a failed run)."""
     started = time.perf_counter()
-    row: dict[str, Any] = {"run_id": spec.run_id, **spec.values, "seed": spec.seed,
-                           "status": "ok", "error": None}  # fmt: skip
+    row: dict[str, Any] = {
+        "run_id": spec.run_id,
+        **spec.values,
+        "seed": spec.seed,
+        "status": "ok",
+        "error": None,
+    }
     try:
         loaded = load_scenario(spec.scenario, spec.overrides)
         built = build(loaded, target_rtf=0.0, gui=None, duration=spec.duration, seed=spec.seed)
@@ -71,8 +76,12 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
             row["seed"] = built.sim.params.seed
         row.update(run_row(summary, {}))
         if spec.details:
-            meta = {"scenario": loaded.scenario.name, "scenario_file": spec.scenario,
-                    "seed": row["seed"], "overrides": list(spec.overrides)}  # fmt: skip
+            meta = {
+                "scenario": loaded.scenario.name,
+                "scenario_file": spec.scenario,
+                "seed": row["seed"],
+                "overrides": list(spec.overrides),
+            }
             write_results(Path(spec.details) / f"{spec.run_id}.json", summary, meta)
     except Exception as exc:  # the run failed: its row says why
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}"[:2000])

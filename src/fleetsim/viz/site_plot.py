@@ -25,8 +25,9 @@ def plot_site(site: Site, path: str | Path, title: str = "") -> Path:
         raise ConfigError("drawing a site needs matplotlib: pip install 'fleetsim[viz]'") from None
     levels = site.graph.level_names
     # one level a row, full width: a building's floors stay readable on a page
-    fig, axes = plt.subplots(len(levels), 1, figsize=(14, 6.5 * len(levels)), dpi=120,
-                             squeeze=False)  # fmt: skip
+    fig, axes = plt.subplots(
+        len(levels), 1, figsize=(14, 6.5 * len(levels)), dpi=120, squeeze=False
+    )
     for ax, level in zip(axes[:, 0], levels, strict=True):
         _draw(ax, site, level, Rectangle)
         name = title or site.source
@@ -46,15 +47,22 @@ def _draw(ax: Any, site: Site, level: str, rectangle: Any) -> None:
         extent = (0.0, g.width * g.cell_size, 0.0, g.height * g.cell_size)
         ax.imshow(g.blocked, cmap="Greys", extent=extent, interpolation="nearest", alpha=0.8)
     else:
-        floors = [site.level_at(z - h) for z, h in zip(obstacles.centres[:, 2].tolist(),
-                                                      obstacles.half_extents[:, 2].tolist(),
-                                                      strict=True)]  # fmt: skip
+        floors = [
+            site.level_at(z - h)
+            for z, h in zip(
+                obstacles.centres[:, 2].tolist(), obstacles.half_extents[:, 2].tolist(), strict=True
+            )
+        ]
         for k in [k for k, f in enumerate(floors) if f == level]:
-            (x, y, _), (hx, hy, _), yaw = (obstacles.centres[k], obstacles.half_extents[k],
-                                           obstacles.yaws[k])  # fmt: skip
+            (x, y, _), (hx, hy, _), yaw = (
+                obstacles.centres[k],
+                obstacles.half_extents[k],
+                obstacles.yaws[k],
+            )
             corner = np.array([x, y]) - _rotate(np.array([hx, hy]), yaw)
-            ax.add_patch(rectangle(tuple(corner), 2 * hx, 2 * hy, angle=float(np.degrees(yaw)),
-                                   color="0.35"))  # fmt: skip
+            ax.add_patch(
+                rectangle(tuple(corner), 2 * hx, 2 * hy, angle=float(np.degrees(yaw)), color="0.35")
+            )
     on = graph.level == graph.level_names.index(level)
     lanes = np.flatnonzero(on[graph.lane_from] & on[graph.lane_to])
     if len(lanes) <= MAX_DRAWN_LANES:
@@ -69,18 +77,33 @@ def _draw(ax: Any, site: Site, level: str, rectangle: Any) -> None:
         named = [k for k in np.flatnonzero(on).tolist() if not _generated(graph.names[k])]
         ax.scatter(graph.xy[named, 0], graph.xy[named, 1], s=12, color="tab:red", zorder=3)
         for k in named:
-            ax.annotate(graph.names[k], graph.xy[k], fontsize=7, xytext=(3, 3),
-                        textcoords="offset points")  # fmt: skip
+            ax.annotate(
+                graph.names[k], graph.xy[k], fontsize=7, xytext=(3, 3), textcoords="offset points"
+            )
     for door in site.doors:
         if door.level == level:
             ax.plot(door.ends[:, 0], door.ends[:, 1], color="tab:purple", linewidth=3)
-            ax.annotate(door.name, door.ends.mean(axis=0), fontsize=6, color="tab:purple",
-                        xytext=(0, -9), textcoords="offset points")  # fmt: skip
+            ax.annotate(
+                door.name,
+                door.ends.mean(axis=0),
+                fontsize=6,
+                color="tab:purple",
+                xytext=(0, -9),
+                textcoords="offset points",
+            )
     for lift in site.lifts:
         if level in lift.levels:
-            ax.add_patch(rectangle(tuple(lift.shaft()[0]), lift.width + 0.1,
-                                   lift.depth + 0.1, angle=float(np.degrees(lift.yaw)),
-                                   fill=False, color="tab:green", linewidth=2))  # fmt: skip
+            ax.add_patch(
+                rectangle(
+                    tuple(lift.shaft()[0]),
+                    lift.width + 0.1,
+                    lift.depth + 0.1,
+                    angle=float(np.degrees(lift.yaw)),
+                    fill=False,
+                    color="tab:green",
+                    linewidth=2,
+                )
+            )
             ax.annotate(lift.name, (lift.x, lift.y), fontsize=7, color="tab:green")
     ax.set_aspect("equal")
     ax.autoscale_view()

@@ -34,8 +34,9 @@ class Across:
     started: set[int] = field(default_factory=set)  # legs whose driving has begun
 
 
-def plan(site: Site, position: Any, x: float, y: float, yaw: float, level: str,
-         requester: str) -> Across:  # fmt: skip
+def plan(
+    site: Site, position: Any, x: float, y: float, yaw: float, level: str, requester: str
+) -> Across:
     """The legs and lifts from `position` (x, y, z) to (x, y) on `level`."""
     graph = site.graph
     start = int(site.nearest_nodes(position)[0][0])
@@ -67,11 +68,13 @@ def step(across: Across, robot: Any, lifts: Any) -> bool:
             across.started.add(across.leg)
             ends = points if last else points[:-1]  # (short of the cabin: its last point)
             if last:
-                robot.set_waypoints(ends, [across.goal[2]] * len(ends), tolerance=0.05,
-                                    align_orientation=True)  # fmt: skip
+                robot.set_waypoints(
+                    ends, [across.goal[2]] * len(ends), tolerance=0.05, align_orientation=True
+                )
             elif ends:
-                robot.set_waypoints(ends, [0.0] * len(ends), tolerance=0.05,
-                                    align_orientation=False)  # fmt: skip
+                robot.set_waypoints(
+                    ends, [0.0] * len(ends), tolerance=0.05, align_orientation=False
+                )
             return last
         if last or (robot.is_moving and len(points) > 1):
             return last

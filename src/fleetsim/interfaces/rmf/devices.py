@@ -64,8 +64,10 @@ def door_states(fleet: RmfFleet) -> list[dict[str, Any]]:
     doors, now = fleet.sim.doors, round(fleet.sim.sim_time, 9)  # (9.6, not 9.600000000000001)
     if doors is None:
         return []
-    return [{"door_time": now, "door_name": d.name, "current_mode": {"value": door_mode(d.mode)}}
-            for d in doors.doors.values()]  # fmt: skip
+    return [
+        {"door_time": now, "door_name": d.name, "current_mode": {"value": door_mode(d.mode)}}
+        for d in doors.doors.values()
+    ]
 
 
 def lift_states(fleet: RmfFleet) -> list[dict[str, Any]]:
@@ -80,11 +82,20 @@ def lift_states(fleet: RmfFleet) -> list[dict[str, Any]]:
         human = lift.session is not None and lift.session in fleet.human_sessions
         agv = lift.session is not None and not human
         mode = MODE_OFFLINE if not lift.in_service else MODE_AGV if agv else MODE_HUMAN
-        out.append({"lift_time": now, "lift_name": lift.name, "available_floors": lift.levels,
-                    "current_floor": lift.level, "destination_floor": lift.target or lift.level,
-                    "door_state": door_mode(lift.door.value), "motion_state": motion,
-                    "available_modes": [MODE_HUMAN, MODE_AGV], "current_mode": mode,
-                    "session_id": lift.session or ""})  # fmt: skip
+        out.append(
+            {
+                "lift_time": now,
+                "lift_name": lift.name,
+                "available_floors": lift.levels,
+                "current_floor": lift.level,
+                "destination_floor": lift.target or lift.level,
+                "door_state": door_mode(lift.door.value),
+                "motion_state": motion,
+                "available_modes": [MODE_HUMAN, MODE_AGV],
+                "current_mode": mode,
+                "session_id": lift.session or "",
+            }
+        )
     return out
 
 
@@ -135,5 +146,6 @@ def apply_lift(fleet: RmfFleet, request: LiftRequest) -> None:
         fleet.human_sessions.add(request.session_id)
     else:
         fleet.human_sessions.discard(request.session_id)
-    fleet.submit(lambda: lifts.request(request.lift_name, request.session_id,
-                                       request.destination_floor))  # fmt: skip
+    fleet.submit(
+        lambda: lifts.request(request.lift_name, request.session_id, request.destination_floor)
+    )

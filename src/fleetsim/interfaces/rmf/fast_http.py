@@ -30,8 +30,13 @@ def fast_protocol(answer: Answer) -> type[asyncio.Protocol] | None:
         return None
 
     class FastAnswers(asyncio.Protocol):
-        def __init__(self, config: Any, server_state: Any, app_state: Any,
-                     _loop: asyncio.AbstractEventLoop | None = None) -> None:  # fmt: skip
+        def __init__(
+            self,
+            config: Any,
+            server_state: Any,
+            app_state: Any,
+            _loop: asyncio.AbstractEventLoop | None = None,
+        ) -> None:
             self.config, self.server_state, self.app_state = config, server_state, app_state
             self.loop = _loop or asyncio.get_event_loop()
             self.transport: Any = None
@@ -119,8 +124,12 @@ def fast_protocol(answer: Answer) -> type[asyncio.Protocol] | None:
         def _hand_over(self) -> None:
             self.server_state.connections.discard(self)
             self._disarm()
-            protocol = AutoHTTPProtocol(config=self.config, server_state=self.server_state,  # type: ignore[call-arg]
-                                        app_state=self.app_state, _loop=self.loop)  # fmt: skip
+            protocol = AutoHTTPProtocol(
+                config=self.config,
+                server_state=self.server_state,  # type: ignore[call-arg]
+                app_state=self.app_state,
+                _loop=self.loop,
+            )
             protocol.connection_made(self.transport)
             self.transport.set_protocol(protocol)
             data, self.buffer = self.buffer, b""

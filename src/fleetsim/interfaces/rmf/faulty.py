@@ -52,8 +52,15 @@ class FaultyAnswers:
 
         def emit() -> None:
             now = sim.sim_time
-            row = {"time": now, "kind": f"answer_{outcome}", "target": robot, "duration": 0.0,
-                   "topic": endpoint, "until": now, "by": "rmf"}  # fmt: skip
+            row = {
+                "time": now,
+                "kind": f"answer_{outcome}",
+                "target": robot,
+                "duration": 0.0,
+                "topic": endpoint,
+                "until": now,
+                "by": "rmf",
+            }
             sim.events.emit("fault_started", sim, row)
 
         self.fleet.submit(emit)

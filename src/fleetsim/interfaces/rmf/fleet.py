@@ -96,8 +96,9 @@ class RmfFleet:
         is dropped."""
         self._inbox.put(command)
 
-    def _accept(self, k: int, command: Callable[[], None], cmd_id: int = KEEP,
-                teleop: bool | None = None) -> None:  # fmt: skip
+    def _accept(
+        self, k: int, command: Callable[[], None], cmd_id: int = KEEP, teleop: bool | None = None
+    ) -> None:
         """Submit robot `k`'s `command`, noting at once what it will make of the robot."""
         self.accepted.accept(k, cmd_id, teleop)
 
@@ -107,8 +108,16 @@ class RmfFleet:
 
         self.submit(apply)
 
-    def navigate(self, name: str, cmd_id: int, x: float, y: float, yaw: float,
-                 speed_limit: float = 0.0, map_name: str = "") -> None:  # fmt: skip
+    def navigate(
+        self,
+        name: str,
+        cmd_id: int,
+        x: float,
+        y: float,
+        yaw: float,
+        speed_limit: float = 0.0,
+        map_name: str = "",
+    ) -> None:
         """Send robot `name` straight to (x, y), ending on `yaw`, at most `speed_limit` m/s when > 0
         (another map: by lift); `cmd_id` completes on arrival."""
         k = self.index[name]
@@ -120,13 +129,13 @@ class RmfFleet:
                 here = self.robots[k].get_pose().position
                 # (no way there: the command runs without progress, and RMF sees replan)
                 with contextlib.suppress(FleetSimError):
-                    self._across[k] = across.plan(site, here, x, y, yaw, map_name,
-                                                  f"rmf:{name}")  # fmt: skip
+                    self._across[k] = across.plan(site, here, x, y, yaw, map_name, f"rmf:{name}")
                 self._run(k, cmd_id, x, y)
                 return
             limits = [speed_limit] if speed_limit > 0 else None
-            self.robots[k].set_waypoints([[x, y]], [yaw], tolerance=ARRIVED_M,
-                                         align_orientation=True, speed_limits=limits)  # fmt: skip
+            self.robots[k].set_waypoints(
+                [[x, y]], [yaw], tolerance=ARRIVED_M, align_orientation=True, speed_limits=limits
+            )
             self._run(k, cmd_id, x, y)
 
         self._accept(k, go, cmd_id)
@@ -138,8 +147,7 @@ class RmfFleet:
         def go() -> None:
             points = [p[:2] for p in path]
             yaws = [p[2] for p in path]
-            self.robots[k].set_waypoints(points, yaws, tolerance=ARRIVED_M,
-                                         align_orientation=True)  # fmt: skip
+            self.robots[k].set_waypoints(points, yaws, tolerance=ARRIVED_M, align_orientation=True)
             self._run(k, cmd_id, path[-1][0], path[-1][1])
 
         self._accept(k, go, cmd_id)
@@ -251,17 +259,27 @@ class RmfFleet:
         self.batteries.update(self.sim.params.timestep, driven, self.cmd_id != NO_COMMAND)
         self.board = self._board(xy, yaw, left)
 
-    def _board(self, xy: np.ndarray, yaw: np.ndarray, left: np.ndarray | None = None
-               ) -> StatusBoard:  # fmt: skip
+    def _board(
+        self, xy: np.ndarray, yaw: np.ndarray, left: np.ndarray | None = None
+    ) -> StatusBoard:
         if left is None:
             left = np.hypot(*(xy - self.goal).T)
         running = self.cmd_id != NO_COMMAND
         replan = running & (self.sim.sim_time - self._progress_at >= self.blocked_after_s)
         if self._faults is not None and self._faults.any_offset:  # a localisation jump
             xy = xy + self._faults.offsets
-        return StatusBoard.build(self.names, self._quoted, self._maps(), xy, yaw,
-                                 self.batteries.percent, self.cmd_id, left / self._top_speed,
-                                 self.completed, replan)  # fmt: skip
+        return StatusBoard.build(
+            self.names,
+            self._quoted,
+            self._maps(),
+            xy,
+            yaw,
+            self.batteries.percent,
+            self.cmd_id,
+            left / self._top_speed,
+            self.completed,
+            replan,
+        )
 
     def _maps(self) -> list[str]:
         """Each robot's map_name (JSON): its building level, by its height, on a site of

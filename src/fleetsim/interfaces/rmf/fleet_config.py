@@ -33,19 +33,27 @@ def footprint_of(model: str) -> float:
         return float(math.hypot(size[0], size[1]) / 2)
 
 
-def fleet_config(site: Site, model: str = "mobile_robot", fleet_name: str | None = None,
-                 fleet_manager: str = "http://127.0.0.1:22011") -> dict[str, Any]:  # fmt: skip
+def fleet_config(
+    site: Site,
+    model: str = "mobile_robot",
+    fleet_name: str | None = None,
+    fleet_manager: str = "http://127.0.0.1:22011",
+) -> dict[str, Any]:
     """A starter configuration for RMF's demo fleet adapter: the robots the building places, their
     chargers, limits and footprint, the fleet manager's address and each level's reference
     coordinates."""
     if not site.spawns:
-        raise ConfigError("the site places no robots (an Open-RMF building's spawn_robot_name "
-                          "on a vertex); a fleet config lists the fleet's robots")  # fmt: skip
+        raise ConfigError(
+            "the site places no robots (an Open-RMF building's spawn_robot_name "
+            "on a vertex); a fleet config lists the fleet's robots"
+        )
     graph = site.graph
     chargers = graph.nodes_with("charger")
     if not chargers:
-        raise ConfigError("the site has no charger vertices (is_charger); RMF's fleet adapter "
-                          "needs one for each robot")  # fmt: skip
+        raise ConfigError(
+            "the site has no charger vertices (is_charger); RMF's fleet adapter "
+            "needs one for each robot"
+        )
     charger_xy = graph.xy[[graph.node(c) for c in chargers]]
     robots = {}
     for spawn in site.spawns:
@@ -108,6 +116,7 @@ def fleet_manager_address(url: str) -> dict[str, Any]:
     except ValueError:
         port = None
     if parts.scheme != "http" or not parts.hostname or port is None or parts.path not in ("", "/"):
-        raise ConfigError(f"--fleet-manager {url!r}: expected http://HOST:PORT, such as "
-                          "http://127.0.0.1:22011")  # fmt: skip
+        raise ConfigError(
+            f"--fleet-manager {url!r}: expected http://HOST:PORT, such as http://127.0.0.1:22011"
+        )
     return {"ip": parts.hostname, "port": port, "prefix": f"http://{parts.netloc}"}

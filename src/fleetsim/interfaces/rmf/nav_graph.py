@@ -21,9 +21,14 @@ from fleetsim.site.graph import NavGraph
 from fleetsim.site.rmf_building import Door, Lift
 
 
-def nav_graph(graph: NavGraph, building_name: str = "fleetsim", doors: Sequence[Door] = (),
-              unnamed: Collection[str] = (), lifts: Sequence[Lift] = (),
-              lift_of: Mapping[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+def nav_graph(
+    graph: NavGraph,
+    building_name: str = "fleetsim",
+    doors: Sequence[Door] = (),
+    unnamed: Collection[str] = (),
+    lifts: Sequence[Lift] = (),
+    lift_of: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """Every level of the graph; with `lifts`, the `lifts` section (cabin position and yaw,
     width and depth) and the `lift` of each vertex inside one (`lift_of`), and the `doors`
     section (each door's end points and level), as RMF's generator writes them."""
@@ -48,9 +53,13 @@ def nav_graph(graph: NavGraph, building_name: str = "fleetsim", doors: Sequence[
             vertices.append([x, y, params])
         level_doors = [d for d in doors if d.level == level]
         lanes = []
-        for a, b, two_way, limit in zip(graph.lane_from.tolist(), graph.lane_to.tolist(),
-                                        graph.bidirectional.tolist(),
-                                        graph.speed_limit.tolist(), strict=True):  # fmt: skip
+        for a, b, two_way, limit in zip(
+            graph.lane_from.tolist(),
+            graph.lane_to.tolist(),
+            graph.bidirectional.tolist(),
+            graph.speed_limit.tolist(),
+            strict=True,
+        ):
             if a not in local or b not in local:
                 continue  # another level's (RMF joins levels through the lifts' vertices)
             options: dict[str, Any] = {"speed_limit": limit if math.isfinite(limit) else 0.0}

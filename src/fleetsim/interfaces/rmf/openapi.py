@@ -40,8 +40,9 @@ def truthful_openapi(app: Any, with_token: bool) -> dict[str, Any]:
         return dict(app.openapi_schema)
     from fastapi.openapi.utils import get_openapi
 
-    doc = get_openapi(title=app.title, version=app.version, description=app.description,
-                      routes=app.routes)  # fmt: skip
+    doc = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
     statuses = dict(OTHER_STATUSES)
     if with_token:
         statuses["401"] = "A missing or wrong `Authorization: Bearer` token."

@@ -78,8 +78,7 @@ class NavigateBody(BaseModel):
 Handler = Callable[..., Awaitable[Any]]
 
 
-def make_app(fleet: RmfFleet, token: str | None = None,
-             faults: MessageFaults | None = None) -> Any:  # fmt: skip
+def make_app(fleet: RmfFleet, token: str | None = None, faults: MessageFaults | None = None) -> Any:
     """The FastAPI app serving `fleet`; with `token`, every request must carry
     `Authorization: Bearer <token>`; with `faults`, answers are refused or delayed."""
     try:
@@ -103,8 +102,11 @@ def make_app(fleet: RmfFleet, token: str | None = None,
         cannot parse (400) is a malformed command, refused with 200 like any other."""
         if exc.status_code == 400:
             return refuse(f"body: not valid JSON ({exc.detail})")
-        return JSONResponse(answer(success=False, msg=str(exc.detail)),
-                            status_code=exc.status_code, headers=exc.headers)  # fmt: skip
+        return JSONResponse(
+            answer(success=False, msg=str(exc.detail)),
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -159,8 +161,9 @@ def make_app(fleet: RmfFleet, token: str | None = None,
             raise RefusedError(f"no activity {activity!r} (activities: {known})")
         path = labels.get(label)
         if path is None:
-            raise RefusedError(f"activity {activity!r} has no label {label!r} "
-                          f"(labels: {', '.join(labels)})")  # fmt: skip
+            raise RefusedError(
+                f"activity {activity!r} has no label {label!r} (labels: {', '.join(labels)})"
+            )
         return path
 
     @route("get", "status")
@@ -180,13 +183,22 @@ def make_app(fleet: RmfFleet, token: str | None = None,
         levels = fleet.sim.site.graph.level_names if fleet.sim.site is not None else []
         if body.map_name and body.map_name != here and body.map_name not in levels:
             maps = ", ".join(levels) or here
-            raise RefusedError(f"map {body.map_name!r}: {robot_name} is on {here!r}, and the "
-                               f"site's maps are {maps}")  # fmt: skip
+            raise RefusedError(
+                f"map {body.map_name!r}: {robot_name} is on {here!r}, and the "
+                f"site's maps are {maps}"
+            )
         if body.map_name and body.map_name != here and fleet.sim.lifts is None:
             raise RefusedError(f"map {body.map_name!r}: no lift to get there from {here!r}")
         drivable(robot_name, cmd_id)
-        fleet.navigate(robot_name, cmd_id, d.x, d.y, d.yaw, max(body.speed_limit, 0.0),
-                       body.map_name if len(levels) > 1 else "")  # fmt: skip
+        fleet.navigate(
+            robot_name,
+            cmd_id,
+            d.x,
+            d.y,
+            d.yaw,
+            max(body.speed_limit, 0.0),
+            body.map_name if len(levels) > 1 else "",
+        )
         return answer()
 
     @route("get", "action_paths")
@@ -215,9 +227,12 @@ def make_app(fleet: RmfFleet, token: str | None = None,
         return answer()
 
     @route("get", "stop_robot")
-    async def stop_robot(robot_name: str, cmd_id: int | None = None,
-                         running_cmd_id: int | None = None,
-                         stop_cmd_id: int | None = None) -> Any:  # fmt: skip
+    async def stop_robot(
+        robot_name: str,
+        cmd_id: int | None = None,
+        running_cmd_id: int | None = None,
+        stop_cmd_id: int | None = None,
+    ) -> Any:
         """Stop the robot; `cmd_id` (rmf_demos' client) or `stop_cmd_id` becomes its
         `last_completed_request`, and with `running_cmd_id` only if that command runs."""
         stop_id = stop_cmd_id if stop_cmd_id is not None else cmd_id
@@ -285,12 +300,21 @@ class RmfServer:
         if isinstance(self.app, StatusFastPath):
             http = fast_protocol(self.app.answer_url) or "auto"
         self.fast = http != "auto"  # status answered by the HTTP protocol itself
-        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                access_log=False, lifespan="off", proxy_headers=False,
-                                server_header=False, http=http)  # fmt: skip
+        config = uvicorn.Config(
+            self.app,
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            proxy_headers=False,
+            server_header=False,
+            http=http,
+        )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="fleetsim-rmf-http",
-                                        daemon=True)  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._server.run, name="fleetsim-rmf-http", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self._server.started and time.monotonic() < deadline:

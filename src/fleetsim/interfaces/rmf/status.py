@@ -36,14 +36,33 @@ class StatusBoard:
     _all: bytes | None = None
 
     @classmethod
-    def build(cls, names: list[str], quoted: list[str], map_name: list[str], xy: np.ndarray,
-              yaw: np.ndarray, battery: np.ndarray, cmd_id: np.ndarray, duration: np.ndarray,
-              completed: np.ndarray, replan: np.ndarray) -> StatusBoard:  # fmt: skip
+    def build(
+        cls,
+        names: list[str],
+        quoted: list[str],
+        map_name: list[str],
+        xy: np.ndarray,
+        yaw: np.ndarray,
+        battery: np.ndarray,
+        cmd_id: np.ndarray,
+        duration: np.ndarray,
+        completed: np.ndarray,
+        replan: np.ndarray,
+    ) -> StatusBoard:
         """The board of one step from the fleet's arrays: each robot's answer encoded when first
         asked for."""
-        return cls(names, quoted, map_name, xy.tolist(), yaw.tolist(),
-                   battery.tolist(), cmd_id.tolist(), duration.tolist(), completed.tolist(),
-                   replan.tolist())  # fmt: skip
+        return cls(
+            names,
+            quoted,
+            map_name,
+            xy.tolist(),
+            yaw.tolist(),
+            battery.tolist(),
+            cmd_id.tolist(),
+            duration.tolist(),
+            completed.tolist(),
+            replan.tolist(),
+        )
 
     def data(self, k: int) -> dict[str, Any]:
         """Robot `k`'s status as a dict (what `body(k)` carries under `data`)."""

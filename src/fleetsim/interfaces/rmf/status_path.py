@@ -34,8 +34,9 @@ def answer(data: Any = None, success: bool = True, msg: str = "") -> dict[str, A
 class Bearer:
     """`Authorization: Bearer TOKEN` when there is a token; `allows` the header's value."""
 
-    REFUSAL = json.dumps(answer(success=False, msg="a bearer token is required (--token)"),
-                         separators=(",", ":")).encode()  # fmt: skip
+    REFUSAL = json.dumps(
+        answer(success=False, msg="a bearer token is required (--token)"), separators=(",", ":")
+    ).encode()
 
     def __init__(self, token: str | None) -> None:
         self.expected = None if token is None else f"Bearer {token}".encode()
@@ -88,8 +89,7 @@ class StatusFastPath:
         path, _, query = url.partition(b"?")
         return self.answer(path, query.partition(b"#")[0], headers)
 
-    def answer(self, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]
-               ) -> bytes | None:  # fmt: skip
+    def answer(self, path: bytes, query: bytes, headers: list[tuple[bytes, bytes]]) -> bytes | None:
         """The answer to `GET path?query`, or None to leave it to the app."""
         if path not in self._paths:
             return None

@@ -76,9 +76,12 @@ class ActionQueue:
     def expect(self, actions: list[Action]) -> None:
         """List an accepted order's actions as WAITING (kept if already known)."""
         for a in actions:
-            waiting = ActionState(action_id=a.action_id, action_type=a.action_type,
-                                  action_description=a.action_description,
-                                  action_status=ActionStatus.WAITING)  # fmt: skip
+            waiting = ActionState(
+                action_id=a.action_id,
+                action_type=a.action_type,
+                action_description=a.action_description,
+                action_status=ActionStatus.WAITING,
+            )
             self.states.setdefault(a.action_id, waiting)
 
     def start(self, actions: list[Action], node: Node | None = None) -> None:
@@ -87,9 +90,12 @@ class ActionQueue:
         for a in actions:
             state = self.states.get(a.action_id)
             if state is None or state.action_status not in OPEN:
-                state = ActionState(action_id=a.action_id, action_type=a.action_type,
-                                    action_description=a.action_description,
-                                    action_status=ActionStatus.WAITING)  # fmt: skip
+                state = ActionState(
+                    action_id=a.action_id,
+                    action_type=a.action_type,
+                    action_description=a.action_description,
+                    action_status=ActionStatus.WAITING,
+                )
                 self.states[a.action_id] = state
             self._queued.append(Job(a, state, node))
 

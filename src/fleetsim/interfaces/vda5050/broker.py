@@ -91,8 +91,10 @@ class EmbeddedBroker:
         self._thread = threading.Thread(target=serve, name="fleetsim-mqtt-broker", daemon=True)
         self._thread.start()
         if not self._ready.wait(START_TIMEOUT_S) or self._error is not None:
-            raise FleetSimError(f"the embedded MQTT broker did not start on {self.url}: "
-                                f"{self._error or 'timed out'}")  # fmt: skip
+            raise FleetSimError(
+                f"the embedded MQTT broker did not start on {self.url}: "
+                f"{self._error or 'timed out'}"
+            )
         return self
 
     def stop(self) -> None:
@@ -143,16 +145,25 @@ class MosquittoBroker:
             raise FleetSimError("mosquitto is not installed (Debian: apt-get install mosquitto)")
         self._dir = tempfile.TemporaryDirectory(prefix="fleetsim-mosquitto-")
         folder = Path(self._dir.name)
-        lines = [f"listener {self.port} {self.host}", "max_connections -1", "set_tcp_nodelay true",
-                 "persistence false", "log_dest stderr", "log_type error"]  # fmt: skip
+        lines = [
+            f"listener {self.port} {self.host}",
+            "max_connections -1",
+            "set_tcp_nodelay true",
+            "persistence false",
+            "log_dest stderr",
+            "log_type error",
+        ]
         user, password = self.credentials
         if user is not None:
             passwd = _sbin("mosquitto_passwd")
             if passwd is None:
                 raise FleetSimError("mosquitto_passwd is not installed (it comes with mosquitto)")
             (folder / "passwd").touch(mode=0o600)
-            subprocess.run([passwd, "-b", str(folder / "passwd"), user, password or ""],
-                           check=True, capture_output=True)  # fmt: skip
+            subprocess.run(
+                [passwd, "-b", str(folder / "passwd"), user, password or ""],
+                check=True,
+                capture_output=True,
+            )
             lines += ["allow_anonymous false", f"password_file {folder / 'passwd'}"]
             _readable_by_mosquitto(folder, folder / "passwd")
         else:
@@ -164,8 +175,9 @@ class MosquittoBroker:
                 lines.append(f"{name} {folder / name}")
         (folder / "mosquitto.conf").write_text("\n".join(lines) + "\n")
         with (folder / "log").open("wb") as log:  # the child keeps its own handle
-            self._proc = subprocess.Popen([exe, "-c", str(folder / "mosquitto.conf")],
-                                          stdout=log, stderr=log)  # fmt: skip
+            self._proc = subprocess.Popen(
+                [exe, "-c", str(folder / "mosquitto.conf")], stdout=log, stderr=log
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:

@@ -31,8 +31,14 @@ from fleetsim.site import Site
 
 PICK_RADIUS_M = 1.0
 CHARGER_RADIUS_M = 0.5
-DURATION_S = {"pick": 2.0, "drop": 2.0, "startCharging": 1.0, "stopCharging": 1.0,
-              "wait": 1.0, "finePositioning": 1.0}  # fmt: skip
+DURATION_S = {
+    "pick": 2.0,
+    "drop": 2.0,
+    "startCharging": 1.0,
+    "stopCharging": 1.0,
+    "wait": 1.0,
+    "finePositioning": 1.0,
+}
 # action type -> where a master control may use it (the factsheet's actionScopes)
 SCOPES = {
     "cancelOrder": ("INSTANT",),
@@ -122,8 +128,10 @@ class VehicleEffects:
     def _pick(self, action: Action) -> None:
         obj = nearest_pickable(self.robot, PICK_RADIUS_M)
         name = obj.name if obj is not None else "load"
-        load = Load(load_id=str(action.parameter("loadId", name)),
-                    load_type=_text(action.parameter("loadType")))  # fmt: skip
+        load = Load(
+            load_id=str(action.parameter("loadId", name)),
+            load_type=_text(action.parameter("loadType")),
+        )
         z = 0.0
         if obj is not None:
             z = float(obj.get_pose().position[2])
@@ -146,8 +154,10 @@ class VehicleEffects:
         for c in self.carried:
             if wanted is None or c.load.load_id == str(wanted):
                 return c
-        raise ActionError(f"carries no load {wanted!r} (carries "
-                           f"{', '.join(repr(c.load.load_id) for c in self.carried)})")  # fmt: skip
+        raise ActionError(
+            f"carries no load {wanted!r} (carries "
+            f"{', '.join(repr(c.load.load_id) for c in self.carried)})"
+        )
 
     def _check_charger(self) -> None:
         graph = self.site.graph if self.site is not None else None
@@ -159,8 +169,9 @@ class VehicleEffects:
         dist = np.hypot(*(graph.xy[ks] - xy).T)
         k = int(np.argmin(dist))
         if dist[k] > CHARGER_RADIUS_M:
-            raise ActionError(f"not on a charger: the nearest, {chargers[k]!r}, is "
-                               f"{dist[k]:.2f} m away")  # fmt: skip
+            raise ActionError(
+                f"not on a charger: the nearest, {chargers[k]!r}, is {dist[k]:.2f} m away"
+            )
 
 
 def _duration(action: Action) -> float:

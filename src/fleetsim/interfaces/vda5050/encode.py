@@ -53,8 +53,10 @@ def position(m: Motion, map_id: str) -> str:
     """The `agvPosition` and `velocity` fields of a state or visualization."""
     where = f'"x":{number(m.x)},"y":{number(m.y)},"theta":{number(m.theta)}'
     speed = f'"vx":{number(m.vx)},"vy":{number(m.vy)},"omega":{number(m.omega)}'
-    return (f'"agvPosition":{{{where},"mapId":{text(map_id)},"positionInitialized":true}},'
-            f'"velocity":{{{speed}}}')  # fmt: skip
+    return (
+        f'"agvPosition":{{{where},"mapId":{text(map_id)},"positionInitialized":true}},'
+        f'"velocity":{{{speed}}}'
+    )
 
 
 def header(header_id: int, stamp: str, ids: str) -> str:
@@ -64,8 +66,10 @@ def header(header_id: int, stamp: str, ids: str) -> str:
 
 def ids(version: str, manufacturer: str, serial: str) -> str:
     """The version, manufacturer and serialNumber header fields, encoded once per vehicle."""
-    return (f'"version":{text(version)},"manufacturer":{text(manufacturer)},'
-            f'"serialNumber":{text(serial)}')  # fmt: skip
+    return (
+        f'"version":{text(version)},"manufacturer":{text(manufacturer)},'
+        f'"serialNumber":{text(serial)}'
+    )
 
 
 def header_template(ids: str) -> str:
@@ -76,5 +80,7 @@ def header_template(ids: str) -> str:
 def position_template(map_id: str) -> str:
     """`position` with %r for x, y, theta, vx, vy, omega, for a %-template."""
     where = text(map_id).replace("%", "%%")
-    return (f'"agvPosition":{{"x":%r,"y":%r,"theta":%r,"mapId":{where},'
-            '"positionInitialized":true},"velocity":{"vx":%r,"vy":%r,"omega":%r}')  # fmt: skip
+    return (
+        f'"agvPosition":{{"x":%r,"y":%r,"theta":%r,"mapId":{where},'
+        '"positionInitialized":true},"velocity":{"vx":%r,"vy":%r,"omega":%r}'
+    )

@@ -104,23 +104,32 @@ class VdaFleet:
         self.batteries = Batteries(battery or BatteryParams(), len(self._serials))
         fixed = [r.name for r in robots if not r.drives]
         if fixed:
-            raise ConfigError(f"VDA 5050 vehicles drive; these robots have a fixed base: "
-                              f"{', '.join(fixed[:5])}")  # fmt: skip
+            raise ConfigError(
+                f"VDA 5050 vehicles drive; these robots have a fixed base: {', '.join(fixed[:5])}"
+            )
         self._handles = np.array([v.robot.handle for v in self.vehicles.values()])
         self._motion_handles = np.array([v.robot.motion_handle for v in self.vehicles.values()])
         self._last_xy = self._positions()
         self._next_battery = 0.0
         broken = ConnectionState.CONNECTIONBROKEN
-        self.link = MqttLink(self.topics, list(self.vehicles), broker, mode=mode,
-                             will=lambda s: self._connection(s, broken), username=username,
-                             password=password, tls_ca=tls_ca)  # fmt: skip
+        self.link = MqttLink(
+            self.topics,
+            list(self.vehicles),
+            broker,
+            mode=mode,
+            will=lambda s: self._connection(s, broken),
+            username=username,
+            password=password,
+            tls_ca=tls_ca,
+        )
         self._online: queue.SimpleQueue[str] = queue.SimpleQueue()  # sessions (re)connected
         self.link.on_connect = self._online.put
         # messages go through the network faults, when there are any
         self._net: MqttLink | LossyLink = self.link
         if network is not None and network.any:
-            self._net = LossyLink(self.link, MessageFate(network), lambda: self.sim.sim_time,
-                                  self._message_fault)  # fmt: skip
+            self._net = LossyLink(
+                self.link, MessageFate(network), lambda: self.sim.sim_time, self._message_fault
+            )
         self._dirty: set[str] = set()  # got a message this step
         self._hooks: StepHooks | None = None
         self._faults: FaultView | None = None
@@ -144,9 +153,12 @@ class VdaFleet:
         vehicle = self.vehicles[serial]
         if row["kind"] == "breakdown":
             if started:
-                error = Error(error_type="breakdown", error_level=ErrorLevel.FATAL,
-                              error_description=f"the vehicle broke down at {row['time']:g} s "
-                              f"(a fault; repaired at {row['until']:g} s)")  # fmt: skip
+                error = Error(
+                    error_type="breakdown",
+                    error_level=ErrorLevel.FATAL,
+                    error_description=f"the vehicle broke down at {row['time']:g} s "
+                    f"(a fault; repaired at {row['until']:g} s)",
+                )
                 self._breakdowns[serial] = error
                 vehicle.report(error)
             else:
@@ -164,9 +176,16 @@ class VdaFleet:
     def _message_fault(self, outcome: str, serial: str, topic: str, inbound: bool) -> None:
         """A message hit by a network fault: an event (and a row of the run's faults)."""
         now = self.sim.sim_time
-        row = {"time": now, "kind": f"message_{outcome}", "target": serial, "duration": 0.0,
-               "topic": topic, "direction": "in" if inbound else "out", "until": now,
-               "by": "vda5050"}  # fmt: skip
+        row = {
+            "time": now,
+            "kind": f"message_{outcome}",
+            "target": serial,
+            "duration": 0.0,
+            "topic": topic,
+            "direction": "in" if inbound else "out",
+            "until": now,
+            "by": "vda5050",
+        }
         self.sim.events.emit("fault_started", self.sim, row)
 
     @property
@@ -229,13 +248,19 @@ class VdaFleet:
         for serial in self._to_step() | dirty:
             vehicle = self.vehicles[serial]
             k = self._index[serial]
-            before = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
-                      len(vehicle.errors))  # fmt: skip
+            before = (
+                vehicle.book.last_node_sequence_id,
+                vehicle.robot.is_moving,
+                len(vehicle.errors),
+            )
             changed = vehicle.step(dt)
             self.batteries.charging[k] = vehicle.effects.charging
             self._watch(serial)
-            after = (vehicle.book.last_node_sequence_id, vehicle.robot.is_moving,
-                     len(vehicle.errors))  # fmt: skip
+            after = (
+                vehicle.book.last_node_sequence_id,
+                vehicle.robot.is_moving,
+                len(vehicle.errors),
+            )
             if changed or after != before or serial in due or serial in dirty:
                 publish.append(serial)
         stepped = set(publish)
@@ -323,8 +348,10 @@ class VdaFleet:
         vel = agents["vel"][moving_rows, :2].tolist()
         omega = agents["yaw_rate"][moving_rows].tolist()
         driving = (agents["state"][moving_rows] != int(DriveState.IDLE)).tolist()
-        return [Motion(p[0], p[1], t, v[0], v[1], w, d)
-                for p, t, v, w, d in zip(xy, yaw, vel, omega, driving, strict=True)]  # fmt: skip
+        return [
+            Motion(p[0], p[1], t, v[0], v[1], w, d)
+            for p, t, v, w, d in zip(xy, yaw, vel, omega, driving, strict=True)
+        ]
 
     # -- instant actions --------------------------------------------------------------------
 
@@ -333,16 +360,21 @@ class VdaFleet:
         why = unsupported(action, "INSTANT")
         if why is not None:
             failed = ActionStatus.FAILED
-            state = ActionState(action_id=action.action_id, action_type=kind,
-                                action_status=failed, result_description=why)  # fmt: skip
+            state = ActionState(
+                action_id=action.action_id,
+                action_type=kind,
+                action_status=failed,
+                result_description=why,
+            )
             vehicle.actions[action.action_id] = state
             vehicle.report(warning("unsupportedActionError", why, **_names(action)))
             return
         if kind in ("startCharging", "stopCharging", "wait"):
             vehicle.work.start([action])  # runs through its states like a node action
             return
-        state = ActionState(action_id=action.action_id, action_type=kind,
-                            action_status=ActionStatus.FINISHED)  # fmt: skip
+        state = ActionState(
+            action_id=action.action_id, action_type=kind, action_status=ActionStatus.FINISHED
+        )
         if kind == "cancelOrder":
             if not vehicle.cancel():
                 state.action_status = ActionStatus.FAILED

@@ -51,8 +51,10 @@ class Floors:
             return f"the order starts on map {maps[0]!r}, the vehicle is on {here!r}"
         for a, b, ma, mb in zip(order.nodes, order.nodes[1:], maps, maps[1:], strict=False):
             if ma != mb and self.lift_between(a, ma, b, mb) is None:
-                return (f"nodes {a.node_id} ({ma}) and {b.node_id} ({mb}) change map outside a "
-                        "lift serving both")  # fmt: skip
+                return (
+                    f"nodes {a.node_id} ({ma}) and {b.node_id} ({mb}) change map outside a "
+                    "lift serving both"
+                )
         return None
 
     def lift_between(self, a: Node, ma: str, b: Node, mb: str) -> Lift | None:

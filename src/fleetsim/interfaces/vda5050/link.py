@@ -111,12 +111,16 @@ class MqttLink:
             if refused is not None and not self._connected:
                 self.stop()
                 where = f"{self.host}:{self.port}"
-                raise FleetSimError(f"the broker {where} refused the MQTT session: {refused} "
-                                    "(check --username/--password)")  # fmt: skip
+                raise FleetSimError(
+                    f"the broker {where} refused the MQTT session: {refused} "
+                    "(check --username/--password)"
+                )
             time.sleep(0.01)
         self.stop()
-        raise FleetSimError(f"could not connect {len(keys)} MQTT session(s) to "
-                            f"{self.host}:{self.port} within {timeout:.0f} s")  # fmt: skip
+        raise FleetSimError(
+            f"could not connect {len(keys)} MQTT session(s) to "
+            f"{self.host}:{self.port} within {timeout:.0f} s"
+        )
 
     def _client(self, key: str) -> Any:
         mqtt = self._mqtt
@@ -229,7 +233,8 @@ class MqttLink:
         self._clients.clear()
 
 
-def _keep(into: list[Any], client: Any, topic: str, payload: str, qos: int, retain: bool
-          ) -> Callable[[], None]:  # fmt: skip
+def _keep(
+    into: list[Any], client: Any, topic: str, payload: str, qos: int, retain: bool
+) -> Callable[[], None]:
     """A job that publishes and keeps paho's message info (to wait for it)."""
     return lambda: into.append(client.publish(topic, payload, qos, retain))

@@ -19,8 +19,13 @@ class LossyLink:
     """`link` with the network faults `fate` draws; `clock()` is simulated time; `on_fault`
     hears each message hit."""
 
-    def __init__(self, link: MqttLink, fate: MessageFate, clock: Callable[[], float],
-                 on_fault: OnFault | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        link: MqttLink,
+        fate: MessageFate,
+        clock: Callable[[], float],
+        on_fault: OnFault | None = None,
+    ) -> None:
         self.link, self.fate, self.clock, self.on_fault = link, fate, clock, on_fault
         self._seq = itertools.count()
         self._later_out: list[tuple[float, int, str, str, str]] = []

@@ -419,11 +419,19 @@ def warning(kind: str, description: str, **references: Any) -> Error:
     """An error of level WARNING (the order or action is refused, the vehicle carries on),
     with `references` as its errorReferences."""
     refs = [ErrorReference(reference_key=k, reference_value=str(v)) for k, v in references.items()]
-    return Error(error_type=kind, error_references=refs, error_description=description,
-                 error_level=ErrorLevel.WARNING)  # fmt: skip
+    return Error(
+        error_type=kind,
+        error_references=refs,
+        error_description=description,
+        error_level=ErrorLevel.WARNING,
+    )
 
 
 def order_references(order: Order) -> dict[str, Any]:
     """What an error about an order names: its headerId, topic, orderId and orderUpdateId."""
-    return {"headerId": order.header_id, "topic": "order", "orderId": order.order_id,
-            "orderUpdateId": order.order_update_id}  # fmt: skip
+    return {
+        "headerId": order.header_id,
+        "topic": "order",
+        "orderId": order.order_id,
+        "orderUpdateId": order.order_update_id,
+    }

@@ -41,8 +41,7 @@ def publish_packet(topic: str, payload: str, retain: bool = False) -> bytes:
         length.append(digit | (0x80 if size else 0))
         if not size:
             break
-    return b"%c%s%s%s%s" % (0x30 | retain, bytes(length), len(name).to_bytes(2, "big"), name,
-                            body)  # fmt: skip
+    return b"%c%s%s%s%s" % (0x30 | retain, bytes(length), len(name).to_bytes(2, "big"), name, body)
 
 
 class NetworkLoop:

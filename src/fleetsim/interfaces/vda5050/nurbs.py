@@ -46,8 +46,10 @@ def problem(trajectory: Trajectory) -> str | None:
     """Why `trajectory` is not a curve this evaluator can follow, else None."""
     n, p, m = len(trajectory.control_points), trajectory.degree, len(trajectory.knot_vector)
     if m != n + p + 1:
-        return (f"knotVector has {m} values; a degree {p} curve with {n} control points "
-                f"needs {n + p + 1}")  # fmt: skip
+        return (
+            f"knotVector has {m} values; a degree {p} curve with {n} control points "
+            f"needs {n + p + 1}"
+        )
     if n <= p:
         return f"a degree {p} curve needs more than {p} control points, got {n}"
     knots = trajectory.knot_vector

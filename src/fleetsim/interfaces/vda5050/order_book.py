@@ -76,8 +76,9 @@ class OrderBook:
         """No node left to drive to, nor a horizon to wait on."""
         return not self.nodes
 
-    def take(self, order: Order, at_start: Callable[[Node], bool], executing: bool = False
-             ) -> Verdict:  # fmt: skip
+    def take(
+        self, order: Order, at_start: Callable[[Node], bool], executing: bool = False
+    ) -> Verdict:
         """Take `order` or say why not; `at_start(node)` tells whether the vehicle stands on
         (or within the deviation of) a node; `executing`: an action of the vehicle's is neither
         FINISHED nor FAILED."""
@@ -91,8 +92,11 @@ class OrderBook:
                 return self._reject(order, "orderUpdateError", why + "; cancel it first")
             first = order.nodes[0]
             if not at_start(first):
-                return self._reject(order, "noRouteError", f"the order starts at node "
-                                    f"{first.node_id!r}, which the vehicle is not on")  # fmt: skip
+                return self._reject(
+                    order,
+                    "noRouteError",
+                    f"the order starts at node {first.node_id!r}, which the vehicle is not on",
+                )
             self._replace(order)
             return Verdict(accepted=True, new=True)
         if order.order_id == self.cancelled:
@@ -105,9 +109,13 @@ class OrderBook:
         first = order.nodes[0]
         if self.decision != (first.node_id, first.sequence_id):
             at = f"{self.decision[0]!r} (sequenceId {self.decision[1]})" if self.decision else "-"
-            return self._reject(order, "orderUpdateError", f"the update starts at "
-                                f"{first.node_id!r} (sequenceId {first.sequence_id}), not at "
-                                f"the decision point {at}")  # fmt: skip
+            return self._reject(
+                order,
+                "orderUpdateError",
+                f"the update starts at "
+                f"{first.node_id!r} (sequenceId {first.sequence_id}), not at "
+                f"the decision point {at}",
+            )
         self._stitch(order)
         return Verdict(accepted=True)
 
@@ -132,15 +140,29 @@ class OrderBook:
 
     def node_states(self) -> list[NodeState]:
         """The state's nodeStates: every node not yet passed."""
-        return [NodeState(node_id=n.node_id, sequence_id=n.sequence_id, released=n.released,
-                          node_description=n.node_description, node_position=n.node_position)
-                for n in self.nodes]  # fmt: skip
+        return [
+            NodeState(
+                node_id=n.node_id,
+                sequence_id=n.sequence_id,
+                released=n.released,
+                node_description=n.node_description,
+                node_position=n.node_position,
+            )
+            for n in self.nodes
+        ]
 
     def edge_states(self) -> list[EdgeState]:
         """The state's edgeStates: every edge not yet passed."""
-        return [EdgeState(edge_id=e.edge_id, sequence_id=e.sequence_id, released=e.released,
-                          edge_description=e.edge_description, trajectory=e.trajectory)
-                for e in self.edges]  # fmt: skip
+        return [
+            EdgeState(
+                edge_id=e.edge_id,
+                sequence_id=e.sequence_id,
+                released=e.released,
+                edge_description=e.edge_description,
+                trajectory=e.trajectory,
+            )
+            for e in self.edges
+        ]
 
     # -- helpers ----------------------------------------------------------------------------
 

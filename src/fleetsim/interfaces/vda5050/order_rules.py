@@ -59,8 +59,10 @@ def order_problems(order: Order) -> list[str]:
         if not released and horizon is None:
             horizon = where
         elif released and horizon is not None:
-            problems.append(f"{where} is released after {horizon}, which is not (the base "
-                            "cannot continue after the horizon starts)")  # fmt: skip
+            problems.append(
+                f"{where} is released after {horizon}, which is not (the base "
+                "cannot continue after the horizon starts)"
+            )
             break
     actions = [a for n in nodes for a in n.actions] + [a for e in edges for a in e.actions]
     ids = Counter(a.action_id for a in actions)

@@ -27,8 +27,13 @@ class Waypoints:
     align: bool = False  # end on the last node's theta
 
 
-def plan(nodes: list[Node], edges: list[Edge], place: Callable[[Node], Place | None],
-         here: tuple[float, float], heading: float) -> Waypoints:  # fmt: skip
+def plan(
+    nodes: list[Node],
+    edges: list[Edge],
+    place: Callable[[Node], Place | None],
+    here: tuple[float, float],
+    heading: float,
+) -> Waypoints:
     """Waypoints through `nodes` (base nodes not yet passed) from `here`; `edges` are the
     order's, the edge before a node (sequenceId one less) shaping the leg to it."""
     into = {e.sequence_id + 1: e for e in edges if e.released}
@@ -65,8 +70,10 @@ def orientation_problem(edge: Edge, omnidirectional: bool) -> str | None:
     if edge.orientation_type is not OrientationType.GLOBAL and abs(edge.orientation) < 1e-3:
         return None  # forwards along the edge: what a differential vehicle does anyway
     kind = (edge.orientation_type or OrientationType.TANGENTIAL).value
-    return (f"edge {edge.edge_id!r}: orientation {edge.orientation:g} ({kind}); a differential "
-            "vehicle drives forwards along an edge only")  # fmt: skip
+    return (
+        f"edge {edge.edge_id!r}: orientation {edge.orientation:g} ({kind}); a differential "
+        "vehicle drives forwards along an edge only"
+    )
 
 
 def _wrap(angle: float) -> float:

@@ -51,18 +51,41 @@ class StateOut:
     def composed(self, header_id: int, stamp: str, m: Motion) -> str:
         """Every field written out from the vehicle now."""
         head = encode.header(header_id, stamp, self.ids)
-        return self._compose(head, encode.flag(m.driving), encode.position(m, self.vehicle.map_id),
-                             encode.number(self.vehicle.battery), m)  # fmt: skip
+        return self._compose(
+            head,
+            encode.flag(m.driving),
+            encode.position(m, self.vehicle.map_id),
+            encode.number(self.vehicle.battery),
+            m,
+        )
 
     def idle(self, header_id: int, stamp: str, m: Motion) -> str:
         """An idle vehicle's state: its template (made again when its ids change) filled in."""
         v, book = self.vehicle, self.vehicle.book
-        key = (book.order_id, book.order_update_id, book.zone_set_id, book.last_node_id,
-               book.last_node_sequence_id, v.paused, v.effects.charging, v.map_id)  # fmt: skip
+        key = (
+            book.order_id,
+            book.order_update_id,
+            book.zone_set_id,
+            book.last_node_id,
+            book.last_node_sequence_id,
+            v.paused,
+            v.effects.charging,
+            v.map_id,
+        )
         if key != self._idle_key:
             self._idle_key, self._idle = key, self._template()
-        values = (header_id, stamp, "true" if m.driving else "false", m.x, m.y, m.theta, m.vx,
-                  m.vy, m.omega, float(v.battery))  # fmt: skip
+        values = (
+            header_id,
+            stamp,
+            "true" if m.driving else "false",
+            m.x,
+            m.y,
+            m.theta,
+            m.vx,
+            m.vy,
+            m.omega,
+            float(v.battery),
+        )
         return self._idle % values
 
     def visualization(self, stamp: str, m: Motion) -> str:
@@ -76,42 +99,55 @@ class StateOut:
         """This vehicle's idle state with %-placeholders for what changes every message."""
         marks = ("\0H", "\0D", "\0P", "\0B")  # JSON text never holds a raw NUL
         text = self._compose(*marks, None).replace("%", "%%")
-        fill = (encode.header_template(self.ids), "%s",
-                encode.position_template(self.vehicle.map_id), "%r")  # fmt: skip
+        fill = (
+            encode.header_template(self.ids),
+            "%s",
+            encode.position_template(self.vehicle.map_id),
+            "%r",
+        )
         for mark, value in zip(marks, fill, strict=True):
             text = text.replace(mark, value)
         return text
 
-    def _compose(self, head: str, driving: str, position: str, battery: str, m: Motion | None
-                 ) -> str:  # fmt: skip
+    def _compose(
+        self, head: str, driving: str, position: str, battery: str, m: Motion | None
+    ) -> str:
         v = self.vehicle
         book = v.book
         since, wants = None, False
         if m is not None:
             since = v.distance_since_last_node(m.x, m.y)
             wants = v.wants_base(m.x, m.y, math.hypot(m.vx, m.vy))
-        out = [head, f',"orderId":{encode.text(book.order_id)},"orderUpdateId":'
-               f'{book.order_update_id}']  # fmt: skip
+        out = [
+            head,
+            f',"orderId":{encode.text(book.order_id)},"orderUpdateId":{book.order_update_id}',
+        ]
         if book.zone_set_id is not None:
             out.append(f',"zoneSetId":{encode.text(book.zone_set_id)}')
-        out.append(f',"lastNodeId":{encode.text(book.last_node_id)},"lastNodeSequenceId":'
-                   f'{book.last_node_sequence_id},"driving":{driving},"paused":'
-                   f'{encode.flag(v.paused)},"newBaseRequest":{encode.flag(wants)}')  # fmt: skip
+        out.append(
+            f',"lastNodeId":{encode.text(book.last_node_id)},"lastNodeSequenceId":'
+            f'{book.last_node_sequence_id},"driving":{driving},"paused":'
+            f'{encode.flag(v.paused)},"newBaseRequest":{encode.flag(wants)}'
+        )
         if since is not None:
             out.append(f',"distanceSinceLastNode":{encode.number(since)}')
-        out.append(f',"operatingMode":"AUTOMATIC",{self._route_json()},{position},"loads":'
-                   f'{encode.models(v.effects.loads)},"actionStates":'
-                   f'{encode.models(v.work.states.values())},"batteryState":{{"batteryCharge":'
-                   f'{battery},"charging":{encode.flag(v.effects.charging)}}},"errors":'
-                   f'{encode.models(v.errors)},"safetyState":{{"eStop":"NONE",'
-                   '"fieldViolation":false}}')  # fmt: skip
+        out.append(
+            f',"operatingMode":"AUTOMATIC",{self._route_json()},{position},"loads":'
+            f'{encode.models(v.effects.loads)},"actionStates":'
+            f'{encode.models(v.work.states.values())},"batteryState":{{"batteryCharge":'
+            f'{battery},"charging":{encode.flag(v.effects.charging)}}},"errors":'
+            f'{encode.models(v.errors)},"safetyState":{{"eStop":"NONE",'
+            '"fieldViolation":false}}'
+        )
         return "".join(out)
 
     def _route_json(self) -> str:
         """The nodeStates and edgeStates fields, made again only when the book changed."""
         book = self.vehicle.book
         if self._route[0] != book.version:
-            text = (f'"nodeStates":{encode.models(book.node_states())},'
-                    f'"edgeStates":{encode.models(book.edge_states())}')  # fmt: skip
+            text = (
+                f'"nodeStates":{encode.models(book.node_states())},'
+                f'"edgeStates":{encode.models(book.edge_states())}'
+            )
             self._route = (book.version, text)
         return self._route[1]

@@ -28,13 +28,16 @@ class Topics:
 
     def __post_init__(self) -> None:
         if self.version not in VERSIONS:
-            raise ConfigError(f"VDA 5050 version must be one of {', '.join(VERSIONS)}, got "
-                              f"{self.version!r}")  # fmt: skip
+            raise ConfigError(
+                f"VDA 5050 version must be one of {', '.join(VERSIONS)}, got {self.version!r}"
+            )
         for name in ("interface", "manufacturer"):
             value = getattr(self, name)
             if not value or any(c in value for c in "/+#"):
-                raise ConfigError(f"VDA 5050 {name} {value!r} must be a non-empty topic level "
-                                  "(no '/', '+' or '#')")  # fmt: skip
+                raise ConfigError(
+                    f"VDA 5050 {name} {value!r} must be a non-empty topic level "
+                    "(no '/', '+' or '#')"
+                )
 
     @property
     def prefix(self) -> str:

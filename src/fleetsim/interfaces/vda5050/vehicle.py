@@ -196,8 +196,11 @@ class Vehicle:
         self._pass_nodes()
         changed = self.work.step(dt, self.paused)
         for action, why in self.work.failures:
-            self.report(warning("actionError", why, actionId=action.action_id,
-                                actionType=action.action_type))  # fmt: skip
+            self.report(
+                warning(
+                    "actionError", why, actionId=action.action_id, actionType=action.action_type
+                )
+            )
         self.work.failures.clear()
         self._advance()
         return changed
@@ -265,8 +268,11 @@ class Vehicle:
         if self.floors.levels:
             why = self.floors.cannot(order, self.map_id)
             return ("noRouteError", why) if why is not None else self._cannot_do(order)
-        elsewhere = [n.node_id for n in order.nodes if n.node_position is not None
-                     and n.node_position.map_id != self.map_id]  # fmt: skip
+        elsewhere = [
+            n.node_id
+            for n in order.nodes
+            if n.node_position is not None and n.node_position.map_id != self.map_id
+        ]
         if elsewhere:
             return "noRouteError", (
                 f"nodes on another map than the vehicle's {self.map_id!r} (initPosition sets "
@@ -280,8 +286,10 @@ class Vehicle:
             why = route.orientation_problem(edge, self._omni)
             if why is not None:
                 return "orderError", why
-        for scope, actions in (("NODE", [a for n in order.nodes for a in n.actions]),
-                               ("EDGE", [a for e in order.edges for a in e.actions])):  # fmt: skip
+        for scope, actions in (
+            ("NODE", [a for n in order.nodes for a in n.actions]),
+            ("EDGE", [a for e in order.edges for a in e.actions]),
+        ):
             for action in actions:
                 why = unsupported(action, scope)
                 if why is not None:
@@ -344,11 +352,22 @@ class Vehicle:
         if not self._base:
             return
         pose = self.robot.get_pose()
-        way = route.plan(self._base, self.book.edges, self.position_of,
-                         (pose.position[0], pose.position[1]), pose.yaw)  # fmt: skip
+        way = route.plan(
+            self._base,
+            self.book.edges,
+            self.position_of,
+            (pose.position[0], pose.position[1]),
+            pose.yaw,
+        )
         face = way.face if self._omni and any(way.face) else None
-        self.robot.set_waypoints(way.points, way.yaws, tolerance=0.05, align_orientation=way.align,
-                                 speed_limits=way.limits, face=face)  # fmt: skip
+        self.robot.set_waypoints(
+            way.points,
+            way.yaws,
+            tolerance=0.05,
+            align_orientation=way.align,
+            speed_limits=way.limits,
+            face=face,
+        )
 
     def wants_base(self, x: float, y: float, speed: float) -> bool:
         """newBaseRequest: a horizon waits and the end of the base is near (within
@@ -376,9 +395,13 @@ class Vehicle:
         """The header fields of the next message on `topic` (its own headerId count)."""
         header_id = self.headers[topic]
         self.headers[topic] += 1
-        return {"header_id": header_id, "timestamp": timestamp(now),
-                "version": self.topics.protocol_version,
-                "manufacturer": self.topics.manufacturer, "serial_number": self.serial}  # fmt: skip
+        return {
+            "header_id": header_id,
+            "timestamp": timestamp(now),
+            "version": self.topics.protocol_version,
+            "manufacturer": self.topics.manufacturer,
+            "serial_number": self.serial,
+        }
 
 
 def _reach(node: Node) -> float:

@@ -10,13 +10,22 @@ from __future__ import annotations
 from pathlib import Path
 
 FOLDER = Path(__file__).resolve().parent
-FILES = {"planner": FOLDER / "pyMAPFPlanner.py", "scheduler": FOLDER / "pyTaskScheduler.py",
-         "executor": FOLDER / "pyExecutor.py"}  # fmt: skip
+FILES = {
+    "planner": FOLDER / "pyMAPFPlanner.py",
+    "scheduler": FOLDER / "pyTaskScheduler.py",
+    "executor": FOLDER / "pyExecutor.py",
+}
 
-KIT_FOLDERS = {"planner": "user_planner", "scheduler": "user_scheduler",
-               "executor": "user_executor"}  # fmt: skip
-KIT_FILES = {"planner": "pyMAPFPlanner.py", "scheduler": "pyTaskScheduler.py",
-             "executor": "pyExecutor.py"}  # fmt: skip
+KIT_FOLDERS = {
+    "planner": "user_planner",
+    "scheduler": "user_scheduler",
+    "executor": "user_executor",
+}
+KIT_FILES = {
+    "planner": "pyMAPFPlanner.py",
+    "scheduler": "pyTaskScheduler.py",
+    "executor": "pyExecutor.py",
+}
 
 
 def find_entries(given: dict[str, Path | None], cwd: Path | None = None) -> dict[str, Path]:

@@ -29,5 +29,7 @@ def problem_path(name_or_path: str | Path) -> Path:
         return bundled[str(name_or_path)]
     guess = closest(str(name_or_path), bundled)
     hint = f"did you mean '{guess}'? " if guess else ""
-    raise AssetNotFoundError(f"no LoRR input {name_or_path}: {hint}give an input JSON file or "
-                             f"a bundled problem ({', '.join(bundled)})")  # fmt: skip
+    raise AssetNotFoundError(
+        f"no LoRR input {name_or_path}: {hint}give an input JSON file or "
+        f"a bundled problem ({', '.join(bundled)})"
+    )
