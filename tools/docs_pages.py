@@ -104,7 +104,8 @@ def cli_reference() -> str:
     root = typer.main.get_command(app)
     ctx = root.make_context("fleetsim", [], resilient_parsing=True)
     text = typer.cli.get_docs_for_click(obj=root, ctx=ctx, name="fleetsim")
-    return "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+    lines = ("#" + line if line.startswith("#") else line for line in text.splitlines())
+    return "\n".join("```text" if line == "```console" else line for line in lines)
 
 
 # --- the scenario schema ---------------------------------------------------------------------

@@ -105,20 +105,12 @@ def smaller(command: str) -> str:
     return command
 
 
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("docs")
-
-
-def folder_of(folders: Path, where: str) -> Path:
+def folder_for(tmp_path: Path) -> Path:
     """Where a page's commands run, one after the other (a page's commands may use what its
     earlier ones wrote); the scenarios page's `my_site.yaml` is there."""
-    folder = folders / where.split(":")[0].replace("/", "_")
-    if not folder.exists():
-        folder.mkdir()
-        first = next(b for b in blocks("yaml") if b.page.name == "scenarios.md")
-        (folder / "my_site.yaml").write_text(first.code)
-    return folder
+    first = next(b for b in blocks("yaml") if b.page.name == "scenarios.md")
+    (tmp_path / "my_site.yaml").write_text(first.code)
+    return tmp_path
 
 
 @pytest.fixture(scope="module")
@@ -142,15 +134,24 @@ ENV = {**os.environ, "COLUMNS": "120"}
 CHATTER = ("pybullet build time", "semaphore", "numActiveThreads", "Mesa")
 
 
-@pytest.mark.parametrize(("where", "command"), commands(), ids=[w for w, _ in commands()])
+@pytest.mark.parametrize("page", sorted({w.split(":")[0] for w, _ in commands()}))
 def test_every_documented_command_runs(
-    folders: Path, request: pytest.FixtureRequest, where: str, command: str
+    tmp_path: Path, request: pytest.FixtureRequest, page: str
 ) -> None:
-    folder = folder_of(folders, where)
+    """Every `fleetsim` command of a page runs, in order, in one folder (a later command may
+    read what an earlier one wrote)."""
+    folder = folder_for(tmp_path)
+    for where, command in commands():
+        if where.split(":")[0] == page:
+            run_documented(folder, request, where, command)
+
+
+def run_documented(folder: Path, request: pytest.FixtureRequest, where: str, command: str) -> None:
+    """Run one documented command as the page shows it (smaller where it says so)."""
     prefix = ""
     if "--gui" in command or (command.startswith("fleetsim replay") and "--serve" not in command):
         if shutil.which("xvfb-run") is None:
-            pytest.skip("no xvfb-run for a GUI command")
+            return  # (a GUI command, where there is no virtual display)
         command = re.sub(r" --duration \S+", "", command).replace("--gui", "--gui --duration 2")
         prefix = "xvfb-run -a -s '-screen 0 1024x768x24' "
     command = smaller(command)
@@ -162,16 +163,17 @@ def test_every_documented_command_runs(
     result = subprocess.run(
         shell(command, prefix), cwd=folder, capture_output=True, text=True, timeout=300, env=ENV
     )
+    said = f"{where}: {command}\n{result.stdout}\n{result.stderr}"
     if "--peer" in command and not Path("/tmp/peer/bin/python").exists():
         # The peer is installed by hand for benchmarks only; without it the command must say so.
-        assert result.returncode == 2, result.stdout + result.stderr
+        assert result.returncode == 2, said
         assert "pybullet-fleet is not installed for /tmp/peer/bin/python" in result.stdout
         return
-    assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
-    assert "Traceback" not in result.stderr
-    assert not any(text in result.stdout + result.stderr for text in CHATTER)
+    assert result.returncode == 0, said
+    assert "Traceback" not in result.stderr, said
+    assert not any(text in result.stdout + result.stderr for text in CHATTER), said
     if command.startswith("fleetsim run my_site.yaml --fail-on"):
-        assert "actions failed    │ 0" in result.stdout
+        assert "actions failed    │ 0" in result.stdout, said
 
 
 def serve(folder: Path, command: str) -> None:

@@ -80,7 +80,9 @@ class VdaFleet:
         network: MessageFaults | None = None,
     ) -> None:
         self.sim, self.topics = sim, topics or Topics()
-        self.vehicles = {r.name: Vehicle(r, self.topics, sim.site, map_id) for r in robots}
+        self.vehicles = {
+            r.name: Vehicle(r, self.topics, sim.site, map_id, sim.lifts) for r in robots
+        }
         self.state_interval = float(state_interval)
         if not (self.state_interval > 0 and visualization_rate >= 0):
             raise ConfigError("state_interval must be > 0 s and visualization_rate >= 0 Hz")

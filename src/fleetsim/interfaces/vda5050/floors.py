@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from fleetsim.devices import LiftRides, Lifts
     from fleetsim.interfaces.vda5050.messages import Node, Order
     from fleetsim.site import Site
     from fleetsim.site.rmf_building import Lift
@@ -25,9 +26,11 @@ if TYPE_CHECKING:
 class Floors:
     """One vehicle's lift rides (none on a site of one level)."""
 
-    def __init__(self, robot: Any, site: Site | None, position_of: Any) -> None:
+    def __init__(
+        self, robot: Any, site: Site | None, position_of: Any, lifts: Lifts | None = None
+    ) -> None:
         self.robot, self.site, self.position_of = robot, site, position_of
-        self.lifts: Any = getattr(robot.world, "lifts", None)
+        self.lifts = lifts  # the simulation's (sim.lifts)
         several = site is not None and len(site.graph.level_names) > 1
         self.levels: list[str] = list(site.graph.level_names) if several and site else []
         self.requester = f"vda5050:{robot.name}"
@@ -93,9 +96,14 @@ class Floors:
 
     def _called(self, lift: str, level: str, to: str) -> bool:
         """The lift is asked to `level` for this vehicle, to ride to `to`; there for it?"""
-        rides = self.lifts.rides
+        rides = self._rides
         rides.call(self.requester, lift, level, to, self.robot)
         return bool(rides.may_enter(self.requester))
+
+    @property
+    def _rides(self) -> LiftRides:
+        assert self.lifts is not None  # (a ride is asked for only on a site with lifts)
+        return self.lifts.rides
 
     def _ride(self) -> Any:
         return self.lifts.rides.riding(self.requester) if self.lifts is not None else None
@@ -110,9 +118,9 @@ class Floors:
             target = base[0].node_position.map_id if base[0].node_position else here
             if target == here:
                 return True  # the cabin is still ahead on this map
-            if not self.lifts.rides.board(self.requester):
+            if not self._rides.board(self.requester):
                 return False
-        return bool(self.lifts.rides.arrived(self.requester))
+        return bool(self._rides.arrived(self.requester))
 
     def cancel(self) -> None:
         """The order is gone: a lift called for it is let go (not while aboard)."""

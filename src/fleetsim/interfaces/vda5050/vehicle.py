@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from fleetsim.agents import Agent
+from fleetsim.devices import Lifts
 from fleetsim.errors import ConfigError, is_finite_number
 from fleetsim.geometry import Pose
 from fleetsim.interfaces.vda5050 import encode, route
@@ -53,10 +54,15 @@ class Vehicle:
     """One robot as a VDA 5050 vehicle: its orders, actions, errors and messages."""
 
     def __init__(
-        self, robot: Agent, topics: Topics, site: Site | None = None, map_id: str = "site"
+        self,
+        robot: Agent,
+        topics: Topics,
+        site: Site | None = None,
+        map_id: str = "site",
+        lifts: Lifts | None = None,
     ) -> None:
         self.robot, self.topics, self.site, self._map_id = robot, topics, site, map_id
-        self.floors = Floors(robot, site, self.position_of)  # levels as maps, lift rides
+        self.floors = Floors(robot, site, self.position_of, lifts)  # levels as maps, lift rides
         self.serial = robot.name
         self.book = OrderBook()
         self.errors: list[Error] = []
