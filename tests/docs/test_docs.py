@@ -17,6 +17,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +93,7 @@ SMALLER: list[tuple[str, str, str]] = [  # (command prefix, pattern, replacement
     ("fleetsim sweep warehouse", r"=5,10,20,40,80,110", "=5,10"),
     ("fleetsim replay", r"--start 60 --until 120", "--start 5 --until 8"),
     ("fleetsim run warehouse --record", r"$", " --duration 20"),
+    ("fleetsim run ", r"--duration 600\b", "--duration 60"),
 ]
 
 
@@ -100,6 +103,8 @@ def smaller(command: str) -> str:
             command = re.sub(pattern, replacement, command)
     if command.startswith("fleetsim sweep warehouse") and "--duration" not in command:
         command += " --duration 5"
+    if command in ("fleetsim run warehouse", "fleetsim run hospital"):  # (10 minutes as written)
+        command += " --duration 60"
     if command.startswith("fleetsim bench"):  # as written, but small, no arms, no warehouse run
         command += " --sizes 100 --steps 3 --arms 0 --crowd 10 --no-warehouse"
     return command
@@ -177,9 +182,12 @@ def run_documented(folder: Path, request: pytest.FixtureRequest, where: str, com
 
 
 def serve(folder: Path, command: str) -> None:
-    """Start a serving command, let it serve, stop it as Ctrl-C does: it must stop cleanly."""
+    """Start a serving command, let it serve, stop it as Ctrl-C does: it must stop cleanly.
+    It is stopped once it serves (its port answers, or it said what it serves: its first line
+    out), or after 6 s."""
     port = free_port()
     command = re.sub(r"(--port|--serve-port) \d+", rf"\1 {port}", command)
+    has_port = f" {port}" in command
     proc = subprocess.Popen(
         shell(command),
         cwd=folder,
@@ -188,12 +196,21 @@ def serve(folder: Path, command: str) -> None:
         text=True,
         env=ENV,
     )
+    first: list[str] = []
+    reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
     try:
-        try:  # a run that serves while it runs may be done by then, which is fine too
-            out, err = proc.communicate(timeout=6)
-        except subprocess.TimeoutExpired:
+        deadline = time.monotonic() + 6.0
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (has_port and answers(port)) or (not has_port and first and first[0]):
+                time.sleep(0.5)  # (serving: a moment more, then stop it)
+                break
+            time.sleep(0.1)
+        if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
+        reader.join(timeout=5)
+        out = "".join(first) + out
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -202,6 +219,15 @@ def serve(folder: Path, command: str) -> None:
     assert "Traceback" not in err, err
     if "--serve" in command:
         assert f"ws://127.0.0.1:{port}" in out + err  # it said where it serves
+
+
+def answers(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:`port`."""
+    import socket
+
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def free_port() -> int:

@@ -1,6 +1,6 @@
 """Brokers for the VDA 5050 tests, each on 127.0.0.1 and a free port: the embedded one always,
-Debian's Mosquitto as well where it is installed (CI installs it); and a master control's view
-of the traffic (`Observer`)."""
+Debian's Mosquitto as well where it is installed (CI installs it), or the one a site runs
+(`real_broker`); and a master control's view of the traffic (`Observer`)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,16 @@ BROKERS = [
 @pytest.fixture(scope="module", params=BROKERS)
 def broker(request: pytest.FixtureRequest) -> Iterator[Any]:
     kind = EmbeddedBroker if request.param == "embedded" else MosquittoBroker
+    with kind() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def real_broker() -> Iterator[Any]:
+    """The broker a site runs (Debian's Mosquitto) where it is installed, else the embedded
+    one: for the tests of an outside master client, which the broker only carries (the
+    embedded broker has the fleet's and the link's tests on both)."""
+    kind = MosquittoBroker if MosquittoBroker.available() else EmbeddedBroker
     with kind() as b:
         yield b
 

@@ -33,8 +33,9 @@ START = "2030-05-17T08:00:00Z"
 
 
 @pytest.fixture(scope="module")
-def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def served(real_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """`fleetsim vda5050` on the broker, at 2x real time, its clock starting at START."""
+    broker = real_broker
     path = scenario(tmp_path_factory.mktemp("vda"), SCENARIO)
     proc = subprocess.Popen(
         [
@@ -280,7 +281,8 @@ def test_timestamps_are_wall_clock_from_the_start_time(served: Any) -> None:
     run(check, served)
 
 
-def test_default_timestamps_are_now(tmp_path: Path, broker: Any) -> None:
+def test_default_timestamps_are_now(tmp_path: Path, real_broker: Any) -> None:
+    broker = real_broker
     path = scenario(tmp_path, SCENARIO.replace("diff_0", "now_0").replace("omni_0", "now_1"))
     proc = subprocess.Popen(
         [

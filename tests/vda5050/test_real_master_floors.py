@@ -28,7 +28,8 @@ robots:
 
 
 @pytest.fixture(scope="module")
-def served(broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def served(real_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    broker = real_broker
     folder = tmp_path_factory.mktemp("floors")
     (folder / "tower.building.yaml").write_text(TOWER)
     path = scenario(folder, SCENARIO)
