@@ -25,8 +25,7 @@ from fleetsim.faults import (
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from ..site.test_doors import HOUSE
-from ..site.test_lifts import TOWER
+from ..site.buildings import HOUSE, TOWER
 
 NAMES = [f"amr_{k}" for k in range(6)]
 PLAN = FaultPlan(

@@ -13,7 +13,7 @@ import pytest
 from fleetsim.fleet import deadlocks
 from fleetsim.scenario import build, load_scenario
 
-from ..site.test_lifts import TOWER, write_scenario
+from ..site.buildings import TOWER, write_scenario
 
 
 def test_a_deadlock_is_resolved_only_once_every_robot_in_it_moved_on(

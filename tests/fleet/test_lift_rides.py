@@ -14,7 +14,7 @@ import pytest
 
 from fleetsim.scenario import build, load_scenario
 
-from ..site.test_lifts import TOWER, write_scenario
+from ..site.buildings import TOWER, write_scenario
 
 ELEVATIONS = {"L1": 0.0, "L2": 4.0, "L3": 8.0}
 

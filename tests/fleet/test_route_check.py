@@ -13,8 +13,8 @@ from fleetsim.fleet import check_routes
 from fleetsim.site import Site
 
 from ..conftest import fleetsim
+from ..site.buildings import BUILDING
 from ..site.test_movingai import SMALL
-from ..site.test_rmf_building import BUILDING
 
 # The test building's second wall ends on the lane node at (15, -5): a robot there touches it.
 CLEAR = BUILDING.replace("      - [1, 5, {}]\n", "")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from ..conftest import scenario
-from ..site.test_rmf_building import BUILDING
+from ..site.buildings import BUILDING
 
 SCENARIO = """
 simulation: {timestep: 0.05}

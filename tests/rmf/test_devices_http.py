@@ -14,8 +14,7 @@ from fleetsim.interfaces.rmf.server import RmfServer, make_app
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from ..site.test_doors import HOUSE
-from ..site.test_lifts import TOWER
+from ..site.buildings import HOUSE, TOWER
 from .test_server import Served
 
 

@@ -17,7 +17,7 @@ from fleetsim.interfaces.rmf.server import RmfServer, make_app
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from ..site.test_lifts import ELEVATIONS, TOWER
+from ..site.buildings import ELEVATIONS, TOWER
 from .test_server import Served
 
 MODES = pytest.mark.parametrize("mode", ["omnidirectional", "differential"])

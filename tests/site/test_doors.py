@@ -17,37 +17,10 @@ from fleetsim.recording import record
 from fleetsim.scenario import build, load_scenario
 from fleetsim.site import Site
 
+from .buildings import HOUSE
+
 # Two rooms split by a wall along x = 6 with a sliding door in it (y -1..1); a corridor runs
 # through the door from the west room to the east room, parking spots off each end.
-HOUSE = """
-coordinate_system: cartesian_meters
-name: doorhouse
-levels:
-  L1:
-    elevation: 0
-    vertices:
-      - [0, 0, 0, west, {pickup_dispenser: [1, w]}]
-      - [3, 0, 0, ""]
-      - [9, 0, 0, ""]
-      - [12, 0, 0, east, {dropoff_ingestor: [1, e]}]
-      - [6, -1, 0, ""]
-      - [6, 1, 0, ""]
-      - [6, -6, 0, ""]
-      - [6, 6, 0, ""]
-      - [0, 3, 0, park_w, {is_parking_spot: [4, true]}]
-      - [12, 3, 0, park_e, {is_parking_spot: [4, true]}]
-    lanes:
-      - [8, 0, {bidirectional: [4, true]}]
-      - [0, 1, {bidirectional: [4, true]}]
-      - [1, 2, {bidirectional: [4, true]}]
-      - [2, 3, {bidirectional: [4, true]}]
-      - [3, 9, {bidirectional: [4, true]}]
-    walls:
-      - [6, 4, {texture_height: [3, 2.0]}]
-      - [5, 7, {texture_height: [3, 2.0]}]
-    doors:
-      - [4, 5, {name: [1, main_door], type: [1, sliding]}]
-"""
 
 
 @pytest.fixture

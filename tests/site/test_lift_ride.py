@@ -13,7 +13,7 @@ from fleetsim.agents import Agent, AgentSpawnParams
 from fleetsim.geometry import Pose
 from fleetsim.site import Site
 
-from .test_lifts import TOWER
+from .buildings import TOWER
 
 
 def cube(sim: MultiRobotSimulationCore, x: float, y: float) -> Agent:

@@ -15,45 +15,7 @@ from fleetsim.geometry import Pose
 from fleetsim.scenario import build, load_scenario
 from fleetsim.site import Site
 
-ELEVATIONS = {"L1": 0.0, "L2": 4.0, "L3": 8.0}
-
-
-def level(name: str, place: str) -> str:
-    """A corridor from a parking spot past a place to the lift (at x = 8), metres."""
-    return f"""
-  {name}:
-    elevation: {ELEVATIONS[name]}
-    vertices:
-      - [0, 3, 0, park_{name}, {{is_parking_spot: [4, true]}}]
-      - [0, 0, 0, {place}, {{pickup_dispenser: [1, a], dropoff_ingestor: [1, b]}}]
-      - [4, 0, 0, hall_{name}]
-      - [8, 0, 0, lift_{name}]
-      - [4, 3, 0, park2_{name}, {{is_parking_spot: [4, true]}}]
-    lanes:
-      - [0, 1, {{bidirectional: [4, true]}}]
-      - [1, 2, {{bidirectional: [4, true]}}]
-      - [2, 3, {{bidirectional: [4, true]}}]
-      - [4, 2, {{bidirectional: [4, true]}}]
-"""
-
-
-TOWER = (
-    "coordinate_system: cartesian_meters\nname: tower\nlevels:"
-    + level("L1", "dock")
-    + level("L2", "ward")
-    + level("L3", "lab")
-    + """
-lifts:
-  Lift1:
-    x: 8
-    y: 0
-    yaw: 0
-    width: 2.0
-    depth: 2.0
-    level_doors: {L1: [d], L2: [d], L3: [d]}
-    doors: {d: {door_type: 2, x: -1, y: 0, motion_axis_orientation: 1.57, width: 1.2}}
-"""
-)
+from .buildings import ELEVATIONS, TOWER, write_scenario
 
 
 @pytest.fixture
@@ -105,33 +67,6 @@ def test_requests_are_served_by_the_policy(tower: Path) -> None:
             lifts.release("Lift1", "holder")
             sim.run_simulation(duration=0.2)
             assert lifts["Lift1"].session == first, policy
-
-
-def write_scenario(tower: Path) -> Path:
-    places = [("dock", "lab"), ("ward", "dock"), ("lab", "ward"), ("dock", "ward")]
-    tasks = [
-        {"id": f"t{k}", "pickup": a, "dropoff": b, "release_time": 10 * k}
-        for k, (a, b) in enumerate(places)
-    ]
-    path = tower.parent / "floors.yaml"
-    path.write_text(
-        "\n".join(
-            [
-                "simulation: {timestep: 0.1, target_rtf: 0, duration: 900, seed: 2}",
-                f"site: {{file: {tower.name}}}",
-                "robots:",
-                "  - {name: amr, model: mobile_robot, start: [park_L1, park_L2]}",
-                "plugins:",
-                "  - type: fleet_manager",
-                "    params:",
-                "      pick_time: 1",
-                "      drop_time: 1",
-                f"      tasks: {{list: {tasks}}}",
-            ]
-        ).replace("'", '"')
-        + "\n"
-    )
-    return path
 
 
 def test_a_fleet_serves_orders_across_floors_by_lift(tower: Path) -> None:

@@ -11,40 +11,9 @@ import pytest
 from fleetsim.errors import ConfigError
 from fleetsim.site.rmf_building import load_rmf_building
 
+from .buildings import BUILDING
+
 # 100 px = 5 m (two measurements agreeing), so 0.05 m per pixel; y points down in the image.
-BUILDING = """
-coordinate_system: reference_image
-name: test_building
-levels:
-  L1:
-    elevation: 0
-    measurements:
-      - [0, 1, {distance: [3, 5.0]}]
-      - [2, 3, {distance: [3, 10.0]}]
-    vertices:
-      - [0, 0, 0, ""]
-      - [100, 0, 0, ""]
-      - [0, 0, 0, ""]
-      - [0, 200, 0, ""]
-      - [100, 100, 0, dock_a, {is_charger: [4, true], is_parking_spot: [4, true],
-                               spawn_robot_name: [1, bot1], spawn_robot_type: [1, TinyRobot],
-                               dock_name: [1, dock_a_station]}]
-      - [300, 100, 0, ""]
-      - [300, 300, 0, pantry, {pickup_dispenser: [1, coke], is_holding_point: [4, true]}]
-      - [100, 300, 0, lounge, {dropoff_ingestor: [1, bin]}]
-      - [500, 500, 0, other_graph]
-    lanes:
-      - [4, 5, {bidirectional: [4, true], graph_idx: [2, 0], speed_limit: [3, 0.5]}]
-      - [5, 6, {bidirectional: [4, true], graph_idx: [2, 0], speed_limit: [3, 0]}]
-      - [6, 7, {bidirectional: [4, false], graph_idx: [2, 0], mutex: [1, door_1]}]
-      - [7, 4, {bidirectional: [4, true], graph_idx: [2, 0]}]
-      - [6, 8, {bidirectional: [4, true], graph_idx: [2, 1]}]
-    walls:
-      - [0, 1, {texture_height: [3, 2.0]}]
-      - [1, 5, {}]
-  L2:
-    vertices: []
-"""
 
 
 def write(tmp_path: Path, text: str) -> Path:

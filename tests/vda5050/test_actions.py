@@ -20,8 +20,7 @@ from fleetsim.objects import ShapeParams, SimObjectSpawnParams
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from .test_messages import HEADER
-from .test_vehicle import straight
+from .helpers import HEADER, straight
 
 DT = 0.1
 

@@ -18,7 +18,7 @@ from fleetsim.interfaces.vda5050.broker import EmbeddedBroker, MosquittoBroker
 
 from ..conftest import scenario
 from .conftest import Observer
-from .test_vehicle import straight
+from .helpers import straight
 
 SCENARIO = """
 simulation: {timestep: 0.1}

@@ -15,7 +15,7 @@ from fleetsim.interfaces.vda5050.topics import Topics
 from fleetsim.interfaces.vda5050.vehicle import Vehicle
 
 from ..conftest import make_sim
-from .test_vehicle import straight
+from .helpers import straight
 
 STAMP = "2026-11-23T10:00:00.125Z"
 

@@ -18,7 +18,7 @@ from fleetsim.interfaces.vda5050.fleet import VdaFleet
 
 from ..conftest import make_sim
 from .conftest import BROKERS, Observer
-from .test_vehicle import straight
+from .helpers import straight
 
 PREFIX = "uagv/v2/fleetsim"
 

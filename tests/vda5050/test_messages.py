@@ -19,13 +19,7 @@ from fleetsim.interfaces.vda5050 import (
 )
 from fleetsim.interfaces.vda5050.messages import parse
 
-HEADER = {
-    "headerId": 7,
-    "timestamp": "2026-11-23T10:00:00.00Z",
-    "version": "2.0.0",
-    "manufacturer": "fleetsim",
-    "serialNumber": "amr_0",
-}
+from .helpers import HEADER
 
 
 def order(nodes: int = 3, released: int = 2, **changes: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from fleetsim.interfaces.vda5050.topics import Topics
 from fleetsim.interfaces.vda5050.vehicle import Vehicle
 
 from ..conftest import make_sim
-from .test_vehicle import straight
+from .helpers import straight
 
 # a quarter circle of radius 3 about (0, 3), from (0, 0) to (3, 3): a rational quadratic
 QUARTER = Trajectory.model_validate(

@@ -11,7 +11,7 @@ from fleetsim.interfaces.vda5050 import Order
 from fleetsim.interfaces.vda5050.messages import parse
 from fleetsim.interfaces.vda5050.order_book import OrderBook
 
-from .test_messages import HEADER
+from .helpers import HEADER
 
 
 def msg(

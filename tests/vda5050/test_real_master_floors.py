@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ..conftest import scenario
-from ..site.test_lifts import TOWER
+from ..site.buildings import TOWER
 from .test_real_master import Master, builder, run
 
 vda = pytest.importorskip("vda5050")

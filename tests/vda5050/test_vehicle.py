@@ -4,67 +4,27 @@ them, continues when an update releases the horizon, and reports it all in its s
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pytest
 
 from fleetsim import Agent, MultiRobotSimulationCore, Pose
-from fleetsim.interfaces.vda5050 import Order, State
+from fleetsim.interfaces.vda5050 import State
 from fleetsim.interfaces.vda5050.messages import parse
 from fleetsim.interfaces.vda5050.topics import Topics
 from fleetsim.interfaces.vda5050.vehicle import Vehicle
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from .test_messages import HEADER
+from .helpers import straight
 
 
 @pytest.fixture
 def sim() -> Iterator[MultiRobotSimulationCore]:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as s:
         yield s
-
-
-def straight(
-    ids: list[str],
-    released: int,
-    first_seq: int = 0,
-    update: int = 0,
-    speeds: dict[str, float] | None = None,
-    positions: bool = True,
-) -> Order:
-    """Nodes on the x axis 3 m apart (n0 at x = 0), the first `released` in the base."""
-    nodes = []
-    for k, n in enumerate(ids):
-        node: dict[str, Any] = {
-            "nodeId": n,
-            "sequenceId": first_seq + 2 * k,
-            "released": k < released,
-            "actions": [],
-        }
-        if positions:
-            node["nodePosition"] = {"x": 3.0 * int(n[1:]), "y": 0.0, "mapId": "site"}
-        nodes.append(node)
-    edges = [
-        {
-            "edgeId": f"{a}{b}",
-            "sequenceId": first_seq + 2 * k + 1,
-            "released": k + 1 < released,
-            "startNodeId": a,
-            "endNodeId": b,
-            "actions": [],
-            **({"maxSpeed": speeds[b]} if speeds and b in speeds else {}),
-        }
-        for k, (a, b) in enumerate(itertools.pairwise(ids))
-    ]
-    body = {**HEADER, "orderId": "o1", "orderUpdateId": update, "nodes": nodes, "edges": edges}
-    order = parse(Order, json.dumps(body), "order")
-    assert isinstance(order, Order)
-    return order
 
 
 def test_the_base_is_driven_to_the_decision_point_then_the_update(

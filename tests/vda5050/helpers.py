@@ -1,0 +1,55 @@
+"""What the VDA 5050 tests share: a message header (`HEADER`) and a straight order."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from fleetsim.interfaces.vda5050.messages import Order, parse
+
+HEADER = {
+    "headerId": 7,
+    "timestamp": "2026-11-23T10:00:00.00Z",
+    "version": "2.0.0",
+    "manufacturer": "fleetsim",
+    "serialNumber": "amr_0",
+}
+
+
+def straight(
+    ids: list[str],
+    released: int,
+    first_seq: int = 0,
+    update: int = 0,
+    speeds: dict[str, float] | None = None,
+    positions: bool = True,
+) -> Order:
+    """Nodes on the x axis 3 m apart (n0 at x = 0), the first `released` in the base."""
+    nodes = []
+    for k, n in enumerate(ids):
+        node: dict[str, Any] = {
+            "nodeId": n,
+            "sequenceId": first_seq + 2 * k,
+            "released": k < released,
+            "actions": [],
+        }
+        if positions:
+            node["nodePosition"] = {"x": 3.0 * int(n[1:]), "y": 0.0, "mapId": "site"}
+        nodes.append(node)
+    edges = [
+        {
+            "edgeId": f"{a}{b}",
+            "sequenceId": first_seq + 2 * k + 1,
+            "released": k + 1 < released,
+            "startNodeId": a,
+            "endNodeId": b,
+            "actions": [],
+            **({"maxSpeed": speeds[b]} if speeds and b in speeds else {}),
+        }
+        for k, (a, b) in enumerate(itertools.pairwise(ids))
+    ]
+    body = {**HEADER, "orderId": "o1", "orderUpdateId": update, "nodes": nodes, "edges": edges}
+    order = parse(Order, json.dumps(body), "order")
+    assert isinstance(order, Order)
+    return order
