@@ -1,9 +1,15 @@
-"""What the VDA 5050 tests share: a message header (`HEADER`) and a straight order."""
+"""What the VDA 5050 tests share: a message header (`HEADER`), a straight order, and
+`fleetsim vda5050` running on a broker (`serving`)."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from fleetsim.interfaces.vda5050.messages import Order, parse
@@ -53,3 +59,24 @@ def straight(
     order = parse(Order, json.dumps(body), "order")
     assert isinstance(order, Order)
     return order
+
+
+@contextmanager
+def serving(path: Path, broker_url: str, *options: str, ready: str = "") -> Iterator[Any]:
+    """`fleetsim vda5050 PATH --broker URL OPTIONS...` running (once it said `ready` in its
+    first line, when given), stopped after."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fleetsim", "vda5050", str(path), "--broker", broker_url, *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        if ready:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert ready in line, proc.stderr.read() if proc.poll() is not None else line  # type: ignore[union-attr]
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(20)

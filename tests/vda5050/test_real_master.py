@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import subprocess
-import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timezone
@@ -19,6 +17,7 @@ from typing import Any
 import pytest
 
 from ..conftest import scenario
+from .helpers import serving
 
 vda = pytest.importorskip("vda5050")
 
@@ -35,34 +34,9 @@ START = "2030-05-17T08:00:00Z"
 @pytest.fixture(scope="module")
 def served(real_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """`fleetsim vda5050` on the broker, at 2x real time, its clock starting at START."""
-    broker = real_broker
     path = scenario(tmp_path_factory.mktemp("vda"), SCENARIO)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "fleetsim",
-            "vda5050",
-            str(path),
-            "--broker",
-            broker.url,
-            "--rtf",
-            "2",
-            "--start-time",
-            START,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert "vehicles 2" in line, proc.stderr.read() if proc.poll() is not None else line
-        yield broker
-    finally:
-        proc.terminate()
-        proc.wait(20)
+    with serving(path, real_broker.url, "--rtf", "2", "--start-time", START, ready="vehicles 2"):
+        yield real_broker
 
 
 class Master:
@@ -282,25 +256,8 @@ def test_timestamps_are_wall_clock_from_the_start_time(served: Any) -> None:
 
 
 def test_default_timestamps_are_now(tmp_path: Path, real_broker: Any) -> None:
-    broker = real_broker
     path = scenario(tmp_path, SCENARIO.replace("diff_0", "now_0").replace("omni_0", "now_1"))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "fleetsim",
-            "vda5050",
-            str(path),
-            "--broker",
-            broker.url,
-            "--duration",
-            "5",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with serving(path, real_broker.url, "--duration", "5"):
 
         async def check(master: Master) -> None:
             state = await master.until(lambda: master.last("now_1"))
@@ -310,7 +267,4 @@ def test_default_timestamps_are_now(tmp_path: Path, real_broker: Any) -> None:
             age = abs((datetime.now(timezone.utc) - moment).total_seconds())
             assert age < 30, moment  # not 1970
 
-        run(check, broker, ("now_0", "now_1"))
-    finally:
-        proc.terminate()
-        proc.wait(20)
+        run(check, real_broker, ("now_0", "now_1"))

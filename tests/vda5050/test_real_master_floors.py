@@ -5,8 +5,6 @@ vehicle calls it, rides it and leaves it); an order changing map anywhere else i
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +12,7 @@ import pytest
 
 from ..conftest import scenario
 from ..site.buildings import TOWER
+from .helpers import serving
 from .test_real_master import Master, builder, run
 
 vda = pytest.importorskip("vda5050")
@@ -29,34 +28,10 @@ robots:
 
 @pytest.fixture(scope="module")
 def served(real_broker: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    broker = real_broker
     folder = tmp_path_factory.mktemp("floors")
     (folder / "tower.building.yaml").write_text(TOWER)
-    path = scenario(folder, SCENARIO)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "fleetsim",
-            "vda5050",
-            str(path),
-            "--broker",
-            broker.url,
-            "--rtf",
-            "4",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert "vehicles 2" in line, proc.stderr.read() if proc.poll() is not None else line
-        yield broker
-    finally:
-        proc.terminate()
-        proc.wait(20)
+    with serving(scenario(folder, SCENARIO), real_broker.url, "--rtf", "4", ready="vehicles 2"):
+        yield real_broker
 
 
 def order(order_id: str, stops: list[tuple[str, float, float, str]], serial: str = "diff_0") -> Any:

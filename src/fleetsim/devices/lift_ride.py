@@ -102,9 +102,7 @@ class LiftRides:
     def _radius(self, robot: Any) -> float:
         """The robot's footprint radius: half the diagonal of its box in the plane."""
         bodies = self.lifts.sim.world.bodies
-        row = bodies.row(int(self.lifts.sim.handles_of([robot])[0]))
-        w, d = (bodies["aabb_local_max"][row] - bodies["aabb_local_min"][row])[:2]
-        return float(math.hypot(w, d) / 2)
+        return float(bodies.footprint_radii(bodies.rows(self.lifts.sim.handles_of([robot])))[0])
 
     def _queue(self, ride: Ride) -> None:
         device = self.lifts[ride.lift]

@@ -59,8 +59,7 @@ class LaneBlockage:
         self._handles = sim.handles_of(self.robots)
         bodies = sim.world.bodies
         rows = bodies.rows(self._handles)
-        half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
-        self.radius = float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
+        self.radius = float(bodies.footprint_radii(rows).max()) if len(rows) else 0.0
         self._z = self._floor(graph, a, bodies["pos"][rows, 2])
         self.middle, self.half_size = self._spot(graph, a, b)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -31,9 +31,9 @@ class FaultKind:
     """One kind of fault. `touches`: "robot", "site" or "demand"; `lasts`: False for a fault
     that is over as it happens (a battery spike, an order burst)."""
 
-    name: ClassVar[str] = ""
-    touches: ClassVar[str] = "robot"
-    lasts: ClassVar[bool] = True
+    name = ""
+    touches = "robot"
+    lasts = True
 
     def check(self, f: FaultInjector, target: str) -> None:
         """Refuse a target this run does not have (before the run), naming what it has."""
@@ -54,11 +54,11 @@ K = TypeVar("K", bound=type[FaultKind])
 
 
 def fault_kind(name: str, touches: str, lasts: bool = True) -> Callable[[K], K]:
-    """Register a `FaultKind` subclass as fault kind `name`."""
+    """Register a `FaultKind` subclass as fault kind `name` (one class may be several kinds)."""
 
     def register(cls: K) -> K:
-        cls.name, cls.touches, cls.lasts = name, touches, lasts
-        TABLE[name] = cls()
+        kind = TABLE[name] = cls()
+        kind.name, kind.touches, kind.lasts = name, touches, lasts
         return cls
 
     return register
@@ -90,7 +90,7 @@ class _Speed(_Robot):
 
 
 for _name in ("stop", "breakdown", "delay", "slowdown"):
-    fault_kind(_name, "robot")(type(f"_{_name.title()}", (_Speed,), {}))
+    fault_kind(_name, "robot")(_Speed)
 
 
 @fault_kind("jump", "robot")

@@ -82,6 +82,8 @@ class LiftPassage:
         carried it."""
         if not self.rides:
             return True
+        if i in self.spots and self._off_the_lift(i):
+            self.spots.pop(i)  # (out of the cabin, its ride over: nodes where they are)
         route = self.t.routes[i]
         for a, b in itertools.pairwise(nodes):
             lift = self.rides.get((a, b))
@@ -217,6 +219,12 @@ class LiftPassage:
             ):
                 rides.join(self._rider(j), self._rider(i), t.robots[j], t.radius)
 
+    def _off_the_lift(self, i: int) -> bool:
+        """Robot i has no ride and holds no cabin node."""
+        if self.lifts.rides.riding(self._rider(i)) is not None:
+            return False
+        return not any(n in self.stops for n in self.t.held(i))
+
     def mates(self, i: int, j: int, node: int) -> bool:
         """Whether robots i and j ride in one session of the lift whose cabin `node` is (they
         do not keep each other off it)."""
@@ -233,8 +241,10 @@ class LiftPassage:
     def co_holder(self, i: int, node: int) -> int:
         """A robot of robot i's lift session that holds cabin `node` too (it keeps it when
         robot i lets it go), or -1."""
+        if node not in self.stops:
+            return -1
         ride = self.lifts.rides.riding(self._rider(i))
-        if ride is None or node not in self.stops:
+        if ride is None:
             return -1
         for j in self._session(ride.lift):
             if j != i and node in self.t.held(j):
@@ -287,8 +297,6 @@ class LiftPassage:
         """Robot i has a new route: a lift it only waited for is let go (not one it is in)."""
         if self.rides:
             self.lifts.rides.cancel(self._rider(i))
-            if self.lifts.rides.riding(self._rider(i)) is None:
-                self.spots.pop(i, None)
             for waiting in self.waiting.values():
                 waiting.discard(i)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -35,35 +35,11 @@ from fleetsim.fleet.door_passage import DoorPassage
 from fleetsim.fleet.give_way import in_the_way
 from fleetsim.fleet.lane_closures import LaneClosures
 from fleetsim.fleet.lift_passage import LiftPassage
+from fleetsim.fleet.placement import NODE_SNAP_M, place_on_nodes
+from fleetsim.fleet.routing import Router, shortest_route
 from fleetsim.site import NavGraph, RouteError
 
-NODE_SNAP_M = 0.25  # a robot this close to a node stands on it
 ARRIVED_M = 0.05
-
-
-class Router(Protocol):
-    """Plans the route traffic control drives: node indices from `start` to `goal`, passing
-    none of `avoid`; raises `RouteError` when there is none (or none within `max_expansions`
-    nodes searched, when given)."""
-
-    def __call__(
-        self,
-        graph: NavGraph,
-        start: int,
-        goal: int,
-        avoid: Sequence[int],
-        max_expansions: int | None,
-    ) -> Sequence[int]:
-        """A route from `start` to `goal` round the nodes in `avoid`."""
-
-
-def shortest_route(
-    graph: NavGraph, start: int, goal: int, avoid: Sequence[int], max_expansions: int | None
-) -> Sequence[int]:
-    """The default router: the shortest route along the lanes (A*). A detour round other
-    robots (`max_expansions` given) is searched greedily: at most 1.5 times the shortest."""
-    weight = 1.0 if max_expansions is None else 1.5
-    return graph.route(start, goal, avoid, max_expansions, weight).nodes
 
 
 class TrafficControl:
@@ -100,7 +76,7 @@ class TrafficControl:
         self.on_arrival: Callable[[int], None] | None = None
         self.on_detour: Callable[[int], None] | None = None  # sent round to the same goal
         self.lift_rides = LiftPassage(self)  # lifts between floors: called, ridden, let go
-        self._place_on_nodes()
+        place_on_nodes(self)
         self.passage = DoorPassage(self)  # doors on the way: asked to open, held, let go
         self.closures = LaneClosures(self)  # lanes closed for a while (a blocked aisle)
 
@@ -602,32 +578,7 @@ class TrafficControl:
         rest = self._rest[i]
         self.ahead_m[i] = rest[min(nxt, len(rest) - 1)]
 
-    def _place_on_nodes(self) -> None:
-        assert self.sim.site is not None  # (checked when built)
-        where = self.sim.get_poses(self.handles)[0]
-        nodes, dist = self.sim.site.nearest_nodes(where)
-        pos = where[:, :2]
-        for i, (p, k, d) in enumerate(zip(pos, nodes.tolist(), dist.tolist(), strict=True)):
-            name = self.robots[i].name
-            if d > NODE_SNAP_M:
-                raise ConfigError(
-                    f"{name} at ({p[0]:.2f}, {p[1]:.2f}) is not on a node (the nearest, "
-                    f"'{self.graph.names[k]}', is {d:.2f} m away): start robots on nodes"
-                )
-            other = self.blocker(i, k)
-            if other >= 0:
-                raise ConfigError(
-                    f"{name} and {self.robots[other].name} start within {self.clearance:.2f} m "
-                    f"of each other (node '{self.graph.names[k]}'): start them farther apart"
-                )
-            self.owner[k] = i
-            self.routes[i] = [k]
-            self.next[i] = 1
-            self._legs_of(i)
-            self._refresh_xy(i)
-
     def _footprint_radius(self) -> float:
         bodies = self.sim.world.bodies
         rows = bodies.rows(self.handles)
-        half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
-        return float(np.hypot(half[:, 0], half[:, 1]).max()) if len(rows) else 0.0
+        return float(bodies.footprint_radii(rows).max()) if len(rows) else 0.0

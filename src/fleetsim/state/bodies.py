@@ -78,3 +78,9 @@ class BodyTable(Table):
 
     def __init__(self, capacity: int = 256) -> None:
         super().__init__(BODY_COLUMNS, capacity)
+
+    def footprint_radii(self, rows: np.ndarray) -> np.ndarray:
+        """The radius of each body's footprint (the circle round its box in the plane), (N,)."""
+        half = (self["aabb_local_max"][rows] - self["aabb_local_min"][rows])[:, :2] / 2
+        radii: np.ndarray = np.hypot(half[:, 0], half[:, 1])
+        return radii

@@ -43,8 +43,7 @@ class DoorGuard:
         self._open: dict[int, DoorStall] = {}
         bodies = sim.world.bodies
         rows = bodies.rows(sim.handles_of(robots))
-        half = (bodies["aabb_local_max"][rows] - bodies["aabb_local_min"][rows])[:, :2] / 2
-        self._reach = np.hypot(half[:, 0], half[:, 1]) + MARGIN_M
+        self._reach = bodies.footprint_radii(rows) + MARGIN_M
         self._brake = np.maximum([r.spawn_params.max_linear_accel for r in robots], 1e-6)
         self._motion = np.array([r.motion_handle for r in robots], dtype=np.int64)
         self._ends = np.array([d.ends for d in self.doors], dtype=float).reshape(-1, 2, 2)
