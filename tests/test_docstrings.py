@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from pathlib import Path
 import pkgutil
 
 import fleetsim
@@ -42,3 +43,48 @@ def test_the_public_api_is_documented() -> None:
                 if (inspect.isfunction(fn) or isinstance(member, property)) and not fn.__doc__:
                     missing.append(f"{name}.{attr}")
     assert missing == []
+
+
+def test_docstring_sections_are_google_style() -> None:
+    """mkdocstrings is told the docstrings are Google style (mkdocs.yml): every docstring of the
+    package parses so, with no warning from griffe (an `Args:` name the signature lacks, an
+    entry without its colon), no entry naming two things at once, and no section written in
+    another style (`:param x:`, NumPy's underlined headings)."""
+    import logging
+    import re
+
+    import griffe
+
+    said: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    log = logging.getLogger("griffe")
+    keep, level = Keep(level=logging.WARNING), log.level
+    log.addHandler(keep)
+    log.setLevel(logging.WARNING)
+    other_style = re.compile(r"^\s*(:param |:returns?:|:raises |-{3,}\s*$)", re.M)
+    found: list[str] = []
+    try:
+        package = griffe.load("fleetsim", search_paths=[str(Path(fleetsim.__file__).parents[1])])
+        before = len(said)  # loading warns of unresolvable bases, not of docstrings
+        pending: list[griffe.Object] = [package]
+        while pending:
+            obj = pending.pop()
+            pending.extend(m for m in obj.members.values() if not m.is_alias)
+            if obj.docstring is None:
+                continue
+            found.extend(f"{obj.path}: other style" for _ in other_style.findall(obj.docstring.value))
+            for section in obj.docstring.parse("google"):
+                if section.kind.value in ("parameters", "attributes"):
+                    for item in section.value:
+                        if not item.name.isidentifier():
+                            found.append(f"{obj.path}: one entry for {item.name!r}")
+        found.extend(said[before:])
+    finally:
+        log.removeHandler(keep)
+        log.setLevel(level)
+    assert len(list(package.members)) > 20  # the package was read
+    assert found == []

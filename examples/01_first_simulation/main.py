@@ -21,6 +21,7 @@ from fleetsim import (
     SimObjectSpawnParams,
     SimulationParams,
 )
+from fleetsim.geometry import quat
 
 HERE = Path(__file__).parent
 N_BOXES, RADIUS, SPEED = 12, 4.0, 0.5  # count, ring radius (m), angular speed (rad/s)
@@ -46,14 +47,8 @@ def main() -> None:
             )
             for a in angles
         ]
-        crate = SimObject.from_params(
-            SimObjectSpawnParams(
-                visual_shape=ShapeParams(
-                    half_extents=(0.15, 0.15, 0.15), rgba_color=(0.8, 0.5, 0.2, 1)
-                )
-            ),
-            sim_core=sim,
-        )
+        cube = ShapeParams(half_extents=(0.15, 0.15, 0.15), rgba_color=(0.8, 0.5, 0.2, 1))
+        crate = SimObject.from_params(SimObjectSpawnParams(visual_shape=cube), sim_core=sim)
         boxes[0].attach_object(crate, Pose.from_xyz(0, 0, 0.3))  # rides on top of box 0
         handles = sim.handles_of(boxes)
 
@@ -61,11 +56,7 @@ def main() -> None:
             """Move the whole ring in one array operation per step."""
             a = angles + SPEED * (sim.sim_time + dt)
             pos = np.column_stack((RADIUS * np.cos(a), RADIUS * np.sin(a), np.full(N_BOXES, 0.15)))
-            yaw = a + np.pi / 2
-            orn = np.column_stack(
-                (np.zeros(N_BOXES), np.zeros(N_BOXES), np.sin(yaw / 2), np.cos(yaw / 2))
-            )
-            sim.set_poses(handles, pos, orn)
+            sim.set_poses(handles, pos, quat.from_yaw(a + np.pi / 2))  # facing along the ring
 
         sim.register_callback(circle)
         if args.steps is not None:

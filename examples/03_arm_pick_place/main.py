@@ -1,7 +1,8 @@
 """A Panda arm picks four cubes off a table, one by one, and stacks them elsewhere.
 
-Pick and Drop move the arm by inverse kinematics (ee_target_position); the cube rides in the
-gripper (attached to the end-effector link) in between. Run:
+The table (the arm, the cubes, the bin) is a scenario file, `scene.yaml`; the work is queued
+here. Pick and Drop move the arm by inverse kinematics (ee_target_position); the cube rides in
+the gripper (attached to the end-effector link) in between. Run:
     python examples/03_arm_pick_place/main.py              # headless, 20 simulated seconds
     python examples/03_arm_pick_place/main.py --steps 500  # a fixed number of steps
     python examples/03_arm_pick_place/main.py --gui        # watch (target_rtf 1 is nicer)
@@ -12,19 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fleetsim import (
-    Agent,
-    CollisionMode,
-    Drop,
-    MultiRobotSimulationCore,
-    Pick,
-    Pose,
-    PoseAction,
-    ShapeParams,
-    SimObject,
-    SimObjectSpawnParams,
-    SimulationParams,
-)
+from fleetsim import Drop, Pick, Pose, PoseAction
+from fleetsim.scenario import build, load_scenario
 
 HERE = Path(__file__).parent
 HALF = 0.025  # cube half size, m
@@ -37,40 +27,17 @@ def main() -> None:
     parser.add_argument("--gui", action="store_true", help="open the PyBullet GUI")
     args = parser.parse_args()
 
-    params = SimulationParams.from_config(HERE / "config.yaml").replace(gui=args.gui)
-    with MultiRobotSimulationCore(params) as sim:
-        arm = Agent.from_urdf("panda", sim_core=sim, use_fixed_base=True)
-        cube = ShapeParams("box", half_extents=(HALF, HALF, HALF), rgba_color=(0.9, 0.3, 0.2, 1))
-        cubes = [
-            SimObject.from_params(
-                SimObjectSpawnParams(
-                    visual_shape=cube, initial_pose=Pose.from_xyz(0.55, y, HALF), pickable=True
-                ),
-                sim_core=sim,
-            )
-            for y in (0.3, 0.2, 0.1, 0.0)
-        ]
-        SimObject.from_params(  # the bin's base plate, as static structure
-            SimObjectSpawnParams(
-                visual_shape=ShapeParams(
-                    "box", half_extents=(0.1, 0.1, 0.005), rgba_color=(0.3, 0.3, 0.35, 1)
-                ),
-                initial_pose=Pose.from_xyz(*STACK, -0.005),
-                collision_mode=CollisionMode.STATIC,
-            ),
-            sim_core=sim,
-        )
-        for level, c in enumerate(cubes):
-            x, y, z = c.get_pose().position
+    run = build(load_scenario(HERE / "scene.yaml"), gui=args.gui)
+    with run.sim as sim:
+        arm = run.scene.robot("arm")
+        cubes = [run.scene.object(f"cube_{i}") for i in range(4)]
+        for level, cube in enumerate(cubes):
+            x, y, z = cube.get_pose().position
             top = HALF + 2 * HALF * level
             arm.add_action_sequence(
                 [
                     PoseAction((x, y, z + 0.15)),  # above the cube
-                    Pick(
-                        target_object_id=c.object_id,
-                        ee_target_position=(x, y, z + 0.01),
-                        use_approach=False,
-                    ),
+                    Pick(cube.object_id, ee_target_position=(x, y, z + 0.01), use_approach=False),
                     PoseAction((x, y, 0.3)),  # lift
                     PoseAction((*STACK, top + 0.2)),  # over the stack
                     Drop(
@@ -82,11 +49,7 @@ def main() -> None:
             )
         arm.add_action(PoseAction((0.4, 0.0, 0.5)))  # out of the way
 
-        if args.steps is not None:
-            for _ in range(args.steps):
-                sim.step_once()
-        else:
-            sim.run_simulation()
+        sim.run_simulation(None if args.steps is None else args.steps * sim.params.timestep)
         stacked = sum(abs(c.get_pose().x - STACK[0]) < 1e-9 for c in cubes)
         print(f"simulated {sim.sim_time:.2f} s in {sim.step_count} steps")
         top = max(c.get_pose().z for c in cubes)

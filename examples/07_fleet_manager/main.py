@@ -5,7 +5,7 @@ on the top row), starts eight robots, releases delivery orders in picking waves 
 every four minutes, at random stations), and runs the reference fleet manager three times on
 the same orders: the built-in "nearest" (each order in turn to the nearest idle robot) and
 "greedy" (the closest robot-order pair over the whole wave first) assignments, and
-`LeastDriven` below, a custom policy in a dozen lines. With a wave waiting the policies choose
+`LeastDriven` below, a custom policy in a few lines. With a wave waiting the policies choose
 differently. Prints each policy's KPIs as it finishes, then side by side. Run:
     python examples/07_fleet_manager/main.py              # 30 simulated minutes per policy
     python examples/07_fleet_manager/main.py --steps 300  # a fixed number of steps each
@@ -14,7 +14,6 @@ differently. Prints each policy's KPIs as it finishes, then side by side. Run:
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 import numpy as np
 
@@ -22,60 +21,37 @@ from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimulationParams
 from fleetsim.fleet import AssignmentPolicy, FleetManager, Task
 from fleetsim.site import Site
 
+COLS, ROWS, GAP = 8, 5, 3.0  # the lattice: pick-ups on row 0, drop-offs on the top row
+
 
 class LeastDriven:
     """Each waiting task (highest priority first) to the idle robot that has driven least:
     spreads the wear over the fleet. Any object with this `assign` is a policy."""
 
     def assign(self, fleet, idle, tasks):  # type: ignore[no-untyped-def]
-        order = sorted(idle, key=lambda i: fleet.distance[i])
-        return list(zip(order, tasks, strict=False))
+        return list(zip(sorted(idle, key=lambda i: fleet.distance[i]), tasks, strict=False))
 
 
-def warehouse(cols: int = 8, rows: int = 5, spacing: float = 3.0) -> Site:
-    cells = [(r, c) for r in range(rows) for c in range(cols)]
-    nodes = [
-        {
-            "name": f"n{r}_{c}",
-            "x": spacing * c,
-            "y": spacing * r,
-            "pickup": r == 0,
-            "dropoff": r == rows - 1,
-        }
-        for r, c in cells
-    ]
-    lanes = [{"from": f"n{r}_{c}", "to": f"n{r}_{c + 1}"} for r, c in cells if c < cols - 1]
-    lanes += [{"from": f"n{r}_{c}", "to": f"n{r + 1}_{c}"} for r, c in cells if r < rows - 1]
+def warehouse() -> Site:
+    cells = [(r, c, f"n{r}_{c}") for r in range(ROWS) for c in range(COLS)]
+    nodes = [{"name": n, "x": GAP * c, "y": GAP * r} for r, c, n in cells]
+    for node, (r, _, _) in zip(nodes, cells, strict=True):
+        node.update(pickup=r == 0, dropoff=r == ROWS - 1)
+    lanes = [{"from": n, "to": f"n{r}_{c + 1}"} for r, c, n in cells if c < COLS - 1]
+    lanes += [{"from": n, "to": f"n{r + 1}_{c}"} for r, c, n in cells if r < ROWS - 1]
     return Site.from_graph(nodes, lanes)
 
 
-def waves(site: Site, rng: np.random.Generator, every: float, size: int, count: int) -> list[Task]:
-    """`count` picking waves of `size` orders, one wave every `every` seconds."""
-    pickups, dropoffs = site.graph.nodes_with("pickup"), site.graph.nodes_with("dropoff")
-    return [
-        Task(
-            f"w{w}_{k}",
-            (str(rng.choice(pickups)), str(rng.choice(dropoffs))),
-            release_time=w * every,
-        )
-        for w in range(count)
-        for k in range(size)
-    ]
-
-
-def run(policy: str | AssignmentPolicy, steps: int) -> tuple[dict[str, Any], float]:
-    params = SimulationParams.from_dict(
-        {"timestep": 0.1, "target_rtf": 0, "collision_narrowphase": "aabb"}
-    )
+def run(policy: str | AssignmentPolicy, steps: int) -> tuple[dict, float]:
+    params = SimulationParams(timestep=0.1, target_rtf=0, collision_narrowphase="aabb")
     with MultiRobotSimulationCore(params) as sim:
-        site = warehouse()
-        sim.set_site(site)
-        starts = [site.graph.xy[site.graph.node(f"n2_{c}")] for c in range(8)]
-        robots = [
-            Agent.from_urdf("mobile_robot", Pose.from_xyz(x, y, 0), sim_core=sim, name=f"amr{k}")
-            for k, (x, y) in enumerate(np.array(starts).tolist())
-        ]
-        orders = waves(site, np.random.default_rng(7), every=240.0, size=12, count=8)
+        sim.set_site(site := warehouse())
+        starts = [Pose.from_xyz(GAP * c, 2 * GAP, 0) for c in range(COLS)]  # the middle row
+        robots = [Agent.from_urdf("mobile_robot", p, sim_core=sim) for p in starts]
+        rng = np.random.default_rng(7)  # 8 waves of 12 orders, one wave every 240 s
+        pickups, dropoffs = site.graph.nodes_with("pickup"), site.graph.nodes_with("dropoff")
+        trips = [(str(rng.choice(pickups)), str(rng.choice(dropoffs))) for _ in range(8 * 12)]
+        orders = [Task(f"o{i}", trip, release_time=i // 12 * 240.0) for i, trip in enumerate(trips)]
         manager = FleetManager(sim, robots, orders, policy, pick_time=5, drop_time=5).attach()
         for _ in range(steps):
             sim.step_once()
@@ -86,39 +62,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=18_000, help="steps per policy (0.1 s)")
     args = parser.parse_args()
-    rows = []
-    for name, policy in (
-        ("nearest", "nearest"),
-        ("greedy", "greedy"),
-        ("LeastDriven", LeastDriven()),
-    ):
+    table = ["policy        done  per hour  p50 cycle s  util %  m/robot  deadlocks  robot-robot"]
+    for name, policy in [("nearest",) * 2, ("greedy",) * 2, ("LeastDriven", LeastDriven())]:
         print(f"running {name} ...", flush=True)
         k, sim_time = run(policy, args.steps)
-        cycle = k["cycle_time_s"]["p50"]
-        shown = f"{cycle:.1f} s" if cycle is not None else "-"
-        print(f"  {name}: {k['tasks_completed']} orders done, p50 cycle {shown}", flush=True)
-        rows.append(
-            (
-                name,
-                k["tasks_completed"],
-                k["throughput_per_hour"],
-                cycle if cycle is not None else float("nan"),
-                k["utilisation"] * 100,
-                k["distance_per_robot_m"],
-                k["deadlocks"],
-                k["collisions"]["robot-robot"],
-            )
+        cycle = k["cycle_time_s"]["p50"] or np.nan
+        print(f"  {name}: {k['tasks_completed']} orders done, p50 cycle {cycle:.1f} s", flush=True)
+        table.append(
+            f"{name:<12} {k['tasks_completed']:>5} {k['throughput_per_hour']:>9.1f} {cycle:>12.1f} "
+            f"{k['utilisation'] * 100:>7.0f} {k['distance_per_robot_m']:>8.0f} "
+            f"{k['deadlocks']:>10} {k['collisions']['robot-robot']:>12}"
         )
     print(f"simulated {sim_time:.2f} s in {args.steps} steps per policy")
-    print(
-        f"{'policy':<12} {'done':>5} {'per hour':>9} {'p50 cycle s':>12} {'util %':>7} "
-        f"{'m/robot':>8} {'deadlocks':>9} {'robot-robot':>11}"
-    )
-    for row in rows:
-        print(
-            f"{row[0]:<12} {row[1]:>5} {row[2]:>9.1f} {row[3]:>12.1f} {row[4]:>7.0f} "
-            f"{row[5]:>8.0f} {row[6]:>9} {row[7]:>11}"
-        )
+    print("\n".join(table))
 
 
 if __name__ == "__main__":

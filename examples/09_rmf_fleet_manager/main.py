@@ -44,16 +44,10 @@ class Adapter:
             lap = self.sent[name][1] + 1 if name in self.sent else 0
             self.done += name in self.sent
             x, y, yaw = CORNERS[lap % 4]
-            offset = 5.0 * int(name[-1])
             self.cmd_id += 1
-            self.call(
-                f"navigate/?robot_name={name}&cmd_id={self.cmd_id}",
-                {
-                    "map_name": "L1",
-                    "destination": {"x": x + offset, "y": y, "yaw": yaw},
-                    "speed_limit": 0.0,
-                },
-            )
+            goal = {"x": x + 5.0 * int(name[-1]), "y": y, "yaw": yaw}  # robots 5 m apart
+            body = {"map_name": "L1", "destination": goal, "speed_limit": 0.0}
+            self.call(f"navigate/?robot_name={name}&cmd_id={self.cmd_id}", body)
             self.sent[name] = (self.cmd_id, lap)
 
 
@@ -63,11 +57,10 @@ def main() -> None:
     args = parser.parse_args()
     params = SimulationParams(timestep=0.1, target_rtf=0.0, collision_narrowphase="aabb")
     with MultiRobotSimulationCore(params) as sim:
+        starts = [Pose.from_xyz(5.0 * k, 0, 0) for k in range(3)]
         robots = [
-            Agent.from_urdf(
-                "mobile_robot", Pose.from_xyz(5.0 * k, 0, 0), sim_core=sim, name=f"tinyRobot{k}"
-            )
-            for k in range(3)
+            Agent.from_urdf("mobile_robot", p, sim_core=sim, name=f"tinyRobot{k}")
+            for k, p in enumerate(starts)
         ]
         fleet = RmfFleet(sim, robots, map_name="L1").start()
         with RmfServer(make_app(fleet)) as server:

@@ -22,13 +22,18 @@ class AgentSpawnParams:
     Attributes:
         urdf_path: a model name from the catalogue ("mobile_robot", "panda") or a URDF path.
         initial_pose: where the robot's base (URDF link frame) appears.
-        max_linear_vel, max_linear_accel: m/s and m/s^2.
-        max_angular_vel, max_angular_accel: rad/s and rad/s^2.
+        max_linear_vel: top speed, m/s.
+        max_linear_accel: m/s^2.
+        max_angular_vel: top turning rate, rad/s.
+        max_angular_accel: rad/s^2.
         motion_mode: "omnidirectional" (straight to the goal), "differential" (turn, then
             drive), or the name of a model registered with `register_motion_model`.
         mass: None keeps the URDF's masses; a number sets the base mass (kg).
         use_fixed_base: bolt the base to the world (arms); such agents cannot drive.
-        collision_mode, pickable, name, user_data: as for `SimObjectSpawnParams`.
+        collision_mode: as for `SimObjectSpawnParams`.
+        pickable: as for `SimObjectSpawnParams`.
+        name: as for `SimObjectSpawnParams`.
+        user_data: as for `SimObjectSpawnParams`.
         ik_params: `IKParams` for `move_end_effector` (defaults when None).
         joint_tolerance: default JointAction tolerance (float, list by joint index, dict by name).
     """
