@@ -27,6 +27,7 @@ from fleetsim.collision.obb import boxes_touch
 from fleetsim.geometry import quat
 
 from ..conftest import make_sim
+from .helpers import spawn
 
 MODES = [
     CollisionMode.NORMAL_3D,
@@ -34,18 +35,6 @@ MODES = [
     CollisionMode.STATIC,
     CollisionMode.DISABLED,
 ]
-
-
-def spawn(
-    sim: MultiRobotSimulationCore,
-    shape: ShapeParams,
-    pose: Pose,
-    mode: CollisionMode = CollisionMode.NORMAL_3D,
-) -> SimObject:
-    return SimObject.from_params(
-        SimObjectSpawnParams(visual_shape=shape, initial_pose=pose, collision_mode=mode),
-        sim_core=sim,
-    )
 
 
 def brute_force(sim: MultiRobotSimulationCore) -> list[tuple[int, int]]:

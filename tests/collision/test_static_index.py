@@ -13,7 +13,7 @@ from fleetsim.collision.static_index import StaticIndex
 from fleetsim.objects import ShapeParams
 
 from ..conftest import make_sim
-from .test_collisions import spawn
+from .helpers import spawn
 
 
 def boxes(rng: np.random.Generator, n: int, size: float) -> tuple[np.ndarray, np.ndarray]:

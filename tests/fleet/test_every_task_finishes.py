@@ -16,7 +16,7 @@ from fleetsim.fleet import FleetManager, Task
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from .test_manager import fleet_of
+from .helpers import fleet_of
 
 SPACING = 2.5
 

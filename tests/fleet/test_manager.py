@@ -27,6 +27,7 @@ from fleetsim.fleet import (
 from fleetsim.site import Obstacles, Site
 
 from ..conftest import make_sim
+from .helpers import fleet_of
 
 
 def grid_site(
@@ -55,17 +56,6 @@ def sim() -> Iterator[MultiRobotSimulationCore]:
     with make_sim(timestep=0.1, collision_narrowphase="aabb") as s:
         s.set_site(grid_site())
         yield s
-
-
-def fleet_of(sim: MultiRobotSimulationCore, *nodes: str) -> list[Agent]:
-    graph = sim.site.graph  # type: ignore[union-attr]
-    out = []
-    for k, node in enumerate(nodes):
-        x, y = graph.xy[graph.node(node)]
-        pose = Pose.from_xyz(float(x), float(y), 0)
-        robot = Agent.from_urdf("mobile_robot", pose, sim_core=sim, name=f"amr{k}")
-        out.append(robot)
-    return out
 
 
 def run_until_done(

@@ -14,7 +14,7 @@ from fleetsim.recording import open as open_recording
 from fleetsim.site import Site
 
 from ..conftest import fleetsim, make_sim
-from .test_manager import fleet_of
+from .helpers import fleet_of
 
 DEPOT = Path(__file__).parent / "cases" / "depot"
 

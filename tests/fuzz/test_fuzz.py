@@ -18,8 +18,7 @@ import yaml
 from fleetsim import ConfigError
 from fleetsim.fuzz import ddmin, fuzz_specs, parse_checks, run_fuzz
 
-LAPS = Path(__file__).parents[2] / "examples" / "12_fuzz" / "laps.yaml"
-STOPS = {"robots": [{"type": "stop", "rate_per_hour": 60, "duration": [4, 12]}]}
+from .helpers import LAPS, STOPS
 
 
 def fleetsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

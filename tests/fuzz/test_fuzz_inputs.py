@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from .test_fuzz import LAPS, STOPS
+from .helpers import LAPS, STOPS
 
 
 def fuzz(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,7 @@ from fleetsim.site import Site
 
 from ..conftest import make_sim
 from ..site.buildings import HOUSE, TOWER
-from .test_server import Served
+from .helpers import Served
 
 
 def serve(tmp_path: Path, text: str) -> Iterator[Served]:

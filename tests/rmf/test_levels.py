@@ -18,7 +18,7 @@ from fleetsim.site import Site
 
 from ..conftest import make_sim
 from ..site.buildings import ELEVATIONS, TOWER
-from .test_server import Served
+from .helpers import Served
 
 MODES = pytest.mark.parametrize("mode", ["omnidirectional", "differential"])
 

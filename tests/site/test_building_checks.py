@@ -17,7 +17,7 @@ from fleetsim import ConfigError
 from fleetsim.scenario import build, load_scenario
 from fleetsim.site import load_rmf_building
 
-from .test_building_levels import building, to_pixels
+from .drawn import building, to_pixels
 
 
 def write(tmp_path: Path, data: dict[str, Any]) -> Path:

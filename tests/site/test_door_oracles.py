@@ -12,7 +12,7 @@ from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimulationParams
 from fleetsim.devices import DoorMode
 from fleetsim.site import Site
 
-from .test_doors import HOUSE
+from .buildings import HOUSE
 
 
 @pytest.fixture

@@ -13,19 +13,7 @@ from hypothesis import strategies as st
 from fleetsim.errors import ConfigError
 from fleetsim.site import NavGraph, RouteError
 
-NODES = [
-    {"name": "dock", "x": 0, "y": 0, "charger": True},
-    {"name": "a", "x": 5, "y": 0},
-    {"name": "b", "x": 5, "y": 5, "pickup": True},
-    {"name": "c", "x": 0, "y": 5, "parking_spot": True, "yaw": 1.57},
-    {"name": "island", "x": 50, "y": 50},
-]
-LANES = [
-    {"from": "dock", "to": "a", "speed_limit": 0.5},
-    {"from": "a", "to": "b"},
-    {"from": "b", "to": "c", "bidirectional": False},  # one way: b -> c only
-    {"from": "c", "to": "dock", "mutex": "door"},
-]
+from .maps import LANES, NODES
 
 
 @pytest.fixture

@@ -13,15 +13,7 @@ from fleetsim.errors import ConfigError
 from fleetsim.site.graph import RouteError
 from fleetsim.site.movingai import _rectangles, load_movingai
 
-SMALL = """type octile
-height 4
-width 6
-map
-..@@..
-..@@.T
-......
-@@@...
-"""
+from .maps import SMALL
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ..conftest import fleetsim
-from .test_movingai import SMALL
-from .test_rmf_building import BUILDING
+from .buildings import BUILDING
+from .maps import SMALL
 
 SAME = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
 

@@ -10,8 +10,8 @@ from fleetsim.scenario import build, load_scenario
 from fleetsim.scenario.loader import ScenarioError
 
 from ..conftest import scenario
-from .test_movingai import SMALL
-from .test_rmf_building import BUILDING
+from .buildings import BUILDING
+from .maps import SMALL
 
 INLINE = """
 simulation: {timestep: 0.1, target_rtf: 0, duration: 60, collision_narrowphase: aabb}

@@ -12,8 +12,7 @@ from fleetsim.actions import ActionStatus, GoTo
 from fleetsim.site import Site
 
 from ..conftest import make_sim
-from .test_graph import LANES, NODES
-from .test_movingai import SMALL
+from .maps import LANES, NODES, SMALL
 
 
 @pytest.fixture

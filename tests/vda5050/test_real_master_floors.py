@@ -13,7 +13,7 @@ import pytest
 from ..conftest import scenario
 from ..site.buildings import TOWER
 from .helpers import serving
-from .test_real_master import Master, builder, run
+from .master import Master, builder, run
 
 vda = pytest.importorskip("vda5050")
 
