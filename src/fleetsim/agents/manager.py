@@ -38,17 +38,14 @@ class SimObjectManager(Generic[ObjT]):
     def spawn_objects_batch(self, params_list: Sequence[Params]) -> list[ObjT]:
         """One object per params, each at its own `initial_pose`."""
         created: list[ObjT] = []
-        backend = self._world.backend
-        backend.set_rendering(False)  # bulk spawning is much faster without the GUI redrawing
         try:
-            for params in params_list:
-                created.append(self.object_class.from_params(params, sim_core=self.sim_core))
+            with self._world.backend.undrawn():  # bulk spawning is much faster undrawn
+                for params in params_list:
+                    created.append(self.object_class.from_params(params, sim_core=self.sim_core))
         except BaseException:
             for obj in created:
                 obj.remove()
             raise
-        finally:
-            backend.set_rendering(True)
         self.objects.extend(created)
         return created
 
@@ -100,14 +97,10 @@ class SimObjectManager(Generic[ObjT]):
         self, params: Params, positions: np.ndarray, orientation: np.ndarray
     ) -> list[ObjT]:
         """Copies of `params` at `positions` at once (`from_params_at`), all or nothing."""
-        backend = self._world.backend
-        backend.set_rendering(False)  # bulk spawning is much faster without the GUI redrawing
-        try:
+        with self._world.backend.undrawn():  # bulk spawning is much faster undrawn
             created = self.object_class.from_params_at(
                 params, positions, orientation, sim_core=self.sim_core
             )
-        finally:
-            backend.set_rendering(True)
         self.objects.extend(created)
         return created
 

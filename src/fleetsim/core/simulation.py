@@ -412,11 +412,8 @@ class MultiRobotSimulationCore:
         if self._world.site is not None:
             raise ConfigError("this simulation already has a site; reset() it or make another")
         o = site.obstacles
-        self._backend.set_rendering(False)
-        try:
+        with self._backend.undrawn():
             bodies = SimObject.static_boxes(o.centres, o.half_extents, o.yaws, sim_core=self)
-        finally:
-            self._backend.set_rendering(True)
         self._world.site = site
         if site.doors:
             self.doors = self._world.doors = Doors(self, site)

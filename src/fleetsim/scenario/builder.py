@@ -126,51 +126,60 @@ def build(
     check_body_count(loaded, max_bodies)
     params = simulation_params(loaded, simulation_overrides)
     sim = MultiRobotSimulationCore(params)
-    sim.world.backend.set_rendering(False)  # building hundreds of bodies is faster undrawn
     try:
-        scene = Scene(sim, folder=loaded.path.parent)
-        builder = _Builder(loaded, scene, sample)
-        builder.environment()
-        builder.site()
-        builder.objects()
-        robot_plugins = builder.robots()
-        world_plugins = builder.plugins(spec.plugins, "plugins", robot=None)
-        for robot, plugins in robot_plugins:  # 3. registered in the scene
-            scene.robots.append(robot)
-            call_hook(plugins, "set_up_scene", scene)
-        call_hook(world_plugins, "set_up_scene", scene)
-        for robot, _ in robot_plugins:  # 4. joint handles, then initialize
-            if robot.profile.robot_type in ("arm", "mobile_manipulator"):
-                robot.get_joint_positions()
-        every = [p for _, plugins in robot_plugins for p in plugins] + world_plugins
-        for plugin in every:  # (a configuration error names the plugin's place in the file)
-            try:
-                call_hook([plugin], "initialize")
-            except PluginConfigError as exc:
-                where = builder.where_of.get(id(plugin))
-                if where is None:
-                    raise
-                raise PluginConfigError(f"{loaded.at(where)}: {exc}") from exc
-        if spec.faults is not None:  # last: it applies to what the others made
-            try:
-                check_faults(spec.faults, [r.name for r in scene.robots], sim.params.duration)
-            except FaultsCheckError as exc:
-                raise ConfigError(f"{loaded.at('faults.' + exc.key)}: {exc.message}") from None
-            faults = FaultsPlugin(spec.faults, list(every))
-            faults.set_up_scene(scene)
-            try:
-                faults.initialize()
-            except ConfigError as exc:
-                raise ConfigError(f"{loaded.at('faults')}: {exc}") from None
-            every.append(faults)
-        builder.queue_actions(robot_plugins, queue=sample is None)
+        with sim.world.backend.undrawn():  # building hundreds of bodies is faster undrawn
+            scene, every = _populate(loaded, sim, sample)
     except BaseException:
         sim.close()
         raise
-    sim.world.backend.set_rendering(True)
     jit.prepare(len(sim.world.motion.agents))  # a large fleet's first step waits for nothing
     render_dt = spec.simulation.render_dt or DEFAULT_RENDER_DT  # type: ignore[attr-defined]
     return ScenarioRun(sim, scene, every, render_dt, loaded.path)
+
+
+def _populate(
+    loaded: LoadedScenario, sim: MultiRobotSimulationCore, sample: int | None
+) -> tuple[Scene, list[Plugin]]:
+    """Build the scenario's site, objects, robots and plugins into `sim`, in the lifecycle's
+    order; returns the scene and every plugin."""
+    spec = loaded.scenario
+    scene = Scene(sim, folder=loaded.path.parent)
+    builder = _Builder(loaded, scene, sample)
+    builder.environment()
+    builder.site()
+    builder.objects()
+    robot_plugins = builder.robots()
+    world_plugins = builder.plugins(spec.plugins, "plugins", robot=None)
+    for robot, plugins in robot_plugins:  # 3. registered in the scene
+        scene.robots.append(robot)
+        call_hook(plugins, "set_up_scene", scene)
+    call_hook(world_plugins, "set_up_scene", scene)
+    for robot, _ in robot_plugins:  # 4. joint handles, then initialize
+        if robot.profile.robot_type in ("arm", "mobile_manipulator"):
+            robot.get_joint_positions()
+    every = [p for _, plugins in robot_plugins for p in plugins] + world_plugins
+    for plugin in every:  # (a configuration error names the plugin's place in the file)
+        try:
+            call_hook([plugin], "initialize")
+        except PluginConfigError as exc:
+            where = builder.where_of.get(id(plugin))
+            if where is None:
+                raise
+            raise PluginConfigError(f"{loaded.at(where)}: {exc}") from exc
+    if spec.faults is not None:  # last: it applies to what the others made
+        try:
+            check_faults(spec.faults, [r.name for r in scene.robots], sim.params.duration)
+        except FaultsCheckError as exc:
+            raise ConfigError(f"{loaded.at('faults.' + exc.key)}: {exc.message}") from None
+        faults = FaultsPlugin(spec.faults, list(every))
+        faults.set_up_scene(scene)
+        try:
+            faults.initialize()
+        except ConfigError as exc:
+            raise ConfigError(f"{loaded.at('faults')}: {exc}") from None
+        every.append(faults)
+    builder.queue_actions(robot_plugins, queue=sample is None)
+    return scene, every
 
 
 def body_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
