@@ -94,6 +94,7 @@ SMALLER: list[tuple[str, str, str]] = [  # (command prefix, pattern, replacement
     ("fleetsim replay", r"--start 60 --until 120", "--start 5 --until 8"),
     ("fleetsim run warehouse --record", r"$", " --duration 20"),
     ("fleetsim run ", r"--duration 600\b", "--duration 60"),
+    ("fleetsim bench", r"--lorr-ticks \d+", "--lorr-ticks 5"),
 ]
 
 
@@ -107,6 +108,7 @@ def smaller(command: str) -> str:
         command += " --duration 60"
     if command.startswith("fleetsim bench"):  # as written, but small, no arms, no warehouse run
         command += " --sizes 100 --steps 3 --arms 0 --crowd 10 --no-warehouse"
+        command += "" if "--dense" in command else " --dense 100"
     return command
 
 

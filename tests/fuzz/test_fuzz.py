@@ -208,19 +208,3 @@ def test_guided_search_mutates_the_closest_runs_and_repeats(tmp_path: Path) -> N
     again = guided(tmp_path / "b.parquet")  # the same search, the same runs
     keys = ("check", "first_failure_s", "min_gap_m", "faults")
     assert [[r[k] for k in keys] for r in again] == [[r[k] for k in keys] for r in rows]
-
-
-def test_ray_finds_the_same_failures_as_the_local_pool(tmp_path: Path) -> None:
-    """The same runs on Ray give the same rows (seed, check, first failure, faults)."""
-    pytest.importorskip("ray")
-    specs = fuzz_specs(str(LAPS), 3, 1, STOPS, [], 40.0)
-    checks = parse_checks("robot-collisions")
-    local = run_fuzz(specs, checks, tmp_path / "local.parquet", workers=2, shrink_runs=0)
-    ray = run_fuzz(specs, checks, tmp_path / "ray.parquet", workers=2, backend="ray", shrink_runs=0)
-    keys = ("run_id", "seed", "status", "check", "first_failure_s", "faults", "min_gap_m")
-
-    def rows(result: Any) -> list[tuple[Any, ...]]:
-        return sorted(tuple(r[k] for k in keys) for r in result.rows)
-
-    assert rows(local) == rows(ray) and len(rows(ray)) == 3
-    assert any(r[3] for r in rows(ray)) and ray.failing.keys() == local.failing.keys()

@@ -1,8 +1,9 @@
-"""The bundled multi-floor building (`fleetsim run hospital`): 30 robots serve an hour of
-orders between three floors by two lifts and through a door on each floor. Oracles checked
-every step: no robot on two floors at once (each is on a floor, or aboard a cabin at its
-height), no cabin holding more robots than its capacity, no robot in a doorway unless the door
-is open; and at the end every order done, no collision, no stall."""
+"""The bundled multi-floor building (`fleetsim run hospital`): 30 robots serve orders between
+three floors by two lifts and through a door on each floor, for the scenario's first quarter
+hour (its whole hour is benchmarks/hospital.py, which checks the same at the end). Oracles
+checked every step: no robot on two floors at once (each is on a floor, or aboard a cabin at
+its height), no cabin holding more robots than its capacity, no robot in a doorway unless the
+door is open; and at the end every order done, no collision, no stall."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import numpy as np
 from fleetsim.devices import DoorMode
 from fleetsim.scenario import build, load_scenario
 
+QUARTER = ["simulation.duration=900", "plugins[0].params.tasks.poisson.until=700"]
 
-def test_thirty_robots_serve_an_hour_of_orders_across_three_floors() -> None:
-    built = build(load_scenario("hospital"))
+
+def test_thirty_robots_serve_orders_across_three_floors() -> None:
+    built = build(load_scenario("hospital", QUARTER))
     sim = built.sim
     problems: list[str] = []
     most_aboard = {name: 0 for name in ("LiftA", "LiftB")}
@@ -53,9 +56,9 @@ def test_thirty_robots_serve_an_hour_of_orders_across_three_floors() -> None:
         kpis = built.plugins[0].manager.kpis()  # type: ignore[attr-defined]
     assert problems == []
     assert all(n <= lifts.lifts[name].capacity for name, n in most_aboard.items())
-    assert kpis["tasks_released"] >= 30
+    assert kpis["tasks_released"] >= 10
     assert kpis["tasks_completed"] == kpis["tasks_released"] and kpis["tasks_failed"] == 0
     assert sum(kpis["collisions"].values()) == 0 and kpis["stalls"] == 0
     assert kpis["deadlocks_unresolved"] == 0
-    assert kpis["lift_rides"] >= 30 and kpis["door_cycles"] >= 10
+    assert kpis["lift_rides"] >= 10 and kpis["door_cycles"] >= 10
     assert all(v["trips"] > 0 for v in kpis["lifts"].values())  # both lifts used

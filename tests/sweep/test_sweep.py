@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fleetsim import ConfigError
-from fleetsim.sweep import make_plan, run_sweep
+from fleetsim.sweep import make_plan
 from fleetsim.sweep.plan import parse_seeds, split_values
 from fleetsim.sweep.stats import estimate
 
@@ -167,18 +167,6 @@ def test_a_local_sweep_end_to_end(tmp_path: Path) -> None:
     assert query.stdout.count("failed") == 3 and "500" in query.stdout
     wrong = sweep_cli("query", str(out), "SELECT nope FROM runs")
     assert wrong.returncode == 2 and "nope" in wrong.stderr
-
-
-def test_ray_gives_the_same_kpis_as_local(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
-    plan = make_plan("warehouse", [f"{ROBOTS}=3,6"], "1-2", duration=20)
-    local = run_sweep(plan, tmp_path / "local.parquet", workers=2)
-    ray = run_sweep(plan, tmp_path / "ray.parquet", workers=2, backend="ray")
-    assert local.ran == ray.ran == 4 and local.failed == ray.failed == 0
-    a, b = rows(tmp_path / "local.parquet"), rows(tmp_path / "ray.parquet")
-    assert a.keys() == b.keys()
-    for key in a:
-        assert {k: a[key][k] for k in KPIS} == {k: b[key][k] for k in KPIS}
 
 
 def children_of_none(python: str) -> list[str]:

@@ -76,9 +76,13 @@ def run_local(
             pool.shutdown(wait=False, cancel_futures=True)
 
 
+_started_ray = [False]  # whether the Ray now running is a local instance fleetsim started
+
+
 def connect_ray(address: str | None, workers: int) -> Any:
     """Ray, connected: a local instance with `workers` CPUs (address None or "local"), or the
-    cluster at `address` ("auto", "ray://host:10001", "host:6379"). Errors before any run."""
+    cluster at `address` ("auto", "ray://host:10001", "host:6379"). Errors before any run.
+    A Ray the program had already started is used as it is (and left running after the runs)."""
     try:
         import ray
     except ImportError:
@@ -95,6 +99,7 @@ def connect_ray(address: str | None, workers: int) -> Any:
     try:
         if address in (None, "local"):
             ray.init(num_cpus=workers, include_dashboard=False, **options)
+            _started_ray[0] = True
         else:
             ray.init(address=address, **options)
     except (ConnectionError, TimeoutError, ValueError, RuntimeError) as exc:
@@ -132,7 +137,6 @@ def run_ray(
 ) -> Iterator[dict[str, Any]]:
     """Runs as Ray tasks (one CPU each, no retries: a failed run is a row)."""
     ray = connect_ray(address, workers)
-    started_here = address in (None, "local")
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_run)
         slots = max(int(ray.cluster_resources().get("CPU", workers)), 1) * IN_FLIGHT_PER_WORKER
@@ -149,8 +153,9 @@ def run_ray(
             except ray.exceptions.RayError as exc:  # the task's worker died
                 yield crashed(spec, f"the Ray task failed: {str(exc).splitlines()[0]}")
     finally:
-        if started_here:
+        if _started_ray[0]:  # a local Ray of fleetsim's own goes with its runs
             ray.shutdown()
+            _started_ray[0] = False
 
 
 def _ray_run(work: Work, spec: RunSpec) -> dict[str, Any]:
