@@ -95,6 +95,8 @@ SMALLER: list[tuple[str, str, str]] = [  # (command prefix, pattern, replacement
     ("fleetsim run warehouse --record", r"$", " --duration 20"),
     ("fleetsim run ", r"--duration 600\b", "--duration 60"),
     ("fleetsim bench", r"--lorr-ticks \d+", "--lorr-ticks 5"),
+    ("fleetsim bench", r"--lorr \d+", "--lorr 100"),
+    ("fleetsim lorr run warehouse_small --mode continuous", r"-s \d+", "-s 300"),
 ]
 
 
