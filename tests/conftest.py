@@ -40,6 +40,14 @@ from fleetsim import (  # noqa: E402  (after the bytecode cache is set up)
     SimulationParams,
 )
 
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker more than the machine has cores. Many tests spend part of their time
+    waiting (on a server, a broker, a subprocess starting), and the extra worker fills those
+    waits: on 2 cores, 3 workers finish the suite in less time than 2."""
+    return (os.cpu_count() or 1) + 1
+
+
 CUBE_OBJ = """\
 # unit cube centred on the origin
 v -0.5 -0.5 -0.5
