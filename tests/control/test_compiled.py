@@ -275,3 +275,75 @@ def test_a_differential_fleet_drives_the_same_with_and_without_numba(
     slowed = np.arange(300) % 7 == 0
     slowed[::5] = False  # (those follow paths)
     assert 0 < max(fastest[slowed]) <= 0.4 * max(fastest[~slowed]) + 1e-9  # the override held
+
+
+def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """300 robots aligning with their goal's yaw (the default of `set_goal`): the compiled turn
+    skips the rows holding their heading (the last turn left them as they were, their inputs
+    unchanged), and every change of an input turns a row again: new goals and goal yaws, poses
+    set by hand, speed overrides and fault factors, robots held and released, alignment
+    switched off. Poses and yaw rates equal the NumPy path's, to the last bit, every step."""
+    from fleetsim.collision import kernels as collision_kernels
+
+    turned: list[int] = []
+
+    def run() -> list[tuple[bytes, bytes, bytes]]:
+        with make_sim(timestep=0.1) as sim:
+            robots = AgentManager(sim).spawn_agents_grid(
+                300,
+                GridSpawnParams(x_max=40, y_max=40, spacing=2.0),
+                AgentSpawnParams(urdf_path="simple_cube", max_angular_vel=1.5),
+            )
+            rng = np.random.default_rng(11)
+
+            def new_goals(some: list[int], align: bool = True) -> None:
+                for k in some:
+                    x, y, z = robots[k].get_pose().position
+                    near = rng.random() < 0.5  # half turn on the spot, half drive as well
+                    gx, gy = (x, y) if near else rng.uniform(0, 40, 2)
+                    pose = Pose.from_yaw(gx, gy, z, rng.uniform(-3.1, 3.1))
+                    robots[k].set_goal(pose, align_orientation=align)
+
+            new_goals(list(range(300)))
+            frames = []
+            for step in range(120):
+                if step == 40:
+                    new_goals(list(range(0, 300, 7)))  # new goal yaws for some
+                if step == 50:
+                    for k in range(1, 300, 11):  # turned by hand where they stand
+                        p = robots[k].get_pose()
+                        robots[k].set_pose(Pose.from_yaw(p.x, p.y, p.z, float(k % 5)))
+                if step == 60:
+                    for k in range(2, 300, 13):
+                        robots[k].set_speed_override(0.5)
+                    for k in range(3, 300, 17):
+                        robots[k].set_fault_speed(0.25)
+                if step == 70:
+                    for k in range(4, 300, 19):
+                        robots[k].hold()
+                if step == 80:
+                    for k in range(4, 300, 19):
+                        robots[k].release()
+                    new_goals(list(range(5, 300, 23)), align=False)
+                sim.step_once()
+                world = sim._world
+                turned.append(world.motion._turns.turned)
+                frames.append(
+                    (
+                        world.bodies["pos"].tobytes(),
+                        world.bodies["quat"].tobytes(),
+                        world.motion.agents["yaw_rate"].tobytes(),
+                    )
+                )
+            return frames
+
+    compiled = run()
+    assert turned[0] == 300 and min(turned) < 60  # most rows skipped once they hold
+    assert max(turned[40:45]) > min(turned[30:40]) and turned[50] > turned[49]  # turned again
+    monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
+    monkeypatch.setattr(collision_kernels, "MIN_BODIES", 10**9)
+    plain = run()
+    for step, (a, b) in enumerate(zip(compiled, plain, strict=True)):
+        assert a == b, f"step {step}"
