@@ -1,0 +1,78 @@
+"""Benchmark: driving with heading alignment (`set_goal`'s default) against driving without it.
+
+N `simple_cube` robots 1 m apart, half of them driving to random points of the fleet's square,
+0.1 s steps, with `[fast]` installed: goals set as the README sets them (`set_goal(pose)`, which
+turns each robot to the goal's yaw, here 0, on the way), with a random goal yaw (every mover
+turns), and with `align_orientation=False` (what `fleetsim bench` used to time). Side by side
+in one run; prints the median step time of each and its ratio to driving without alignment,
+the worst variant last. Example:
+    python benchmarks/align.py --sizes 10000 100000 [--json results/align.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import median_step_ms, write_json
+
+from fleetsim import (
+    AgentManager,
+    AgentSpawnParams,
+    GridSpawnParams,
+    MultiRobotSimulationCore,
+    Pose,
+    SimulationParams,
+)
+
+VARIANTS = ("align off", "defaults", "random goal yaw")
+
+
+def run(n: int, variant: str, steps: int) -> float:
+    """Median step milliseconds of one variant."""
+    params = SimulationParams(timestep=0.1, target_rtf=0, seed=0)
+    with MultiRobotSimulationCore(params) as sim:
+        side = math.ceil(math.sqrt(n))
+        robots = AgentManager(sim).spawn_agents_grid(
+            n,
+            GridSpawnParams(x_max=side, y_max=side, spacing=1.0),
+            AgentSpawnParams(urdf_path="simple_cube"),
+        )
+        rng = np.random.default_rng(1)
+        movers = rng.choice(n, n // 2, replace=False)
+        points, yaws = rng.uniform(0, side, (len(movers), 2)), rng.uniform(-3.1, 3.1, len(movers))
+        for i, (x, y), yaw in zip(movers.tolist(), points.tolist(), yaws.tolist(), strict=True):
+            if variant == "align off":
+                robots[i].set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
+            elif variant == "defaults":
+                robots[i].set_goal(Pose.from_xyz(x, y, 0.0))
+            else:
+                robots[i].set_goal(Pose.from_yaw(x, y, 0.0, yaw))
+        return median_step_ms(sim, steps, warmup=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    results: list[dict[str, Any]] = []
+    print(f"{'robots':>7} {'variant':>16} {'ms/step':>8} {'ratio':>6}")
+    for n in args.sizes:
+        times = {v: run(n, v, args.steps) for v in VARIANTS}
+        for variant in VARIANTS:
+            ratio = times[variant] / times["align off"]
+            results.append({"robots": n, "variant": variant, "ms": times[variant], "ratio": ratio})
+            print(f"{n:>7} {variant:>16} {times[variant]:>8.2f} {ratio:>6.2f}")
+        worst = max(VARIANTS[1:], key=lambda v: times[v])
+        print(f"{n:>7} {'worst':>16} {'':>8} {times[worst] / times['align off']:>6.2f} ({worst})")
+    if args.json:
+        write_json(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
