@@ -102,3 +102,40 @@ def test_a_failing_batch_leaves_nothing(sim: MultiRobotSimulationCore) -> None:
         manager.spawn_objects_batch([good, good, bad])
     assert pb.getNumBodies(physicsClientId=sim.client) == before
     assert len(manager) == 0 and len(sim.world.motion.agents) == 0
+
+
+def test_get_arrived_is_is_goal_reached_for_the_whole_fleet() -> None:
+    """The agents that reached their goal, in spawn order, as `is_goal_reached()` says one by
+    one: before and while driving, after arriving, after more are spawned and after some are
+    removed (left out)."""
+    with make_sim(timestep=0.1) as sim:
+        manager = AgentManager(sim)
+        agents = manager.spawn_agents_grid(
+            200,
+            GridSpawnParams(x_max=30, y_max=30, spacing=2.0),
+            AgentSpawnParams(urdf_path="simple_cube", max_linear_vel=2.0),
+        )
+        rng = np.random.default_rng(3)
+
+        def same() -> None:
+            assert manager.get_arrived() == [a for a in manager.objects if a.is_goal_reached()]
+
+        same()  # nobody has had a goal
+        for agent in agents[::2]:
+            p = agent.get_pose()
+            agent.set_goal(Pose.from_xyz(p.x + rng.uniform(-4, 4), p.y + rng.uniform(-4, 4), p.z))
+        for _ in range(25):
+            sim.step_once()
+            same()
+        arrived = manager.get_arrived()
+        assert 0 < len(arrived) < 100  # some of the 100 arrived, not all yet
+        manager.spawn_agents_grid(
+            10,
+            GridSpawnParams(x_min=40, x_max=50, y_max=10, spacing=2.0),
+            AgentSpawnParams(urdf_path="simple_cube"),
+        )
+        same()
+        for agent in arrived[:3]:
+            agent.remove()
+        assert all(a not in manager.get_arrived() for a in arrived[:3])
+        assert len(manager.get_arrived()) == len(arrived) - 3

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from fleetsim.bench.suite import DENSE
+
 
 def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
@@ -45,11 +47,13 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     variants = {(r["n"], r["variant"]) for r in data["results"]}
     assert variants == {
         (n, v) for n in (20, 60) for v in ("fleetsim", "fleetsim-aabb", "fleetsim-eager")
-    } | {(4, "fleetsim-arms"), (400, "dense-omni"), (400, "dense-diff"), (100, "fleet")}
+    } | {(4, "fleetsim-arms"), (100, "fleet")} | {(400, v) for v in DENSE}
     rows = {r["variant"]: r for r in data["results"]}
     assert rows["fleetsim-arms"]["joint_actions_done"] > 0
     # Dense: 400 cubes 0.4 m wide 0.6 m apart, all driving through each other.
     assert rows["dense-omni"]["contacts"] > 100 and rows["dense-diff"]["contacts"] > 100
+    # ... and held out: 0.7 m apart, sent on as they arrive (with set_goal's defaults).
+    assert rows["dense-omni-0.7"]["contacts"] > 100 and rows["dense-diff-0.7"]["contacts"] > 20
     fleet = rows["fleet"]
     assert fleet["seconds"] == 20 and fleet["collisions"] == 0 and fleet["rtf"] > 0
     assert all(r["ms_per_step"] > 0 for r in data["results"])
@@ -176,6 +180,8 @@ def test_targets_read_the_results_they_name() -> None:
         {"variant": "fleetsim-crowd", "n": 200, "ms_per_step": 0.8, "rtf": 125.0},
         {"variant": "warehouse", "n": 0, "error": "it failed"},
         {"variant": "dense-omni", "n": 10_000, "rtf": 45.0, "bytes_per_robot": 1e4},
+        {"variant": "dense-omni-0.7", "n": 10_000, "rtf": 47.0, "bytes_per_robot": 1e4},
+        {"variant": "dense-diff-0.7", "n": 10_000, "rtf": 41.0, "bytes_per_robot": 1e4},
         {"variant": "dense-diff", "n": 10_000, "rtf": 30.0, "bytes_per_robot": 1e4},
         {"variant": "dense-omni", "n": 100_000, "rtf": 6.5, "bytes_per_robot": 2.5e3},
         {"variant": "dense-diff", "n": 100_000, "rtf": 3.0, "bytes_per_robot": 3.5e3},
@@ -192,7 +198,8 @@ def test_targets_read_the_results_they_name() -> None:
     assert rows["200 mobile_robot URDFs in one aisle: real-time factor"][2] is True
     assert not any("warehouse" in what for what in rows)  # a figure now, no target
     assert rows["dense, 10,000 omnidirectional: real-time factor"] == ("45.0x", ">= 40x", True)
-    assert rows["dense, 10,000 differential-drive: real-time factor"][2] is False
+    # the worst of the spacings: 0.6 m's 30x, not 0.7 m's 41x
+    assert rows["dense, 10,000 differential-drive: real-time factor"] == ("30.0x", ">= 40x", False)
     assert rows["dense, 100,000 omnidirectional: real-time factor"][2] is True
     assert rows["dense, 100,000 differential-drive: real-time factor"][2] is False
     assert rows["dense, 100,000 robots: memory"] == ("350 MB", "< 300 MB", False)  # the larger

@@ -10,7 +10,7 @@ import numpy as np
 
 from fleetsim.agents.agent import Agent
 from fleetsim.agents.grid import GridSpawnParams
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, ObjectRemovedError
 from fleetsim.geometry import Pose, quat
 from fleetsim.memory import check_fits
 from fleetsim.objects import SimObject
@@ -121,6 +121,7 @@ class AgentManager(SimObjectManager[Agent]):
 
     def __init__(self, sim_core: HasWorld, object_class: type[Agent] = Agent) -> None:
         super().__init__(sim_core, object_class)
+        self._driver_cache: tuple[tuple[int, int], list[Agent], np.ndarray] | None = None
 
     @property
     def agents(self) -> list[Agent]:
@@ -139,6 +140,32 @@ class AgentManager(SimObjectManager[Agent]):
         """How many of this manager's agents are driving (one array operation)."""
         handles = np.array([a.motion_handle for a in self.objects if a.drives], dtype=np.int64)
         return self._world.motion.moving_count(handles) if handles.size else 0
+
+    def get_arrived(self) -> list[Agent]:
+        """This manager's agents that have reached their goal (or path end), in spawn order:
+        one array operation for the whole fleet, where `is_goal_reached()` a robot at a time
+        would take milliseconds a step at tens of thousands. An agent removed since is left
+        out."""
+        drivers, handles = self._drivers()
+        try:
+            reached = self._world.motion.arrived(handles)
+        except ObjectRemovedError:  # some were removed: look again at those still there
+            self._driver_cache = None
+            drivers, handles = self._drivers(alive_only=True)
+            reached = self._world.motion.arrived(handles)
+        return [drivers[i] for i in np.flatnonzero(reached).tolist()]
+
+    def _drivers(self, alive_only: bool = False) -> tuple[list[Agent], np.ndarray]:
+        """The agents that drive and their motion handles, kept while the list is the same one
+        of the same length (spawning adds to it)."""
+        key = (id(self.objects), len(self.objects))
+        cache = self._driver_cache
+        if cache is None or cache[0] != key:
+            live = [a for a in self.objects if not (alive_only and a.is_removed)]
+            drivers = [a for a in live if a.drives]
+            handles = np.array([a.motion_handle for a in drivers], dtype=np.int64)
+            cache = self._driver_cache = (key, drivers, handles)
+        return cache[1], cache[2]
 
     def register_callback(
         self, callback: Callable[[AgentManager, float], Any], frequency: float | None = None

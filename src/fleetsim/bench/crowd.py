@@ -44,7 +44,7 @@ class Crowd:
         """A new random goal in the aisle for each of `robots`."""
         for robot in robots:
             x, y = self.rng.uniform(0, self.length), self.rng.uniform(0.3, 3.7)
-            robot.set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
+            robot.set_goal(Pose.from_xyz(x, y, 0.0))
 
     def block(self, steps: int) -> list[float]:
         """Step `steps` times; the wall seconds of each step. Arrived robots get new goals."""

@@ -63,17 +63,18 @@ def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
         collision_narrowphase=case.get("narrow", "closest_points"),
         collision_check_frequency=None,
     )
-    with _grid_fleet(case, params, SPACING) as (sim, agents, spawn_s, before):
+    with _grid_fleet(case, params, SPACING) as (sim, manager, spawn_s, before):
+        agents = manager.agents
         for i, x, y in goals(case["n"], case["seed"]):
-            agents[i].set_goal(Pose.from_xyz(x, y, 0.0), align_orientation=False)
+            agents[i].set_goal(Pose.from_xyz(x, y, 0.0))  # as the README sets goals: aligning
         return _time_steps(sim.step_once, case, spawn_s, before)
 
 
 @contextlib.contextmanager
 def _grid_fleet(case: dict[str, Any], params: Any, spacing: float) -> Iterator[tuple[Any, ...]]:
     """A simulation with `case["n"]` robots of `case["urdf"]` on a grid `spacing` apart
-    (`case["motion"]`, omnidirectional by default): (sim, agents, spawn seconds, memory just
-    before spawning)."""
+    (`case["motion"]`, omnidirectional by default): (sim, their AgentManager, spawn seconds,
+    memory just before spawning)."""
     from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams, MultiRobotSimulationCore
 
     n = case["n"]
@@ -81,14 +82,15 @@ def _grid_fleet(case: dict[str, Any], params: Any, spacing: float) -> Iterator[t
         before = rss_bytes()
         t0 = time.perf_counter()
         side = spacing * math.ceil(math.sqrt(n))
-        agents = AgentManager(sim).spawn_agents_grid(
+        manager = AgentManager(sim)
+        manager.spawn_agents_grid(
             n,
             GridSpawnParams(x_max=side, y_max=side, spacing=spacing),
             AgentSpawnParams(
                 urdf_path=case["urdf"], motion_mode=case.get("motion", "omnidirectional")
             ),
         )
-        yield sim, agents, time.perf_counter() - t0, before
+        yield sim, manager, time.perf_counter() - t0, before
 
 
 ARM_POSES = [[0.8, 0.6, 1.0, 0.4, 0.0], [-0.8, -0.4, 1.6, -0.6, 1.0], [0.0, 0.2, 0.4, 0.0, -1.0]]
@@ -156,8 +158,10 @@ def run_crowd(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_dense(case: dict[str, Any]) -> dict[str, Any]:
-    """N cubes 0.6 m apart, every one driving to a random point of the fleet's square (seeded),
-    those that arrived sent on every 25 steps; `motion` "omnidirectional" or "differential"."""
+    """N cubes `spacing` apart (0.6 m by default), every one driving to a random point of the
+    fleet's square (seeded), goals set as users set them (`set_goal(pose)`: turning to the
+    goal's yaw); those that arrived sent on every `every` steps (25; 1: on arrival);
+    `motion` "omnidirectional" or "differential"."""
     import numpy as np
 
     from fleetsim import Pose, SimulationParams
@@ -170,23 +174,24 @@ def run_dense(case: dict[str, Any]) -> dict[str, Any]:
         collision_check_frequency=None,
     )
     rng = np.random.default_rng(case["seed"])
-    side = DENSE_SPACING * math.ceil(math.sqrt(case["n"]))
-    with _grid_fleet(case, params, DENSE_SPACING) as (sim, agents, spawn_s, before):
+    spacing, every = case.get("spacing", DENSE_SPACING), case.get("every", DENSE_EVERY)
+    side = spacing * math.ceil(math.sqrt(case["n"]))
+    with _grid_fleet(case, params, spacing) as (sim, manager, spawn_s, before):
 
         def send(robots: list[Any]) -> None:
             for robot, (x, y) in zip(robots, rng.uniform(0, side, (len(robots), 2)), strict=True):
-                robot.set_goal(Pose.from_xyz(float(x), float(y), 0.0), align_orientation=False)
+                robot.set_goal(Pose.from_xyz(float(x), float(y), 0.0))
 
-        send(agents)
+        send(manager.agents)
         steps = [0]
         contacts: list[int] = []
 
         def step() -> None:
             sim.step_once()
             steps[0] += 1
-            if steps[0] % DENSE_EVERY == 0:
+            if steps[0] % every == 0:
                 contacts.append(len(sim.collisions.active_pairs))
-                send([a for a in agents if a.is_goal_reached()])
+                send(manager.get_arrived())  # (one array operation for the fleet)
 
         result = _time_steps(step, case, spawn_s, before)
         contacts.sort()
