@@ -8,8 +8,8 @@ the quaternion. So a run gives the NumPy path's numbers to the last bit.
 
 Most robots that align with their goal's yaw hold it: the turn lands on the goal's yaw every
 step and leaves the robot as it was. A row whose last turn left it as it was is remembered
-with that turn's inputs (its quaternion and yaw rate bit for bit, its goal's yaw, whether it
-aligns, its limits); while they are the same, the turn would give the same answer, so the row
+with that turn's inputs (its quaternion, yaw rate, goal's yaw and limits bit for bit, whether
+it aligns); while they are the same, the turn would give the same answer, so the row
 is skipped, arctangent, sines and all. Anything that changes an input (a new goal, a pose set
 by hand, a speed factor) makes the row turn again.
 """
@@ -34,8 +34,9 @@ class TurnMemory:
         self.dt = float("nan")
         self.turned = 0  # rows the last step turned (the rest of those aligning held)
         self.held = np.zeros(capacity, dtype=np.bool_)  # the row's last turn changed nothing
-        self.q = np.zeros((capacity, 4))  # its inputs: the quaternion,
-        self.scalars = np.zeros((capacity, 4))  # the yaw rate, goal yaw, max w, max alpha
+        self.q = np.zeros((capacity, 4), dtype=np.int64)  # its inputs: the quaternion's bits,
+        self.scalars = np.zeros((capacity, 3), dtype=np.int64)  # the yaw rate's, goal yaw's,
+        self.w = np.zeros(capacity)  # max alpha's bits; max w (scaled)
         self.align = np.zeros(capacity, dtype=np.bool_)
         self.left = np.zeros(capacity)  # the yaw left it gave
 
@@ -46,9 +47,9 @@ class TurnMemory:
             self.dt = dt
         if rows > self.held.size:
             grown = TurnMemory(max(rows, 2 * self.held.size))
-            for name in ("held", "q", "scalars", "align", "left"):
+            for name in ("held", "q", "scalars", "w", "align", "left"):
                 getattr(grown, name)[: self.held.size] = getattr(self, name)
-            self.held, self.q, self.scalars = grown.held, grown.q, grown.scalars
+            self.held, self.q, self.scalars, self.w = grown.held, grown.q, grown.scalars, grown.w
             self.align, self.left = grown.align, grown.left
 
 
@@ -75,8 +76,9 @@ def omni_turn(
     limits = (a["goal_yaw"], a["align"], a["max_w"], a["speed_scale"], a["max_alpha"])
     yaw_left, picked = np.zeros(n), np.empty(n, dtype=np.int64)
     ys, yc, rate_in = np.empty(n), np.empty(n), np.empty(n)
-    held = (memory.held, memory.q, memory.scalars, memory.align, memory.left)
-    m = select(rows, body_rows, q, rate, *limits, *held, picked, ys, yc, rate_in, yaw_left)
+    held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
+    bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
+    m = select(rows, body_rows, q, rate, *limits, *bits, *held, picked, ys, yc, rate_in, yaw_left)
     memory.turned = int(m)
     if m == 0:
         return yaw_left
@@ -84,7 +86,7 @@ def omni_turn(
     half = np.empty(m)
     turn(rows, picked[:m], rate, *limits, float(dt), yaw, half, yaw_left)
     sin, cos = np.sin(half), np.cos(half)  # quat.from_yaw of the wrapped yaw
-    write(rows, body_rows, picked[:m], q, rate, *limits, sin, cos, rate_in, yaw_left, *held)
+    write(rows, body_rows, picked[:m], q, rate, *limits, *bits, sin, cos, rate_in, yaw_left, *held)
     return yaw_left
 
 
@@ -98,9 +100,14 @@ def _select(
     max_w: Any,
     scale: Any,
     max_alpha: Any,
+    q_bits: Any,
+    rate_bits: Any,
+    goal_yaw_bits: Any,
+    max_alpha_bits: Any,
     held: Any,
     held_q: Any,
     held_scalars: Any,
+    held_w: Any,
     held_align: Any,
     held_left: Any,
     picked: Any,
@@ -123,15 +130,15 @@ def _select(
             continue
         if (
             held[r]
+            and held_q[r, 3] == q_bits[b, 3]
+            and held_q[r, 2] == q_bits[b, 2]
+            and held_q[r, 1] == q_bits[b, 1]
+            and held_q[r, 0] == q_bits[b, 0]
+            and held_scalars[r, 0] == rate_bits[r]
+            and held_scalars[r, 1] == goal_yaw_bits[r]
+            and held_scalars[r, 2] == max_alpha_bits[r]
             and held_align[r] == align[r]
-            and _same(held_q[r, 0], q[b, 0])
-            and _same(held_q[r, 1], q[b, 1])
-            and _same(held_q[r, 2], q[b, 2])
-            and _same(held_q[r, 3], q[b, 3])
-            and _same(held_scalars[r, 0], rate[r])
-            and _same(held_scalars[r, 1], goal_yaw[r])
-            and _same(held_scalars[r, 2], max_w[r] * scale[r])
-            and _same(held_scalars[r, 3], max_alpha[r])
+            and _same(held_w[r], max_w[r] * scale[r])
         ):
             yaw_left[k] = held_left[r]
             continue
@@ -202,6 +209,10 @@ def _write_rows(
     max_w: Any,
     scale: Any,
     max_alpha: Any,
+    q_bits: Any,
+    rate_bits: Any,
+    goal_yaw_bits: Any,
+    max_alpha_bits: Any,
     sin: Any,
     cos: Any,
     rate_in: Any,
@@ -209,6 +220,7 @@ def _write_rows(
     held: Any,
     held_q: Any,
     held_scalars: Any,
+    held_w: Any,
     held_align: Any,
     held_left: Any,
 ) -> None:
@@ -229,10 +241,11 @@ def _write_rows(
             and _same(rate_in[j], rate[r])
         )  # the turn left the row as it was
         q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin[j], cos[j]
-        held_q[r, 0], held_q[r, 1], held_q[r, 2], held_q[r, 3] = 0.0, 0.0, sin[j], cos[j]
-        held_scalars[r, 0] = rate[r]
-        held_scalars[r, 1] = goal_yaw[r]
-        held_scalars[r, 2] = max_w[r] * scale[r]
-        held_scalars[r, 3] = max_alpha[r]
+        held_q[r, 0], held_q[r, 1] = q_bits[b, 0], q_bits[b, 1]
+        held_q[r, 2], held_q[r, 3] = q_bits[b, 2], q_bits[b, 3]
+        held_scalars[r, 0] = rate_bits[r]
+        held_scalars[r, 1] = goal_yaw_bits[r]
+        held_scalars[r, 2] = max_alpha_bits[r]
+        held_w[r] = max_w[r] * scale[r]
         held_align[r] = align[r]
         held_left[r] = yaw_left[k]
