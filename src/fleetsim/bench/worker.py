@@ -189,8 +189,9 @@ def run_dense(case: dict[str, Any]) -> dict[str, Any]:
         def step() -> None:
             sim.step_once()
             steps[0] += 1
-            if steps[0] % every == 0:
+            if steps[0] % DENSE_EVERY == 0:  # (a list of the pairs: not every step)
                 contacts.append(len(sim.collisions.active_pairs))
+            if steps[0] % every == 0:
                 send(manager.get_arrived())  # (one array operation for the fleet)
 
         result = _time_steps(step, case, spawn_s, before)
