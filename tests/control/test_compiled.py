@@ -46,6 +46,27 @@ def test_the_compiled_omni_step_equals_numpy(seed: int, monkeypatch: pytest.Monk
         assert (fast[1] == 0).sum() > 20  # some rows landed on their goal this step
 
 
+def test_the_compiled_omni_step_in_two_halves_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """50,000 rows: the compiled translation runs in two halves on two threads (from
+    `parallel.MIN_ROWS`), and gives NumPy's numbers, passing speeds included."""
+    from fleetsim import parallel
+
+    motion, goal, limits = _rows(50_000, 6)
+    passing = np.random.default_rng(6).choice([0.0, 0.4, 2.0], len(goal))
+    monkeypatch.setattr(parallel.environment, "threads", lambda: 2)
+    assert len(parallel.halves(len(goal))) == 2
+    halves = step_omni(motion, goal, motion.yaw, np.zeros(len(goal), bool), limits, 0.1, passing)
+    monkeypatch.setattr(control_kernels, "MIN_ROWS", 10**9)
+    plain = step_omni(motion, goal, motion.yaw, np.zeros(len(goal), bool), limits, 0.1, passing)
+    for a, b in zip(
+        (halves[0].pos, halves[0].vel, halves[1]),
+        (plain[0].pos, plain[0].vel, plain[1]),
+        strict=True,
+    ):
+        assert np.array_equal(a, b)
+    assert (halves[1] == 0).sum() > 1000
+
+
 @pytest.mark.parametrize("aligning", [2, 0], ids=["half-turning", "none-turning"])
 def test_a_large_fleet_drives_the_same_with_and_without_numba(
     aligning: int, monkeypatch: pytest.MonkeyPatch

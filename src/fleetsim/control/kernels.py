@@ -9,11 +9,12 @@ simulation's tables (no gathered copies, no write-back); `pass_speeds` is
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from fleetsim import jit
+from fleetsim import jit, parallel
 from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import MIN_ROWS, compiled
 from fleetsim.state.agents import DriveState, MotionMode
@@ -76,19 +77,27 @@ def omni_drive(
     )
     through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     goal = np.ascontiguousarray(goal, dtype=np.float64)
-    kernel(
-        np.ascontiguousarray(rows, dtype=np.int64),
-        np.ascontiguousarray(body_rows, dtype=np.int64),
-        pos,
-        vel,
-        goal,
-        *limits,
-        float(dt),
-        through,
-        passing is not None,
-        dist_left,
-        lands,
-    )
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
+
+    def part(start: int, stop: int) -> None:  # rows start..stop (both cores: two halves)
+        s = slice(start, stop)
+        kernel(
+            rows[s],
+            body_rows[s],
+            pos,
+            vel,
+            goal,
+            limits[0][s],
+            limits[1][s],
+            float(dt),
+            through[s],
+            passing is not None,
+            dist_left[s],
+            lands[s],
+        )
+
+    parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
     return dist_left, lands
 
 
