@@ -4,8 +4,8 @@ N `simple_cube` robots 1 m apart, half of them driving to random points of the f
 0.1 s steps, with `[fast]` installed: goals set as the README sets them (`set_goal(pose)`, which
 turns each robot to the goal's yaw, here 0, on the way), with a random goal yaw (every mover
 turns), and with `align_orientation=False` (what `fleetsim bench` used to time). Side by side
-in one run; prints the median step time of each and its ratio to driving without alignment,
-the worst variant last. Example:
+in one run, each in a fresh process; prints the median step time of each, its ratio to driving
+without alignment (the worst variant last) and the memory it took. Example:
     python benchmarks/align.py --sizes 10000 100000 [--json results/align.json]
 """
 
@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +34,16 @@ from fleetsim import (
 VARIANTS = ("align off", "defaults", "random goal yaw")
 
 
-def run(n: int, variant: str, steps: int) -> float:
-    """Median step milliseconds of one variant."""
+def rss_mb() -> float:
+    """This process's resident memory now, MB (Linux)."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def run(n: int, variant: str, steps: int) -> tuple[float, float]:
+    """Median step milliseconds of one variant, and the memory it took (MB)."""
     params = SimulationParams(timestep=0.1, target_rtf=0, seed=0)
+    before = rss_mb()
     with MultiRobotSimulationCore(params) as sim:
         side = math.ceil(math.sqrt(n))
         robots = AgentManager(sim).spawn_agents_grid(
@@ -51,7 +61,14 @@ def run(n: int, variant: str, steps: int) -> float:
                 robots[i].set_goal(Pose.from_xyz(x, y, 0.0))
             else:
                 robots[i].set_goal(Pose.from_yaw(x, y, 0.0, yaw))
-        return median_step_ms(sim, steps, warmup=10)
+        return median_step_ms(sim, steps, warmup=10), rss_mb() - before
+
+
+def fresh(n: int, variant: str, steps: int) -> tuple[float, float]:
+    """`run` in a fresh process (its memory its own)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(run, n, variant, steps).result()
 
 
 def main() -> None:
@@ -61,13 +78,15 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     results: list[dict[str, Any]] = []
-    print(f"{'robots':>7} {'variant':>16} {'ms/step':>8} {'ratio':>6}")
+    print(f"{'robots':>7} {'variant':>16} {'ms/step':>8} {'ratio':>6} {'MB':>6}")
     for n in args.sizes:
-        times = {v: run(n, v, args.steps) for v in VARIANTS}
+        measured = {v: fresh(n, v, args.steps) for v in VARIANTS}
+        times = {v: ms for v, (ms, _) in measured.items()}
         for variant in VARIANTS:
-            ratio = times[variant] / times["align off"]
-            results.append({"robots": n, "variant": variant, "ms": times[variant], "ratio": ratio})
-            print(f"{n:>7} {variant:>16} {times[variant]:>8.2f} {ratio:>6.2f}")
+            ms, mb = measured[variant]
+            ratio = ms / times["align off"]
+            results.append({"robots": n, "variant": variant, "ms": ms, "ratio": ratio, "mb": mb})
+            print(f"{n:>7} {variant:>16} {ms:>8.2f} {ratio:>6.2f} {mb:>6.0f}")
         worst = max(VARIANTS[1:], key=lambda v: times[v])
         print(f"{n:>7} {'worst':>16} {'':>8} {times[worst] / times['align off']:>6.2f} ({worst})")
     if args.json:
