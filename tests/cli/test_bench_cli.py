@@ -46,7 +46,9 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     variants = {(r["n"], r["variant"]) for r in data["results"]}
     assert variants == {
-        (n, v) for n in (20, 60) for v in ("fleetsim", "fleetsim-aabb", "fleetsim-eager")
+        (n, v)
+        for n in (20, 60)
+        for v in ("fleetsim", "fleetsim-1m", "fleetsim-all", "fleetsim-aabb", "fleetsim-eager")
     } | {(4, "fleetsim-arms"), (100, "fleet")} | {(400, v) for v in DENSE}
     rows = {r["variant"]: r for r in data["results"]}
     assert rows["fleetsim-arms"]["joint_actions_done"] > 0
@@ -177,6 +179,8 @@ def test_targets_read_the_results_they_name() -> None:
             "spawn_s": 60.0,
             "bytes_per_robot": 1.1e4,
         },
+        {"variant": "fleetsim-1m", "n": 100_000, "rtf": 4.5},  # held out, but not the worst
+        {"variant": "fleetsim-all", "n": 100_000, "rtf": 6.0},
         {"variant": "fleetsim-crowd", "n": 200, "ms_per_step": 0.8, "rtf": 125.0},
         {"variant": "warehouse", "n": 0, "error": "it failed"},
         {"variant": "dense-omni", "n": 10_000, "rtf": 45.0, "bytes_per_robot": 1e4},
@@ -194,7 +198,7 @@ def test_targets_read_the_results_they_name() -> None:
     assert rows["10,000 robots: real-time factor"] == ("25.0x", ">= 30x", False)
     assert rows["10,000 robots: spawn time"] == ("0.80 s", "< 1 s", True)
     assert rows["100,000 robots: memory"] == ("1,100 MB", "< 300 MB", False)
-    assert rows["100,000 robots: real-time factor"] == ("5.00x", ">= 4x", True)
+    assert rows["100,000 robots: real-time factor"] == ("4.50x", ">= 4x", True)  # the worst
     assert rows["200 mobile_robot URDFs in one aisle: real-time factor"][2] is True
     assert not any("warehouse" in what for what in rows)  # a figure now, no target
     assert rows["dense, 10,000 omnidirectional: real-time factor"] == ("45.0x", ">= 40x", True)

@@ -41,11 +41,14 @@ def rss_bytes() -> int:
         return 0
 
 
-def goals(n: int, seed: int) -> list[tuple[int, float, float]]:
-    """(robot index, x, y) for half of the robots: random points of the fleet's square."""
+def goals(
+    n: int, seed: int, spacing: float = SPACING, share: float = 0.5
+) -> list[tuple[int, float, float]]:
+    """(robot index, x, y) for `share` of the robots (half): random points of the fleet's
+    square."""
     rng = random.Random(seed)
-    side = SPACING * math.ceil(math.sqrt(n))
-    movers = rng.sample(range(n), n // 2)
+    side = spacing * math.ceil(math.sqrt(n))
+    movers = rng.sample(range(n), int(n * share))
     return [(i, rng.uniform(0, side), rng.uniform(0, side)) for i in movers]
 
 
@@ -63,9 +66,10 @@ def run_fleetsim(case: dict[str, Any]) -> dict[str, Any]:
         collision_narrowphase=case.get("narrow", "closest_points"),
         collision_check_frequency=None,
     )
-    with _grid_fleet(case, params, SPACING) as (sim, manager, spawn_s, before):
+    spacing, share = case.get("spacing", SPACING), case.get("movers", 0.5)
+    with _grid_fleet(case, params, spacing) as (sim, manager, spawn_s, before):
         agents = manager.agents
-        for i, x, y in goals(case["n"], case["seed"]):
+        for i, x, y in goals(case["n"], case["seed"], spacing, share):
             agents[i].set_goal(Pose.from_xyz(x, y, 0.0))  # as the README sets goals: aligning
         return _time_steps(sim.step_once, case, spawn_s, before)
 

@@ -84,7 +84,9 @@ def bench(
     """Step time and real-time factor as the fleet grows; spawn time and memory per robot."""
     console = Console()
     variants = (
-        ["fleetsim"] + (["fleetsim-aabb"] if aabb else []) + (["fleetsim-eager"] if eager else [])
+        ["fleetsim", "fleetsim-1m", "fleetsim-all"]  # the workload and two held out from it
+        + (["fleetsim-aabb"] if aabb else [])
+        + (["fleetsim-eager"] if eager else [])
     )
     if peer:
         if not peer_installed(peer_python):
