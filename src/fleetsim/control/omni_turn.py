@@ -25,6 +25,7 @@ from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import compiled
 
 TWO_PI = 2 * np.pi
+TURN_MIN_ROWS = 4096  # below, NumPy's turn costs less than the three kernels' calls
 
 
 class TurnMemory:
