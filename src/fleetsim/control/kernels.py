@@ -47,7 +47,8 @@ def omni_translate(
     out_pos = np.array(pos, dtype=np.float64, order="C")
     out_vel = np.array(vel, dtype=np.float64, order="C")
     every = np.arange(n)
-    dist_left, lands = omni_drive(every, every, out_pos, out_vel, goal, max_v, max_a, dt, passing)
+    limits = (max_v, np.ones(n), np.full(n, np.inf), max_a)  # (max v * 1, capped by inf: max v)
+    dist_left, lands = omni_drive(every, every, out_pos, out_vel, goal, limits, dt, passing)
     return out_pos, out_vel, dist_left, lands
 
 
@@ -57,24 +58,22 @@ def omni_drive(
     pos: np.ndarray,
     vel: np.ndarray,
     goal: np.ndarray,
-    max_v: np.ndarray,
-    max_a: np.ndarray,
+    limits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     dt: float,
     passing: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One step of the agent rows `rows` (their bodies at `body_rows`) driving straight to
     their goals, in place: positions pos[body_rows], velocities vel[rows], goals goal[rows];
-    `max_v`, `max_a` (and `passing`, the speed kept through a waypoint goal: none without it)
-    per row of `rows`. Returns (distance left, landed). Needs Numba (`compiled(_omni_rows)`
-    not None) and float64 C-contiguous tables."""
+    `limits` the columns max v, speed scale, leg v and max a, read at `rows` (the speed limit
+    is min(max v * speed scale, leg v), as `MotionSystem` works it out); `passing` (the speed
+    kept through a waypoint goal: none without it) per row of `rows`. Returns (distance
+    left, landed). Needs Numba (`compiled(_omni_rows)` not None) and float64 C-contiguous
+    tables."""
     kernel = compiled(_omni_rows)
     assert kernel is not None
     n = len(rows)
     dist_left, lands = np.empty(n), np.empty(n, dtype=np.bool_)
-    limits = (
-        np.ascontiguousarray(max_v, dtype=np.float64),
-        np.ascontiguousarray(max_a, dtype=np.float64),
-    )
+    columns = [np.ascontiguousarray(x, dtype=np.float64) for x in limits]
     through = np.zeros(n) if passing is None else np.ascontiguousarray(passing, dtype=np.float64)
     goal = np.ascontiguousarray(goal, dtype=np.float64)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
@@ -88,8 +87,7 @@ def omni_drive(
             pos,
             vel,
             goal,
-            limits[0][s],
-            limits[1][s],
+            *columns,
             float(dt),
             through[s],
             passing is not None,
@@ -107,7 +105,9 @@ def _omni_rows(
     pos: Any,
     vel: Any,
     goal: Any,
-    max_v: Any,
+    max_v_col: Any,
+    speed_scale: Any,
+    leg_v: Any,
     max_a: Any,
     dt: float,
     passing: Any,
@@ -117,16 +117,18 @@ def _omni_rows(
 ) -> None:
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
+        scaled = max_v_col[r] * speed_scale[r]
+        max_v = scaled if scaled <= leg_v[r] else leg_v[r]  # np.minimum
         d0, d1, d2 = goal[r, 0] - pos[b, 0], goal[r, 1] - pos[b, 1], goal[r, 2] - pos[b, 2]
         dist = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
         floor_dist = max(dist, 1e-300)
         e0, e1, e2 = d0 / floor_dist, d1 / floor_dist, d2 / floor_dist  # direction
-        u = max_a[k] * dt  # braking_speed
+        u = max_a[r] * dt  # braking_speed
         steps = np.floor((np.sqrt(1.0 + 8.0 * dist / (dt * u)) - 1.0) / 2.0)
         cap = (dist / dt + u * steps * (steps + 1.0) / 2.0) / (steps + 1.0)
         if through:  # slow to the passing speed at most
             cap = max(cap, passing[k])
-        wanted = min(max_v[k], cap)
+        wanted = min(max_v, cap)
         c0, c1, c2 = e0 * wanted - vel[r, 0], e1 * wanted - vel[r, 1], e2 * wanted - vel[r, 2]
         norm = np.sqrt(c0 * c0 + c1 * c1 + c2 * c2)  # limit_vector_change
         scale = min(1.0, u / max(norm, 1e-300))

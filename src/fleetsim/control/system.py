@@ -386,12 +386,13 @@ class MotionSystem:
         Returns (distance left, yaw left). The numbers are the NumPy path's (`step_omni`)."""
         a, b = self.agents, self.bodies
         pos, vel = b["pos"], a["vel"]
-        scale = _of(a["speed_scale"], rows)
-        max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
-        passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt) if self._paths else None
-        dist_left, _ = kernels.omni_drive(
-            rows, brows, pos, vel, a["goal"], max_v, _of(a["max_a"], rows), dt, passing
-        )
+        passing = None
+        if self._paths:  # the speeds kept through waypoints, from the limits worked out here
+            scale = _of(a["speed_scale"], rows)
+            max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
+            passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt)
+        limits = (a["max_v"], a["speed_scale"], a["leg_v"], a["max_a"])  # (read by the kernel)
+        dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], limits, dt, passing)
         self._mark_moved(brows)
         if rows.size >= TURN_MIN_ROWS:  # (below, three kernel calls cost more than NumPy's)
             return dist_left, omni_turn(rows, brows, a, b, dt, self._turns)
