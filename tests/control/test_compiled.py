@@ -371,3 +371,47 @@ def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
     plain = run()
     for step, (a, b) in enumerate(zip(compiled, plain, strict=True)):
         assert a == b, f"step {step}"
+
+
+def test_the_compiled_turn_in_two_halves_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """40,000 rows (from `parallel.MIN_ROWS` the rows are picked in two halves on two threads),
+    some aligning, some still turning, some neither: three steps of `omni_turn` (the second
+    and third with rows held) give NumPy's `turn` to the last bit."""
+    from fleetsim import parallel
+    from fleetsim.control.omni import turn
+    from fleetsim.control.omni_turn import TurnMemory, omni_turn
+
+    monkeypatch.setattr(parallel.environment, "threads", lambda: 2)
+    n = 40_000
+    rng = np.random.default_rng(8)
+    a = {
+        "yaw_rate": rng.choice([0.0, 0.0, 0.3, -1.2], n),
+        "goal_yaw": rng.uniform(-3.1, 3.1, n),
+        "align": rng.random(n) < 0.6,
+        "max_w": rng.uniform(0.5, 2.0, n),
+        "speed_scale": rng.choice([1.0, 0.5], n),
+        "max_alpha": rng.uniform(1.0, 4.0, n),
+    }
+    a["goal_yaw"][: n // 4] = 0.0  # a quarter already facing their goal's yaw: held at once
+    b = {"quat": quat.from_yaw(np.where(np.arange(n) < n // 4, 0.0, rng.uniform(-3, 3, n)))}
+    rows = np.arange(n)
+    memory = TurnMemory()
+    for _ in range(3):
+        expected_q, expected_rate = b["quat"].copy(), a["yaw_rate"].copy()
+        expected_left = np.zeros(n)
+        turning = a["align"] | (a["yaw_rate"] != 0)
+        yaw, rate, expected_left[turning] = turn(
+            quat.yaw_of(b["quat"][turning]),
+            a["yaw_rate"][turning],
+            a["goal_yaw"][turning],
+            a["align"][turning],
+            a["max_w"][turning] * a["speed_scale"][turning],
+            a["max_alpha"][turning],
+            0.1,
+        )
+        expected_q[turning], expected_rate[turning] = quat.from_yaw(yaw), rate
+        left = omni_turn(rows, rows, a, b, 0.1, memory)
+        assert np.array_equal(b["quat"], expected_q)
+        assert np.array_equal(a["yaw_rate"], expected_rate)
+        assert np.array_equal(left, expected_left)
+    assert 0 < memory.turned < np.count_nonzero(turning)  # some rows held, some turned

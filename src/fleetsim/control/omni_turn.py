@@ -16,11 +16,13 @@ by hand, a speed factor) makes the row turn again.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
+from fleetsim import parallel
 from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import compiled
 
@@ -79,10 +81,24 @@ def omni_turn(
     ys, yc, rate_in = np.empty(n), np.empty(n), np.empty(n)
     held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
     bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
-    m = select(rows, body_rows, q, rate, *limits, *bits, *held, picked, ys, yc, rate_in, yaw_left)
-    memory.turned = int(m)
+    out = (picked, ys, yc, rate_in, yaw_left)
+
+    def part(start: int, stop: int) -> int:  # rows start..stop (both cores: two halves)
+        s = slice(start, stop)
+        mine = (x[s] for x in out)  # (each half compacts into its own stretch)
+        return int(select(rows[s], body_rows[s], q, rate, *limits, *bits, *held, *mine))
+
+    halves = parallel.halves(n)
+    counts = parallel.run([functools.partial(part, *h) for h in halves])
+    m = memory.turned = sum(counts)
     if m == 0:
         return yaw_left
+    if len(halves) > 1:  # the two stretches, one after the other (places in `rows`)
+        (a, _), (b, _) = halves
+        picked = np.concatenate((picked[: counts[0]], picked[b : b + counts[1]] + b))
+        ys, yc, rate_in = (
+            np.concatenate((x[a : a + counts[0]], x[b : b + counts[1]])) for x in (ys, yc, rate_in)
+        )
     yaw = np.arctan2(ys[:m], yc[:m])  # quat.yaw_of
     half = np.empty(m)
     turn(rows, picked[:m], rate, *limits, float(dt), yaw, half, yaw_left)
