@@ -112,9 +112,11 @@ def test_replay_serve_streams_a_recording(tmp_path: Path) -> None:
 
 
 def test_run_serve_streams_a_live_run(tmp_path: Path) -> None:
+    """A viewer of `fleetsim run --serve` gets the fleet's frames as the run goes (the run is
+    long enough for a client on a loaded machine to catch it; it is stopped once watched)."""
     port = free_port()
     proc = run(
-        "run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "2", "--duration", "30"
+        "run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "2", "--duration", "120"
     )
     try:
         channels, got = asyncio.run(watch(f"ws://127.0.0.1:{port}", "/fleet", 10))
