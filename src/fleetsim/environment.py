@@ -6,6 +6,7 @@ the documentation's environment page is generated from it.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,11 +85,17 @@ def threads() -> int:
     not a whole number is a `ConfigError`."""
     raw = _get(THREADS)
     if not raw:
-        return 2 if (os.cpu_count() or 1) >= 2 else 1
+        return 2 if _cores() >= 2 else 1
     try:
         return max(1, int(raw))
     except ValueError:
         raise ConfigError(f"{THREADS.name}={raw!r}: expected a whole number, such as 1") from None
+
+
+@functools.cache
+def _cores() -> int:
+    """The machine's cores (asked once: a large fleet's step asks several times)."""
+    return os.cpu_count() or 1
 
 
 def max_site_gb() -> float:
