@@ -24,7 +24,7 @@ FUZZ = ("run_id", "seed", "status", "check", "first_failure_s", "faults", "min_g
 
 
 def test_ray_gives_the_same_rows_as_the_local_pool(tmp_path: Path) -> None:
-    plan = make_plan("warehouse", [f"{ROBOTS}=3,6"], "1-2", duration=20)
+    plan = make_plan("warehouse", [f"{ROBOTS}=3,6"], "1-2", duration=8)
     local = run_sweep(plan, tmp_path / "local.parquet", workers=2)
     on_ray = run_sweep(plan, tmp_path / "ray.parquet", workers=2, backend="ray")
     assert local.ran == on_ray.ran == 4 and local.failed == on_ray.failed == 0
