@@ -176,7 +176,7 @@ def run_documented(folder: Path, request: pytest.FixtureRequest, where: str, com
     if "--gui" in command or (command.startswith("fleetsim replay") and "--serve" not in command):
         if shutil.which("xvfb-run") is None:
             return  # (a GUI command, where there is no virtual display)
-        command = re.sub(r" --duration \S+", "", command).replace("--gui", "--gui --duration 2")
+        command = re.sub(r" --duration \S+", "", command).replace("--gui", "--gui --duration 0.5")
         prefix = "xvfb-run -a -s '-screen 0 1024x768x24' "
     command = smaller(command)
     if "mqtt://127.0.0.1:1883" in command:
