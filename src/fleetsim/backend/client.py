@@ -242,26 +242,27 @@ class Backend:
         bounds = np.searchsorted(inverse.ravel()[order], np.arange(len(groups) + 1))
         ids = np.full(len(positions), -1, dtype=np.int64)
         try:
-            for g in range(len(groups)):
-                rows = order[bounds[g] : bounds[g + 1]]
-                half = tuple(float(v) for v in half_extents[rows[0]])
-                col = self.shapes.collision(ShapeParams("box", half_extents=half))
-                vis = self.shapes.visual(
-                    ShapeParams("box", half_extents=half, rgba_color=tuple(rgba))
-                )
-                made = pb.createMultiBody(
-                    baseMass=0.0,
-                    baseCollisionShapeIndex=col,
-                    baseVisualShapeIndex=vis,
-                    basePosition=positions[rows[0]].tolist(),
-                    baseOrientation=orientations[rows[0]].tolist(),
-                    batchPositions=positions[rows].tolist(),
-                    physicsClientId=self.client,
-                )
-                made = np.atleast_1d(np.asarray(made, dtype=np.int64))
-                if len(made) != len(rows) or (made < 0).any():
-                    raise BackendError("PyBullet could not create the boxes")
-                ids[rows] = made
+            with self.undrawn():  # (a batch drawn as it is made takes seconds in the GUI)
+                for g in range(len(groups)):
+                    rows = order[bounds[g] : bounds[g + 1]]
+                    half = tuple(float(v) for v in half_extents[rows[0]])
+                    col = self.shapes.collision(ShapeParams("box", half_extents=half))
+                    vis = self.shapes.visual(
+                        ShapeParams("box", half_extents=half, rgba_color=tuple(rgba))
+                    )
+                    made = pb.createMultiBody(
+                        baseMass=0.0,
+                        baseCollisionShapeIndex=col,
+                        baseVisualShapeIndex=vis,
+                        basePosition=positions[rows[0]].tolist(),
+                        baseOrientation=orientations[rows[0]].tolist(),
+                        batchPositions=positions[rows].tolist(),
+                        physicsClientId=self.client,
+                    )
+                    made = np.atleast_1d(np.asarray(made, dtype=np.int64))
+                    if len(made) != len(rows) or (made < 0).any():
+                        raise BackendError("PyBullet could not create the boxes")
+                    ids[rows] = made
             # PyBullet's client learns only the first body of a batch; without this,
             # getBodyInfo and getNumBodies would not know the others.
             pb.syncBodyInfo(physicsClientId=self.client)
