@@ -79,66 +79,39 @@ class Suite:
     def run(self, progress: Any = print) -> list[dict[str, Any]]:
         """Run every case, the sides alternating, reporting each through `progress`; the rows."""
         urdf = resolve_urdf("simple_cube")
+
+        def one(what: str, variant: str, n: int, stepped: bool = True, **more: Any) -> None:
+            """Run `variant` with `n` robots (stepped: the suite's steps, warm-up and seed)."""
+            progress(f"running {what} ...")
+            case = {**VARIANTS[variant], "variant": variant, "n": n, **more}
+            if stepped:
+                case |= {"steps": self.steps, "warmup": self.warmup, "seed": self.seed}
+            self.results.append(self._one(case))
+
         for n in self.sizes:
             order = self.variants if len(self.results) % 2 == 0 else list(reversed(self.variants))
             for variant in order:  # alternate the order from one N to the next
                 if variant == "peer" and n > self.peer_max:
                     continue
-                case = {
-                    **VARIANTS[variant],
-                    "variant": variant,
-                    "n": n,
-                    "steps": self.steps,
-                    "warmup": self.warmup,
-                    "seed": self.seed,
-                    "urdf": urdf,
-                }
-                progress(f"running {variant} with {n} robots ...")
-                self.results.append(self._one(case))
+                one(f"{variant} with {n} robots", variant, n, urdf=urdf)
         extra = (
             ("fleetsim-arms", self.arms, "kinematic arms"),
             ("fleetsim-crowd", self.crowd, "mobile_robot URDFs in one aisle"),
         )
         for variant, n, what in extra:
             if n:
-                case = {
-                    **VARIANTS[variant],
-                    "variant": variant,
-                    "n": n,
-                    "steps": self.steps,
-                    "warmup": self.warmup,
-                    "seed": self.seed,
-                }
-                progress(f"running {n} {what} ...")
-                self.results.append(self._one(case))
+                one(f"{n} {what}", variant, n)
         for n in self.dense:
             for variant in DENSE:
-                case = {
-                    **VARIANTS[variant],
-                    "variant": variant,
-                    "n": n,
-                    "steps": self.steps,
-                    "warmup": self.warmup,
-                    "seed": self.seed,
-                    "urdf": urdf,
-                }
-                apart = VARIANTS[variant].get("spacing", 0.6)
-                progress(f"running {n} {VARIANTS[variant]['motion']} cubes {apart} m apart ...")
-                self.results.append(self._one(case))
+                kind = VARIANTS[variant]
+                what = f"{n} {kind['motion']} cubes {kind.get('spacing', 0.6)} m apart"
+                one(what, variant, n, urdf=urdf)
         for n in self.fleet:
-            case = {**VARIANTS["fleet"], "variant": "fleet", "n": n, "seconds": self.fleet_seconds}
-            progress(f"running the warehouse's fleet manager with {n} robots ...")
-            self.results.append(self._one(case))
+            what = f"the warehouse's fleet manager with {n} robots"
+            one(what, "fleet", n, stepped=False, seconds=self.fleet_seconds)
         for n in self.lorr:
-            case = {
-                **VARIANTS["lorr"],
-                "variant": "lorr",
-                "n": n,
-                "ticks": self.lorr_ticks,
-                "entries": self.lorr_entries,
-            }
-            progress(f"running LoRR kit mode with {n} robots ...")
-            self.results.append(self._one(case))
+            what, ticks = f"LoRR kit mode with {n} robots", self.lorr_ticks
+            one(what, "lorr", n, stepped=False, ticks=ticks, entries=self.lorr_entries)
         if self.warehouse:
             progress("timing fleetsim run warehouse ...")
             self.results.append(run_warehouse(self.timeout_s))

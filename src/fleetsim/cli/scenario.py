@@ -30,7 +30,7 @@ from fleetsim.lorr.examples import EXAMPLES as LORR_EXAMPLES
 from fleetsim.lorr.examples import bundled_problems
 from fleetsim.models import ModelNotAvailableError
 from fleetsim.scenario import build, bundled_scenarios, json_schema, load_scenario
-from fleetsim.scenario.builder import DEFAULT_MAX_BODIES, body_counts
+from fleetsim.scenario.body_count import DEFAULT_MAX_BODIES, body_counts
 from fleetsim.scenario.results import FORMATS, write_results
 from fleetsim.scenario.runner import RunSummary, StopSignal, run_scenario
 

@@ -37,6 +37,12 @@ SMALL_SCENE_PAIRS = 32_768  # moving x all bodies up to this: every pair tested 
 PARTIAL_SHARE = 1 / 3
 
 
+def partial_pays(marked: int, used: int) -> bool:
+    """Whether `candidate_pairs_of` takes `marked` boxes of `used` (the share it pays for):
+    callers ask before they make its arguments."""
+    return marked <= PARTIAL_SHARE * used
+
+
 def candidate_pairs(
     lo: np.ndarray, hi: np.ndarray, cell_size: float, ignore_z: np.ndarray | None = None
 ) -> tuple[IntArray, IntArray]:
@@ -96,7 +102,7 @@ def candidate_pairs_of(
     that path does not pay or apply (more than `PARTIAL_SHARE` of the used boxes marked; no
     Numba, a small scene, a used box wide or not finite): the caller tests every pair."""
     n = int(np.count_nonzero(use))
-    if n < 2 or not kernels.usable(n) or np.count_nonzero(query) > PARTIAL_SHARE * n:
+    if n < 2 or not kernels.usable(n) or not partial_pays(int(np.count_nonzero(query)), n):
         return None
     return _compiled_grid(lo, hi, cell_size, ignore_z, use, query)
 

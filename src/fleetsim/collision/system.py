@@ -269,8 +269,8 @@ class CollisionSystem:
         over `moving`) in a large scene: the grid as before, but only the changed bodies look
         round their cells (a fleet whose parked robots stand still). None when many changed
         or the compiled grid does not apply (`broadphase.candidate_pairs_of`)."""
-        if np.count_nonzero(fresh) > broadphase.PARTIAL_SHARE * moving.size:
-            return None  # (as candidate_pairs_of would say, before the masks and the cell)
+        if not broadphase.partial_pays(int(np.count_nonzero(fresh)), moving.size):
+            return None  # (before the masks and the cell size)
         use = np.zeros(len(lo), dtype=bool)
         use[moving] = True
         query = np.zeros(len(lo), dtype=bool)

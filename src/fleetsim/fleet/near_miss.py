@@ -16,7 +16,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fleetsim.collision import broadphase
-from fleetsim.collision.broadphase import candidate_pairs, candidate_pairs_of, small_scene_pairs
+from fleetsim.collision.broadphase import (
+    candidate_pairs,
+    candidate_pairs_of,
+    partial_pays,
+    small_scene_pairs,
+)
 from fleetsim.collision.pairs import pairs_of_unchanged
 from fleetsim.collision.static_index import StaticIndex
 from fleetsim.geometry.vectors import any_set
@@ -118,6 +123,8 @@ class NearMisses:
             if self._boxes is None:
                 return close_pairs_of(xy, reach, moved), None
             return self._fresh_small(xy, moved)
+        if not partial_pays(int(np.count_nonzero(moved)), n):
+            return None  # (before the squares and masks)
         lo, hi = _squares(xy, reach / 2)
         every, flat = np.ones(n, dtype=bool), np.zeros(n, dtype=bool)
         found = candidate_pairs_of(lo, hi, 2 * reach, every, moved, flat)

@@ -14,7 +14,7 @@ from typing import Any
 from fleetsim.errors import ConfigError
 from fleetsim.outputs import check_writable
 from fleetsim.scenario import LoadedScenario, build
-from fleetsim.scenario.builder import body_counts
+from fleetsim.scenario.body_count import body_counts
 from fleetsim.yaml_source import line_of, parse_bounded, parse_key_path
 
 CHECK_IN_FULL = 10_000  # bodies: larger scenarios are checked by their first run

@@ -38,6 +38,7 @@ from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.scenario import schema as s
+from fleetsim.scenario.body_count import DEFAULT_MAX_BODIES, check_body_count
 from fleetsim.scenario.faults_checks import FaultsCheckError, check_faults
 from fleetsim.scenario.faults_plugin import FaultsPlugin
 from fleetsim.scenario.loader import (
@@ -58,7 +59,6 @@ from fleetsim.site import Site
 from fleetsim.site.layouts import site_layout
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
-DEFAULT_MAX_BODIES = 200_000  # a grid count of 10^7 is a typo until the user says otherwise
 RETRY_AFTER_S = 1.0  # a repeated round in which an action failed starts again after this
 
 
@@ -180,37 +180,6 @@ def _populate(
         every.append(faults)
     builder.queue_actions(robot_plugins, queue=sample is None)
     return scene, every
-
-
-def body_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
-    """(key path, bodies) of every entry that makes bodies."""
-    spec = loaded.scenario
-    counts = [(f"environment.files[{i}]", 1) for i in range(len(spec.environment.files))]
-    counts += [_count(f"robots[{i}]", r.grid, r.start) for i, r in enumerate(spec.robots)]
-    counts += [_count(f"objects[{i}]", o.grid, None) for i, o in enumerate(spec.objects)]
-    return counts
-
-
-def _count(where: str, grid: s.GridSpec | None, start: Any) -> tuple[str, int]:
-    if isinstance(start, s.RandomStartSpec):
-        return f"{where}.start.random", start.random
-    if isinstance(start, list):
-        return f"{where}.start", len(start)
-    return (f"{where}.grid.count", grid.count) if grid is not None else (where, 1)
-
-
-def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
-    """Refuse a scenario with more bodies than `max_bodies`, or than memory holds, before building
-    it."""
-    counts = body_counts(loaded)
-    total = sum(n for _, n in counts)
-    if total > max_bodies:
-        where, largest = max(counts, key=lambda c: c[1])
-        raise ScenarioError(
-            f"{loaded.at(where)}: {total:,} bodies in all ({largest:,} here) is more than the "
-            f"limit of {max_bodies:,}; if you mean it, raise the limit (fleetsim run/validate "
-            "--max-bodies N, or build(..., max_bodies=N))"
-        )
 
 
 def simulation_params(loaded: LoadedScenario, overrides: dict[str, Any]) -> SimulationParams:
