@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"geometry"},
     {"state", "site"},
     {"backend"},
-    {"collision", "control", "models"},
+    {"collision", "control", "models", "sensors"},
     {"objects"},
     {"devices"},
     {"agents"},

@@ -52,6 +52,7 @@ from fleetsim.models import (
     resolve_urdf,
 )
 from fleetsim.objects import SimObject, SimObjectSpawnParams
+from fleetsim.sensors import LaserScan, Lidar, LidarParams
 from fleetsim.state import CollisionMode
 from fleetsim.version import __version__
 from fleetsim.viz import DataMonitor, GuiControls
@@ -95,6 +96,9 @@ __all__ = [
     "GridSpawnParams",
     "IKParams",
     "JointAction",
+    "LaserScan",
+    "Lidar",
+    "LidarParams",
     "LogLevelManager",
     "MoveAction",
     "MoveTo",

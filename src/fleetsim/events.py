@@ -23,6 +23,7 @@ PairHandler = Callable[[Any, Any], object]  # (SimObject, SimObject)
 ActionHandler = Callable[[Any, Any], object]  # (agent, action)
 DeviceHandler = Callable[[str, Any, float], object]  # (name, state, simulated time)
 FaultHandler = Callable[[Any, dict[str, Any]], object]  # (sim, fault row)
+ScanHandler = Callable[[Any, list[Any]], object]  # (sim, lidar groups)
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class EventSpec:
     """One event: its name, what emits it, when, the handler it calls and what that gets."""
 
     name: str
-    source: str  # core, objects, collisions, actions, devices, faults
+    source: str  # core, objects, collisions, sensors, actions, devices, faults
     when: str
     handler: str  # the handler's signature, as the guide shows it
     carries: str
@@ -52,6 +53,10 @@ CATALOGUE: tuple[EventSpec, ...] = (
               "(obj_a, obj_b)", "the two `SimObject`s now touching", PairHandler),
     EventSpec("collision_ended", "collisions", "in a step's collision check, per pair apart",
               "(obj_a, obj_b)", "the two `SimObject`s no longer touching", PairHandler),
+    EventSpec("lidar_scanned", "sensors", "in a step's sensing phase, after the collision "
+              "check, when any lidar was due",
+              "(sim, groups)", "the simulation and the `LidarGroup`s that scanned (their "
+              "`ranges`, `stamps`)", ScanHandler),
     EventSpec("action_started", "actions", "when an agent's action starts (agents' phase)",
               "(agent, action)", "the agent and its action", ActionHandler),
     EventSpec("action_completed", "actions", "when an action ends done",

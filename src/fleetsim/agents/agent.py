@@ -21,12 +21,13 @@ from fleetsim.agents.joints import JointControl
 from fleetsim.agents.params import AgentSpawnParams
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Path, Pose
-from fleetsim.models import RobotProfile, resolve_urdf
+from fleetsim.models import RobotProfile, model_sensors, resolve_urdf
 from fleetsim.models.profile import profile_of_body
 from fleetsim.objects import SimObject, World
 from fleetsim.objects.deferred import Template, UrdfRecipe
 from fleetsim.objects.sim_object import world_of
 from fleetsim.objects.world import HasWorld
+from fleetsim.sensors import lidar_params
 from fleetsim.state import MotionMode
 
 A = TypeVar("A", bound="Agent")
@@ -181,7 +182,8 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
         template = world.template_for(recipe)
         if template is not None:  # a row only, until PyBullet is needed (deferred.py)
             rows = np.array([(*pose.position, *pose.orientation)])
-            return cls._add_deferred(world, template, spawn_params, recipe, rows)[0]
+            deferred = cls._add_deferred(world, template, spawn_params, recipe, rows)
+            return _with_model_sensors(deferred, spawn_params)[0]
         body = world.backend.load_urdf(
             recipe.path, pose.position, pose.orientation, spawn_params.use_fixed_base
         )
@@ -203,7 +205,7 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
             robot=True,
         )
         world.learn_template(recipe, agent.handle)
-        return agent
+        return _with_model_sensors([agent], spawn_params)[0]
 
     @classmethod
     def from_params_at(  # type: ignore[override]
@@ -227,7 +229,8 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
             for i in range(len(poses)):
                 template = world.template_for(recipe)
                 if template is not None:  # the rest as rows only
-                    created += cls._add_deferred(world, template, spawn_params, recipe, poses, i)
+                    rest = cls._add_deferred(world, template, spawn_params, recipe, poses, i)
+                    created += _with_model_sensors(rest, spawn_params)
                     break
                 pose = Pose.unchecked(tuple(poses[i, :3].tolist()), tuple(poses[i, 3:].tolist()))
                 created.append(
@@ -469,6 +472,15 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
     def get_action_queue(self) -> list[Any]:
         """Actions waiting after the current one."""
         return self._runner().queued(self)
+
+
+def _with_model_sensors(agents: list[A], params: AgentSpawnParams) -> list[A]:
+    """`agents`, each given the sensors its catalogue model carries (`model_sensors`)."""
+    sensors = [lidar_params(one) for one in model_sensors(params.urdf_path)]
+    for agent in agents if sensors else ():
+        for sensor in sensors:
+            agent.add_lidar(sensor)
+    return agents
 
 
 def _recipe(params: AgentSpawnParams) -> UrdfRecipe:

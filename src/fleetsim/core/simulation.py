@@ -30,6 +30,7 @@ from fleetsim.events import NAMES, EventBus, FirstError, Handler
 from fleetsim.geometry import quat
 from fleetsim.objects import SimObject, World
 from fleetsim.scheduling import Callback, CallbackScheduler
+from fleetsim.sensors import Lidars
 from fleetsim.site import Site
 from fleetsim.state import CollisionMode
 
@@ -187,6 +188,9 @@ class MultiRobotSimulationCore:
                 with errors:
                     self._run_collision_check()
         self.step_count += 1
+        if world.lidars:
+            with prof.section("sensors"), errors:
+                self._sense()
         with errors:
             self.events.emit("post_step", self, dt)
         if self.gui is not None:
@@ -194,6 +198,21 @@ class MultiRobotSimulationCore:
         stats = prof.end()
         errors.raise_()
         return dict(stats) if return_profiling else None
+
+    # -- sensors ------------------------------------------------------------------------------
+
+    def _sense(self) -> None:
+        """The lidars due now (the step's end) scan."""
+        now = self.sim_time
+        scanned = self._world.lidars.sense(self._world.bodies, now, self.rng)
+        if scanned:
+            self.events.emit("lidar_scanned", self, scanned)
+
+    @property
+    def lidars(self) -> Lidars:
+        """Every lidar in this simulation, by model (`lidars.groups`: the fleet's scans as
+        arrays); add one with `obj.add_lidar(...)`."""
+        return self._world.lidars
 
     # -- collisions ---------------------------------------------------------------------------
 

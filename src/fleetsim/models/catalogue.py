@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from fleetsim.backend import PYBULLET_DATA
 from fleetsim.errors import AssetNotFoundError, ConfigError
@@ -26,7 +26,8 @@ class UnknownModelError(ConfigError):
 
 
 class ModelEntry(NamedTuple):
-    """A catalogue entry: its tier and a function returning the URDF path.
+    """A catalogue entry: its tier, a function returning the URDF path, and the sensors the
+    model carries (each a mapping of `LidarParams` fields; every robot of the model gets them).
 
     `path_func` raises `ModelNotAvailableError` (saying how to get the files) when they are not
     on this machine.
@@ -34,6 +35,12 @@ class ModelEntry(NamedTuple):
 
     tier: str
     path_func: Callable[[], str]
+    sensors: tuple[Mapping[str, Any], ...] = ()
+
+
+# The bundled AMR with a safety-scanner-like lidar: all round, 360 beams, 20 m, 10 Hz, mounted
+# at the front of the base, 18 cm up.
+_AMR_LIDAR = {"beams": 360, "range_max": 20.0, "rate": 10.0, "mount": (0.2, 0.0, 0.18, 0.0)}
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,9 @@ def ros_model(package: str, relative_path: str) -> ModelEntry:
 def _builtin_models() -> dict[str, ModelEntry]:
     bundled = ("mobile_robot", "arm_robot", "mobile_manipulator", "rail_arm_robot", "simple_cube")
     local = {name: ModelEntry("local", partial(sources.local, name)) for name in bundled}
+    local["mobile_robot_lidar"] = ModelEntry(
+        "local", partial(sources.local, "mobile_robot"), (_AMR_LIDAR,)
+    )
     pybullet_data = {
         "panda": "franka_panda/panda.urdf",
         "kuka_iiwa": "kuka_iiwa/model.urdf",
@@ -93,11 +103,16 @@ _search_paths: list[Path] = []
 
 
 def register_model(
-    name: str, path_or_entry: str | os.PathLike[str] | ModelEntry, force: bool = False
+    name: str,
+    path_or_entry: str | os.PathLike[str] | ModelEntry,
+    force: bool = False,
+    sensors: Sequence[Mapping[str, Any]] = (),
 ) -> None:
     """Add a model to `KNOWN_MODELS`: a file path (tier "user") or a `ModelEntry`.
 
-    Refuses to replace an existing name unless `force=True`.
+    `sensors`: what every robot of the model carries, each a mapping of `LidarParams` fields
+    (`[{"beams": 64, "rate": 5}]`), as `Agent.add_lidar` takes them. Refuses to replace an
+    existing name unless `force=True`.
     """
     if not name or not isinstance(name, str):
         raise ConfigError(f"model name must be a non-empty string, got {name!r}")
@@ -113,7 +128,17 @@ def register_model(
         if not path.is_file():
             raise AssetNotFoundError(f"cannot register '{name}': {path_or_entry} does not exist")
         entry = ModelEntry("user", partial(str, path))
+    if sensors:
+        if not all(isinstance(one, Mapping) for one in sensors):
+            raise ConfigError(f"model '{name}': sensors must be mappings of LidarParams fields")
+        entry = entry._replace(sensors=tuple(dict(one) for one in sensors))
     KNOWN_MODELS[name] = entry
+
+
+def model_sensors(name: str) -> tuple[Mapping[str, Any], ...]:
+    """The sensors a catalogue model carries (none for a URDF path or an unlisted name)."""
+    entry = KNOWN_MODELS.get(name)
+    return entry.sensors if entry is not None else ()
 
 
 def unregister_model(name: str) -> None:

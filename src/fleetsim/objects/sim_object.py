@@ -14,6 +14,8 @@ from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import attachments
 from fleetsim.objects.params import SimObjectSpawnParams, collision_mode_of
 from fleetsim.objects.world import HasWorld, World
+from fleetsim.sensors import Lidar, LidarParams, lidar_params
+from fleetsim.sensors.shapes import ray_shape_of
 from fleetsim.state import CollisionMode
 
 T = TypeVar("T", bound="SimObject")
@@ -103,6 +105,7 @@ class SimObject:
             dynamic=world.physics and spawn_params.mass > 0,
             exact_box=collision.shape_type == "box"
             and collision.frame_orientation == (0.0, 0.0, 0.0, 1.0),
+            ray_shape=ray_shape_of(collision),
         )
         return obj
 
@@ -215,6 +218,27 @@ class SimObject:
             exact_box=True,
         )
         return objs
+
+    # -- sensors ------------------------------------------------------------------------------
+
+    def add_lidar(self, params: LidarParams | dict[str, Any] | None = None, **fields: Any) -> Lidar:
+        """Mount a 2-D lidar on this body: `params` (`LidarParams`, or a mapping of its fields;
+        defaults when None), or its fields as keywords (`add_lidar(beams=64, rate=5)`). It scans
+        from the next step on, at its rate; read it with `lidar.scan()`, or the whole fleet's
+        at once from `sim.lidars.groups`."""
+        if fields:
+            if params is not None:
+                raise ConfigError("add_lidar takes params or keyword fields, not both")
+            params = fields
+        world = self.world
+        sensor = world.lidars.add(self.handle, lidar_params(params), world.time)
+        return Lidar(world.lidars, sensor)
+
+    @property
+    def lidars(self) -> list[Lidar]:
+        """The lidars on this body, in the order they were added."""
+        world = self.world
+        return [Lidar(world.lidars, s) for s in world.lidars.ids_of(self.handle)]
 
     # -- identity -----------------------------------------------------------------------------
 

@@ -364,6 +364,8 @@ class _Builder:
                         **chosen,
                     )
                     robot = Agent.from_params(params, sim_core=self.sim)
+                    for sensor in spec.sensors:
+                        robot.add_lidar(sensor.fields())
                     plugins = self.plugins(spec.plugins, f"robots[{i}].plugins", robot)  # 2. loaded
                     loaded.append((robot, plugins))
                     self.robot_entry.append(i)

@@ -31,6 +31,7 @@ from fleetsim.scenario.spec_base import (
     Spec,
     Vec3,
 )
+from fleetsim.sensors import LidarParams
 
 
 class PoseSpec(Spec):
@@ -257,6 +258,41 @@ class RandomStartSpec(Spec):
     """Only nodes with this flag (parking_spot, charger, ...)."""
 
 
+class LidarSpec(Spec):
+    """A 2-D lidar on each robot of the entry; fields as `LidarParams` (left out: its
+    defaults). A model that carries lidars of its own keeps them: these are added."""
+
+    type: Literal["lidar"] = "lidar"
+    """The kind of sensor (lidar: a planar range scanner)."""
+    beams: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """How many beams a scan has."""
+    fov: Annotated[float, Field(gt=0, le=2 * math.pi + 1e-9)] | None = None
+    """Field of view in radians, centred on the sensor's x axis (6.283185: all round)."""
+    range_min: NonNegative | None = None
+    """Metres; a nearer hit reads -inf."""
+    range_max: Positive | None = None
+    """Metres; no hit within it reads +inf."""
+    rate: Positive | None = None
+    """Scans per simulated second."""
+    mount: tuple[Finite, Finite, Finite, Finite] | None = None
+    """[x, y, z, yaw] of the sensor on the robot's base, metres and radians."""
+    noise_std: NonNegative | None = None
+    """Gaussian range noise, metres."""
+    dropout: Annotated[float, Field(ge=0, le=1)] | None = None
+    """Chance a beam returns nothing (NaN)."""
+    frame: str | None = None
+    """The sensor's frame name."""
+
+    def fields(self) -> dict[str, Any]:
+        """The `LidarParams` fields given."""
+        return {k: v for k, v in self.model_dump().items() if v is not None and k != "type"}
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LidarSpec:
+        LidarParams(**self.fields())  # (range_min < range_max, ...: named by the loader)
+        return self
+
+
 class RobotSpec(Spec):
     """One robot (`pose`) or a grid of identical robots (`grid`)."""
 
@@ -291,6 +327,8 @@ class RobotSpec(Spec):
     """Whether other robots may pick this one."""
     joint_tolerance: NonNegative | list[NonNegative] | dict[str, NonNegative] | None = None
     """Default joint tolerance for joints actions (one value, by joint index, or by name)."""
+    sensors: list[LidarSpec] = Field(default_factory=list)
+    """Sensors on each robot, besides those its model carries."""
     plugins: list[PluginSpec] = Field(default_factory=list)
     """Behaviours attached to each robot."""
     actions: list[ActionSpec] = Field(default_factory=list)

@@ -43,6 +43,9 @@ BODY_COLUMNS: dict[str, Column] = {
     # A mobile robot built of primitives on fixed or continuous joints (`is_rigid_primitives`):
     # with `collision_footprints` the narrow phase tests its local box, its footprint.
     "footprint": Column(np.bool_, (), False),
+    # What a sensor's ray meets (`fleetsim.sensors.shapes`): 0 the local box under the pose, 1 a
+    # sphere, 2 a cylinder along the body's z axis (both filling the local box).
+    "ray_shape": Column(np.int8, (), 0),
     "mass": Column(np.float64),
     "pickable": Column(np.bool_, (), False),
     # A robot (an `Agent`), as opposed to an object; collision counts are kept by role.
