@@ -105,6 +105,7 @@ class LaserScan:
         range_max: metres.
         ranges: (beams,) float32: metres; +inf no hit within range, -inf a hit nearer than
             range_min, NaN a dropout.
+        pose: where the sensor was, world frame: (x, y, z, yaw).
     """
 
     frame: str
@@ -115,6 +116,7 @@ class LaserScan:
     range_min: float
     range_max: float
     ranges: np.ndarray = field(repr=False)
+    pose: tuple[float, ...] = (math.nan,) * 4
 
     def points(self) -> np.ndarray:
         """The hits as (x, y) points in the sensor's frame, (K, 2)."""
@@ -122,6 +124,15 @@ class LaserScan:
         hit = np.isfinite(self.ranges)
         r = self.ranges[hit].astype(np.float64)
         return np.stack((r * np.cos(angles[hit]), r * np.sin(angles[hit])), axis=1)
+
+    def world_points(self) -> np.ndarray:
+        """The hits as (x, y) points in the world, (K, 2)."""
+        x, y, _, yaw = self.pose
+        c, s = math.cos(yaw), math.sin(yaw)
+        local = self.points()
+        return np.stack(
+            (x + c * local[:, 0] - s * local[:, 1], y + s * local[:, 0] + c * local[:, 1]), 1
+        )
 
 
 def lidar_params(value: Any) -> LidarParams:

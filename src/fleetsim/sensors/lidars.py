@@ -43,6 +43,7 @@ class LidarGroup:
         ranges: the latest scan of each, (n, beams) float32 (NaN before the first; see
             `LaserScan.ranges`).
         stamps: simulated time of each one's latest scan (n,), NaN before the first.
+        poses: where each sensor was at its latest scan, world frame: (n, 4) x, y, z, yaw.
         next_due: when each scans next (n,).
     """
 
@@ -51,6 +52,7 @@ class LidarGroup:
     owners: IntArray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     ranges: np.ndarray = field(default_factory=lambda: np.empty((0, 0), dtype=np.float32))
     stamps: np.ndarray = field(default_factory=lambda: np.empty(0))
+    poses: np.ndarray = field(default_factory=lambda: np.empty((0, 4)))
     next_due: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     _pending: list[tuple[int, int, float]] = field(default_factory=list)
@@ -72,11 +74,13 @@ class LidarGroup:
         self.owners = np.concatenate((self.owners, owners.astype(np.int64)))
         self.ranges = np.concatenate((self.ranges.reshape(-1, self.params.beams), blank))
         self.stamps = np.concatenate((self.stamps, np.full(len(sensors), np.nan)))
+        self.poses = np.concatenate((self.poses, np.full((len(sensors), 4), np.nan)))
         self.next_due = np.concatenate((self.next_due, due.astype(np.float64)))
 
     def _drop(self, keep: np.ndarray) -> None:
         self.ids, self.owners = self.ids[keep], self.owners[keep]
         self.ranges, self.stamps = self.ranges[keep], self.stamps[keep]
+        self.poses = self.poses[keep]
         self.next_due = self.next_due[keep]
 
     def scan_of(self, slot: int) -> LaserScan:
@@ -91,6 +95,7 @@ class LidarGroup:
             range_min=p.range_min,
             range_max=p.range_max,
             ranges=self.ranges[slot].copy(),
+            pose=tuple(self.poses[slot].tolist()),
         )
 
 
@@ -184,6 +189,7 @@ class Lidars:
             first = np.isnan(group.stamps[slots])  # (their rhythm starts with their first scan)
             group.next_due[slots[first]] = now
             group.stamps[slots] = now
+            group.poses[slots, :3], group.poses[slots, 3] = origins, yaws
             period = 1.0 / group.params.rate
             behind = np.floor((now + _DUE - group.next_due[slots]) / period) + 1.0
             group.next_due[slots] += period * np.maximum(behind, 1.0)
