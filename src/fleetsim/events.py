@@ -24,6 +24,7 @@ ActionHandler = Callable[[Any, Any], object]  # (agent, action)
 DeviceHandler = Callable[[str, Any, float], object]  # (name, state, simulated time)
 FaultHandler = Callable[[Any, dict[str, Any]], object]  # (sim, fault row)
 ScanHandler = Callable[[Any, list[Any]], object]  # (sim, lidar groups)
+FieldHandler = Callable[[Any, str], object]  # (agent, field state)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ CATALOGUE: tuple[EventSpec, ...] = (
               "check, when any lidar was due",
               "(sim, groups)", "the simulation and the `LidarGroup`s that scanned (their "
               "`ranges`, `stamps`)", ScanHandler),
+    EventSpec("safety_field_changed", "sensors", "in a step's sensing phase, when a robot's "
+              "safety field state changes (on its scanner's scan)",
+              "(agent, state)", "the agent and its state now: `clear`, `warning` (slowed) or "
+              "`protective` (stopped)", FieldHandler),
     EventSpec("action_started", "actions", "when an agent's action starts (agents' phase)",
               "(agent, action)", "the agent and its action", ActionHandler),
     EventSpec("action_completed", "actions", "when an action ends done",

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fleetsim.agents.fleet_control import FleetControl
+from fleetsim.agents.guard import Guard
 from fleetsim.agents.ik import InverseKinematics
 from fleetsim.agents.ik_params import IKParams
 from fleetsim.agents.joints import JointControl
@@ -90,7 +91,7 @@ class AgentController:
         self._agent.stop()
 
 
-class Agent(SimObject, JointControl, InverseKinematics, FleetControl):
+class Agent(SimObject, JointControl, InverseKinematics, FleetControl, Guard):
     """A robot from a URDF (by catalogue name or path) with goal-based motion and an action queue.
 
     Create one with `Agent.from_urdf("mobile_robot", pose=..., sim_core=sim)` or

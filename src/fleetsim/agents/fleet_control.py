@@ -34,7 +34,9 @@ class FleetControl:
     def _apply_speed(self) -> None:
         """The speed the controller drives at: the override (0 while held) times the fault's."""
         scale = (0.0 if self._held else self._override) * self._fault_scale
-        self._world.motion.agents["speed_scale"][self._agent_row()] = scale
+        agents, row = self._world.motion.agents, self._agent_row()
+        agents["command_scale"][row] = scale
+        agents["speed_scale"][row] = scale * agents["safety_scale"][row]
 
     @property
     def speed_override(self) -> float:

@@ -356,11 +356,25 @@ def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
         ("conflicts", f"{k['conflicts']} (a robot stopped for another's node)"),
         ("deadlocks", f"{k['deadlocks']} ({unresolved} unresolved)"),
         ("stalls", f"{k['stalls']} ({k['stalled_now']} still stalled)"),
+        *_safety_row(k.get("safety_fields")),
         (
             "near misses",
             ", ".join(f"{kind} {n}" for kind, n in k["near_misses"].items())
             + f" (within {k['near_miss_gap_m']:.2f} m)",
         ),
+    ]
+
+
+def _safety_row(totals: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The safety fields' row, when a robot has fields that stopped or slowed it."""
+    if not totals or not (totals["protective_stops"] or totals["slowed_s"]):
+        return []
+    return [
+        (
+            "safety fields",
+            f"{totals['protective_stops']} protective stops ({totals['stopped_s']:.0f} robot-s "
+            f"stopped, {totals['slowed_s']:.0f} robot-s slowed)",
+        )
     ]
 
 

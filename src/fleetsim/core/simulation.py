@@ -30,7 +30,8 @@ from fleetsim.events import NAMES, EventBus, FirstError, Handler
 from fleetsim.geometry import quat
 from fleetsim.objects import SimObject, World
 from fleetsim.scheduling import Callback, CallbackScheduler
-from fleetsim.sensors import Lidars
+from fleetsim.sensors import Lidars, SafetyFields
+from fleetsim.sensors.safety import STATES
 from fleetsim.site import Site
 from fleetsim.state import CollisionMode
 
@@ -204,9 +205,20 @@ class MultiRobotSimulationCore:
     def _sense(self) -> None:
         """The lidars due now (the step's end) scan."""
         now = self.sim_time
-        scanned = self._world.lidars.sense(self._world.bodies, now, self.rng)
-        if scanned:
-            self.events.emit("lidar_scanned", self, scanned)
+        world = self._world
+        scanned = world.lidars.sense(world.bodies, now, self.rng)
+        if not scanned:
+            return
+        changes = world.safety.update(scanned, world.motion.agents, now) if world.safety else []
+        self.events.emit("lidar_scanned", self, scanned)
+        for owner, _, state in changes:
+            self.events.emit("safety_field_changed", world.objects[owner], STATES[state])
+
+    @property
+    def safety(self) -> SafetyFields:
+        """The robots guarded by safety fields (`agent.set_safety_fields(...)`): their states
+        and totals (`safety.totals(sim.sim_time)`)."""
+        return self._world.safety
 
     @property
     def lidars(self) -> Lidars:

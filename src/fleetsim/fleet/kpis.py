@@ -12,8 +12,8 @@ if TYPE_CHECKING:
 
 def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
     """Tasks, throughput, cycle times, waiting, distance, utilisation, batteries, deadlocks
-    (episodes, unresolved ones), stalls, collisions and near misses by kind, doors and lifts,
-    so far."""
+    (episodes, unresolved ones), stalls, collisions and near misses by kind, safety fields
+    (protective stops, seconds stopped and slowed), doors and lifts, so far."""
     now = fleet.sim.sim_time
     traffic = fleet.traffic
     return {
@@ -25,6 +25,7 @@ def fleet_kpis(fleet: FleetManager) -> dict[str, Any]:
         **traffic.kpis(),
         **fleet.stalls.kpis(),
         "collisions": dict(fleet.sim.collision_counts),
+        "safety_fields": fleet.sim.safety.totals(now),  # protective stops, seconds stopped
         **fleet.near_misses.kpis(),
         **traffic.passage.kpis(),  # door waits; the doors' open time and cycles
         **traffic.lift_rides.kpis(),  # rides; the lifts' trips, use and waits

@@ -24,7 +24,7 @@ from fleetsim.objects import attachments, joint_sync
 from fleetsim.objects.contacts import ContactEvents
 from fleetsim.objects.deferred import SHARED_COLUMNS, Recipes, Template, UrdfRecipe
 from fleetsim.scheduling import CallbackScheduler
-from fleetsim.sensors import Lidars
+from fleetsim.sensors import Lidars, SafetyFields
 from fleetsim.site import NavGraph, Site
 from fleetsim.state import BodyTable, JointTable
 
@@ -94,6 +94,7 @@ class World:
         self.site: Site | None = None  # the navigation graph robots route on (sim.set_site)
         self.doors: SiteDoors | None = None  # the site's doors (sim.doors), for actions that pass
         self.lidars = Lidars()  # every lidar, by model (sim.lidars)
+        self.safety = SafetyFields()  # robots guarded by safety fields (sim.safety)
         self.objects: dict[int, Any] = {}
         self.contacts = ContactEvents(events, backend, self.objects)
         self.handle_by_body_id: dict[int, int] = {}
@@ -287,6 +288,7 @@ class World:
             self.joints.remove(int(self.joints.handles[joint_row]))
         self.arms_moved.discard(handle)
         self.lidars.drop_owner(handle)
+        self.safety.release(handle)
         if body_id >= 0:
             self.backend.remove_body(body_id)
         self.bodies.remove(handle)
@@ -303,6 +305,7 @@ class World:
         self.joints.clear()
         self.arms_moved.clear()
         self.lidars.clear()
+        self.safety.clear()
         self.contacts.reset()
         self._body_facts.clear()
         self.recipes.clear()

@@ -366,6 +366,10 @@ class _Builder:
                     robot = Agent.from_params(params, sim_core=self.sim)
                     for sensor in spec.sensors:
                         robot.add_lidar(sensor.fields())
+                    fields = spec.safety_fields
+                    if fields is not None:
+                        auto = robot.auto_safety_fields(fields.scanner) if fields.auto else None
+                        robot.set_safety_fields(fields.params(auto))
                     plugins = self.plugins(spec.plugins, f"robots[{i}].plugins", robot)  # 2. loaded
                     loaded.append((robot, plugins))
                     self.robot_entry.append(i)

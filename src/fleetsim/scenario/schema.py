@@ -31,7 +31,7 @@ from fleetsim.scenario.spec_base import (
     Spec,
     Vec3,
 )
-from fleetsim.sensors import LidarParams
+from fleetsim.sensors import FieldSet, LidarParams, SafetyFieldParams
 
 
 class PoseSpec(Spec):
@@ -293,6 +293,55 @@ class LidarSpec(Spec):
         return self
 
 
+class FieldSetSpec(Spec):
+    """The fields in force from `min_speed` up: convex polygons in the scanner's frame."""
+
+    min_speed: NonNegative = 0.0
+    """m/s: the set applies from this speed (the first set from 0)."""
+    protective: list[tuple[Finite, Finite]] = Field(default_factory=list)
+    """[[x, y], ...] corners (metres, x ahead of the scanner); an obstacle in it stops the robot."""
+    warning: list[tuple[Finite, Finite]] = Field(default_factory=list)
+    """Likewise; an obstacle in it slows the robot."""
+
+
+class SafetyFieldsSpec(Spec):
+    """Protective and warning fields read from one of the robot's lidars: `auto` (sized from
+    the robot's footprint and speed limits) or `sets` of your own."""
+
+    auto: bool = False
+    """Rectangles ahead of the robot, growing with its speed (its first lidar's readings)."""
+    sets: list[FieldSetSpec] = Field(default_factory=list)
+    """Field sets by speed, the first from 0 m/s."""
+    warning_speed: Annotated[float, Field(ge=0, le=1)] = 0.3
+    """Fraction of its speed limits a robot keeps with an obstacle in its warning field."""
+    resume_after: NonNegative = 0.5
+    """Seconds a field must stay clear before the robot drives on (or at full speed)."""
+    scanner: Annotated[int, Field(ge=0)] = 0
+    """Which of the robot's lidars reads the fields (its index, model lidars first)."""
+
+    @model_validator(mode="after")
+    def _one_way(self) -> SafetyFieldsSpec:
+        if self.auto == bool(self.sets):
+            raise ValueError("give either auto: true or sets (field sets by speed), not both")
+        if self.sets:
+            self.params()  # (convex polygons, rising speeds: named by the loader)
+        else:
+            SafetyFieldParams((FieldSet(0.0),), self.warning_speed, self.resume_after)
+        return self
+
+    def params(self, auto: SafetyFieldParams | None = None) -> SafetyFieldParams:
+        """What `Agent.set_safety_fields` takes (`auto`: the robot's `auto_safety_fields`)."""
+        if self.auto:
+            assert auto is not None
+            return dataclasses.replace(
+                auto, warning_speed=self.warning_speed, resume_after=self.resume_after
+            )
+        sets = tuple(
+            FieldSet(s.min_speed, tuple(s.protective), tuple(s.warning)) for s in self.sets
+        )
+        return SafetyFieldParams(sets, self.warning_speed, self.resume_after, self.scanner)
+
+
 class RobotSpec(Spec):
     """One robot (`pose`) or a grid of identical robots (`grid`)."""
 
@@ -329,6 +378,8 @@ class RobotSpec(Spec):
     """Default joint tolerance for joints actions (one value, by joint index, or by name)."""
     sensors: list[LidarSpec] = Field(default_factory=list)
     """Sensors on each robot, besides those its model carries."""
+    safety_fields: SafetyFieldsSpec | None = None
+    """Protective and warning fields read from one of its lidars."""
     plugins: list[PluginSpec] = Field(default_factory=list)
     """Behaviours attached to each robot."""
     actions: list[ActionSpec] = Field(default_factory=list)

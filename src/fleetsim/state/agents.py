@@ -44,6 +44,10 @@ AGENT_COLUMNS: dict[str, Column] = {
     "speed_scale": Column(np.float64, (), 1.0),
     # A fault's speed factor, part of speed_scale (0: stopped or broken down by a fault).
     "fault_scale": Column(np.float64, (), 1.0),
+    # speed_scale is command_scale (the override, 0 while held, times the fault's factor) times
+    # safety_scale (1 clear, the warning speed, 0 in a protective stop: `sensors.safety`).
+    "command_scale": Column(np.float64, (), 1.0),
+    "safety_scale": Column(np.float64, (), 1.0),
     # World-frame linear velocity (3,) and yaw rate: the motion state, also read back by users.
     "vel": Column(np.float64, (3,)),
     "yaw_rate": Column(np.float64),

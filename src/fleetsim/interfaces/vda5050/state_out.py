@@ -71,6 +71,7 @@ class StateOut:
             v.paused,
             v.effects.charging,
             v.map_id,
+            v.field_violation,
         )
         if key != self._idle_key:
             self._idle_key, self._idle = key, self._template()
@@ -137,7 +138,7 @@ class StateOut:
             f'{encode.models(v.work.states.values())},"batteryState":{{"batteryCharge":'
             f'{battery},"charging":{encode.flag(v.effects.charging)}}},"errors":'
             f'{encode.models(v.errors)},"safetyState":{{"eStop":"NONE",'
-            '"fieldViolation":false}}'
+            f'"fieldViolation":{encode.flag(v.field_violation)}}}}}'
         )
         return "".join(out)
 

@@ -79,6 +79,12 @@ class Vehicle:
         self._omni = robot.spawn_params.motion_mode != "differential"
 
     @property
+    def field_violation(self) -> bool:
+        """Whether an obstacle is in the robot's protective field (its safety fields stop it:
+        `safetyState.fieldViolation`)."""
+        return self.robot.safety_field_state == "protective"
+
+    @property
     def map_id(self) -> str:
         """The vehicle's mapId: in a building of several levels the level it is on."""
         return self.floors.map_of(self._map_id)
