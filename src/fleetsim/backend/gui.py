@@ -30,6 +30,22 @@ class GuiBackend:
         events = pb.getKeyboardEvents(physicsClientId=self._client)
         return {key for key, state in events.items() if state & pb.KEY_WAS_TRIGGERED}
 
+    def points(
+        self, xyz: np.ndarray, rgb: Sequence[float], size: float = 3.0, replace: int = -1
+    ) -> int:
+        """Draw points (K, 3) in one colour, in place of the drawing `replace` (its id from an
+        earlier call; -1: a new one); the drawing's id."""
+        colours = np.broadcast_to(np.asarray(rgb, dtype=np.float64), xyz.shape).tolist()
+        return int(
+            pb.addUserDebugPoints(
+                np.asarray(xyz, dtype=np.float64).tolist(),
+                colours,
+                pointSize=size,
+                replaceItemUniqueId=replace,
+                physicsClientId=self._client,
+            )
+        )
+
     def set_flag(self, name: str, enabled: bool) -> None:
         """Switch a GUI feature (`shadows`, `gui_panels`, `wireframe`)."""
         pb.configureDebugVisualizer(

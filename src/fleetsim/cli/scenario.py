@@ -109,6 +109,12 @@ def run(
     record_rate: float = typer.Option(
         10.0, "--record-rate", help="Recorded frames per simulated second."
     ),
+    record_scans: str = typer.Option(
+        "4",
+        "--record-scans",
+        help="Whose lidar scans to record: a number of robots (the first with a lidar), all, "
+        "or robot names, comma-separated.",
+    ),
     serve: bool = typer.Option(
         False, "--serve", help="Stream the run live to Foxglove (WebSocket on --serve-port)."
     ),
@@ -142,7 +148,7 @@ def run(
             duration,
             seed,
             max_bodies,
-            (record, record_rate),
+            (record, record_rate, _scans(record_scans)),
             (serve_host, serve_port) if serve else None,
         )
     print_summary(summary)
@@ -169,7 +175,7 @@ def _build_and_run(
     duration: float | None,
     seed: int | None,
     max_bodies: int,
-    recording: tuple[Path | None, float] = (None, 10.0),
+    recording: tuple[Path | None, float, Any] = (None, 10.0, 4),
     live: tuple[str, int] | None = None,
 ) -> tuple[RunSummary, dict[str, Any]]:
     console = Console(stderr=True)
@@ -197,11 +203,11 @@ def _build_and_run(
     # (redrawn as often as the run reports progress, `PROGRESS_EVERY_S`: more is the same bar)
     with built.sim, Progress(*columns, console=console, refresh_per_second=5) as bar:
         task = bar.add_task(loaded.path.stem, total=built.sim.params.duration, status="starting")
-        record_to, rate = recording
+        record_to, rate, scans = recording
         server = None
         try:
             if record_to is not None:
-                start_recording(built, loaded, overrides, record_to, rate)
+                start_recording(built, loaded, overrides, record_to, rate, scans)
             if live is not None:
                 server = start_live_view(built, *live, rate)
                 console.print(f"live view: {server.url} (Foxglove: Open connection)")
@@ -231,7 +237,17 @@ def _build_and_run(
     return summary, meta
 
 
-def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, rate: float) -> None:
+def _scans(text: str) -> int | str | list[str]:
+    """--record-scans: a number, "all", or names (comma-separated)."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    return "all" if text == "all" else [name.strip() for name in text.split(",") if name.strip()]
+
+
+def start_recording(
+    built: Any, loaded: Any, overrides: list[str], path: Path, rate: float, scans: Any = 4
+) -> None:
     """Record the built run to `path` (closed with the simulation), with the scenario, its
     overrides and the fleet manager's KPI series."""
     facts = {
@@ -241,7 +257,7 @@ def start_recording(built: Any, loaded: Any, overrides: list[str], path: Path, r
     }
     from fleetsim.recording import record  # (60 ms to import: only for runs that record)
 
-    watch_fleet_of(built, record(built.sim, path, rate, facts))
+    watch_fleet_of(built, record(built.sim, path, rate, facts, scans=scans))
 
 
 def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:

@@ -14,6 +14,7 @@ is read, and `rec.truncated` says how many were lost.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,27 @@ from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.recording import schemas
 from fleetsim.recording.salvage import Salvaged
 from fleetsim.recording.writer import NS, POINT
+
+
+@dataclass
+class RecordedScan:
+    """One recorded lidar scan: the sensor's world `pose` (x, y, z, yaw) and `ranges` (REP
+    117) from `start_angle` to `end_angle`, evenly spaced."""
+
+    time: float
+    pose: tuple[float, float, float, float]
+    start_angle: float
+    end_angle: float
+    ranges: np.ndarray
+
+    def world_points(self) -> np.ndarray:
+        """The hits as (x, y) points in the world, (K, 2)."""
+        n = len(self.ranges)
+        angles = self.pose[3] + np.linspace(self.start_angle, self.end_angle, n)
+        hit = np.isfinite(self.ranges)
+        r = self.ranges[hit].astype(np.float64)
+        x, y = self.pose[0], self.pose[1]
+        return np.stack((x + r * np.cos(angles[hit]), y + r * np.sin(angles[hit])), axis=1)
 
 
 @dataclass
@@ -150,6 +172,43 @@ class Recording:
             xyz = np.column_stack([points["x"], points["y"], points["z"]])
             yaw = points["yaw"].astype(np.float64)
             yield Frame(time, [names[i] for i in points["id"].tolist()], xyz, yaw)
+
+    def static_boxes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The static world as recorded (the first `/scene` update's boxes, the floor
+        included): centres (K, 3), sizes (K, 3) and yaws (K,)."""
+        scene_class = schemas.foxglove("SceneUpdate")
+        for _topic, _time, data in self.messages("/scene"):
+            for entity in scene_class.FromString(data).entities:
+                if entity.id != "static" or not entity.cubes:
+                    continue
+                cubes = list(entity.cubes)
+                centres = np.array(
+                    [[c.pose.position.x, c.pose.position.y, c.pose.position.z] for c in cubes]
+                )
+                sizes = np.array([[c.size.x, c.size.y, c.size.z] for c in cubes])
+                q = [c.pose.orientation for c in cubes]
+                yaws = np.array([2 * math.atan2(o.z, o.w) for o in q])
+                return centres, sizes, yaws
+        return np.empty((0, 3)), np.empty((0, 3)), np.empty(0)
+
+    def scanned(self) -> list[str]:
+        """The robots whose scans the recording holds (`/scan/<robot>`)."""
+        summary = self._reader.get_summary()
+        if summary is not None:
+            topics = {channel.topic for channel in summary.channels.values()}
+        else:
+            topics = {topic for topic, _t, _d in self.messages()}
+        return sorted(t.removeprefix("/scan/") for t in topics if t.startswith("/scan/"))
+
+    def scans(self, robot: str, start: float = 0.0) -> Iterator[RecordedScan]:
+        """Robot `robot`'s recorded scans from `start` (simulated seconds), in time order."""
+        scan_class = schemas.foxglove("LaserScan")
+        for _topic, time, data in self.messages(f"/scan/{robot}", start=start):
+            scan = scan_class.FromString(data)
+            p, q = scan.pose.position, scan.pose.orientation
+            yaw = 2 * math.atan2(q.z, q.w)
+            ranges = np.array(scan.ranges, dtype=np.float32)
+            yield RecordedScan(time, (p.x, p.y, p.z, yaw), scan.start_angle, scan.end_angle, ranges)
 
     def events(self) -> list[dict[str, Any]]:
         """Everything on `/events`, in time order."""

@@ -18,7 +18,6 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.geometry import quat
 from fleetsim.objects import SimObject
 from fleetsim.recording.reader import Frame, Recording
-from fleetsim.recording.schemas import foxglove
 
 ROBOT_HALF = (0.3, 0.3, 0.15)  # a robot's box: 0.6 x 0.6 x 0.3 m
 ROBOT_RGBA = (0.2, 0.45, 0.9, 1.0)
@@ -46,35 +45,17 @@ class Replay:
         self.speed = 1.0
         self.paused = False
         self._static()
+        # the recorded scans (a few robots'), shown as red points at each frame
+        self.scans = {robot: list(recording.scans(robot)) for robot in recording.scanned()}
+        self._scan_times = {r: np.array([s.time for s in v]) for r, v in self.scans.items()}
+        self._drawn: dict[str, int] = {}  # robot -> its points' drawing
+        self.scans_shown = 0
 
     def _static(self) -> None:
         """The static boxes of the first scene update (the floor included)."""
-        scene_class = foxglove("SceneUpdate")
-        for _topic, _time, data in self.recording.messages("/scene"):
-            update = scene_class.FromString(data)
-            for entity in update.entities:
-                if entity.id != "static" or not entity.cubes:
-                    continue
-                cubes = list(entity.cubes)
-                centres = np.array(
-                    [[c.pose.position.x, c.pose.position.y, c.pose.position.z] for c in cubes]
-                )
-                halves = np.array([[c.size.x, c.size.y, c.size.z] for c in cubes]) / 2
-                q = np.array(
-                    [
-                        [
-                            c.pose.orientation.x,
-                            c.pose.orientation.y,
-                            c.pose.orientation.z,
-                            c.pose.orientation.w,
-                        ]
-                        for c in cubes
-                    ]
-                )
-                SimObject.static_boxes(
-                    centres, np.maximum(halves, 1e-3), quat.yaw_of(q), sim_core=self.sim
-                )
-            return
+        centres, sizes, yaws = self.recording.static_boxes()
+        if len(centres):
+            SimObject.static_boxes(centres, np.maximum(sizes / 2, 1e-3), yaws, sim_core=self.sim)
 
     def show(self, frame: Frame) -> None:
         """Put every robot where `frame` has it (boxes for robots new to the replay)."""
@@ -90,6 +71,23 @@ class Replay:
             self.robots.update(zip(new, boxes, strict=True))
         bodies = [self.robots[name] for name in frame.names]
         self.sim.set_poses(bodies, frame.xyz, quat.from_yaw(frame.yaw))
+        self._show_scans(frame.time)
+
+    def _show_scans(self, now: float) -> None:
+        """Each scanned robot's latest scan by `now`, as points (drawn in the window only)."""
+        gui = self.sim.world.backend.window if self.sim.params.gui else None
+        for robot, times in self._scan_times.items():
+            k = int(np.searchsorted(times, now + 1e-9)) - 1
+            if k < 0:
+                continue
+            scan = self.scans[robot][k]
+            self.scans_shown += 1
+            if gui is not None:
+                hits = scan.world_points()
+                xyz = np.column_stack((hits, np.full(len(hits), scan.pose[2])))
+                self._drawn[robot] = gui.points(
+                    xyz, (0.9, 0.1, 0.1), 3.0, self._drawn.get(robot, -1)
+                )
 
     def play(
         self, speed: float = 1.0, start: float = 0.0, until: float | None = None

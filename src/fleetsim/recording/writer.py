@@ -9,7 +9,9 @@ Channels (log times are simulated time):
 - `/fleet/robots` (JSON): the robots' names and handles, at the start and when robots change;
 - `/events` (JSON): collisions, action and task events, near misses, and fleetsim's logged
   warnings and errors, with their simulated time;
-- `/kpi` (JSON): the fleet manager's KPI series, when there is one.
+- `/kpi` (JSON): the fleet manager's KPI series, when there is one;
+- `/scan/<robot>` and `/fields`: the lidar scans and safety fields of a few robots
+  (`fleetsim.recording.scans`).
 
 The recorder only reads: it runs after each step and never changes the simulation.
 """
@@ -32,6 +34,7 @@ from fleetsim.fleet.states import STATES
 from fleetsim.logs import LOGGER_NAME
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
+from fleetsim.recording.scans import DEFAULT_SCANS, ScanChoice, ScanWriter
 from fleetsim.recording.scene import SceneWriter
 
 NS = 1_000_000_000
@@ -98,8 +101,10 @@ class Recorder:
         rate: float = 10.0,
         metadata: dict[str, str] | None = None,
         out: Any = None,
+        scans: ScanChoice = DEFAULT_SCANS,
     ) -> None:
-        """`out`: where the messages go instead of the MCAP file at `path` (a `LiveOut`)."""
+        """`out`: where the messages go instead of the MCAP file at `path` (a `LiveOut`);
+        `scans`: whose lidar scans to take (`fleetsim.recording.scans`)."""
         if not (isinstance(rate, int | float) and math.isfinite(rate) and rate > 0):
             raise ConfigError(f"record rate: expected frames per second > 0, got {rate!r}")
         self.sim, self.rate = sim, float(rate)
@@ -118,6 +123,7 @@ class Recorder:
         self._rows_size = 0
         self._agent_rows_cache: np.ndarray | None = None  # their rows in the motion table
         self.scene = SceneWriter(sim)
+        self.scans = ScanWriter(sim, scans)
         self._actions: list[tuple[str, float, str, str, str | None]] = []  # since the last step
         self._hooks = [
             ("post_step", sim.on("post_step", lambda *_: self._after_step())),
@@ -193,6 +199,8 @@ class Recorder:
             self._collisions()
             self._write_actions()
             self._write_problems()
+            for topic, _, message in self.scans.fresh():  # (scans as made, not per frame)
+                self._write_proto(topic, message)
             if self.sim.step_count >= self._next_frame:
                 self._frame()
             self._out.flush()

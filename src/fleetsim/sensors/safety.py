@@ -12,6 +12,7 @@ scanner) model are evaluated together, in array operations: a comparison per bea
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class _Guarded:
     agents: IntArray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     state: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int8))
     muted: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
+    band: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))  # set in force
     last_hit: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))  # seen in each field
     since: np.ndarray = field(default_factory=lambda: np.empty(0))
     stops: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
@@ -50,6 +52,7 @@ class _Guarded:
         self.agents = np.append(self.agents, agent)
         self.state = np.append(self.state, np.int8(CLEAR))
         self.muted = np.append(self.muted, False)
+        self.band = np.append(self.band, 0)
         self.last_hit = np.concatenate((self.last_hit, np.full((1, 2), -np.inf)))
         self.since = np.append(self.since, now)
         self.stops = np.append(self.stops, 0)
@@ -57,7 +60,7 @@ class _Guarded:
 
     def keep(self, rows: np.ndarray) -> None:
         for name in (
-            "sensors", "owners", "agents", "state", "muted", "last_hit", "since", "stops",
+            "sensors", "owners", "agents", "state", "muted", "band", "last_hit", "since", "stops",
             "seconds",
         ):  # fmt: skip
             setattr(self, name, getattr(self, name)[rows])
@@ -129,6 +132,17 @@ class SafetyFields:
                 return STATES[int(group.state[mine[0]])]
         return None
 
+    def drawn_fields(self, owner: int) -> tuple[Any, Any, str] | None:
+        """The robot's fields in force at its last scan (protective and warning polygons in the
+        scanner's frame) and its state; None for a robot without fields."""
+        for group in self._groups.values():
+            mine = np.flatnonzero(group.owners == owner)
+            if mine.size:
+                k = int(mine[0])
+                in_force = group.fields.sets[int(group.band[k])]
+                return in_force.protective, in_force.warning, STATES[int(group.state[k])]
+        return None
+
     def violated(self, owners: IntArray) -> np.ndarray:
         """Whether each body of `owners` (handles) has an obstacle in its protective field."""
         out = np.zeros(len(owners), dtype=bool)
@@ -183,6 +197,7 @@ class SafetyFields:
         speed = np.hypot(agents["vel"][rows, 0], agents["vel"][rows, 1])
         lows = np.array([s.min_speed for s in group.fields.sets])
         in_force = np.searchsorted(lows, speed, side="right") - 1
+        group.band[members] = in_force
         ranges = lidars.ranges[slots]
         ranges = np.where(np.isneginf(ranges), 0.0, ranges)  # (nearer than it measures)
         hit = np.zeros((len(members), 2), dtype=bool)  # protective, warning
