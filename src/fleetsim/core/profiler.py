@@ -18,6 +18,7 @@ PROFILE_KEYS: tuple[str, ...] = (
     "collision_broadphase",
     "collision_narrowphase",
     "sensors",
+    "safety_fields",
     "total",
 )
 

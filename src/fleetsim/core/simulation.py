@@ -209,7 +209,10 @@ class MultiRobotSimulationCore:
         scanned = world.lidars.sense(world.bodies, now, self.rng)
         if not scanned:
             return
-        changes = world.safety.update(scanned, world.motion.agents, now) if world.safety else []
+        changes = []
+        if world.safety:
+            with self._profiler.section("safety_fields"):  # (within "sensors")
+                changes = world.safety.update(scanned, world.motion.agents, now)
         self.events.emit("lidar_scanned", self, scanned)
         for owner, _, state in changes:
             self.events.emit("safety_field_changed", world.objects[owner], STATES[state])

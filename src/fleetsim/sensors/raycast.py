@@ -211,6 +211,56 @@ def _scan_rows(
             if ix < 0 or ix >= nx or iy < 0 or iy >= ny:
                 continue
             c = ix * ny + iy
+            if start[c + 1] == start[c]:
+                continue
+            # a far cell all of whose beams already met something nearer than it is skipped:
+            # what its shapes could give them is farther (a shape's part elsewhere is in the
+            # cells it covers there)
+            px = x0 + (ix + 0.5) * cell - ox
+            py = y0 + (iy + 0.5) * cell - oy
+            d2 = px * px + py * py
+            round2 = 0.5 * cell * cell  # (the cell's circle, squared radius)
+            if d2 > 4.0 * round2:
+                near = math.sqrt(d2) - math.sqrt(round2)
+                gap = near * near
+                vx, vy = ux, uy
+                ay, ax = vx * py - vy * px, vx * px + vy * py
+                big, small = max(abs(ax), abs(ay)), min(abs(ax), abs(ay))
+                a = small / big
+                a2 = a * a
+                phi = a * (
+                    0.99997726
+                    + a2
+                    * (
+                        -0.33262347
+                        + a2
+                        * (0.19354346 + a2 * (-0.11643287 + a2 * (0.05265332 + a2 * -0.01172120)))
+                    )
+                )
+                if abs(ay) > abs(ax):
+                    phi = 0.5 * math.pi - phi
+                if ax < 0.0:
+                    phi = math.pi - phi
+                if ay < 0.0:
+                    phi = -phi
+                spread = math.sqrt(round2 / (d2 - round2)) + _WIDEN  # >= asin(radius / d)
+                c0 = phi - spread
+                c0 -= turn * math.floor(c0 / turn)
+                c1 = c0 + 2.0 * spread
+                hidden = True
+                for window in range(2):
+                    if window == 1 and c1 <= turn:
+                        break
+                    k0 = max(math.ceil((c0 - window * turn) / increment), 0)
+                    k1 = min(math.floor((c1 - window * turn) / increment), count - 1)
+                    for k in range(k0, k1 + 1):
+                        if out[s, k] * out[s, k] > gap:
+                            hidden = False
+                            break
+                    if not hidden:
+                        break
+                if hidden:
+                    continue
             for e in range(start[c], start[c + 1]):
                 m = items[e]
                 if seen[m] == s + 1:
