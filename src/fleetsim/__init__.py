@@ -52,7 +52,7 @@ from fleetsim.models import (
     resolve_urdf,
 )
 from fleetsim.objects import SimObject, SimObjectSpawnParams
-from fleetsim.sensors import LaserScan, Lidar, LidarParams
+from fleetsim.sensors import FieldSet, LaserScan, Lidar, LidarParams, SafetyFieldParams
 from fleetsim.state import CollisionMode
 from fleetsim.version import __version__
 from fleetsim.viz import DataMonitor, GuiControls
@@ -92,6 +92,7 @@ __all__ = [
     "ConfigError",
     "Drop",
     "DropAction",
+    "FieldSet",
     "FleetSimError",
     "GridSpawnParams",
     "IKParams",
@@ -110,6 +111,7 @@ __all__ = [
     "Pose",
     "PoseAction",
     "RobotProfile",
+    "SafetyFieldParams",
     "ShapeParams",
     "SimObject",
     "SimObjectManager",

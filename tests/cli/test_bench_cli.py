@@ -36,6 +36,8 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
             "100",
             "--fleet-seconds",
             "20",
+            "--sensors",
+            "100",
             "--no-warehouse",
         ],
         capture_output=True,
@@ -49,7 +51,7 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
         (n, v)
         for n in (20, 60)
         for v in ("fleetsim", "fleetsim-1m", "fleetsim-all", "fleetsim-aabb", "fleetsim-eager")
-    } | {(4, "fleetsim-arms"), (100, "fleet")} | {(400, v) for v in DENSE}
+    } | {(4, "fleetsim-arms"), (100, "fleet"), (100, "sensors")} | {(400, v) for v in DENSE}
     rows = {r["variant"]: r for r in data["results"]}
     assert rows["fleetsim-arms"]["joint_actions_done"] > 0
     # Dense: 400 cubes 0.4 m wide 0.6 m apart, all driving through each other.
@@ -58,8 +60,15 @@ def test_bench_writes_a_table_and_json(tmp_path: Path) -> None:
     assert rows["dense-omni-0.7"]["contacts"] > 100 and rows["dense-diff-0.7"]["contacts"] > 20
     fleet = rows["fleet"]
     assert fleet["seconds"] == 20 and fleet["collisions"] == 0 and fleet["rtf"] > 0
+    lidars = rows["sensors"]  # 100 robots, a 360-beam lidar each, 10 Hz, 30 simulated s
+    assert lidars["rays_per_s"] > 1e5 and lidars["collisions"] == 0 and lidars["rtf"] > 0
+    assert "lidars, 1,000 robots x 360 beams" in result.stdout and "M rays/s" in result.stdout
     assert all(r["ms_per_step"] > 0 for r in data["results"])
-    assert all(r["bytes_per_robot"] >= 0 for r in data["results"] if r["variant"] != "fleet")
+    assert all(
+        r["bytes_per_robot"] >= 0
+        for r in data["results"]
+        if r["variant"] not in ("fleet", "sensors")
+    )
     assert "fleetsim-aabb" in result.stdout and "median ms per 0.1 s step" in result.stdout
     # The targets: measured where run, "not run" where not; no warehouse-under-2-s target.
     assert "dense, 10,000 differential-drive" in result.stdout and "not run" in result.stdout

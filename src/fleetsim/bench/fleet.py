@@ -31,17 +31,25 @@ def layout_for(robots: int) -> dict[str, int]:
     }
 
 
+def grown(robots: int, *extra: str) -> Any:
+    """The warehouse grown for `robots` robots, built (`extra`: further scenario overrides)."""
+    overrides = [f"site.layout.{k}={v}" for k, v in layout_for(robots).items()]
+    overrides += [f"robots[0].start.random={robots}", *extra]
+    return build(load_scenario("warehouse", overrides))
+
+
 def run_fleet(robots: int, seconds: float, *extra: str) -> dict[str, Any]:
     """Build and run the grown warehouse for `seconds` simulated seconds (`extra`: further
-    scenario overrides); its row: build and step times, the real-time factor and the fleet's
-    numbers (tasks, waiting, collisions, near misses, deadlocks, stalls)."""
-    overrides = [f"site.layout.{k}={v}" for k, v in layout_for(robots).items()]
-    overrides += [f"robots[0].start.random={robots}", f"simulation.duration={seconds}", *extra]
+    scenario overrides); its row: build and step times, the real-time factor, the fleet's
+    numbers (tasks, waiting, collisions, near misses, deadlocks, stalls) and, with lidars,
+    the rays a second of the sensing phase and the safety fields' share of the step (both
+    over the last 100 steps)."""
     t0 = time.perf_counter()
-    built = build(load_scenario("warehouse", overrides))
+    built = grown(robots, f"simulation.duration={seconds}", *extra)
     t1 = time.perf_counter()
-    with built.sim:
+    with built.sim as sim:
         summary = run_scenario(built)
+        sensing = _sensing(sim)
     wall = time.perf_counter() - t1
     k = summary.kpis
     steps = round(seconds / built.sim.params.timestep)
@@ -60,4 +68,21 @@ def run_fleet(robots: int, seconds: float, *extra: str) -> dict[str, Any]:
         "deadlocks": k["deadlocks"],
         "unresolved": k["deadlocks_unresolved"],
         "stalls": k["stalls"],
+        **sensing,
+    }
+
+
+def _sensing(sim: Any) -> dict[str, Any]:
+    """Rays a second of the sensing phase and the safety fields' share of the step (the
+    profiler's last 100 steps); nothing without lidars."""
+    groups = sim.lidars.groups
+    if not groups:
+        return {}
+    dt = sim.params.timestep
+    rays_per_step = sum(len(g) * g.params.beams * min(1.0, g.params.rate * dt) for g in groups)
+    profile = sim.get_profiling_stats()
+    return {
+        "rays_per_s": rays_per_step / max(profile["sensors"] / 1e3, 1e-12),
+        "fields_share": profile["safety_fields"] / profile["total"],
+        "protective_stops": sim.safety.totals(sim.sim_time)["protective_stops"],
     }

@@ -46,6 +46,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "dense-omni-0.7": {"impl": "dense", "motion": "omnidirectional", "spacing": 0.7, "every": 1},
     "dense-diff-0.7": {"impl": "dense", "motion": "differential", "spacing": 0.7, "every": 1},
     "fleet": {"impl": "fleet"},  # the warehouse grown with the fleet, its fleet manager
+    "sensors": {"impl": "sensors"},  # the same, every robot with a 360-beam lidar at 10 Hz
     "lorr": {"impl": "lorr"},  # the League of Robot Runners' kit mode on a large warehouse
 }
 DENSE = ("dense-omni", "dense-diff", "dense-omni-0.7", "dense-diff-0.7")
@@ -69,6 +70,8 @@ class Suite:
     dense: list[int] = field(default_factory=list)  # dense workloads of these sizes
     fleet: list[int] = field(default_factory=list)  # the fleet manager at these sizes
     fleet_seconds: float = 600.0  # simulated seconds of each fleet-manager run
+    sensors: list[int] = field(default_factory=list)  # lidars on every robot, these sizes
+    sensors_seconds: float = 30.0  # simulated seconds of each lidar run
     lorr: list[int] = field(default_factory=list)  # kit mode with these many robots
     lorr_ticks: int = 200  # ticks of each kit-mode run
     lorr_entries: str | None = None  # a folder with the kit's python/user_* entries
@@ -109,6 +112,9 @@ class Suite:
         for n in self.fleet:
             what = f"the warehouse's fleet manager with {n} robots"
             one(what, "fleet", n, stepped=False, seconds=self.fleet_seconds)
+        for n in self.sensors:
+            what = f"{n} robots with lidars under the fleet manager"
+            one(what, "sensors", n, stepped=False, seconds=self.sensors_seconds)
         for n in self.lorr:
             what, ticks = f"LoRR kit mode with {n} robots", self.lorr_ticks
             one(what, "lorr", n, stepped=False, ticks=ticks, entries=self.lorr_entries)
@@ -166,6 +172,9 @@ class Suite:
                 "(omnidirectional and differential-drive); goals set with set_goal's defaults",
                 "fleet": f"the warehouse grown with the fleet, its fleet manager, "
                 f"{self.fleet_seconds:g} simulated seconds",
+                "sensors": f"the warehouse grown with the fleet, every robot a 360-beam lidar "
+                f"at 10 Hz (mobile_robot_lidar), its fleet manager, {self.sensors_seconds:g} "
+                "simulated seconds; rays a second of the sensing phase",
                 "lorr": f"LoRR kit mode, deterministic, {self.lorr_ticks} ticks on a 170 x 500 "
                 f"warehouse; entries: {self.lorr_entries or 'fleetsim defaults'}",
             },
@@ -214,6 +223,8 @@ TARGETS = (
     ("fleet manager, 10,000 robots: real-time factor", ("fleet", 10_000), 15.0, "x"),
     ("fleet manager, 10,000 robots: collisions and stalls", ("fleet_bad", 10_000), 0.0, ""),
     ("LoRR kit mode, 10,000 robots: the loop's time a tick", ("lorr", 10_000), 10.0, "ms"),
+    ("lidars, 1,000 robots x 360 beams: million rays a second", ("rays", 1000), 20.0, "M/s"),
+    ("lidars, 1,000 robots at 10 Hz, fleet manager: real-time factor", ("sensors", 1000), 5.0, "x"),
 )
 
 
@@ -255,7 +266,12 @@ def _measure(suite: Suite, kind: str, n: int) -> float | None:
             if r["variant"] in (kind, f"{kind}-0.7") and r["n"] == n and "error" not in r
         ]
         return min(found) if found else None
-    named = {"crowd_rtf": "fleetsim-crowd", "fleet_bad": "fleet", "dense_mb": "dense-omni"}
+    named = {
+        "crowd_rtf": "fleetsim-crowd",
+        "fleet_bad": "fleet",
+        "dense_mb": "dense-omni",
+        "rays": "sensors",
+    }
     variant = named.get(kind, kind if kind in VARIANTS else "fleetsim")
     for r in suite.results:
         if r["variant"] != variant or "error" in r or (n and r["n"] != n):
@@ -275,6 +291,8 @@ def _measure(suite: Suite, kind: str, n: int) -> float | None:
             return float(r["collisions"] + r["stalls"])
         if kind == "lorr":
             return float(r["loop_ms_per_tick"])
+        if kind == "rays":
+            return float(r["rays_per_s"]) / 1e6
         return float(r["rtf"])
     return None
 

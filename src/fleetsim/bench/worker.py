@@ -210,6 +210,13 @@ def run_fleet(case: dict[str, Any]) -> dict[str, Any]:
     return {**case, **run(case["n"], case["seconds"])}
 
 
+def run_sensors(case: dict[str, Any]) -> dict[str, Any]:
+    """N robots with lidars in the grown warehouse (`fleetsim.bench.sensors`)."""
+    from fleetsim.bench.sensors import run_sensors as run
+
+    return {**case, **run(case["n"], case["seconds"])}
+
+
 def run_lorr(case: dict[str, Any]) -> dict[str, Any]:
     """Kit mode with N robots (`fleetsim.bench.lorr`): the loop's and the entries' time a tick."""
     from fleetsim.bench.lorr import run_case
@@ -288,6 +295,7 @@ def main() -> None:
         "crowd": run_crowd,
         "dense": run_dense,
         "fleet": run_fleet,
+        "sensors": run_sensors,
         "lorr": run_lorr,
         "peer": run_peer,
     }

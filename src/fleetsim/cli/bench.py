@@ -49,6 +49,12 @@ def bench(
     fleet_seconds: float = typer.Option(
         600.0, "--fleet-seconds", help="Simulated seconds of each --fleet run.", min=1.0
     ),
+    sensors: str = typer.Option(
+        "",
+        "--sensors",
+        help="Every robot a 360-beam lidar at 10 Hz in the warehouse grown with the fleet, "
+        "under its fleet manager, these sizes (e.g. 1000): rays a second and real-time factor.",
+    ),
     lorr: str = typer.Option(
         "",
         "--lorr",
@@ -97,12 +103,13 @@ def bench(
             )
             raise typer.Exit(2)
         variants.append("peer")
-    counts, dense_counts, fleet_counts, lorr_counts = (
+    counts, dense_counts, fleet_counts, sensor_counts, lorr_counts = (
         _sizes(console, option, text)
         for option, text in (
             ("--sizes", sizes),
             ("--dense", dense),
             ("--fleet", fleet),
+            ("--sensors", sensors),
             ("--lorr", lorr),
         )
     )
@@ -117,6 +124,7 @@ def bench(
         dense=dense_counts,
         fleet=fleet_counts,
         fleet_seconds=fleet_seconds,
+        sensors=sensor_counts,
         lorr=lorr_counts,
         lorr_ticks=lorr_ticks,
         lorr_entries=str(lorr_entries) if lorr_entries else None,
@@ -138,6 +146,16 @@ def bench(
             table.add_row(
                 f"{r['n']:,}",
                 "fleet manager",
+                f"{r['ms_per_step']:.2f}",
+                f"{r['rtf']:.1f}x",
+                f"{r['build_s']:.2f}",
+                "",
+            )
+            continue
+        if r["variant"] == "sensors":
+            table.add_row(
+                f"{r['n']:,}",
+                f"lidars, {r['rays_per_s'] / 1e6:.1f} M rays/s",
                 f"{r['ms_per_step']:.2f}",
                 f"{r['rtf']:.1f}x",
                 f"{r['build_s']:.2f}",
