@@ -178,3 +178,55 @@ def test_vda5050_state_reports_the_field_violation() -> None:
         state = json.loads(vehicle.out.state(timestamp(0.1), Motion(0, 0, 0, 0, 0, 0, False)))
     assert idle["safetyState"] == {"eStop": "NONE", "fieldViolation": False}
     assert state["safetyState"] == {"eStop": "NONE", "fieldViolation": True}
+
+
+def test_fields_are_muted_to_pick_a_load_and_on_again_after() -> None:
+    from fleetsim.actions import ActionStatus, Pick
+
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1)) as sim:
+        robot, _ = scene(sim, wall_x=9.0)
+        robot.set_safety_fields("auto")
+        crate = ShapeParams("box", half_extents=(0.15, 0.15, 0.15))
+        load = SimObject.from_params(
+            SimObjectSpawnParams(
+                visual_shape=crate,
+                collision_shape=crate,
+                initial_pose=Pose.from_xyz(3.0, 0, 0.15),
+                pickable=True,
+            ),
+            sim,
+        )
+        pick = Pick(target_object_id=load.object_id)
+        robot.add_action(pick)
+        for _ in range(300):
+            sim.step_once()
+            if pick.is_complete():
+                break
+        assert pick.status is ActionStatus.COMPLETED and load.attached_to is robot
+        robot.set_goal(Pose.from_xyz(12, 0, 0), align_orientation=False)  # on to the wall
+        for _ in range(200):
+            sim.step_once()
+        assert robot.safety_field_state == "protective" and sim.collision_count == 0
+
+
+def test_a_model_can_carry_its_fields() -> None:
+    from fleetsim.models import KNOWN_MODELS, register_model, unregister_model
+
+    with pytest.raises(ConfigError, match="safety fields need a lidar"):
+        register_model("amr_without_eyes", KNOWN_MODELS["mobile_robot"], safety_fields="auto")
+    register_model(
+        "guarded_amr", KNOWN_MODELS["mobile_robot"], sensors=[{"beams": 90}], safety_fields="auto"
+    )
+    try:
+        with MultiRobotSimulationCore(SimulationParams(timestep=0.1)) as sim:
+            fleet = [
+                Agent.from_params(
+                    AgentSpawnParams("guarded_amr", initial_pose=Pose.from_xyz(2.0 * k, 0, 0)), sim
+                )
+                for k in range(3)
+            ]
+            sim.step_once()
+            assert [r.safety_field_state for r in fleet] == ["clear"] * 3
+            assert len(sim.safety) == 3 and sim.lidars.groups[0].params.beams == 90
+    finally:
+        unregister_model("guarded_amr")

@@ -48,7 +48,9 @@ class LegsAction(Action):
     """Drive through `self.legs`; at leg `self.act_at` move the arm (if asked), then `act(agent)`.
 
     Subclasses set `self.arm` (an `ArmMove`) to position an arm before acting; an unreachable
-    IK target fails the action unless `continue_on_ik_failure`.
+    IK target fails the action unless `continue_on_ik_failure`. A robot with safety fields has
+    them muted on the leg into the load and while it acts (as a real robot's field set for
+    docking), and on again when it backs out or the action ends.
     """
 
     polls = False
@@ -61,6 +63,7 @@ class LegsAction(Action):
         self.arm: ArmMove | None = None
         self.continue_on_ik_failure = True
         self._arming = False
+        self._muted: Agent | None = None  # the agent whose fields this action muted
 
     def act(self, agent: Agent) -> None:
         """Do the action's work at its place (pick up or put down); subclasses say what."""
@@ -79,8 +82,29 @@ class LegsAction(Action):
             self._at_act_point(agent)
 
     def _drive(self, agent: Agent) -> None:
+        self._handling(agent, self._leg == self.act_at)
         pose, align = self.legs[self._leg]
         agent.set_goal(pose, LEG_TOLERANCE_M, align)
+
+    def _handling(self, agent: Agent | None, on: bool) -> None:
+        """Mute the agent's safety fields (into the load, acting), or unmute them."""
+        if on and agent is not None and agent.safety_field_state is not None:
+            agent.mute_safety_fields(True)
+            self._muted = agent
+        elif not on and self._muted is not None:
+            if not self._muted.is_removed:
+                self._muted.mute_safety_fields(False)
+            self._muted = None
+
+    def complete(self) -> None:
+        """End done (the fields on again)."""
+        self._handling(None, False)
+        super().complete()
+
+    def fail(self, message: str) -> None:
+        """End FAILED with `message` (the fields on again)."""
+        self._handling(None, False)
+        super().fail(message)
 
     def _at_act_point(self, agent: Agent) -> None:
         if self.arm is not None and not self._arming:
@@ -122,7 +146,8 @@ class LegsAction(Action):
             self._next_leg(agent)
 
     def stop(self, agent: Agent) -> None:
-        """Stop the agent where it is."""
+        """Stop the agent where it is (the fields on again)."""
+        self._handling(None, False)
         agent.stop()
 
 

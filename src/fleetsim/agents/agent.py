@@ -476,11 +476,15 @@ class Agent(SimObject, JointControl, InverseKinematics, FleetControl, Guard):
 
 
 def _with_model_sensors(agents: list[A], params: AgentSpawnParams) -> list[A]:
-    """`agents`, each given the sensors its catalogue model carries (`model_sensors`)."""
-    sensors = [lidar_params(one) for one in model_sensors(params.urdf_path)]
+    """`agents`, each given the sensors and safety fields its catalogue model carries
+    (`model_sensors`)."""
+    given, fields = model_sensors(params.urdf_path)
+    sensors = [lidar_params(one) for one in given]
     for agent in agents if sensors else ():
         for sensor in sensors:
             agent.add_lidar(sensor)
+        if fields is not None and agent.drives:
+            agent.set_safety_fields(fields)
     return agents
 
 

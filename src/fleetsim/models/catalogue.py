@@ -26,8 +26,10 @@ class UnknownModelError(ConfigError):
 
 
 class ModelEntry(NamedTuple):
-    """A catalogue entry: its tier, a function returning the URDF path, and the sensors the
-    model carries (each a mapping of `LidarParams` fields; every robot of the model gets them).
+    """A catalogue entry: its tier, a function returning the URDF path, the sensors the model
+    carries (each a mapping of `LidarParams` fields; every robot of the model gets them) and
+    its safety fields ("auto" or a mapping of `SafetyFieldParams` fields, read from its first
+    lidar; None: none).
 
     `path_func` raises `ModelNotAvailableError` (saying how to get the files) when they are not
     on this machine.
@@ -36,6 +38,7 @@ class ModelEntry(NamedTuple):
     tier: str
     path_func: Callable[[], str]
     sensors: tuple[Mapping[str, Any], ...] = ()
+    safety_fields: Any = None  # "auto", or a mapping of SafetyFieldParams' fields; None: none
 
 
 # The bundled AMR with a safety-scanner-like lidar: all round, 360 beams, 20 m, 10 Hz, mounted
@@ -107,12 +110,14 @@ def register_model(
     path_or_entry: str | os.PathLike[str] | ModelEntry,
     force: bool = False,
     sensors: Sequence[Mapping[str, Any]] = (),
+    safety_fields: Any = None,
 ) -> None:
     """Add a model to `KNOWN_MODELS`: a file path (tier "user") or a `ModelEntry`.
 
     `sensors`: what every robot of the model carries, each a mapping of `LidarParams` fields
-    (`[{"beams": 64, "rate": 5}]`), as `Agent.add_lidar` takes them. Refuses to replace an
-    existing name unless `force=True`.
+    (`[{"beams": 64, "rate": 5}]`), as `Agent.add_lidar` takes them; `safety_fields`: its
+    robots' fields, as `Agent.set_safety_fields` takes them ("auto" or a mapping; they need a
+    lidar). Refuses to replace an existing name unless `force=True`.
     """
     if not name or not isinstance(name, str):
         raise ConfigError(f"model name must be a non-empty string, got {name!r}")
@@ -132,13 +137,18 @@ def register_model(
         if not all(isinstance(one, Mapping) for one in sensors):
             raise ConfigError(f"model '{name}': sensors must be mappings of LidarParams fields")
         entry = entry._replace(sensors=tuple(dict(one) for one in sensors))
+    if safety_fields is not None:
+        if not (sensors or entry.sensors):
+            raise ConfigError(f"model '{name}': safety fields need a lidar (give sensors too)")
+        entry = entry._replace(safety_fields=safety_fields)
     KNOWN_MODELS[name] = entry
 
 
-def model_sensors(name: str) -> tuple[Mapping[str, Any], ...]:
-    """The sensors a catalogue model carries (none for a URDF path or an unlisted name)."""
+def model_sensors(name: str) -> tuple[tuple[Mapping[str, Any], ...], Any]:
+    """The sensors a catalogue model carries and its safety fields (none for a URDF path or
+    an unlisted name)."""
     entry = KNOWN_MODELS.get(name)
-    return entry.sensors if entry is not None else ()
+    return (entry.sensors, entry.safety_fields) if entry is not None else ((), None)
 
 
 def unregister_model(name: str) -> None:
