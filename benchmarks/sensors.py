@@ -52,6 +52,7 @@ def pybullet_rays(sim: Any, group: Any, sensors: int) -> float:
     world = sim.world
     world.realize(np.arange(len(world.bodies)))  # (robots wait for their bodies otherwise)
     sim.sync()
+    pb.performCollisionDetection(physicsClientId=sim.client)  # (rays read the broadphase)
     rows = world.bodies.rows(group.owners[:sensors])
     q = world.bodies["quat"][rows]
     mount = np.asarray(group.params.mount)

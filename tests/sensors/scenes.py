@@ -64,6 +64,7 @@ def pybullet_ranges(
     end = start + beams.range_max * np.stack([dx.ravel(), dy.ravel(), np.zeros(dx.size)], 1)
     sim.sync()
     client = sim.client
+    pb.performCollisionDetection(physicsClientId=client)  # (its ray test reads the broadphase)
     hits: list[float] = []
     for first in range(0, len(start), 4096):
         for body, _, fraction, *_ in pb.rayTestBatch(

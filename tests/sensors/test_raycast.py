@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from fleetsim import MultiRobotSimulationCore, SimulationParams
+from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, Pose, SimulationParams
 from fleetsim.sensors import Beams, ShapeGrid, ray_shapes, raycast, scan
 
 from .scenes import add_shapes, free_origins, oracle_ranges, pybullet_ranges
@@ -124,3 +124,35 @@ def test_a_sensors_own_body_and_what_it_carries_are_not_seen() -> None:
         assert wall.handle >= 0
     assert mine[0, 0] == pytest.approx(2.5)  # through its own box and its load, to the wall
     assert nobody[0, 0] == pytest.approx(0.1)  # from outside: the load, 0.1 m ahead
+
+
+def test_robots_are_met_as_their_footprints_never_later_than_their_links() -> None:
+    """`mobile_robot`s (a 0.6 x 0.4 base above two wheels and a caster) are met as their
+    footprint boxes (0.6 x 0.516, wheels included): a beam is stopped at the box, never later
+    than PyBullet stops it at the robot's own links (within PyBullet's 1.5 cm), and at the
+    bundled lidar's height (18 cm, the base's) few beams that meet a box pass the robot in
+    PyBullet (those through the strips beside the base, above the wheels)."""
+    rng = np.random.default_rng(7)
+    with MultiRobotSimulationCore(SimulationParams(seed=0)) as sim:
+        for x, y, yaw in zip(*rng.uniform(-6, 6, (2, 25)), rng.uniform(-3, 3, 25), strict=True):
+            Agent.from_params(
+                AgentSpawnParams("mobile_robot", initial_pose=Pose.from_yaw(x, y, 0, yaw)), sim
+            )
+        sim.step_once()
+        sim.world.realize(np.arange(len(sim.world.bodies)))  # (their links in PyBullet)
+        lo, hi = sim.world.bodies["aabb_min"] - 0.1, sim.world.bodies["aabb_max"] + 0.1
+        origins = [
+            p
+            for p in np.column_stack((rng.uniform(-8, 8, (200, 2)), np.full(200, 0.18)))
+            if not ((lo <= p) & (p <= hi)).all(axis=1).any()
+        ][:30]
+        origins = np.array(origins)
+        yaws = rng.uniform(-3, 3, len(origins))
+        ours = scene_scan(sim, origins, yaws)
+        theirs = pybullet_ranges(sim, origins, yaws, BEAMS)
+    met = np.isfinite(ours)
+    assert met.sum() > 3000 and not (np.isfinite(theirs) & ~met).any()  # none passes a box
+    both = met & np.isfinite(theirs)
+    assert (theirs[both] >= ours[both] - 0.015).all()  # never met later than PyBullet does
+    assert (~np.isfinite(theirs[met])).mean() < 0.1  # the strips beside the base
+    assert np.median(theirs[both] - ours[both]) < 0.1
