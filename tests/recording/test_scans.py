@@ -122,3 +122,28 @@ def test_fields_are_line_loops_and_the_replay_shows_scans(tmp_path: Path) -> Non
         replay = Replay(recording, viewer)
         played = replay.play(speed=0)
     assert played.frames == 101 and replay.scans_shown == 100  # (a scan from the first step)
+
+
+def test_the_run_command_records_whose_scans_it_is_told(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    scenario = tmp_path / "lidars.yaml"
+    scenario.write_text(
+        "name: lidars\n"
+        "simulation: {timestep: 0.1, duration: 1}\n"
+        "robots:\n"
+        "  - {name: amr, model: mobile_robot_lidar, grid: {count: 6, spacing: 2}}\n"
+    )
+    out = tmp_path / "run.mcap"
+    command = [sys.executable, "-m", "fleetsim", "run", str(scenario), "--record", str(out)]
+    done = subprocess.run(
+        [*command, "--record-scans", "amr_5,amr_2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    with fleetsim.recording.open(out) as recording:
+        assert recording.scanned() == ["amr_2", "amr_5"]
+        assert len(list(recording.scans("amr_5"))) == 10  # 10 Hz for a simulated second
