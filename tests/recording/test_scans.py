@@ -122,9 +122,11 @@ def test_fields_are_line_loops_and_the_replay_shows_scans(tmp_path: Path) -> Non
         replay = Replay(recording, viewer)
         played = replay.play(speed=0)
     assert played.frames == 101 and replay.scans_shown == 100  # (a scan from the first step)
+    assert replay.fields_shown == 100 and len(replay.fields["amr0"][0]) == 50
 
 
 def test_the_run_command_records_whose_scans_it_is_told(tmp_path: Path) -> None:
+    import shutil
     import subprocess
     import sys
 
@@ -133,7 +135,8 @@ def test_the_run_command_records_whose_scans_it_is_told(tmp_path: Path) -> None:
         "name: lidars\n"
         "simulation: {timestep: 0.1, duration: 1}\n"
         "robots:\n"
-        "  - {name: amr, model: mobile_robot_lidar, grid: {count: 6, spacing: 2}}\n"
+        "  - {name: amr, model: mobile_robot_lidar, grid: {count: 6, spacing: 2},\n"
+        "     safety_fields: {auto: true}}\n"
     )
     out = tmp_path / "run.mcap"
     command = [sys.executable, "-m", "fleetsim", "run", str(scenario), "--record", str(out)]
@@ -147,3 +150,12 @@ def test_the_run_command_records_whose_scans_it_is_told(tmp_path: Path) -> None:
     with fleetsim.recording.open(out) as recording:
         assert recording.scanned() == ["amr_2", "amr_5"]
         assert len(list(recording.scans("amr_5"))) == 10  # 10 Hz for a simulated second
+        assert {robot for _, robot, _ in recording.fields()} == {"amr_2", "amr_5"}
+    if shutil.which("xvfb-run") is None:
+        return  # (the window: on a virtual screen where there is one)
+    window = ["xvfb-run", "-a", "-s", "-screen 0 1024x768x24", sys.executable, "-m", "fleetsim"]
+    shown = subprocess.run(
+        [*window, "replay", str(out), "--speed", "4"], capture_output=True, text=True, timeout=120
+    )
+    assert shown.returncode == 0, shown.stderr  # (scans as points, fields as lines)
+    assert "replayed 11 frames" in shown.stdout

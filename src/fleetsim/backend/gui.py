@@ -46,6 +46,25 @@ class GuiBackend:
             )
         )
 
+    def loop(
+        self, corners: np.ndarray, rgb: Sequence[float], width: float, replace: Sequence[int]
+    ) -> list[int]:
+        """Draw a closed polygon (corners (K, 3)) as K lines, each in place of the line of the
+        same index in `replace` (missing: a new one); the lines' ids."""
+        ends = np.roll(corners, -1, axis=0)
+        ids = []
+        for k, (a, b) in enumerate(zip(corners.tolist(), ends.tolist(), strict=True)):
+            old = replace[k] if k < len(replace) else -1
+            ids.append(
+                int(
+                    pb.addUserDebugLine(
+                        a, b, list(rgb), lineWidth=width, replaceItemUniqueId=old,
+                        physicsClientId=self._client,
+                    )
+                )
+            )  # fmt: skip
+        return ids
+
     def set_flag(self, name: str, enabled: bool) -> None:
         """Switch a GUI feature (`shadows`, `gui_panels`, `wireframe`)."""
         pb.configureDebugVisualizer(

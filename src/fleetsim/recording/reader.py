@@ -191,6 +191,24 @@ class Recording:
                 return centres, sizes, yaws
         return np.empty((0, 3)), np.empty((0, 3)), np.empty(0)
 
+    def fields(
+        self,
+    ) -> Iterator[tuple[float, str, list[tuple[np.ndarray, tuple[float, ...], float]]]]:
+        """The recorded safety fields: (time, robot, [(corners (K, 3), rgba, thickness), ...])
+        for each robot at each of its scans, in time order."""
+        update_class = schemas.foxglove("SceneUpdate")
+        for _topic, time, data in self.messages("/fields"):
+            for entity in update_class.FromString(data).entities:
+                loops: list[tuple[np.ndarray, tuple[float, ...], float]] = [
+                    (
+                        np.array([[p.x, p.y, p.z] for p in line.points]),
+                        (line.color.r, line.color.g, line.color.b, line.color.a),
+                        float(line.thickness),
+                    )
+                    for line in entity.lines
+                ]
+                yield time, str(entity.id).removeprefix("fields/"), loops
+
     def scanned(self) -> list[str]:
         """The robots whose scans the recording holds (`/scan/<robot>`)."""
         summary = self._reader.get_summary()

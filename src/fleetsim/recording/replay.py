@@ -50,6 +50,14 @@ class Replay:
         self._scan_times = {r: np.array([s.time for s in v]) for r, v in self.scans.items()}
         self._drawn: dict[str, int] = {}  # robot -> its points' drawing
         self.scans_shown = 0
+        # and their safety fields: per robot, (times, loops at each)
+        self.fields: dict[str, tuple[list[float], list[Any]]] = {}
+        for when, robot, loops in recording.fields():
+            times, shown = self.fields.setdefault(robot, ([], []))
+            times.append(when)
+            shown.append(loops)
+        self._lines: dict[tuple[str, int], list[int]] = {}  # (robot, loop) -> its lines
+        self.fields_shown = 0
 
     def _static(self) -> None:
         """The static boxes of the first scene update (the floor included)."""
@@ -88,6 +96,16 @@ class Replay:
                 self._drawn[robot] = gui.points(
                     xyz, (0.9, 0.1, 0.1), 3.0, self._drawn.get(robot, -1)
                 )
+        for robot, (stamps, loops) in self.fields.items():
+            k = int(np.searchsorted(stamps, now + 1e-9)) - 1
+            if k < 0:
+                continue
+            self.fields_shown += 1
+            if gui is None:
+                continue
+            for j, (corners, rgba, thickness) in enumerate(loops[k]):
+                old = self._lines.get((robot, j), [])
+                self._lines[robot, j] = gui.loop(corners, rgba[:3], 1 + 30 * thickness, old)
 
     def play(
         self, speed: float = 1.0, start: float = 0.0, until: float | None = None
