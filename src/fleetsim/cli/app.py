@@ -17,6 +17,7 @@ from fleetsim.cli import (
     replay,
     report,
     rmf,
+    ros2,
     scenario,
     site,
     sweep,
@@ -52,6 +53,7 @@ app.add_typer(convert.app, name="import")
 app.add_typer(site.app, name="site")
 app.command(name="vda5050")(vda5050.vda5050)
 app.command(name="rmf")(rmf.rmf)
+app.command(name="ros2")(ros2.ros2)
 app.command(name="replay")(replay.replay)
 app.command(name="report")(report.report)
 app.command(name="sweep")(sweep.sweep)

@@ -1,0 +1,304 @@
+"""`Ros2Bridge`: a simulation's robots as ROS 2 robots, over rclpy (`pip install
+"fleetsim[ros2]"`).
+
+One node (`fleetsim`) of its own rclpy context, spun on a thread of its own: what arrives
+(`cmd_vel`) is queued there and applied at the start of the next step; what goes out is built
+from the arrays after each step and published from the simulation's thread (rclpy's publishers
+take calls from any thread). Per robot, under its name as namespace:
+
+- `odom` (nav_msgs/Odometry; frame `odom`, child `<robot>/base_footprint`; the pose in the
+  world, the velocity in the robot's frame), at `odom_hz` of simulated time;
+- `scan` (sensor_msgs/LaserScan, sensor-data QoS) with each scan of its first lidar;
+- `cmd_vel` (geometry_msgs/Twist): velocity control within the robot's limits, stopping after
+  `cmd_vel_timeout` simulated seconds without a command, as base controllers do; a twist with
+  a NaN or infinite field is ignored (and counted, and logged once a robot).
+
+And `/clock` (rosgraph_msgs/Clock) every step, so nodes can run on simulated time
+(`use_sim_time`), and `/fleet/poses` (geometry_msgs/PoseArray, frame `map`): every robot's
+pose in one message at `fleet_hz`, in `robots` order. Message stamps are simulated time.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fleetsim.core import MultiRobotSimulationCore
+from fleetsim.errors import ConfigError, FleetSimError
+from fleetsim.interfaces.ros2 import network
+from fleetsim.interfaces.serving import StepHooks
+
+log = logging.getLogger(__name__)
+
+NEEDS = 'the ROS 2 bridge needs rclpy and its messages: pip install "fleetsim[ros2]"'
+
+
+@dataclass(frozen=True)
+class Ros2Settings:
+    """How the bridge talks.
+
+    Attributes:
+        domain_id: the ROS 2 domain (0 to 101).
+        localhost: keep the traffic on this machine's loopback (`network`); False: the
+            machine's network, as ROS 2's defaults (anyone who reaches it can drive the robots).
+        odom_hz: odometry messages a simulated second per robot.
+        fleet_hz: `/fleet/poses` messages a simulated second.
+        cmd_vel_timeout: simulated seconds a `cmd_vel` lasts.
+    """
+
+    domain_id: int = 0
+    localhost: bool = True
+    odom_hz: float = 10.0
+    fleet_hz: float = 1.0
+    cmd_vel_timeout: float = 0.5
+
+    def __post_init__(self) -> None:
+        network.check_domain(self.domain_id)
+        for name in ("odom_hz", "fleet_hz", "cmd_vel_timeout"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ConfigError(f"ROS 2 bridge: {name} must be > 0, got {value!r}")
+
+
+def _ros() -> Any:
+    """rclpy and the message classes, or a FleetSimError saying how to install them."""
+    try:
+        import rclpy
+        from geometry_msgs.msg import Pose, PoseArray, Twist
+        from nav_msgs.msg import Odometry
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.qos import qos_profile_sensor_data
+        from rosgraph_msgs.msg import Clock
+        from sensor_msgs.msg import LaserScan
+    except ImportError as exc:
+        raise FleetSimError(f"{NEEDS} ({exc})") from None
+    names = ("rclpy", "Pose", "PoseArray", "Twist", "Odometry", "Executor", "SensorQoS")
+    values = (rclpy, Pose, PoseArray, Twist, Odometry, SingleThreadedExecutor)
+    return dict(
+        zip(names, (*values, qos_profile_sensor_data), strict=True),
+        Clock=Clock,
+        LaserScan=LaserScan,
+    )
+
+
+class Ros2Bridge:
+    """`robots` (agents of `sim`) as ROS 2 robots until `close()` (see the module's text)."""
+
+    def __init__(
+        self,
+        sim: MultiRobotSimulationCore,
+        robots: Sequence[Any],
+        settings: Ros2Settings | None = None,
+    ) -> None:
+        self.sim, self.robots = sim, list(robots)
+        self.settings = settings or Ros2Settings()
+        names = [robot.name for robot in self.robots]
+        if len(set(names)) != len(names):
+            raise ConfigError("ROS 2 bridge: robot names are namespaces and must be unique")
+        self.ros = _ros()
+        if self.settings.localhost:
+            network.apply(network.loopback_environment(self.settings.domain_id))
+        rclpy = self.ros["rclpy"]
+        self._context = rclpy.Context()
+        rclpy.init(context=self._context, domain_id=self.settings.domain_id)
+        self.node = rclpy.create_node("fleetsim", context=self._context)
+        self._inbox: collections.deque[tuple[int, Any, float]] = collections.deque()
+        self.ignored = 0  # twists with a NaN or infinite field
+        self._warned: set[int] = set()
+        self._make_endpoints(names)
+        self._executor = self.ros["Executor"](context=self._context)
+        self._executor.add_node(self.node)
+        self._spinning = True
+        self._thread = threading.Thread(target=self._spin, name="fleetsim-ros2", daemon=True)
+        self._thread.start()
+        self._next_odom = self._next_fleet = sim.sim_time
+        self._scan_stamps: dict[int, float] = {}
+        self._hooks = StepHooks(sim, self._inbound, self._outbound)
+        self._closed = False
+
+    # -- set-up -------------------------------------------------------------------------------
+
+    def _make_endpoints(self, names: list[str]) -> None:
+        ros, node = self.ros, self.node
+        self.odom = [node.create_publisher(ros["Odometry"], f"/{n}/odom", 10) for n in names]
+        self.scan_pubs = {
+            k: node.create_publisher(ros["LaserScan"], f"/{n}/scan", ros["SensorQoS"])
+            for k, (n, robot) in enumerate(zip(names, self.robots, strict=True))
+            if robot.lidars
+        }
+        self.clock = node.create_publisher(ros["Clock"], "/clock", 10)
+        self.fleet = node.create_publisher(ros["PoseArray"], "/fleet/poses", 10)
+        self._subs = [
+            node.create_subscription(
+                ros["Twist"], f"/{n}/cmd_vel", lambda msg, k=k: self._heard(k, msg), 10
+            )
+            for k, n in enumerate(names)
+        ]
+        self._odom_msgs = [ros["Odometry"]() for _ in names]
+        for msg, name in zip(self._odom_msgs, names, strict=True):
+            msg.header.frame_id = "odom"
+            msg.child_frame_id = f"{name}/base_footprint"
+
+    def _spin(self) -> None:
+        while self._spinning:
+            try:
+                self._executor.spin_once(timeout_sec=0.05)
+            except Exception as exc:  # (the context shut down under it: done)
+                if self._spinning:
+                    log.error("ROS 2 bridge: %s", exc)
+                return
+
+    def _heard(self, k: int, msg: Any) -> None:
+        """A `cmd_vel` arrived (the executor's thread): queued for the next step."""
+        self._inbox.append((k, msg, time.monotonic()))
+
+    # -- each step ----------------------------------------------------------------------------
+
+    def _inbound(self) -> None:
+        """Apply the commands that arrived, the latest per robot."""
+        latest: dict[int, Any] = {}
+        while self._inbox:
+            k, msg, _ = self._inbox.popleft()
+            latest[k] = msg
+        for k, msg in latest.items():
+            twist = (msg.linear.x, msg.linear.y, msg.angular.z)
+            if not all(math.isfinite(v) for v in twist):
+                self._ignore(k, twist)
+                continue
+            robot = self.robots[k]
+            if robot.is_removed:
+                continue
+            lateral = twist[1] if robot.spawn_params.motion_mode != "differential" else 0.0
+            robot.controller.set_cmd_vel(
+                twist[0], lateral, twist[2], timeout=self.settings.cmd_vel_timeout
+            )
+
+    def _ignore(self, k: int, twist: tuple[float, ...]) -> None:
+        self.ignored += 1
+        if k not in self._warned:
+            self._warned.add(k)
+            log.warning(
+                "ROS 2 bridge: %s: a cmd_vel with a NaN or infinite field was ignored: %s",
+                self.robots[k].name,
+                twist,
+            )
+
+    def _outbound(self) -> None:
+        sim = self.sim
+        now = sim.sim_time
+        stamp = _stamp(now)
+        clock = self.ros["Clock"]()
+        clock.clock.sec, clock.clock.nanosec = stamp
+        self.clock.publish(clock)
+        if now + 1e-9 >= self._next_odom:
+            self._next_odom = now + 1.0 / self.settings.odom_hz
+            self._publish_odom(stamp)
+        if now + 1e-9 >= self._next_fleet:
+            self._next_fleet = now + 1.0 / self.settings.fleet_hz
+            self._publish_fleet(stamp)
+        if self.scan_pubs:
+            self._publish_scans()
+
+    def _poses(self) -> tuple[np.ndarray, np.ndarray]:
+        handles = np.array([robot.handle for robot in self.robots], dtype=np.int64)
+        rows = self.sim.world.bodies.rows(handles)
+        return self.sim.world.bodies["pos"][rows], self.sim.world.bodies["quat"][rows]
+
+    def _publish_odom(self, stamp: tuple[int, int]) -> None:
+        pos, quat = self._poses()
+        agents = self.sim.world.motion.agents
+        motion = np.array([robot.motion_handle for robot in self.robots], dtype=np.int64)
+        rows = agents.rows(motion)
+        vel, yaw_rate = agents["vel"][rows], agents["yaw_rate"][rows]
+        x, y, z, w = quat.T
+        yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        c, s = np.cos(yaw), np.sin(yaw)
+        forward, left = c * vel[:, 0] + s * vel[:, 1], -s * vel[:, 0] + c * vel[:, 1]
+        values = zip(
+            self._odom_msgs,
+            self.odom,
+            pos.tolist(),
+            quat.tolist(),
+            forward.tolist(),
+            left.tolist(),
+            yaw_rate.tolist(),
+            strict=True,
+        )
+        for msg, publisher, p, q, vx, vy, wz in values:
+            msg.header.stamp.sec, msg.header.stamp.nanosec = stamp
+            pose = msg.pose.pose
+            pose.position.x, pose.position.y, pose.position.z = p
+            o = pose.orientation
+            o.x, o.y, o.z, o.w = q
+            twist = msg.twist.twist
+            twist.linear.x, twist.linear.y, twist.angular.z = vx, vy, wz
+            publisher.publish(msg)
+
+    def _publish_fleet(self, stamp: tuple[int, int]) -> None:
+        pos, quat = self._poses()
+        ros = self.ros
+        message = ros["PoseArray"]()
+        message.header.frame_id = "map"
+        message.header.stamp.sec, message.header.stamp.nanosec = stamp
+        poses = []
+        for p, q in zip(pos.tolist(), quat.tolist(), strict=True):
+            pose = ros["Pose"]()
+            pose.position.x, pose.position.y, pose.position.z = p
+            pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = q
+            poses.append(pose)
+        message.poses = poses
+        self.fleet.publish(message)
+
+    def _publish_scans(self) -> None:
+        for k, publisher in self.scan_pubs.items():
+            robot = self.robots[k]
+            lidars = robot.lidars
+            if robot.is_removed or not lidars:
+                continue
+            scan = lidars[0].scan()
+            if math.isnan(scan.stamp) or self._scan_stamps.get(k) == scan.stamp:
+                continue
+            self._scan_stamps[k] = scan.stamp
+            message = self.ros["LaserScan"]()
+            message.header.stamp.sec, message.header.stamp.nanosec = _stamp(scan.stamp)
+            message.header.frame_id = f"{robot.name}/{scan.frame}"
+            message.angle_min, message.angle_max = scan.angle_min, scan.angle_max
+            message.angle_increment = scan.angle_increment
+            message.range_min, message.range_max = scan.range_min, scan.range_max
+            message.scan_time = 1.0 / lidars[0].params.rate
+            message.ranges = scan.ranges.tolist()
+            publisher.publish(message)
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop: no more hooks, the node and its context gone, the thread joined."""
+        if self._closed:
+            return
+        self._closed = True
+        self._hooks.remove()
+        self._spinning = False
+        self._thread.join(timeout=5)
+        self._executor.shutdown()
+        self.node.destroy_node()
+        self._context.try_shutdown()
+
+    def __enter__(self) -> Ros2Bridge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _stamp(seconds: float) -> tuple[int, int]:
+    """(sec, nanosec) of simulated `seconds`."""
+    total = round(seconds * 1e9)
+    return total // 1_000_000_000, total % 1_000_000_000
