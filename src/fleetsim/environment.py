@@ -120,3 +120,10 @@ def robot_descriptions_cache() -> Path:
 def has_display() -> bool:
     """Whether `DISPLAY` names an X display."""
     return bool(_get(DISPLAY))
+
+
+def export(values: dict[str, str]) -> None:
+    """Set variables for the libraries this process loads and the processes it starts (the ROS
+    2 bridge's DDS settings: `fleetsim.interfaces.ros2.network`); the one place that writes the
+    environment, as this module is the one that reads it."""
+    os.environ.update(values)

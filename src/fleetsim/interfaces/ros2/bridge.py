@@ -52,6 +52,8 @@ class Ros2Settings:
         odom_hz: odometry messages a simulated second per robot.
         fleet_hz: `/fleet/poses` messages a simulated second.
         cmd_vel_timeout: simulated seconds a `cmd_vel` lasts.
+        robot_topics: each robot's own topics (`odom`, `scan`, `cmd_vel`); False: the
+            fleet-wide ones alone (`/clock`, `/fleet/poses`), for looking at many robots.
     """
 
     domain_id: int = 0
@@ -59,6 +61,7 @@ class Ros2Settings:
     odom_hz: float = 10.0
     fleet_hz: float = 1.0
     cmd_vel_timeout: float = 0.5
+    robot_topics: bool = True
 
     def __post_init__(self) -> None:
         network.check_domain(self.domain_id)
@@ -111,6 +114,7 @@ class Ros2Bridge:
         rclpy.init(context=self._context, domain_id=self.settings.domain_id)
         self.node = rclpy.create_node("fleetsim", context=self._context)
         self._inbox: collections.deque[tuple[int, Any, float]] = collections.deque()
+        self.received = 0  # cmd_vel messages heard
         self.ignored = 0  # twists with a NaN or infinite field
         self._warned: set[int] = set()
         self._make_endpoints(names)
@@ -128,14 +132,16 @@ class Ros2Bridge:
 
     def _make_endpoints(self, names: list[str]) -> None:
         ros, node = self.ros, self.node
+        self.clock = node.create_publisher(ros["Clock"], "/clock", 10)
+        self.fleet = node.create_publisher(ros["PoseArray"], "/fleet/poses", 10)
+        robots = self.robots if self.settings.robot_topics else []
+        names = names[: len(robots)]
         self.odom = [node.create_publisher(ros["Odometry"], f"/{n}/odom", 10) for n in names]
         self.scan_pubs = {
             k: node.create_publisher(ros["LaserScan"], f"/{n}/scan", ros["SensorQoS"])
-            for k, (n, robot) in enumerate(zip(names, self.robots, strict=True))
+            for k, (n, robot) in enumerate(zip(names, robots, strict=True))
             if robot.lidars
         }
-        self.clock = node.create_publisher(ros["Clock"], "/clock", 10)
-        self.fleet = node.create_publisher(ros["PoseArray"], "/fleet/poses", 10)
         self._subs = [
             node.create_subscription(
                 ros["Twist"], f"/{n}/cmd_vel", lambda msg, k=k: self._heard(k, msg), 10
@@ -158,6 +164,7 @@ class Ros2Bridge:
 
     def _heard(self, k: int, msg: Any) -> None:
         """A `cmd_vel` arrived (the executor's thread): queued for the next step."""
+        self.received += 1
         self._inbox.append((k, msg, time.monotonic()))
 
     # -- each step ----------------------------------------------------------------------------
@@ -198,7 +205,7 @@ class Ros2Bridge:
         clock = self.ros["Clock"]()
         clock.clock.sec, clock.clock.nanosec = stamp
         self.clock.publish(clock)
-        if now + 1e-9 >= self._next_odom:
+        if self.odom and now + 1e-9 >= self._next_odom:
             self._next_odom = now + 1.0 / self.settings.odom_hz
             self._publish_odom(stamp)
         if now + 1e-9 >= self._next_fleet:

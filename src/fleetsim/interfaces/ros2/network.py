@@ -13,6 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from fleetsim import environment
 from fleetsim.errors import ConfigError
 
 LOOPBACK_PROFILES = """<?xml version="1.0" encoding="UTF-8" ?>
@@ -67,4 +68,4 @@ def loopback_environment(domain_id: int) -> dict[str, str]:
 
 def apply(variables: dict[str, str]) -> None:
     """Set `variables` in this process's environment (before its first ROS 2 participant)."""
-    os.environ.update(variables)
+    environment.export(variables)

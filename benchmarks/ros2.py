@@ -1,0 +1,144 @@
+"""Benchmark: the ROS 2 bridge (`fleetsim[ros2]`), on loopback, each case in a fresh process.
+
+- fleet-wide topics only (`/clock` every step, `/fleet/poses` once a simulated second): the
+  warehouse grown for N robots under its fleet manager, as fast as it goes: the real-time
+  factor, beside the same run without the bridge;
+- per-robot topics at real time: 1,000 robots, odometry at 10 Hz of simulated time each, paced
+  at `--rtf 1` for `--seconds`, while another process sends every robot `cmd_vel` at 10 Hz:
+  the real-time factor kept (the issue's target: >= 0.99) and the commands the bridge took;
+- scans: 100 robots with 360-beam lidars at 10 Hz, each scan published, as fast as it goes.
+
+    python benchmarks/ros2.py [--seconds 60] [--json results/ros2.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from common import write_json
+
+from fleetsim.bench.fleet import grown
+from fleetsim.interfaces.ros2 import Ros2Bridge, Ros2Settings, loopback_environment
+from fleetsim.scenario.runner import run_scenario
+
+DOMAIN = 91  # (the tests take 10 to 99 one at a time; run the benchmark on a quiet machine)
+
+SENDER = """
+import sys, time, rclpy
+from geometry_msgs.msg import Twist
+from rclpy.node import Node
+names, seconds = sys.argv[1].split(","), float(sys.argv[2])
+rclpy.init()
+node = Node("cmd_vel_sender")
+pubs = [node.create_publisher(Twist, f"/{n}/cmd_vel", 10) for n in names]
+time.sleep(2.0)  # (discovery)
+sent, start = 0, time.monotonic()
+while time.monotonic() - start < seconds:
+    tick = time.monotonic()
+    for p in pubs:
+        m = Twist(); m.linear.x = 0.2; p.publish(m); sent += 1
+    time.sleep(max(0.0, 0.1 - (time.monotonic() - tick)))
+print(sent, flush=True)
+"""
+
+
+def fleet_wide(robots: int, seconds: float, bridge: bool) -> dict[str, Any]:
+    """The grown warehouse under its fleet manager, as fast as it goes, with the bridge's
+    fleet-wide topics or without the bridge."""
+    built = grown(robots, f"simulation.duration={seconds}", "simulation.target_rtf=0")
+    settings = Ros2Settings(domain_id=DOMAIN, robot_topics=False)
+    with built.sim as sim:
+        if bridge:
+            with Ros2Bridge(sim, built.scene.robots, settings):
+                summary = run_scenario(built)
+        else:
+            summary = run_scenario(built)
+    case = "fleet-wide topics" if bridge else "no bridge"
+    return {"case": case, "robots": robots, "rtf": summary.real_time_factor}
+
+
+def real_time(robots: int, seconds: float) -> dict[str, Any]:
+    """1,000 robots' odometry at 10 Hz, paced at real time, commands from another process."""
+    built = grown(robots, f"simulation.duration={seconds}", "simulation.target_rtf=1", "plugins=[]")
+    names = [robot.name for robot in built.scene.robots]
+    env = {**os.environ, **loopback_environment(DOMAIN)}
+    sender = subprocess.Popen(
+        [sys.executable, "-c", SENDER, ",".join(names), str(seconds)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        settings = Ros2Settings(domain_id=DOMAIN)
+        with built.sim as sim, Ros2Bridge(sim, built.scene.robots, settings) as bridge:
+            start = time.perf_counter()
+            run_scenario(built)
+            wall = time.perf_counter() - start
+            taken = bridge.received
+        sent = int(sender.communicate(timeout=seconds + 60)[0].split()[0])
+    finally:
+        if sender.poll() is None:
+            sender.kill()
+            sender.wait()
+    return {"case": "per-robot, real time", "robots": robots, "rtf": seconds / wall,
+            "commands_sent": sent, "commands_taken": taken}  # fmt: skip
+
+
+def scans(robots: int, seconds: float) -> dict[str, Any]:
+    """Robots with 360-beam lidars at 10 Hz, every scan published, as fast as it goes."""
+    built = grown(
+        robots,
+        f"simulation.duration={seconds}",
+        "simulation.target_rtf=0",
+        "robots[0].model=mobile_robot_lidar",
+    )
+    with built.sim as sim, Ros2Bridge(sim, built.scene.robots, Ros2Settings(domain_id=DOMAIN)):
+        summary = run_scenario(built)
+    return {"case": "scans", "robots": robots, "rtf": summary.real_time_factor}
+
+
+def fresh(function: Any, *args: Any) -> dict[str, Any]:
+    """`function(*args)` in a fresh process."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        result: dict[str, Any] = pool.submit(function, *args).result()
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    results = [
+        fresh(fleet_wide, 1000, args.seconds * 5, False),
+        fresh(fleet_wide, 1000, args.seconds * 5, True),
+        fresh(fleet_wide, 10_000, args.seconds, False),
+        fresh(fleet_wide, 10_000, args.seconds, True),
+        fresh(real_time, 1000, args.seconds),
+        fresh(scans, 100, args.seconds),
+    ]
+    for row in results:
+        print(json.dumps(row))
+    bare1, wide1, bare10, wide10, paced, scanned = results
+    print(f"fleet-wide, 1,000: {wide1['rtf']:.1f}x (without the bridge {bare1['rtf']:.1f}x; >= 20)")
+    print(f"fleet-wide, 10,000: {wide10['rtf']:.1f}x (without {bare10['rtf']:.1f}x; >= 5)")
+    print(
+        f"per-robot at real time, 1,000: {paced['rtf']:.3f}x (>= 0.99); commands taken "
+        f"{paced['commands_taken']:,} of {paced['commands_sent']:,} sent"
+    )
+    print(f"100 robots' scans at 10 Hz: {scanned['rtf']:.1f}x (>= 1)")
+    if args.json:
+        write_json(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
