@@ -142,9 +142,9 @@ class Ros2Bridge:
             for k, (n, robot) in enumerate(zip(names, robots, strict=True))
             if robot.lidars
         }
-        self._subs = [
+        self._subs = [  # (raw: the CDR bytes, read as six doubles at the step: no message object)
             node.create_subscription(
-                ros["Twist"], f"/{n}/cmd_vel", lambda msg, k=k: self._heard(k, msg), 10
+                ros["Twist"], f"/{n}/cmd_vel", lambda msg, k=k: self._heard(k, msg), 10, raw=True
             )
             for k, n in enumerate(names)
         ]
@@ -175,8 +175,8 @@ class Ros2Bridge:
         while self._inbox:
             k, msg, _ = self._inbox.popleft()
             latest[k] = msg
-        for k, msg in latest.items():
-            twist = (msg.linear.x, msg.linear.y, msg.angular.z)
+        for k, data in latest.items():
+            twist = _twist(data)
             if not all(math.isfinite(v) for v in twist):
                 self._ignore(k, twist)
                 continue
@@ -303,6 +303,17 @@ class Ros2Bridge:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _twist(data: bytes) -> tuple[float, float, float]:
+    """(linear x, linear y, angular z) of a serialized geometry_msgs/Twist: CDR, after its
+    4-byte encapsulation header six doubles (linear x y z, angular x y z), little- or
+    big-endian as the header says."""
+    if len(data) < 52:
+        return (math.nan, math.nan, math.nan)  # (not a Twist: ignored as a bad one)
+    order = "<" if data[1] == 1 else ">"
+    values = np.frombuffer(data, dtype=f"{order}f8", count=6, offset=4)
+    return float(values[0]), float(values[1]), float(values[5])
 
 
 def _stamp(seconds: float) -> tuple[int, int]:
