@@ -11,7 +11,8 @@ take calls from any thread). Per robot, under its name as namespace:
 - `scan` (sensor_msgs/LaserScan, sensor-data QoS) with each scan of its first lidar;
 - `cmd_vel` (geometry_msgs/Twist): velocity control within the robot's limits, stopping after
   `cmd_vel_timeout` simulated seconds without a command, as base controllers do; a twist with
-  a NaN or infinite field is ignored (and counted, and logged once a robot).
+  a NaN or infinite field is ignored (and counted, and logged once a robot). The latest command
+  of each robot is applied at the start of the next step (`on_command` sees each one then).
 
 And `/clock` (rosgraph_msgs/Clock) every step, so nodes can run on simulated time
 (`use_sim_time`), and `/fleet/poses` (geometry_msgs/PoseArray, frame `map`): every robot's
@@ -21,11 +22,12 @@ pose in one message at `fleet_hz`, in `robots` order. Message stamps are simulat
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +117,8 @@ class Ros2Bridge:
         self.node = rclpy.create_node("fleetsim", context=self._context)
         self._inbox: collections.deque[tuple[int, Any, float]] = collections.deque()
         self.received = 0  # cmd_vel messages heard
+        # called with (robot, the twist's six numbers) for each command as the step applies it
+        self.on_command: Callable[[Any, tuple[float, ...]], None] | None = None
         self.ignored = 0  # twists with a NaN or infinite field
         self._warned: set[int] = set()
         self._make_endpoints(names)
@@ -154,6 +158,40 @@ class Ros2Bridge:
             msg.child_frame_id = f"{name}/base_footprint"
 
     def _spin(self) -> None:
+        """Take the commands as they come, on the bridge's thread: all robots' subscriptions
+        in one wait set, every ready one taken after each wait (a generic executor builds its
+        wait set anew for each callback: thousands of subscriptions cost it milliseconds
+        each time), a few milliseconds between waits so that commands gather."""
+        subs = self._subs
+        try:
+            from rclpy.impl.implementation_singleton import rclpy_implementation as rcl
+        except ImportError:  # (another rclpy: its executor)
+            return self._spin_executor()
+        with contextlib.ExitStack() as held:
+            for sub in subs:
+                held.enter_context(sub.handle)
+            held.enter_context(self._context.handle)
+            waits = rcl.WaitSet(len(subs), 0, 0, 0, 0, 0, self._context.handle)
+            index = {sub.handle.pointer: k for k, sub in enumerate(subs)}
+            while self._spinning:
+                try:
+                    waits.clear_entities()
+                    for sub in subs:
+                        waits.add_subscription(sub.handle)
+                    waits.wait(50_000_000)  # (ns)
+                    for pointer in waits.get_ready_entities("subscription"):
+                        k = index[pointer]
+                        taken = subs[k].handle.take_message(subs[k].msg_type, True)
+                        if taken is not None:
+                            self._heard(k, taken[0])
+                except Exception as exc:  # (the context shut down under it: done)
+                    if self._spinning:
+                        log.error("ROS 2 bridge: %s", exc)
+                    return None
+                time.sleep(0.002)
+        return None
+
+    def _spin_executor(self) -> None:
         while self._spinning:
             try:
                 self._executor.spin_once(timeout_sec=0.05)
@@ -176,7 +214,10 @@ class Ros2Bridge:
             k, msg, _ = self._inbox.popleft()
             latest[k] = msg
         for k, data in latest.items():
-            twist = _twist(data)
+            full = _twist(data)
+            twist = (full[0], full[1], full[5])
+            if self.on_command is not None:
+                self.on_command(self.robots[k], full)
             if not all(math.isfinite(v) for v in twist):
                 self._ignore(k, twist)
                 continue
@@ -305,15 +346,13 @@ class Ros2Bridge:
         self.close()
 
 
-def _twist(data: bytes) -> tuple[float, float, float]:
-    """(linear x, linear y, angular z) of a serialized geometry_msgs/Twist: CDR, after its
-    4-byte encapsulation header six doubles (linear x y z, angular x y z), little- or
-    big-endian as the header says."""
+def _twist(data: bytes) -> tuple[float, ...]:
+    """The six numbers (linear x y z, angular x y z) of a serialized geometry_msgs/Twist: CDR,
+    six doubles after its 4-byte encapsulation header, little- or big-endian as it says."""
     if len(data) < 52:
-        return (math.nan, math.nan, math.nan)  # (not a Twist: ignored as a bad one)
+        return (math.nan,) * 6  # (not a Twist: ignored as a bad one)
     order = "<" if data[1] == 1 else ">"
-    values = np.frombuffer(data, dtype=f"{order}f8", count=6, offset=4)
-    return float(values[0]), float(values[1]), float(values[5])
+    return tuple(np.frombuffer(data, dtype=f"{order}f8", count=6, offset=4).tolist())
 
 
 def _stamp(seconds: float) -> tuple[int, int]:
