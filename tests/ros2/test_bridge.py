@@ -41,9 +41,12 @@ def test_odometry_clock_and_cmd_vel(ros_domain: int) -> None:
             "post_step",
             lambda s, dt: truth.__setitem__(s.step_count, robots[1].get_pose().position[0]),
         )
-        with Ros2Bridge(sim, robots, Ros2Settings(domain_id=ros_domain)):
+        with Ros2Bridge(sim, robots, Ros2Settings(domain_id=ros_domain)) as bridge:
+            applied: list[tuple[str, tuple[float, ...]]] = []
+            bridge.on_command = lambda robot, twist: applied.append((robot.name, twist))
             sim.run_simulation(8.0)
         moved = robots[1].get_pose().position[0]
+    assert applied and all(a == ("r1", (0.5, 0.0, 0.0, 0.0, 0.0, 0.0)) for a in applied)
     heard = client.result()["heard"]
     odom = heard["odom/r1"]
     assert len(odom) > 30 and odom[0][4] == "r1/base_footprint"
