@@ -36,6 +36,7 @@ import numpy as np
 from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.interfaces.ros2 import network
+from fleetsim.interfaces.ros2.cdr import OdometryBytes
 from fleetsim.interfaces.serving import StepHooks
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ def _ros() -> Any:
         from nav_msgs.msg import Odometry
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import qos_profile_sensor_data
+        from rclpy.serialization import serialize_message
         from rosgraph_msgs.msg import Clock
         from sensor_msgs.msg import LaserScan
     except ImportError as exc:
@@ -91,6 +93,7 @@ def _ros() -> Any:
         zip(names, (*values, qos_profile_sensor_data), strict=True),
         Clock=Clock,
         LaserScan=LaserScan,
+        serialize=serialize_message,
     )
 
 
@@ -152,10 +155,12 @@ class Ros2Bridge:
             )
             for k, n in enumerate(names)
         ]
-        self._odom_msgs = [ros["Odometry"]() for _ in names]
-        for msg, name in zip(self._odom_msgs, names, strict=True):
+        self._odom_bytes = []
+        for name in names:
+            msg = ros["Odometry"]()
             msg.header.frame_id = "odom"
             msg.child_frame_id = f"{name}/base_footprint"
+            self._odom_bytes.append(OdometryBytes(msg, ros["serialize"]))
 
     def _spin(self) -> None:
         """Take the commands as they come, on the bridge's thread: all robots' subscriptions
@@ -270,25 +275,10 @@ class Ros2Bridge:
         yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
         c, s = np.cos(yaw), np.sin(yaw)
         forward, left = c * vel[:, 0] + s * vel[:, 1], -s * vel[:, 0] + c * vel[:, 1]
-        values = zip(
-            self._odom_msgs,
-            self.odom,
-            pos.tolist(),
-            quat.tolist(),
-            forward.tolist(),
-            left.tolist(),
-            yaw_rate.tolist(),
-            strict=True,
-        )
-        for msg, publisher, p, q, vx, vy, wz in values:
-            msg.header.stamp.sec, msg.header.stamp.nanosec = stamp
-            pose = msg.pose.pose
-            pose.position.x, pose.position.y, pose.position.z = p
-            o = pose.orientation
-            o.x, o.y, o.z, o.w = q
-            twist = msg.twist.twist
-            twist.linear.x, twist.linear.y, twist.angular.z = vx, vy, wz
-            publisher.publish(msg)
+        poses = np.concatenate((pos, quat), axis=1)
+        twists = np.stack((forward, left, yaw_rate), axis=1)
+        for k, (serialized, publisher) in enumerate(zip(self._odom_bytes, self.odom, strict=True)):
+            publisher.publish(serialized.fill(*stamp, poses[k], twists[k]))
 
     def _publish_fleet(self, stamp: tuple[int, int]) -> None:
         pos, quat = self._poses()
