@@ -5,7 +5,9 @@
   factor, beside the same run without the bridge;
 - per-robot topics at real time: 1,000 robots, odometry at 10 Hz of simulated time each, paced
   at `--rtf 1` for `--seconds`, while another process sends every robot `cmd_vel` at 10 Hz:
-  the real-time factor kept (the issue's target: >= 0.99) and the commands the bridge took;
+  the real-time factor kept (the issue's target: >= 0.99), the commands the bridge took and
+  the latency from a command's publish to the start of the step that applies it (p99 <= 100
+  ms), with 0.1 s steps (the warehouse's) and 0.05 s steps;
 - scans: 100 robots with 360-beam lidars at 10 Hz, each scan published, as fast as it goes.
 
     python benchmarks/ros2.py [--seconds 60] [--json results/ros2.json]
@@ -137,18 +139,20 @@ def main() -> None:
         fresh(fleet_wide, 10_000, args.seconds, False),
         fresh(fleet_wide, 10_000, args.seconds, True),
         fresh(real_time, 1000, args.seconds),
+        fresh(real_time, 1000, args.seconds, 0.05),
         fresh(scans, 100, args.seconds),
     ]
     for row in results:
         print(json.dumps(row))
-    bare1, wide1, bare10, wide10, paced, scanned = results
+    bare1, wide1, bare10, wide10, paced, finer, scanned = results
     print(f"fleet-wide, 1,000: {wide1['rtf']:.1f}x (without the bridge {bare1['rtf']:.1f}x; >= 20)")
     print(f"fleet-wide, 10,000: {wide10['rtf']:.1f}x (without {bare10['rtf']:.1f}x; >= 5)")
-    print(
-        f"per-robot at real time, 1,000: {paced['rtf']:.3f}x (>= 0.99); commands taken "
-        f"{paced['commands_taken']:,} of {paced['commands_sent']:,} sent; publish to step: "
-        f"p50 {paced['latency_p50_ms']:.0f} ms, p99 {paced['latency_p99_ms']:.0f} ms (<= 100)"
-    )
+    for row in (paced, finer):
+        print(
+            f"{row['case']}, 1,000: {row['rtf']:.3f}x (>= 0.99); commands taken "
+            f"{row['commands_taken']:,} of {row['commands_sent']:,} sent; publish to step: "
+            f"p50 {row['latency_p50_ms']:.0f} ms, p99 {row['latency_p99_ms']:.0f} ms (<= 100)"
+        )
     print(f"100 robots' scans at 10 Hz: {scanned['rtf']:.1f}x (>= 1)")
     if args.json:
         write_json(args.json, results)
