@@ -39,12 +39,16 @@ SCRIPT = textwrap.dedent("""
             p = agent.get_pose()
             agent.set_goal(Pose.from_xyz(p.x + 1, p.y, 0))
 
-        def press_until(key, done):  # a key can be lost on a loaded X server: retry
-            while not done():
-                press(key)
-                deadline = time.monotonic() + 0.3
-                while not done() and time.monotonic() < deadline:
-                    time.sleep(0.01)
+        def press_until(key, done):  # a key can be lost, or come late, on a loaded X server
+            while True:
+                while not done():  # retry a lost one
+                    press(key)
+                    deadline = time.monotonic() + 0.3
+                    while not done() and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                time.sleep(0.5)  # (a retried press that came late as well has undone it now)
+                if done():
+                    return
 
         def watch_pause():
             press_until("space", lambda: sim.is_paused)
