@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import TYPE_CHECKING, Any
 
 from fleetsim.errors import ConfigError
@@ -11,6 +12,10 @@ from fleetsim.sensors import FieldSet, SafetyFieldParams
 if TYPE_CHECKING:
     from fleetsim.objects import World
     from fleetsim.sensors import Lidar
+
+
+# (a fleet of one model asks for the same fields thousands of times: made once)
+_footprint_fields = functools.lru_cache(maxsize=256)(SafetyFieldParams.for_footprint)
 
 
 class Guard:
@@ -95,7 +100,7 @@ class Guard:
         centre = (low + high) / 2  # (the scanner's place is taken from the footprint's centre)
         limits = agents.row(self._motion)
         x, y = lidars[scanner].params.mount[:2]
-        auto = SafetyFieldParams.for_footprint(
+        auto = _footprint_fields(
             float(high[0] - low[0]),
             float(high[1] - low[1]),
             max_speed=float(agents["max_v"][limits]),

@@ -8,11 +8,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from fleetsim.collision import refresh_moved_aabbs
 from fleetsim.control.joints import step_kinematic_joints
+from fleetsim.core.profiler import StepProfiler
 from fleetsim.objects import World, attachments, joint_sync
+from fleetsim.sensors.safety import STATES
 
 
 def update_agents(world: World, dt: float) -> None:
@@ -68,3 +72,17 @@ def refresh_arm_boxes(world: World) -> None:
         arms = np.array(sorted(world.arms_moved), dtype=np.int64)
         world.arms_moved.clear()
         joint_sync.refresh_arm_boxes(world, arms)
+
+
+def sense(
+    world: World, now: float, rng: np.random.Generator, profiler: StepProfiler
+) -> tuple[list[Any], list[tuple[Any, str]]]:
+    """The lidars due at `now` scan (`fleetsim.sensors`), and the safety fields they read are
+    evaluated (timed as "safety_fields", within "sensors"): the groups that scanned, and the
+    (object, state) of each robot whose field state changed."""
+    scanned = world.lidars.sense(world.bodies, now, rng)
+    if not scanned or not world.safety:
+        return scanned, []
+    with profiler.section("safety_fields"):
+        changes = world.safety.update(scanned, world.motion.agents, now)
+    return scanned, [(world.objects[owner], STATES[state]) for owner, _, state in changes]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -16,10 +15,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from fleetsim.actions import ActionSystem
 from fleetsim.backend import Backend
-from fleetsim.collision import CheckResult, CollisionSystem
-from fleetsim.collision.pairs import key_pairs
+from fleetsim.collision import CollisionSystem
 from fleetsim.core import phases
 from fleetsim.core.camera import frame_fleet
+from fleetsim.core.collision_queries import CollisionQueries
 from fleetsim.core.frontends import FRONTENDS, Monitor, Recorder, Viewer
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
@@ -31,7 +30,6 @@ from fleetsim.geometry import quat
 from fleetsim.objects import SimObject, World
 from fleetsim.scheduling import Callback, CallbackScheduler
 from fleetsim.sensors import Lidars, SafetyFields
-from fleetsim.sensors.safety import STATES
 from fleetsim.site import Site
 from fleetsim.state import CollisionMode
 
@@ -43,7 +41,7 @@ Bodies = Sequence[SimObject] | NDArray[np.integer]
 FrameCallback = Callable[[Any, float], Any]
 
 
-class MultiRobotSimulationCore:
+class MultiRobotSimulationCore(CollisionQueries):
     """A simulation: create it, add bodies, then `step_once()` or `run_simulation()`.
 
     Headless (PyBullet DIRECT) unless `params.gui`. Use it as a context manager, or call `close()`,
@@ -203,19 +201,12 @@ class MultiRobotSimulationCore:
     # -- sensors ------------------------------------------------------------------------------
 
     def _sense(self) -> None:
-        """The lidars due now (the step's end) scan."""
-        now = self.sim_time
-        world = self._world
-        scanned = world.lidars.sense(world.bodies, now, self.rng)
-        if not scanned:
-            return
-        changes = []
-        if world.safety:
-            with self._profiler.section("safety_fields"):  # (within "sensors")
-                changes = world.safety.update(scanned, world.motion.agents, now)
-        self.events.emit("lidar_scanned", self, scanned)
-        for owner, _, state in changes:
-            self.events.emit("safety_field_changed", world.objects[owner], STATES[state])
+        """The lidars due now (the step's end) scan; the safety fields they read change."""
+        scanned, changes = phases.sense(self._world, self.sim_time, self.rng, self._profiler)
+        if scanned:
+            self.events.emit("lidar_scanned", self, scanned)
+        for obj, state in changes:
+            self.events.emit("safety_field_changed", obj, state)
 
     @property
     def safety(self) -> SafetyFields:
@@ -228,57 +219,6 @@ class MultiRobotSimulationCore:
         """Every lidar in this simulation, by model (`lidars.groups`: the fleet's scans as
         arrays); add one with `obj.add_lidar(...)`."""
         return self._world.lidars
-
-    # -- collisions ---------------------------------------------------------------------------
-
-    def _collision_check_due(self) -> bool:
-        frequency = self.params.collision_check_frequency
-        if frequency is None:
-            return True
-        if frequency == 0 or self.sim_time + 1e-9 < self._next_collision_check:
-            return False
-        self._next_collision_check = (math.floor(self.sim_time * frequency + 1e-6) + 1) / frequency
-        return True
-
-    def _run_collision_check(self) -> CheckResult:
-        phases.refresh_arm_boxes(self._world)
-        result = self.collisions.check()
-        self._profiler.current.update(self.collisions.timings)
-        self._world.contacts.publish(result)
-        return result
-
-    def check_collisions(self) -> list[tuple[int, int]]:
-        """Check now; returns the colliding pairs as sorted (object_id, object_id) tuples.
-
-        Emits `collision_started` / `collision_ended` for pairs that changed since the last check.
-        """
-        self._backend.ensure_open()
-        return self._as_object_ids(key_pairs(self._run_collision_check().keys))
-
-    def get_active_collision_pairs(self) -> list[tuple[int, int]]:
-        """The pairs found by the last check, as sorted (object_id, object_id) tuples."""
-        return self._as_object_ids(self.collisions.active_pairs)
-
-    @property
-    def collision_count(self) -> int:
-        """Collision episodes (pairs that started touching) since the start or `reset()`."""
-        return self.collisions.started_count
-
-    @property
-    def collision_counts(self) -> dict[str, int]:
-        """Collision episodes by pair kind since the start or `reset()`: "robot-robot",
-        "robot-structure", "robot-load", "load-structure" and "other" (see
-        `fleetsim.collision.kinds`). A load riding on its carrier is never a collision."""
-        return self.collisions.started_by_kind
-
-    def _as_object_ids(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """PyBullet ids of pairs of handles; pairs with a body removed since are left out."""
-        bodies = self._world.bodies
-        live = [(a, b) for a, b in pairs if bodies.is_alive(a) and bodies.is_alive(b)]
-        id_of = self._world.body_id_of  # bodies that waited for one get theirs here
-        return sorted(
-            (min(ia, ib), max(ia, ib)) for ia, ib in ((id_of(a), id_of(b)) for a, b in live)
-        )
 
     def get_profiling_stats(self) -> dict[str, float]:
         """Mean per-phase milliseconds over the last 100 steps (keys: `PROFILE_KEYS`)."""

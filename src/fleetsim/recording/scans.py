@@ -43,6 +43,7 @@ class ScanWriter:
     def __init__(self, sim: MultiRobotSimulationCore, choice: ScanChoice) -> None:
         self.sim, self.choice = sim, check_choice(choice)
         self._written: dict[int, float] = {}  # sensor id -> the stamp last written
+        self._chosen: tuple[int, list[tuple[str, int, int]]] = (-1, [])  # (lidars' version, ...)
         if not isinstance(choice, int | str):
             names = {obj.name for obj in sim.world.objects.values()}
             for name in choice:
@@ -52,9 +53,15 @@ class ScanWriter:
                     raise ConfigError(f"scans: no robot named '{name}'{hint}")
 
     def chosen(self) -> list[tuple[str, int, int]]:
-        """(robot name, body handle, its first lidar's id) of the robots chosen now."""
+        """(robot name, body handle, its first lidar's id) of the robots chosen now (worked
+        out again only when sensors came or went)."""
         if self.choice == 0 or not self.sim.lidars:
             return []
+        if self._chosen[0] != self.sim.lidars.version:
+            self._chosen = (self.sim.lidars.version, self._choose())
+        return self._chosen[1]
+
+    def _choose(self) -> list[tuple[str, int, int]]:
         world = self.sim.world
         first: dict[int, int] = {}
         for group in world.lidars.groups:

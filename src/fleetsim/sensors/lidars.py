@@ -106,6 +106,8 @@ class Lidars:
         self._groups: dict[LidarParams, LidarGroup] = {}  # by model
         self._model: dict[int, LidarParams] = {}  # sensor id -> its group's key
         self._next_id = 0
+        self.version = 0  # counts the sensors added and removed (what others cached of them)
+        self._of_owner: dict[int, list[int]] = {}  # body handle -> its sensors, in order
 
     def __len__(self) -> int:
         return len(self._model)
@@ -121,14 +123,21 @@ class Lidars:
         group = self._groups.setdefault(params, LidarGroup(params))
         group._append(sensor, owner, now)
         self._model[sensor] = params
+        self._of_owner.setdefault(owner, []).append(sensor)
+        self.version += 1
         return sensor
 
     def remove(self, sensor: int) -> None:
         """Take the sensor off its body."""
         group = self.group_of(sensor)
         group.settle()
+        owner = int(group.owners[group.ids == sensor][0])
         group._drop(group.ids != sensor)
         del self._model[sensor]
+        self._of_owner[owner].remove(sensor)
+        if not self._of_owner[owner]:
+            del self._of_owner[owner]
+        self.version += 1
         if not len(group):
             del self._groups[group.params]
 
@@ -141,11 +150,12 @@ class Lidars:
         """Remove every sensor."""
         self._groups.clear()
         self._model.clear()
+        self._of_owner.clear()
+        self.version += 1
 
     def ids_of(self, owner: int) -> list[int]:
         """The ids of the sensors on body `owner`, in the order they were added."""
-        found = [int(s) for g in self.settled() for s in g.ids[g.owners == owner]]
-        return sorted(found)
+        return list(self._of_owner.get(owner, ()))
 
     @property
     def groups(self) -> list[LidarGroup]:

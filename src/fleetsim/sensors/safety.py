@@ -45,18 +45,28 @@ class _Guarded:
     since: np.ndarray = field(default_factory=lambda: np.empty(0))
     stops: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     seconds: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))  # in each state
+    pending: list[tuple[int, int, int, float]] = field(default_factory=list)  # added, not joined
 
     def add(self, sensor: int, owner: int, agent: int, now: float) -> None:
-        self.sensors = np.append(self.sensors, sensor)
-        self.owners = np.append(self.owners, owner)
-        self.agents = np.append(self.agents, agent)
-        self.state = np.append(self.state, np.int8(CLEAR))
-        self.muted = np.append(self.muted, False)
-        self.band = np.append(self.band, 0)
-        self.last_hit = np.concatenate((self.last_hit, np.full((1, 2), -np.inf)))
-        self.since = np.append(self.since, now)
-        self.stops = np.append(self.stops, 0)
-        self.seconds = np.concatenate((self.seconds, np.zeros((1, 3))))
+        self.pending.append((sensor, owner, agent, now))  # (joined in one go: `settle`)
+
+    def settle(self) -> None:
+        """Join the robots added since (the arrays grown once for all of them)."""
+        if not self.pending:
+            return
+        sensors, owners, agents, now = (np.array(v) for v in zip(*self.pending, strict=True))
+        n = len(sensors)
+        self.pending = []
+        self.sensors = np.concatenate((self.sensors, sensors.astype(np.int64)))
+        self.owners = np.concatenate((self.owners, owners.astype(np.int64)))
+        self.agents = np.concatenate((self.agents, agents.astype(np.int64)))
+        self.state = np.concatenate((self.state, np.full(n, CLEAR, dtype=np.int8)))
+        self.muted = np.concatenate((self.muted, np.zeros(n, dtype=bool)))
+        self.band = np.concatenate((self.band, np.zeros(n, dtype=np.int64)))
+        self.last_hit = np.concatenate((self.last_hit, np.full((n, 2), -np.inf)))
+        self.since = np.concatenate((self.since, now.astype(np.float64)))
+        self.stops = np.concatenate((self.stops, np.zeros(n, dtype=np.int64)))
+        self.seconds = np.concatenate((self.seconds, np.zeros((n, 3))))
 
     def keep(self, rows: np.ndarray) -> None:
         for name in (
@@ -80,12 +90,18 @@ class SafetyFields:
 
     def __init__(self) -> None:
         self._groups: dict[tuple[SafetyFieldParams, LidarParams], _Guarded] = {}
+        self._where: dict[int, tuple[SafetyFieldParams, LidarParams]] = {}  # owner -> its group
 
     def __len__(self) -> int:
-        return sum(len(g.owners) for g in self._groups.values())
+        return len(self._where)
 
     def __bool__(self) -> bool:
-        return any(len(g.owners) for g in self._groups.values())
+        return bool(self._where)
+
+    def _settled(self) -> list[_Guarded]:
+        for group in self._groups.values():
+            group.settle()
+        return list(self._groups.values())
 
     def guard(
         self,
@@ -103,39 +119,41 @@ class SafetyFields:
         if key not in self._groups:
             self._groups[key] = _Guarded(fields, lidar, _intervals(fields, lidar))
         self._groups[key].add(sensor, owner, agent, now)
+        self._where[owner] = key
 
     def release(self, owner: int) -> None:
         """The robot is guarded no longer (no effect if it was not)."""
-        for key, group in list(self._groups.items()):
-            mine = group.owners == owner
-            if mine.any():
-                group.keep(np.flatnonzero(~mine))
-                if not len(group.owners):
-                    del self._groups[key]
+        key = self._where.pop(owner, None)
+        if key is None:
+            return
+        group = self._groups[key]
+        group.settle()
+        group.keep(np.flatnonzero(group.owners != owner))
+        if not len(group.owners):
+            del self._groups[key]
 
     def clear(self) -> None:
         """Guard nobody."""
         self._groups.clear()
+        self._where.clear()
 
     def mute(self, owner: int, muted: bool) -> None:
         """Turn the robot's fields off (docking, picking) or on again."""
-        for group in self._groups.values():
+        for group in self._settled():
             group.muted[group.owners == owner] = muted
 
     def state_of(self, owner: int) -> str | None:
         """The robot's field state: "clear", "warning" or "protective"; None unguarded."""
-        if not self._groups:
+        if owner not in self._where:
             return None
-        for group in self._groups.values():
-            mine = np.flatnonzero(group.owners == owner)
-            if mine.size:
-                return STATES[int(group.state[mine[0]])]
-        return None
+        group = self._groups[self._where[owner]]
+        group.settle()
+        return STATES[int(group.state[np.flatnonzero(group.owners == owner)[0]])]
 
     def drawn_fields(self, owner: int) -> tuple[Any, Any, str] | None:
         """The robot's fields in force at its last scan (protective and warning polygons in the
         scanner's frame) and its state; None for a robot without fields."""
-        for group in self._groups.values():
+        for group in self._settled():
             mine = np.flatnonzero(group.owners == owner)
             if mine.size:
                 k = int(mine[0])
@@ -146,7 +164,7 @@ class SafetyFields:
     def violated(self, owners: IntArray) -> np.ndarray:
         """Whether each body of `owners` (handles) has an obstacle in its protective field."""
         out = np.zeros(len(owners), dtype=bool)
-        for group in self._groups.values():
+        for group in self._settled():
             stopped = group.owners[group.state == PROTECTIVE]
             out |= np.isin(owners, stopped)
         return out
@@ -155,7 +173,7 @@ class SafetyFields:
         """Protective stops since the start, and the seconds robots spent stopped and slowed
         by their fields."""
         stops, stopped, slowed = 0, 0.0, 0.0
-        for g in self._groups.values():
+        for g in self._settled():
             ongoing = now - g.since
             stops += int(g.stops.sum())
             stopped += float(g.seconds[:, PROTECTIVE].sum() + ongoing[g.state == PROTECTIVE].sum())
@@ -169,7 +187,7 @@ class SafetyFields:
         changed. Returns the changes: (owner handle, old state, new state)."""
         by_model = {g.params: g for g in scanned}
         changes: list[tuple[int, int, int]] = []
-        for group in list(self._groups.values()):
+        for group in self._settled():
             lidars = by_model.get(group.lidar)
             if lidars is None:
                 continue
@@ -177,6 +195,8 @@ class SafetyFields:
             slots = np.minimum(slots, len(lidars.ids) - 1)
             alive = lidars.ids[slots] == group.sensors  # (a scanner removed: fields go too)
             if not alive.all():
+                for owner in group.owners[~alive].tolist():
+                    del self._where[owner]
                 group.keep(np.flatnonzero(alive))
                 slots = slots[alive]
             fresh = np.flatnonzero(lidars.stamps[slots] == now)

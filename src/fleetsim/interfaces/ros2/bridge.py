@@ -118,6 +118,8 @@ class Ros2Bridge:
         self._context = rclpy.Context()
         rclpy.init(context=self._context, domain_id=self.settings.domain_id)
         self.node = rclpy.create_node("fleetsim", context=self._context)
+        self._handles = np.array([robot.handle for robot in self.robots], dtype=np.int64)
+        self._motion = np.array([robot.motion_handle for robot in self.robots], dtype=np.int64)
         self._inbox: collections.deque[tuple[int, Any, float]] = collections.deque()
         self.received = 0  # cmd_vel messages heard
         # called with (robot, the twist's six numbers) for each command as the step applies it
@@ -131,7 +133,8 @@ class Ros2Bridge:
         self._thread = threading.Thread(target=self._spin, name="fleetsim-ros2", daemon=True)
         self._thread.start()
         self._next_odom = self._next_fleet = sim.sim_time
-        self._scan_stamps: dict[int, float] = {}
+        # the first lidar of each robot whose scans are published: its id -> the robot
+        self._scanners = {self.robots[k].lidars[0].id: k for k in self.scan_pubs}
         self._hooks = StepHooks(sim, self._inbound, self._outbound)
         self._closed = False
 
@@ -261,15 +264,13 @@ class Ros2Bridge:
             self._publish_scans()
 
     def _poses(self) -> tuple[np.ndarray, np.ndarray]:
-        handles = np.array([robot.handle for robot in self.robots], dtype=np.int64)
-        rows = self.sim.world.bodies.rows(handles)
+        rows = self.sim.world.bodies.rows(self._handles)
         return self.sim.world.bodies["pos"][rows], self.sim.world.bodies["quat"][rows]
 
     def _publish_odom(self, stamp: tuple[int, int]) -> None:
         pos, quat = self._poses()
         agents = self.sim.world.motion.agents
-        motion = np.array([robot.motion_handle for robot in self.robots], dtype=np.int64)
-        rows = agents.rows(motion)
+        rows = agents.rows(self._motion)
         vel, yaw_rate = agents["vel"][rows], agents["yaw_rate"][rows]
         x, y, z, w = quat.T
         yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
@@ -296,24 +297,24 @@ class Ros2Bridge:
         self.fleet.publish(message)
 
     def _publish_scans(self) -> None:
-        for k, publisher in self.scan_pubs.items():
-            robot = self.robots[k]
-            lidars = robot.lidars
-            if robot.is_removed or not lidars:
-                continue
-            scan = lidars[0].scan()
-            if math.isnan(scan.stamp) or self._scan_stamps.get(k) == scan.stamp:
-                continue
-            self._scan_stamps[k] = scan.stamp
-            message = self.ros["LaserScan"]()
-            message.header.stamp.sec, message.header.stamp.nanosec = _stamp(scan.stamp)
-            message.header.frame_id = f"{robot.name}/{scan.frame}"
-            message.angle_min, message.angle_max = scan.angle_min, scan.angle_max
-            message.angle_increment = scan.angle_increment
-            message.range_min, message.range_max = scan.range_min, scan.range_max
-            message.scan_time = 1.0 / lidars[0].params.rate
-            message.ranges = scan.ranges.tolist()
-            publisher.publish(message)
+        """The scans made this step of the robots' first lidars (read from their groups'
+        arrays: Python only for the scans published)."""
+        now = self.sim.sim_time
+        for group in self.sim.lidars.groups:
+            for slot in np.flatnonzero(group.stamps == now).tolist():
+                k = self._scanners.get(int(group.ids[slot]))
+                if k is None:
+                    continue
+                scan = group.scan_of(slot)
+                message = self.ros["LaserScan"]()
+                message.header.stamp.sec, message.header.stamp.nanosec = _stamp(scan.stamp)
+                message.header.frame_id = f"{self.robots[k].name}/{scan.frame}"
+                message.angle_min, message.angle_max = scan.angle_min, scan.angle_max
+                message.angle_increment = scan.angle_increment
+                message.range_min, message.range_max = scan.range_min, scan.range_max
+                message.scan_time = 1.0 / group.params.rate
+                message.ranges = scan.ranges.tolist()
+                self.scan_pubs[k].publish(message)
 
     # -- the end ------------------------------------------------------------------------------
 
