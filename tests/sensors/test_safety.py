@@ -178,6 +178,9 @@ def test_vda5050_state_reports_the_field_violation() -> None:
         state = json.loads(vehicle.out.state(timestamp(0.1), Motion(0, 0, 0, 0, 0, 0, False)))
     assert idle["safetyState"] == {"eStop": "NONE", "fieldViolation": False}
     assert state["safetyState"] == {"eStop": "NONE", "fieldViolation": True}
+    from vda5050.model.state import State  # (an independent client's model of the message)
+
+    assert State.model_validate(state).safety_state.field_violation is True
 
 
 def test_fields_are_muted_to_pick_a_load_and_on_again_after() -> None:
