@@ -41,9 +41,9 @@ class GoTo(MoveTo):
         graph = site.graph
         here = agent.get_pose()
         try:
-            graph.node(self.node)  # (an unknown name fails here, naming it)
+            end = self._route_end(agent)
             start = graph.nearest_node(here.x, here.y, site.level_at(here.z))  # its own floor
-            route = graph.route(start, self.node)
+            route = graph.route(start, end)
         except FleetSimError as exc:
             self.fail(str(exc))
             return
@@ -62,13 +62,23 @@ class GoTo(MoveTo):
             yaw = goal_yaw if last and math.isfinite(goal_yaw) else here.yaw
             poses.append(Pose.from_yaw(x, y, here.z, yaw))
         self.align_orientation = math.isfinite(goal_yaw)
-        self.target = Path(poses)
         # The leg to the first node has no lane (yet); then each lane's own limit.
         self._limits = [math.inf, *route.speed_limits.tolist()]
+        self._route_done(poses)
+        self.target = Path(poses)
         self._poses = poses
         self._doors = DoorsOnRoute(agent, graph, list(route.nodes))
         self.polls = bool(self._doors.crossings)  # (woken on arrival only, without doors)
         self._drive(agent)
+
+    def _route_end(self, agent: Agent) -> str | int:
+        """The node the route ends at (an unknown name raises, naming it)."""
+        agent.world.site.graph.node(self.node)  # type: ignore[union-attr]
+        return self.node
+
+    def _route_done(self, poses: list[Pose]) -> None:
+        """The route planned as `poses` (one a node, the last one's yaw the goal's when it has
+        one): a subclass may add to them (and to `_limits`) before the robot drives."""
 
     def _drive(self, agent: Agent) -> None:
         """Drive to the next closed door on the route (asked to open), or to the end."""

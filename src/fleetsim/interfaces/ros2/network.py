@@ -5,6 +5,8 @@ Fast DDS is told through a profiles file (`FASTRTPS_DEFAULT_PROFILES_FILE`) to u
 a node of another process on this machine with the same settings (`loopback_environment`)
 reaches the bridge, nothing off the machine does. Fast DDS reads its profiles once a process,
 when its first participant is made: set them before the first bridge or node of the process.
+The profile also shortens the participants' lease to 4 s (Fast DDS's default is 20 s): a
+process that dies without a goodbye is forgotten by the others 4 s later.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ LOOPBACK_PROFILES = """<?xml version="1.0" encoding="UTF-8" ?>
   </transport_descriptors>
   <participant profile_name="fleetsim_loopback" is_default_profile="true">
     <rtps>
+      <builtin>
+        <discovery_config>
+          <leaseDuration><sec>4</sec></leaseDuration>
+          <leaseAnnouncement><sec>1</sec></leaseAnnouncement>
+        </discovery_config>
+      </builtin>
       <userTransports><transport_id>fleetsim_loopback</transport_id></userTransports>
       <useBuiltinTransports>false</useBuiltinTransports>
     </rtps>
