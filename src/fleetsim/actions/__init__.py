@@ -4,6 +4,7 @@ from fleetsim.actions.arm import JointAction, PoseAction
 from fleetsim.actions.base import Action, ActionStatus
 from fleetsim.actions.manipulation import Drop, DropAction, Pick, PickAction
 from fleetsim.actions.motion import MoveAction, MoveTo, Wait, WaitAction
+from fleetsim.actions.pose_route import GoToPose
 from fleetsim.actions.routes import GoTo
 from fleetsim.actions.runner import ACTION_EVENTS, ActionSystem
 
@@ -15,6 +16,7 @@ __all__ = [
     "Drop",
     "DropAction",
     "GoTo",
+    "GoToPose",
     "JointAction",
     "MoveAction",
     "MoveTo",

@@ -1,5 +1,6 @@
-"""`fleetsim ros2 SCENARIO`: a scenario's robots as ROS 2 robots (odom, scan, cmd_vel, /clock,
-/fleet/poses), until Ctrl-C or SIGTERM (`fleetsim.interfaces.ros2`)."""
+"""`fleetsim ros2 SCENARIO`: a scenario's robots as ROS 2 robots (odom, tf, scan, battery_state,
+cmd_vel, navigate_to_pose; /clock, /fleet/poses, markers, doors and lifts), until Ctrl-C or
+SIGTERM (`fleetsim.interfaces.ros2`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,19 @@ def ros2(
     odom_hz: float = typer.Option(
         10.0, "--odom-hz", help="Odometry a simulated second, per robot."
     ),
+    battery_hz: float = typer.Option(
+        1.0, "--battery-hz", help="battery_state a simulated second, per robot."
+    ),
+    map_to_odom: bool = typer.Option(
+        True,
+        "--map-to-odom/--no-map-to-odom",
+        help="Publish map -> odom (off: your own localisation does).",
+    ),
+    frame_prefix: bool = typer.Option(
+        True,
+        "--frame-prefix/--bare-frames",
+        help="Frames as <robot>/odom, <robot>/base_footprint (bare: odom, base_footprint).",
+    ),
     network: bool = typer.Option(
         False,
         "--network",
@@ -36,7 +50,14 @@ def ros2(
 
     handle_stop_signals()
     try:
-        settings = Ros2Settings(domain_id=domain_id, localhost=not network, odom_hz=odom_hz)
+        settings = Ros2Settings(
+            domain_id=domain_id,
+            localhost=not network,
+            odom_hz=odom_hz,
+            battery_hz=battery_hz,
+            map_to_odom=map_to_odom,
+            frame_prefix=frame_prefix,
+        )
         loaded = load_scenario(scenario, overrides)
         turned_off = without_drivers(loaded.scenario)
         built = build(loaded, target_rtf=rtf)

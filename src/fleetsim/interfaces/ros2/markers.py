@@ -85,10 +85,17 @@ class Markers:
     def publish(self) -> None:
         """The robots and doors now."""
         array = self.ros["MarkerArray"]()
+        here = [r for r in self.robots if not r.is_removed]
+        world = self.sim.world
+        pos = world.bodies["pos"][
+            world.bodies.rows(np.array([r.handle for r in here], dtype=np.int64))
+        ]
+        agents = world.motion.agents
+        motion = np.array([r.motion_handle for r in here], dtype=np.int64)
+        speed = np.linalg.norm(agents["vel"][agents.rows(motion)], axis=1)
         for moving, rgb, ns in ((True, MOVING, "robots"), (False, RESTING, "robots_resting")):
-            chosen = [r for r in self.robots if not r.is_removed and r.is_moving == moving]
             boxes = self._marker(ns, "CUBE_LIST", 0.5, rgb)
-            boxes.points = self._points([r.get_pose().position for r in chosen])
+            boxes.points = self._points(pos[(speed > 1e-6) == moving])
             array.markers.append(boxes)
         doors = self.sim.doors
         for k, door in enumerate(doors.doors.values() if doors is not None else ()):
