@@ -75,3 +75,17 @@ def test_bare_frames_and_no_map_to_odom(ros_domain: int) -> None:
         for message in heard["tf/r0"]
     )
     assert heard["odom/r0"][0][4] == "base_footprint"
+
+
+def test_fleet_wide_topics_alone(ros_domain: int, caplog: pytest.LogCaptureFixture) -> None:
+    """`robot_topics=False`: /fleet/poses and the markers, no robot's own topics, no errors."""
+    client = Client(ros_domain, {"seconds": 4, "odom": ["r0"], "markers": True})
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1, target_rtf=1.0)) as sim:
+        robots = fleet(sim, 2)
+        settings = Ros2Settings(domain_id=ros_domain, robot_topics=False)
+        with Ros2Bridge(sim, robots, settings) as bridge:
+            sim.run_simulation(5.0)
+            assert bridge.navigation is not None and not bridge.navigation.servers
+    heard = client.result()["heard"]
+    assert heard["odom/r0"] == [] and len(heard["/fleet/markers"]) >= 3
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]

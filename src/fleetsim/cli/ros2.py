@@ -38,6 +38,9 @@ def ros2(
         "--frame-prefix/--bare-frames",
         help="Frames as <robot>/odom, <robot>/base_footprint (bare: odom, base_footprint).",
     ),
+    bag: str | None = typer.Option(
+        None, "--bag", help="Also write a ROS 2 bag (rosbag2, MCAP) of what is published, here."
+    ),
     network: bool = typer.Option(
         False,
         "--network",
@@ -57,6 +60,7 @@ def ros2(
             battery_hz=battery_hz,
             map_to_odom=map_to_odom,
             frame_prefix=frame_prefix,
+            bag=bag,
         )
         loaded = load_scenario(scenario, overrides)
         turned_off = without_drivers(loaded.scenario)
@@ -78,4 +82,6 @@ def ros2(
     except KeyboardInterrupt as exc:  # stopped before the run began
         raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
     print_summary(summary)
+    if bridge.bag is not None:
+        typer.echo(f"ROS 2 bag: {bridge.bag.path} ({bridge.bag.messages:,} messages, MCAP)")
     exit_if_stopped(summary)

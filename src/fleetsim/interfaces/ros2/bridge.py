@@ -38,6 +38,7 @@ from fleetsim.core import MultiRobotSimulationCore
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.fleet.battery import BatteryParams
 from fleetsim.interfaces.ros2 import network
+from fleetsim.interfaces.ros2.bag import Bag, RecordingNode
 from fleetsim.interfaces.ros2.building import Building
 from fleetsim.interfaces.ros2.commands import Commands
 from fleetsim.interfaces.ros2.markers import Markers
@@ -78,6 +79,8 @@ class Ros2Settings:
         feedback_hz: navigation feedback messages a simulated second per goal.
         markers_hz: `/fleet/markers` messages a simulated second (0: none, nor the site's).
         building: the doors' and lifts' topics, as Open-RMF's.
+        bag: a folder to write a ROS 2 bag of everything published to (rosbag2, MCAP; it
+            must not exist yet), or None.
     """
 
     domain_id: int = 0
@@ -95,6 +98,7 @@ class Ros2Settings:
     feedback_hz: float = 5.0
     markers_hz: float = 1.0
     building: bool = True
+    bag: str | None = None
 
     def __post_init__(self) -> None:
         network.check_domain(self.domain_id)
@@ -167,6 +171,7 @@ class Ros2Bridge:
         if len(set(names)) != len(names):
             raise ConfigError("ROS 2 bridge: robot names are namespaces and must be unique")
         self.ros = ros = _ros()
+        self.bag = Bag(settings.bag, lambda: round(sim.sim_time * 1e9)) if settings.bag else None
         if settings.localhost:
             network.apply(network.loopback_environment(settings.domain_id))
         rclpy = ros["rclpy"]
@@ -176,19 +181,23 @@ class Ros2Bridge:
         self.services = rclpy.create_node("fleetsim_services", context=self._context)
         self._executor = ros["Executor"](context=self._context)
         self._executor.add_node(self.services)
-        self.clock = self.node.create_publisher(ros["Clock"], "/clock", 10)
-        self.fleet = self.node.create_publisher(ros["PoseArray"], "/fleet/poses", 10)
+        node, services = self.node, self.services
+        if self.bag is not None:  # (what their publishers publish goes to the bag too)
+            node = RecordingNode(node, self.bag, ros["serialize"])
+            services = RecordingNode(services, self.bag, ros["serialize"])
+        self.clock = node.create_publisher(ros["Clock"], "/clock", 10)
+        self.fleet = node.create_publisher(ros["PoseArray"], "/fleet/poses", 10)
         self._handles = np.array([robot.handle for robot in self.robots], dtype=np.int64)
         own = self.robots if settings.robot_topics else []
-        self.topics = RobotTopics(sim, own, ros, self.node, settings)
+        self.topics = RobotTopics(sim, own, ros, node, settings)
         self.commands = Commands(own, ros, self.node, settings.cmd_vel_timeout)
         self.navigation = (
             Navigation(sim, own, ros, self.services, self._executor, settings)
             if settings.navigation
             else None
         )
-        self.building = Building(sim, ros, self.services) if settings.building else None
-        self.markers = Markers(sim, self.robots, ros, self.node) if settings.markers_hz else None
+        self.building = Building(sim, ros, services) if settings.building else None
+        self.markers = Markers(sim, self.robots, ros, node) if settings.markers_hz else None
         self._index = {id(robot): k for k, robot in enumerate(own)}
         self._thread = threading.Thread(
             target=self._spin, name="fleetsim-ros2-services", daemon=True
@@ -313,6 +322,8 @@ class Ros2Bridge:
         self.services.destroy_node()
         self.node.destroy_node()
         self._context.try_shutdown()
+        if self.bag is not None:
+            self.bag.close()
 
     def __enter__(self) -> Ros2Bridge:
         return self

@@ -44,9 +44,10 @@ class Commands:
             )
             for k, robot in enumerate(robots)
         ]
-        self._spinning = True
+        self._spinning = bool(self.subs)  # (no robots' topics: nothing to wait for)
         self._thread = threading.Thread(target=self._spin, name="fleetsim-ros2-cmd", daemon=True)
-        self._thread.start()
+        if self._spinning:
+            self._thread.start()
 
     def _spin(self) -> None:
         try:
@@ -115,8 +116,9 @@ class Commands:
 
     def stop(self) -> None:
         """Stop taking commands (the thread joined)."""
-        self._spinning = False
-        self._thread.join(timeout=5)
+        if self._spinning:
+            self._spinning = False
+            self._thread.join(timeout=5)
 
 
 def twist_of(data: bytes) -> tuple[float, ...]:
