@@ -32,7 +32,7 @@ LAYERS: list[set[str]] = [
     {"fleet"},
     {"faults"},
     {"scenario", "recording", "interfaces"},
-    {"sweep", "viz"},
+    {"sweep", "viz", "rl"},
     {"lorr"},
     {"fuzz"},
     {"__init__"},  # the package: `from fleetsim import Agent` is an import of all of it

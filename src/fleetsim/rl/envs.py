@@ -1,0 +1,160 @@
+"""The grid task as PettingZoo's Parallel API (`GridParallelEnv`: one agent per robot) and as
+Gymnasium's single-agent API (`GridSingleEnv`: one robot among scripted others), both over
+`GridFleet`'s arrays. Needs `pip install "fleetsim[rl]"` (gymnasium, pettingzoo).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from fleetsim.errors import FleetSimError
+from fleetsim.rl.grid import MOVES, GridConfig, GridFleet
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from pettingzoo import ParallelEnv
+except ImportError as exc:  # pragma: no cover (the extra is installed in the tests)
+    raise FleetSimError(
+        f'learning environments need gymnasium and pettingzoo: pip install "fleetsim[rl]" ({exc})'
+    ) from None
+
+
+def _spaces(config: GridConfig) -> tuple[Any, Any]:
+    k = 2 * config.obs_radius + 1
+    return spaces.Box(0.0, 1.0, (3, k, k), np.float32), spaces.Discrete(5)
+
+
+class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
+    """PettingZoo Parallel API over a grid map: agents `agent_0`... with POGEMA's observations
+    (3, 2r+1, 2r+1) and five actions (see `fleetsim.rl.grid`). One-shot agents leave `agents`
+    as they finish; every agent is truncated after `max_steps`. `render()` is an RGB array.
+    `fleet` is the array API underneath."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "fleetsim_grid_v0",
+        "render_modes": ["rgb_array"],
+        "is_parallelizable": True,
+    }
+
+    def __init__(
+        self, blocked: np.ndarray, config: GridConfig | None = None, render_mode: str | None = None
+    ) -> None:
+        self.fleet = GridFleet(blocked, config)
+        self.config = self.fleet.config
+        self.render_mode = render_mode
+        self.possible_agents = [f"agent_{k}" for k in range(self.config.agents)]
+        self.agents: list[str] = []
+        self._observation_space, self._action_space = _spaces(self.config)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
+
+    def observation_space(self, agent: str) -> Any:
+        """The same Box for every agent."""
+        return self._observation_space
+
+    def action_space(self, agent: str) -> Any:
+        """Discrete(5) for every agent."""
+        return self._action_space
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, Any]]]:
+        """A new episode; the same seed gives the same one."""
+        if seed is not None:
+            self._action_space.seed(seed)
+        obs = self.fleet.reset(seed)
+        self.agents = list(self.possible_agents)
+        return dict(zip(self.agents, obs, strict=True)), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+        """One step of every live agent (a missing agent waits)."""
+        n = self.config.agents
+        chosen = np.zeros(n, dtype=np.int64)
+        for agent, action in actions.items():
+            chosen[int(agent[6:])] = action
+        obs, rewards, terminated, truncated, _ = self.fleet.step(chosen)
+        live = [int(a[6:]) for a in self.agents]
+        names = self.agents
+        out = (
+            {a: obs[k] for a, k in zip(names, live, strict=True)},
+            {a: float(rewards[k]) for a, k in zip(names, live, strict=True)},
+            {a: bool(terminated[k]) for a, k in zip(names, live, strict=True)},
+            {a: bool(truncated[k]) for a, k in zip(names, live, strict=True)},
+            {a: {} for a in names},
+        )
+        self.agents = [a for a, k in zip(names, live, strict=True)
+                       if not (terminated[k] or truncated[k])]  # fmt: skip
+        return out
+
+    def render(self) -> np.ndarray | None:
+        """The map from above (RGB array) when `render_mode="rgb_array"`."""
+        return self.fleet.render() if self.render_mode == "rgb_array" else None
+
+    def state(self) -> np.ndarray:
+        """The whole map as one image-like array (what a centralised critic sees)."""
+        return self.fleet.render(scale=1)
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+class GridSingleEnv(gymnasium.Env):  # type: ignore[misc]
+    """Gymnasium API: agent 0 learns; the others are scripted (each step toward its goal along
+    a row or column that is open, else a random move), so the learner meets traffic.
+    `gymnasium.vector.SyncVectorEnv` / `AsyncVectorEnv` run many small worlds at once."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"]}
+
+    def __init__(
+        self, blocked: np.ndarray, config: GridConfig | None = None, render_mode: str | None = None
+    ) -> None:
+        self.fleet = GridFleet(blocked, config)
+        self.config = self.fleet.config
+        self.render_mode = render_mode
+        self.observation_space, self.action_space = _spaces(self.config)
+        self._others = np.random.default_rng(0)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode; the same seed gives the same one."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._others = np.random.default_rng(seed + 1)
+        obs = self.fleet.reset(seed if seed is not None else int(self.np_random.integers(2**31)))
+        return obs[0], {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Agent 0's action; the others' are scripted."""
+        actions = self.scripted()
+        actions[0] = int(action)
+        obs, rewards, terminated, truncated, state = self.fleet.step(actions)
+        return (
+            obs[0],
+            float(rewards[0]),
+            bool(terminated[0]),
+            bool(truncated[0]),
+            {"reached": bool(state.reached[0])},
+        )
+
+    def scripted(self) -> np.ndarray:
+        """The others' actions: the move that closes the larger gap to the goal when that cell
+        is free, else a random action."""
+        f = self.fleet
+        gap = f.goals - f.positions
+        vertical = np.abs(gap[:, 0]) >= np.abs(gap[:, 1])
+        toward = np.where(vertical, np.where(gap[:, 0] < 0, 1, 2), np.where(gap[:, 1] < 0, 3, 4))
+        toward[np.all(gap == 0, axis=1)] = 0
+        target = f.positions + MOVES[toward]
+        inside = (target >= 0).all(1) & (target[:, 0] < f.height) & (target[:, 1] < f.width)
+        ok = inside.copy()
+        ok[inside] = ~f.blocked[target[inside, 0], target[inside, 1]]
+        random = self._others.integers(0, 5, size=len(toward))
+        return np.where(ok, toward, random).astype(np.int64)
+
+    def render(self) -> np.ndarray | None:
+        """The map from above (RGB array) when `render_mode="rgb_array"`."""
+        return self.fleet.render() if self.render_mode == "rgb_array" else None
