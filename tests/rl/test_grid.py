@@ -16,7 +16,7 @@ def cells(fleet: GridFleet) -> list[int]:
     return (fleet.positions[:, 0] * fleet.width + fleet.positions[:, 1]).tolist()
 
 
-@pytest.mark.parametrize("collisions", ["block", "priority"])
+@pytest.mark.parametrize("collisions", ["block", "block_both", "priority"])
 def test_no_two_agents_share_a_cell_or_swap(collisions: str) -> None:
     fleet = GridFleet(random_map(16, 0.2, seed=3), GridConfig(agents=60, collisions=collisions))  # type: ignore[arg-type]
     fleet.reset(seed=1)
@@ -73,7 +73,7 @@ def test_observations_in_pogemas_layout() -> None:
     obs = fleet.observe()
     assert obs.shape == (2, 3, 3, 3) and obs.dtype == np.float32
     np.testing.assert_array_equal(obs[0, 0], [[0, 1, 0], [0, 0, 0], [0, 0, 0]])  # the wall above
-    np.testing.assert_array_equal(obs[0, 1], [[0, 0, 0], [0, 0, 0], [0, 1, 0]])  # agent 1 below
+    np.testing.assert_array_equal(obs[0, 1], [[0, 0, 0], [0, 1, 0], [0, 1, 0]])  # itself, 1 below
     np.testing.assert_array_equal(
         obs[0, 2], [[0, 0, 0], [0, 0, 0], [0, 0, 1]]
     )  # goal: far down right

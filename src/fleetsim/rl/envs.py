@@ -46,7 +46,9 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.config = self.fleet.config
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{k}" for k in range(self.config.agents)]
+        self._number = {a: k for k, a in enumerate(self.possible_agents)}
         self.agents: list[str] = []
+        self._all_live = False
         self._observation_space, self._action_space = _spaces(self.config)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
@@ -67,26 +69,40 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
             self._action_space.seed(seed)
         obs = self.fleet.reset(seed)
         self.agents = list(self.possible_agents)
+        self._all_live = True  # (agents in order, every one there: the fast path)
         return dict(zip(self.agents, obs, strict=True)), {a: {} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], ...]:
         """One step of every live agent (a missing agent waits)."""
-        n = self.config.agents
-        chosen = np.zeros(n, dtype=np.int64)
-        for agent, action in actions.items():
-            chosen[int(agent[6:])] = action
-        obs, rewards, terminated, truncated, _ = self.fleet.step(chosen)
-        live = [int(a[6:]) for a in self.agents]
         names = self.agents
-        out = (
-            {a: obs[k] for a, k in zip(names, live, strict=True)},
-            {a: float(rewards[k]) for a, k in zip(names, live, strict=True)},
-            {a: bool(terminated[k]) for a, k in zip(names, live, strict=True)},
-            {a: bool(truncated[k]) for a, k in zip(names, live, strict=True)},
+        if self._all_live and len(actions) == len(names):
+            chosen = np.fromiter(actions.values(), dtype=np.int64, count=len(actions))
+            if list(actions) != names:  # (in another order)
+                chosen = np.array([actions.get(a, 0) for a in names], dtype=np.int64)
+        else:
+            chosen = np.zeros(self.config.agents, dtype=np.int64)
+            for agent, action in actions.items():
+                chosen[self._number[agent]] = action
+        obs, rewards, terminated, truncated, _ = self.fleet.step(chosen)
+        if not self._all_live:  # (some have finished: only the live ones)
+            live = [self._number[a] for a in names]
+            obs, rewards, terminated, truncated = (
+                obs[live],
+                rewards[live],
+                terminated[live],
+                truncated[live],
+            )
+        done = terminated | truncated
+        out: tuple[dict[str, Any], ...] = (
+            dict(zip(names, obs, strict=True)),
+            dict(zip(names, rewards.tolist(), strict=True)),
+            dict(zip(names, terminated.tolist(), strict=True)),
+            dict(zip(names, truncated.tolist(), strict=True)),
             {a: {} for a in names},
         )
-        self.agents = [a for a, k in zip(names, live, strict=True)
-                       if not (terminated[k] or truncated[k])]  # fmt: skip
+        if done.any():
+            self.agents = [a for a, d in zip(names, done.tolist(), strict=True) if not d]
+            self._all_live = False
         return out
 
     def render(self) -> np.ndarray | None:
@@ -101,12 +117,12 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
         """Nothing to free."""
 
 
-class GridSingleEnv(gymnasium.Env):  # type: ignore[misc]
+class GridSingleEnv(gymnasium.Env):
     """Gymnasium API: agent 0 learns; the others are scripted (each step toward its goal along
     a row or column that is open, else a random move), so the learner meets traffic.
     `gymnasium.vector.SyncVectorEnv` / `AsyncVectorEnv` run many small worlds at once."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"]}
+    metadata = {"render_modes": ["rgb_array"]}  # noqa: RUF012 (gymnasium's own declaration)
 
     def __init__(
         self, blocked: np.ndarray, config: GridConfig | None = None, render_mode: str | None = None

@@ -7,16 +7,22 @@ Conflicts follow `collisions`:
 
 - `"block"` (the default; MAPF's rules): agents that would meet in a cell (a vertex conflict)
   or swap cells (an edge conflict) all stay where they were, and so, in turn, does anyone
-  moving into a cell whose agent stays; no two agents ever share a cell or swap;
-- `"priority"`: as `"block"`, but in a vertex conflict the agent with the lowest index moves
-  and the others stay (an agent that stays keeps its cell against everyone);
-- `"soft"`: no conflicts; agents may share cells (as POGEMA's soft collisions).
+  moving into a cell whose agent stays; an agent may follow another into the cell it leaves;
+- `"block_both"` (POGEMA's `block_both`): no following: a move into a cell held at the start
+  of the step is refused; moves into the same free cell all stay;
+- `"priority"` (POGEMA's `priority`): agents move one after another by index, each into its
+  cell if no one holds it then;
+- `"soft"` (POGEMA's `soft`): no conflicts; agents may share cells.
 
-Observations are POGEMA's layout, (agents, 3, 2r+1, 2r+1) float32 centred on each agent:
-obstacles (and the map's outside), the other agents, and the goal (its cell when inside the
-window, else the window's border cell nearest it). Lifelong: an agent on its goal scores and is
-given a new one (a free cell it can reach); one-shot: it scores once, finishes, and leaves the
-map (it blocks no one). Rewards are `reward(state)`: by default 1.0 on reaching a goal.
+Under the first three no two agents ever share a cell or swap (`fleetsim.rl.conflicts`).
+
+Observations are POGEMA's, (agents, 3, 2r+1, 2r+1) float32 centred on each agent, equal to
+its own for the same map and positions (the tests compare them): obstacles (the map inside one
+ring of wall; beyond it nothing), agents (itself at the centre included), and the goal (its
+cell when inside the window, else the window's border cell nearest it). Lifelong: an agent
+on its goal scores and is given a new one (a free cell it can reach); one-shot: it scores
+once, finishes, and leaves the map (it blocks no one). Rewards are `reward(state)`: by
+default 1.0 on reaching a goal.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from typing import Literal
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.rl import conflicts
 
-MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=np.int64)
-COLLISIONS = ("block", "priority", "soft")
+MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=np.int64)  # (row, column)
+COLLISIONS = ("block", "block_both", "priority", "soft")
 
 
 @dataclass
@@ -40,7 +47,7 @@ class GridState:
 
     blocked: np.ndarray  # (H, W) bool
     positions: np.ndarray  # (N, 2) row, column
-    goals: np.ndarray  # (N, 2) the goals they had this step
+    goals: np.ndarray  # (N, 2) row, column: the goals they had this step
     reached: np.ndarray  # bool: on its goal after this step
     moved: np.ndarray  # bool: changed cell
     stopped: np.ndarray  # bool: asked to move, kept where it was (a wall or a conflict)
@@ -61,7 +68,7 @@ class GridConfig:
         agents: how many.
         obs_radius: the observation window is 2r+1 cells square.
         lifelong: a new goal on reaching one (False: one-shot, the agent finishes).
-        collisions: `"block"`, `"priority"` or `"soft"` (see the module's text).
+        collisions: `"block"`, `"block_both"`, `"priority"` or `"soft"` (module's text).
         max_steps: steps in an episode (then every agent is truncated).
         reward: the reward function of a step's `GridState`.
     """
@@ -69,7 +76,7 @@ class GridConfig:
     agents: int = 64
     obs_radius: int = 5
     lifelong: bool = True
-    collisions: Literal["block", "priority", "soft"] = "block"
+    collisions: Literal["block", "block_both", "priority", "soft"] = "block"
     max_steps: int = 256
     reward: Callable[[GridState], np.ndarray] = field(default=goal_reward)
 
@@ -119,7 +126,11 @@ def components(blocked: np.ndarray) -> np.ndarray:
 
 
 class GridFleet:
-    """Agents on a grid map as arrays (see the module's text): `reset(seed)`, `step(actions)`."""
+    """Agents on a grid map as arrays (see the module's text): `reset(seed)`, `step(actions)`.
+
+    `positions` and `goals` are (agents, 2) rows and columns (settable, for tests and
+    scripted starts); inside, each is one cell number of the map padded by the observation
+    radius, whose border is wall: a move off the map is a move into a wall."""
 
     def __init__(self, blocked: np.ndarray, config: GridConfig | None = None) -> None:
         grid = np.asarray(blocked, dtype=bool)
@@ -136,16 +147,60 @@ class GridFleet:
                 f"GridFleet: {self.config.agents} agents need as many free connected cells and "
                 f"one more; the map's largest connected area has {room}"
             )
-        self._cells = np.flatnonzero(self.labels.ravel() == self._component)
         r = self.config.obs_radius
-        self._padded = np.pad(grid, r, constant_values=True).astype(np.float32)
-        self._windows = np.lib.stride_tricks.sliding_window_view(self._padded, (2 * r + 1,) * 2)
-        self._occupied = np.zeros_like(self._padded)
+        k = 2 * r + 1
+        self._padded = np.pad(grid, r, constant_values=True)
+        self._pw = self._padded.shape[1]  # (the padded map's width)
+        self._wall = self._padded.ravel()
+        rows, cols = np.nonzero(self.labels == self._component)
+        self._cells = (rows + r) * self._pw + cols + r  # the largest area's cells, padded ids
+        self._steps = np.array([0, -self._pw, self._pw, -1, 1], dtype=np.int64)
+        # what observations show: the map inside one ring of wall, nothing beyond (POGEMA's)
+        walls = np.zeros(self._padded.shape, dtype=np.float32)
+        walls[r - 1 : r + self.height + 1, r - 1 : r + self.width + 1] = 1.0
+        walls[r : r + self.height, r : r + self.width] = grid
+        self._walls = np.lib.stride_tricks.sliding_window_view(walls, (k, k))
+        self._occupied = np.zeros_like(walls)
+        self._crowd = np.lib.stride_tricks.sliding_window_view(self._occupied, (k, k))
+        self._count = np.zeros(self._padded.size, dtype=np.int64)
+        self._first = np.zeros(self._padded.size, dtype=np.int64)
+        self._occupant = np.full(self._padded.size, -1, dtype=np.int64)
         self.rng = np.random.default_rng(0)
-        self.positions = np.zeros((self.config.agents, 2), dtype=np.int64)
-        self.goals = np.zeros_like(self.positions)
-        self.active = np.ones(self.config.agents, dtype=bool)
+        n = self.config.agents
+        self._at = np.zeros(n, dtype=np.int64)
+        self._goal = np.zeros(n, dtype=np.int64)
+        self._index = np.arange(n)
+        self.active = np.ones(n, dtype=bool)
         self.steps = 0
+
+    # -- where agents are ------------------------------------------------------------------------
+
+    def _rows_cols(self, ids: np.ndarray) -> np.ndarray:
+        r = self.config.obs_radius
+        return np.stack(np.divmod(ids, self._pw), axis=1) - r
+
+    def _ids(self, rows_cols: np.ndarray) -> np.ndarray:
+        rc = np.asarray(rows_cols, dtype=np.int64).reshape(-1, 2) + self.config.obs_radius
+        ids: np.ndarray = rc[:, 0] * self._pw + rc[:, 1]
+        return ids
+
+    @property
+    def positions(self) -> np.ndarray:
+        """(agents, 2) each agent's row and column."""
+        return self._rows_cols(self._at)
+
+    @positions.setter
+    def positions(self, value: np.ndarray) -> None:
+        self._at = self._ids(value)
+
+    @property
+    def goals(self) -> np.ndarray:
+        """(agents, 2) each agent's goal, row and column."""
+        return self._rows_cols(self._goal)
+
+    @goals.setter
+    def goals(self, value: np.ndarray) -> None:
+        self._goal = self._ids(value)
 
     # -- episodes --------------------------------------------------------------------------------
 
@@ -155,20 +210,20 @@ class GridFleet:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         n = self.config.agents
-        starts = self.rng.choice(self._cells, size=n, replace=False)
-        self.positions = np.stack(np.divmod(starts, self.width), axis=1)
-        self.goals = self._new_goals(self.positions)
+        self._at = self.rng.choice(self._cells, size=n, replace=False)
+        self._goal = self._new_goals(self._at)
         self.active = np.ones(n, dtype=bool)
         self.steps = 0
         return self.observe()
 
-    def _new_goals(self, positions: np.ndarray) -> np.ndarray:
-        """A goal for each of `positions`: a random cell of the same area, not its own."""
+    def _new_goals(self, at: np.ndarray) -> np.ndarray:
+        """A goal for each agent at `at`: a random cell of the same area, not its own."""
         cells = self._cells
-        picks = self.rng.integers(0, len(cells), size=len(positions))
-        same = cells[picks] == positions[:, 0] * self.width + positions[:, 1]
+        picks = self.rng.integers(0, len(cells), size=len(at))
+        same = cells[picks] == at
         picks[same] = (picks[same] + 1) % len(cells)
-        return np.stack(np.divmod(cells[picks], self.width), axis=1)
+        chosen: np.ndarray = cells[picks]
+        return chosen
 
     # -- a step ----------------------------------------------------------------------------------
 
@@ -183,103 +238,74 @@ class GridFleet:
             raise ConfigError(
                 f"GridFleet.step: actions must be {n} integers, got {a.dtype} {a.shape}"
             )
-        if a.size and (a.min() < 0 or a.max() > 4):
+        if n and (a.min() < 0 or a.max() > 4):
             raise ConfigError("GridFleet.step: actions are 0 (wait), 1 up, 2 down, 3 left, 4 right")
-        was_active = self.active.copy()
-        a = np.where(was_active, a, 0)
-        want = self.positions + MOVES[a]
-        inside = (
-            (want[:, 0] >= 0)
-            & (want[:, 0] < self.height)
-            & (want[:, 1] >= 0)
-            & (want[:, 1] < self.width)
-        )
-        open_cell = inside.copy()
-        open_cell[inside] = ~self.blocked[want[inside, 0], want[inside, 1]]
-        want[~open_cell] = self.positions[~open_cell]
-        if self.config.collisions != "soft":
-            want = self._resolve(want, was_active)
-        moved = np.any(want != self.positions, axis=1)
-        stopped = (a != 0) & ~moved & was_active
-        self.positions = want
-        reached = was_active & np.all(want == self.goals, axis=1)
+        was_active = self.active
+        all_active = bool(was_active.all())
+        if not all_active:
+            a = np.where(was_active, a, 0)
+        here = self._at
+        want = here + self._steps[a]
+        walled = self._wall[want]
+        if walled.any():
+            want = np.where(walled, here, want)
+        rule = self.config.collisions
+        if rule == "block":
+            want = conflicts.block(here, want, was_active, self._occupant, self._count)
+        elif rule == "block_both":
+            want = conflicts.block_both(here, want, was_active, self._occupant, self._count)
+        elif rule == "priority":
+            want = conflicts.priority(here, want, was_active, self._occupant, self._first)
+        moved = want != here
+        stopped = (a != 0) & ~moved
+        self._at = want
+        reached = want == self._goal
+        if not all_active:
+            stopped &= was_active
+            reached &= was_active
         self.steps += 1
-        state = GridState(self.blocked, want.copy(), self.goals.copy(), reached, moved, stopped,
-                          was_active, self.steps)  # fmt: skip
+        state = GridState(self.blocked, self._rows_cols(want), self._rows_cols(self._goal),
+                          reached, moved, stopped, was_active.copy(), self.steps)  # fmt: skip
         rewards = np.asarray(self.config.reward(state), dtype=np.float32)
         if self.config.lifelong:
             if reached.any():
-                self.goals[reached] = self._new_goals(want[reached])
+                self._goal = self._goal.copy()
+                self._goal[reached] = self._new_goals(want[reached])
             terminated = np.zeros(n, dtype=bool)
         else:
-            self.active &= ~reached
+            self.active = was_active & ~reached
             terminated = ~self.active
         truncated = self.active & (self.steps >= self.config.max_steps)
         return self.observe(), rewards, terminated, truncated, state
 
-    def _resolve(self, want: np.ndarray, active: np.ndarray) -> np.ndarray:
-        """Keep agents from sharing a cell or swapping (see `collisions`), to a fixed point."""
-        here = self.positions
-        width = self.width
-        here_id = here[:, 0] * width + here[:, 1]
-        priority = self.config.collisions == "priority"
-        index = np.arange(len(want))
-        occupant = np.full(self.height * width, -1, dtype=np.int64)
-        occupant[here_id[active]] = index[active]
-        for _ in range(len(want) + 1):
-            want_id = want[:, 0] * width + want[:, 1]
-            movers = active & (want_id != here_id)
-            stay = np.zeros(len(want), dtype=bool)
-            # edge conflicts: i moves into j's cell while j moves into i's
-            j = occupant[want_id]
-            swap = movers & (j >= 0)
-            swap[swap] = want_id[j[swap]] == here_id[swap]
-            stay |= swap
-            # vertex conflicts: more than one active agent wants a cell
-            cells = want_id[active]
-            counts = np.bincount(cells, minlength=self.height * width)
-            contested = active & (counts[want_id] > 1) & movers
-            if priority and contested.any():
-                # the cell's lowest-index mover keeps it unless someone stays there
-                first = np.full(self.height * width, len(want), dtype=np.int64)
-                np.minimum.at(first, want_id[contested], index[contested])
-                holder = occupant[want_id]
-                holder_stays = (holder >= 0) & (want_id[np.maximum(holder, 0)] == here_id[
-                    np.maximum(holder, 0)])  # fmt: skip
-                contested &= (first[want_id] != index) | holder_stays
-            stay |= contested
-            if not stay.any():
-                return want
-            want = want.copy()
-            want[stay] = here[stay]
-        return want
-
     # -- observations ----------------------------------------------------------------------------
 
     def observe(self) -> np.ndarray:
-        """(agents, 3, 2r+1, 2r+1) float32: obstacles, other agents, goal (module's text).
+        """(agents, 3, 2r+1, 2r+1) float32: obstacles, agents, goal (the module's text).
         Finished agents' observations are zeros."""
         r = self.config.obs_radius
         k = 2 * r + 1
         n = self.config.agents
-        rows, cols = self.positions[:, 0], self.positions[:, 1]
-        out = np.zeros((n, 3, k, k), dtype=np.float32)
-        out[:, 0] = self._windows[rows, cols]
+        rows, cols = np.divmod(self._at, self._pw)
+        rows -= r
+        cols -= r
+        out = np.empty((n, 3, k, k), dtype=np.float32)
+        out[:, 0] = self._walls[rows, cols]
         live = self.active
-        cells = (rows[live] + r) * self._padded.shape[1] + cols[live] + r
-        occupied = self._occupied
-        occupied.ravel()[:] = np.bincount(cells, minlength=occupied.size)
-        out[:, 1] = self._windows_of(occupied)[rows, cols]
-        out[:, 1, r, r] -= live  # (not itself)
-        np.minimum(out[:, 1], 1.0, out=out[:, 1])
-        rel = np.clip(self.goals - self.positions, -r, r) + r
-        out[np.arange(n), 2, rel[:, 0], rel[:, 1]] = 1.0
-        out[~live] = 0.0
+        all_live = bool(live.all())
+        occupied = self._occupied.ravel()
+        occupied[:] = np.bincount(self._at if all_live else self._at[live], minlength=occupied.size)
+        out[:, 1] = self._crowd[rows, cols]
+        if self.config.collisions == "soft":
+            np.minimum(out[:, 1], 1.0, out=out[:, 1])
+        goal_rows, goal_cols = np.divmod(self._goal, self._pw)
+        out[:, 2] = 0.0
+        gr = np.clip(goal_rows - rows - r, -r, r) + r
+        gc = np.clip(goal_cols - cols - r, -r, r) + r
+        out[self._index, 2, gr, gc] = 1.0
+        if not all_live:
+            out[~live] = 0.0
         return out
-
-    def _windows_of(self, padded: np.ndarray) -> np.ndarray:
-        k = 2 * self.config.obs_radius + 1
-        return np.lib.stride_tricks.sliding_window_view(padded, (k, k))
 
     def render(self, scale: int = 4) -> np.ndarray:
         """The map from above as an RGB array (H*scale, W*scale, 3) uint8: obstacles dark,
@@ -287,6 +313,7 @@ class GridFleet:
         image = np.full((self.height, self.width, 3), 235, dtype=np.uint8)
         image[self.blocked] = (60, 60, 60)
         live = self.active
-        image[self.goals[live, 0], self.goals[live, 1]] = (40, 170, 60)
-        image[self.positions[live, 0], self.positions[live, 1]] = (40, 90, 220)
+        goals, positions = self.goals[live], self.positions[live]
+        image[goals[:, 0], goals[:, 1]] = (40, 170, 60)
+        image[positions[:, 0], positions[:, 1]] = (40, 90, 220)
         return np.kron(image, np.ones((scale, scale, 1), dtype=np.uint8))
