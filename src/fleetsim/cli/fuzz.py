@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fleetsim.cli.scenario import EXIT_FAILURE, exit_for
+from fleetsim.cli.scenario import EXIT_FAILURE, exit_for, handle_stop_signals
 from fleetsim.errors import FleetSimError
 
 
@@ -93,6 +93,7 @@ def fuzz(
 
     console = Console(stderr=True)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    handle_stop_signals()  # (Ctrl-C stops it even when started with SIGINT ignored)
     try:
         checks = parse_checks(check)
         check_out(out)

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from fleetsim.cli.scenario import exit_for
+from fleetsim.cli.scenario import exit_for, handle_stop_signals
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.logs import native_stdout_parked
 
@@ -27,6 +27,8 @@ def replay(
     from fleetsim import MultiRobotSimulationCore, SimulationParams
     from fleetsim.recording import open as open_recording
     from fleetsim.recording.replay import Replay
+
+    handle_stop_signals()  # (Ctrl-C stops it even when started with SIGINT ignored)
 
     try:
         if not speed >= 0:

@@ -20,7 +20,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from fleetsim.cli.scenario import EXIT_FAILURE, exit_for
+from fleetsim.cli.scenario import EXIT_FAILURE, exit_for, handle_stop_signals
 from fleetsim.errors import ConfigError, FleetSimError
 
 MAX_SHOWN_ROWS = 200  # query results printed; the rest are counted
@@ -89,6 +89,7 @@ def sweep(
 
     console = Console(stderr=True)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
+    handle_stop_signals()  # (Ctrl-C stops it even when started with SIGINT ignored)
     try:
         plan = make_plan(scenario, sets, seeds, duration)
         prepare(out, n_workers, backend, ray_address, resume or retry_failed)  # errors first
