@@ -16,10 +16,10 @@ def test_examples_exist() -> None:
     assert EXAMPLES, "no examples found"
 
 
-def run_example(script: Path, steps: int) -> str:
+def run_example(script: Path, steps: int, *more: str) -> str:
     """The example's output after `steps` steps (it must exit 0)."""
     result = subprocess.run(
-        [sys.executable, str(script), "--steps", str(steps)],
+        [sys.executable, str(script), "--steps", str(steps), *more],
         capture_output=True,
         text=True,
         timeout=120,
@@ -64,3 +64,15 @@ def test_the_fleet_manager_example_shows_the_policies_differ() -> None:
     rows = {w[0]: w[1:] for w in words if w and w[0] in names}
     assert rows["nearest"] != rows["greedy"], result.stdout
     assert "running nearest ..." in result.stdout  # progress while it works
+
+
+def test_the_learning_example_learns(tmp_path: Path) -> None:
+    """The policy learned in 12,000 grid steps reaches far more goals than random moves; its
+    learning curve is drawn."""
+    curve = tmp_path / "learning.png"
+    out = run_example(EXAMPLES_DIR / "15_learning" / "main.py", 12_000, "--plot", str(curve))
+    assert curve.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    found = re.search(r"random moves: ([\d.]+), learned: ([\d.]+)", out)
+    assert found, out
+    random, learned = float(found.group(1)), float(found.group(2))
+    assert learned > 0.3 and learned > 5 * random, out
