@@ -133,3 +133,17 @@ def test_bad_input_is_refused_clearly() -> None:
         fleet.step(np.zeros(2, dtype=int))
     with pytest.raises(ConfigError, match="0 \\(wait\\)"):
         fleet.step(np.array([0, 5, 1]))
+
+
+def test_a_movingai_map_file() -> None:
+    from pathlib import Path
+
+    from fleetsim.rl import map_file
+
+    path = Path(__file__).parents[2] / "src" / "fleetsim" / "scenarios" / "grid_warehouse.map"
+    blocked = map_file(str(path))
+    assert blocked.shape == (13, 22) and blocked[0].all()  # (its first row is wall: @)
+    fleet = GridFleet(blocked, GridConfig(agents=20))
+    assert fleet.reset(seed=0).shape == (20, 3, 11, 11)
+    with pytest.raises(ConfigError, match="grid map not found"):
+        map_file("no_such.map")

@@ -102,6 +102,15 @@ def random_map(size: int, density: float = 0.2, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).random((size, size)) < density
 
 
+def map_file(path: str, blocked: str = "") -> np.ndarray:
+    """The blocked cells (H, W) of a MovingAI `.map` file (the League of Robot Runners' maps
+    too); `blocked` adds characters that count as blocked. Errors name the file and line."""
+    from fleetsim.site.movingai import load_movingai
+
+    mask: np.ndarray = load_movingai(path, blocked=blocked).blocked
+    return mask
+
+
 def components(blocked: np.ndarray) -> np.ndarray:
     """Each free cell's connected component (4-neighbour), -1 for blocked cells, (H, W)."""
     h, w = blocked.shape
