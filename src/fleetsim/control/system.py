@@ -181,13 +181,22 @@ class MotionSystem:
 
     def set_velocity(self, handle: int, vx: float, vy: float, wz: float, until: float) -> None:
         """Follow body-frame velocities until simulated time `until`, then brake to rest."""
-        self._paths.pop(handle, None)
-        a, row = self.agents, self.agents.row(handle)
-        a["cmd_lin"][row] = (vx, vy)
-        a["cmd_ang"][row] = wz
-        a["cmd_until"][row] = until
-        a["state"][row] = int(DriveState.VELOCITY)
-        a["arrived"][row] = False
+        self.set_velocities(np.array([handle]), np.array([[vx, vy]]), np.array([wz]), until)
+
+    def set_velocities(
+        self, handles: np.ndarray, linear: np.ndarray, angular: np.ndarray, until: float
+    ) -> None:
+        """`set_velocity` for many agents at once: body-frame (vx, vy) `linear` (n, 2) and
+        `angular` (n,), all until simulated time `until`."""
+        if self._paths:
+            for handle in np.asarray(handles).tolist():
+                self._paths.pop(handle, None)
+        a, rows = self.agents, self.agents.rows(handles)
+        a["cmd_lin"][rows] = linear
+        a["cmd_ang"][rows] = angular
+        a["cmd_until"][rows] = until
+        a["state"][rows] = int(DriveState.VELOCITY)
+        a["arrived"][rows] = False
 
     def stop(self, handle: int) -> None:
         """Stop at once: no goal, path or command; velocities zero."""

@@ -1,7 +1,9 @@
 """Reinforcement learning: fleets as learning environments. `GridFleet` (the array API: every
 agent's observations, rewards and terminations as one array each) on a grid map, under
-PettingZoo's Parallel API (`GridParallelEnv`) and Gymnasium's (`GridSingleEnv`; the wrappers
-need `pip install "fleetsim[rl]"`)."""
+PettingZoo's Parallel API (`GridParallelEnv`) and Gymnasium's (`GridSingleEnv`);
+`continuous.FleetTask`, a simulation's robots on its site with their real kinematics and
+lidars, under PettingZoo's (`FleetParallelEnv`). The wrappers (`fleetsim.rl.envs`) need
+`pip install "fleetsim[rl]"`."""
 
 from fleetsim.rl.grid import GridConfig, GridFleet, GridState, goal_reward, map_file, random_map
 

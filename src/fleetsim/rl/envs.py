@@ -1,6 +1,7 @@
 """The grid task as PettingZoo's Parallel API (`GridParallelEnv`: one agent per robot) and as
 Gymnasium's single-agent API (`GridSingleEnv`: one robot among scripted others), both over
-`GridFleet`'s arrays. Needs `pip install "fleetsim[rl]"` (gymnasium, pettingzoo).
+`GridFleet`'s arrays; the continuous task as PettingZoo's Parallel API (`FleetParallelEnv`,
+over `FleetTask`). Needs `pip install "fleetsim[rl]"` (gymnasium, pettingzoo).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fleetsim.errors import FleetSimError
+from fleetsim.rl.continuous import FleetTask
 from fleetsim.rl.grid import MOVES, GridConfig, GridFleet
 
 try:
@@ -174,3 +176,67 @@ class GridSingleEnv(gymnasium.Env):
     def render(self) -> np.ndarray | None:
         """The map from above (RGB array) when `render_mode="rgb_array"`."""
         return self.fleet.render() if self.render_mode == "rgb_array" else None
+
+
+class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
+    """PettingZoo Parallel API over a `FleetTask`: each robot an agent (its name), observations
+    (beams + 4,) float32, actions (speed m/s, turn rate rad/s) in the robot's limits. Robots
+    that finish (one-shot) leave `agents`; all are truncated after `max_steps`."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "fleetsim_fleet_v0", "render_modes": []}
+
+    def __init__(self, task: FleetTask) -> None:
+        self.task = task
+        self.possible_agents = [robot.name for robot in task.robots]
+        self._number = {a: k for k, a in enumerate(self.possible_agents)}
+        self.agents: list[str] = []
+        size = task.config.beams + 4
+        self._observation = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        self._actions = {
+            a: spaces.Box(
+                np.array([-task.max_speed[k], -task.max_turn[k]], dtype=np.float32),
+                np.array([task.max_speed[k], task.max_turn[k]], dtype=np.float32),
+            )
+            for k, a in enumerate(self.possible_agents)
+        }
+
+    def observation_space(self, agent: str) -> Any:
+        """The same Box for every robot."""
+        return self._observation
+
+    def action_space(self, agent: str) -> Any:
+        """(speed, turn rate) within the robot's limits."""
+        return self._actions[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, Any]]]:
+        """A new episode; the same seed gives the same one."""
+        if seed is not None:
+            for k, space in enumerate(self._actions.values()):
+                space.seed(seed + k)
+        obs = self.task.reset(seed)
+        self.agents = list(self.possible_agents)
+        return dict(zip(self.agents, obs, strict=True)), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+        """One step of every robot (a missing or finished robot stands still)."""
+        chosen = np.zeros((len(self.possible_agents), 2))
+        for agent, action in actions.items():
+            chosen[self._number[agent]] = action
+        obs, rewards, terminated, truncated, _ = self.task.step(chosen)
+        live = [self._number[a] for a in self.agents]
+        names = self.agents
+        out: tuple[dict[str, Any], ...] = (
+            dict(zip(names, obs[live], strict=True)),
+            dict(zip(names, rewards[live].tolist(), strict=True)),
+            dict(zip(names, terminated[live].tolist(), strict=True)),
+            dict(zip(names, truncated[live].tolist(), strict=True)),
+            {a: {} for a in names},
+        )
+        done = (terminated | truncated)[live]
+        self.agents = [a for a, d in zip(names, done.tolist(), strict=True) if not d]
+        return out
+
+    def close(self) -> None:
+        """The simulation is the caller's to close."""
