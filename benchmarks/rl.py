@@ -29,11 +29,9 @@ import numpy as np
 from common import write_json
 
 from fleetsim.bench.fleet import layout_for
-from fleetsim.cli.serving import without_drivers
 from fleetsim.rl import GridConfig, GridFleet, random_map
 from fleetsim.rl.continuous import FleetTask, FleetTaskConfig
 from fleetsim.rl.envs import GridParallelEnv
-from fleetsim.scenario import build, load_scenario
 
 CASES = [(64, 32), (256, 64), (1024, 128)]
 VENV = Path.home() / ".cache" / "fleetsim-bench" / "pogema"
@@ -104,11 +102,8 @@ def reset_ms(agents: int, size: int) -> tuple[float, float]:
 def continuous(robots: int, seconds: float) -> float:
     """Agent-steps a second of the continuous task in the grown warehouse."""
     overrides = [f"site.layout.{k}={v}" for k, v in layout_for(robots).items()]
-    loaded = load_scenario("warehouse", [*overrides, f"robots[0].start.random={robots}"])
-    without_drivers(loaded.scenario)
-    built = build(loaded)
-    with built.sim as sim:
-        task = FleetTask(sim, built.scene.robots, FleetTaskConfig(beams=32))
+    overrides.append(f"robots[0].start.random={robots}")
+    with FleetTask.from_scenario("warehouse", overrides, FleetTaskConfig(beams=32)) as task:
         task.reset(seed=0)
         rng = np.random.default_rng(0)
         high = np.column_stack((task.max_speed, task.max_turn))

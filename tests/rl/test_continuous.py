@@ -11,7 +11,7 @@ import pytest
 from pettingzoo.test import parallel_api_test
 
 from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, Pose, SimulationParams
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.rl.continuous import FleetTask, FleetTaskConfig
 from fleetsim.rl.envs import FleetParallelEnv
 from fleetsim.site import Site
@@ -108,3 +108,20 @@ def test_pettingzoo_api_and_bad_input() -> None:
     bare = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
     with bare, pytest.raises(ConfigError, match="needs a site"):
         FleetTask(bare, [])
+
+
+def test_from_a_scenario() -> None:
+    """The warehouse's robots as learners, without its fleet manager; the task closes it."""
+    with FleetTask.from_scenario("warehouse", ["robots[0].start.random=6"]) as task:
+        obs = task.reset(seed=0)
+        assert obs.shape == (6, 36) and len(task.robots) == 6
+        assert task.built.plugins == []  # (its fleet manager taken out)
+        at = [robot.get_pose().position for robot in task.robots]
+        for _ in range(50):  # (told to stand: nothing else drives them)
+            *_, state = task.step(np.zeros((6, 2)))
+        assert [robot.get_pose().position for robot in task.robots] == at
+        for _ in range(20):
+            obs, *_, state = task.step(toward_goal(obs))
+        assert (state.progress > 0).any()
+    with pytest.raises(FleetSimError):
+        FleetTask.from_scenario("no_such_scenario")

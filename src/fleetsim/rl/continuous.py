@@ -16,7 +16,7 @@ Rewards are `reward(state)`: by default the metres gained toward the goal, 1 on 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +116,43 @@ class FleetTask:
         self.goals = np.zeros((len(self.robots), 2))
         self.done = np.zeros(len(self.robots), dtype=bool)  # (one-shot: reached its goal)
         self.steps = 0
+        self._owned = False
+        self.built: Any = None  # (the scenario built, when made by `from_scenario`)
+
+    @classmethod
+    def from_scenario(
+        cls,
+        scenario: str,
+        overrides: Sequence[str] = (),
+        config: FleetTaskConfig | None = None,
+    ) -> FleetTask:
+        """A scenario (a file or a bundled name, with `--set`-style overrides) built without
+        what would drive its robots (the fleet manager, motion plugins, start actions), its
+        robots the learners. The task owns the simulation: `close()` it (or use `with`)."""
+        from fleetsim.scenario import build, load_scenario
+        from fleetsim.scenario.drivers import without_drivers
+
+        loaded = load_scenario(scenario, list(overrides))
+        without_drivers(loaded.scenario)
+        built = build(loaded)
+        try:
+            task = cls(built.sim, built.scene.robots, config)
+        except BaseException:
+            built.sim.close()
+            raise
+        task._owned, task.built = True, built
+        return task
+
+    def close(self) -> None:
+        """Close the simulation if the task made it (`from_scenario`)."""
+        if self._owned:
+            self.sim.close()
+
+    def __enter__(self) -> FleetTask:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- episodes --------------------------------------------------------------------------------
 
