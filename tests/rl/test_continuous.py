@@ -125,3 +125,19 @@ def test_from_a_scenario() -> None:
         assert (state.progress > 0).any()
     with pytest.raises(FleetSimError):
         FleetTask.from_scenario("no_such_scenario")
+
+
+def test_gymnasium_single_robot_env() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from fleetsim.rl.envs import FleetSingleEnv
+
+    env = FleetSingleEnv(FleetTask.from_scenario("warehouse", ["robots[0].start.random=4"]))
+    try:
+        check_env(env, skip_render_check=True)
+        obs, _ = env.reset(seed=0)
+        assert obs.shape == (36,)
+        obs, reward, *_, info = env.step(env.action_space.sample())
+        assert set(info) == {"reached", "collided"} and isinstance(reward, float)
+    finally:
+        env.close()

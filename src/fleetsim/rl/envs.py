@@ -1,7 +1,7 @@
 """The grid task as PettingZoo's Parallel API (`GridParallelEnv`: one agent per robot) and as
 Gymnasium's single-agent API (`GridSingleEnv`: one robot among scripted others), both over
-`GridFleet`'s arrays; the continuous task as PettingZoo's Parallel API (`FleetParallelEnv`,
-over `FleetTask`). Needs `pip install "fleetsim[rl]"` (gymnasium, pettingzoo).
+`GridFleet`'s arrays; the continuous task as PettingZoo's Parallel API (`FleetParallelEnv`)
+and Gymnasium's (`FleetSingleEnv`), over `FleetTask`. Needs `pip install "fleetsim[rl]"` (gymnasium, pettingzoo).
 """
 
 from __future__ import annotations
@@ -240,3 +240,48 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         """The simulation is the caller's to close."""
+
+
+class FleetSingleEnv(gymnasium.Env):
+    """Gymnasium API over a `FleetTask`: its first robot learns; the others are scripted (each
+    turns toward its goal and drives when facing it), so the learner meets traffic. Closing
+    the environment closes the task (and the simulation, when the task owns it)."""
+
+    metadata = {"render_modes": []}  # noqa: RUF012 (gymnasium's own declaration)
+
+    def __init__(self, task: FleetTask) -> None:
+        self.task = task
+        size = task.config.beams + 4
+        self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        high = np.array([task.max_speed[0], task.max_turn[0]], dtype=np.float32)
+        self.action_space = spaces.Box(-high, high)
+        self._obs = np.zeros((len(task.robots), size), dtype=np.float32)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode; the same seed gives the same one."""
+        super().reset(seed=seed)
+        self._obs = self.task.reset(
+            seed if seed is not None else int(self.np_random.integers(2**31))
+        )
+        return self._obs[0], {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The first robot's (speed, turn rate); the others' are scripted."""
+        actions = scripted_drive(self._obs)
+        actions[0] = np.asarray(action, dtype=np.float64)
+        self._obs, rewards, terminated, truncated, state = self.task.step(actions)
+        info = {"reached": bool(state.reached[0]), "collided": bool(state.collided[0])}
+        return self._obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+
+    def close(self) -> None:
+        """Close the task."""
+        self.task.close()
+
+
+def scripted_drive(obs: np.ndarray) -> np.ndarray:
+    """(speed, turn rate) per robot from its observation: turn toward the goal, drive at 1 m/s
+    (clipped to the robot's limit) when facing it within 0.5 rad."""
+    angle = np.arctan2(obs[:, -3], obs[:, -4])
+    return np.column_stack((np.where(np.abs(angle) < 0.5, 1.0, 0.0), 2.0 * angle))
