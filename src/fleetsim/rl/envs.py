@@ -1,7 +1,8 @@
 """The grid task as PettingZoo's Parallel API (`GridParallelEnv`: one agent per robot) and as
 Gymnasium's single-agent API (`GridSingleEnv`: one robot among scripted others), both over
 `GridFleet`'s arrays; the continuous task as PettingZoo's Parallel API (`FleetParallelEnv`)
-and Gymnasium's (`FleetSingleEnv`), over `FleetTask`. Needs `pip install "fleetsim[rl]"` (gymnasium, pettingzoo).
+and Gymnasium's (`FleetSingleEnv`), over `FleetTask`. Needs `pip install "fleetsim[rl]"`
+(gymnasium, pettingzoo).
 """
 
 from __future__ import annotations
