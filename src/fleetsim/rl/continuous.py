@@ -25,6 +25,7 @@ import numpy as np
 from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose
+from fleetsim.geometry.quat import yaw_of
 
 
 @dataclass
@@ -252,8 +253,7 @@ class FleetTask:
         bodies, agents = self.sim.world.bodies, self.sim.world.motion.agents
         rows = bodies.rows(self._handles)
         pos, quat = bodies["pos"][rows], bodies["quat"][rows]
-        x, y, z, w = quat.T
-        yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        yaw = yaw_of(quat)
         d = self.goals - pos[:, :2]
         cos, sin = np.cos(yaw), np.sin(yaw)
         ahead, left = cos * d[:, 0] + sin * d[:, 1], -sin * d[:, 0] + cos * d[:, 1]

@@ -190,7 +190,7 @@ class Ros2Bridge:
         self._handles = np.array([robot.handle for robot in self.robots], dtype=np.int64)
         own = self.robots if settings.robot_topics else []
         self.topics = RobotTopics(sim, own, ros, node, settings)
-        self.commands = Commands(own, ros, self.node, settings.cmd_vel_timeout)
+        self.commands = Commands(sim.world, own, ros, self.node, settings.cmd_vel_timeout)
         self.navigation = (
             Navigation(sim, own, ros, self.services, self._executor, settings)
             if settings.navigation
@@ -198,7 +198,6 @@ class Ros2Bridge:
         )
         self.building = Building(sim, ros, services) if settings.building else None
         self.markers = Markers(sim, self.robots, ros, node) if settings.markers_hz else None
-        self._index = {id(robot): k for k, robot in enumerate(own)}
         self._thread = threading.Thread(
             target=self._spin, name="fleetsim-ros2-services", daemon=True
         )
@@ -239,24 +238,11 @@ class Ros2Bridge:
     def _inbound(self) -> None:
         """Apply what arrived: commands (a robot given one leaves its navigation goal), goals,
         door and lift requests."""
-        navigation = self.navigation
-        if navigation is not None and navigation.active:
-            seen = self.commands.on_command
-
-            def took_over(robot: Any, twist: tuple[float, ...]) -> None:
-                navigation.preempt(self._index[id(robot)])
-                if seen is not None:
-                    seen(robot, twist)
-
-            self.commands.on_command = took_over
-            try:
-                self.commands.apply()
-            finally:
-                self.commands.on_command = seen
-        else:
-            self.commands.apply()
-        if navigation is not None:
-            navigation.start_new()
+        commanded = self.commands.apply()
+        if self.navigation is not None:
+            for k in commanded:
+                self.navigation.preempt(k)
+            self.navigation.start_new()
         if self.building is not None:
             self.building.apply()
 

@@ -26,8 +26,15 @@ log = logging.getLogger("fleetsim.interfaces.ros2")
 class Commands:
     """The robots' `cmd_vel` subscriptions and what they heard (see the module's text)."""
 
-    def __init__(self, robots: list[Any], ros: dict[str, Any], node: Any, timeout: float) -> None:
-        self.robots, self.timeout, self.context = robots, timeout, node.context
+    def __init__(
+        self, world: Any, robots: list[Any], ros: dict[str, Any], node: Any, timeout: float
+    ) -> None:
+        self.world, self.robots, self.timeout, self.context = world, robots, timeout, node.context
+        self._motion = np.array([r.motion_handle for r in robots], dtype=np.int64)
+        # (a differential robot's sideways speed is 0 whatever the twist says)
+        self._sideways = np.array(
+            [r.spawn_params.motion_mode != "differential" for r in robots], dtype=bool
+        )
         self.received = 0  # cmd_vel messages heard
         self.ignored = 0  # twists with a NaN or infinite field
         # called with (robot, the twist's six numbers) for each command as the step applies it
@@ -84,12 +91,14 @@ class Commands:
         self.received += 1
         self._inbox.append((k, msg))
 
-    def apply(self) -> None:
-        """Apply the commands that arrived, the latest per robot (the simulation's thread)."""
+    def apply(self) -> list[int]:
+        """Apply the commands that arrived, the latest per robot, all in one call to the
+        motion arrays (the simulation's thread); returns the robots (indexes) commanded."""
         latest: dict[int, Any] = {}
         while self._inbox:
             k, msg = self._inbox.popleft()
             latest[k] = msg
+        chosen, twists = [], []
         for k, data in latest.items():
             full = twist_of(data)
             twist = (full[0], full[1], full[5])
@@ -98,11 +107,15 @@ class Commands:
                 self.on_command(robot, full)
             if not all(math.isfinite(v) for v in twist):
                 self._ignore(k, twist)
-                continue
-            if robot.is_removed:
-                continue
-            lateral = twist[1] if robot.spawn_params.motion_mode != "differential" else 0.0
-            robot.controller.set_cmd_vel(twist[0], lateral, twist[2], timeout=self.timeout)
+            elif not robot.is_removed:
+                chosen.append(k)
+                twists.append(twist)
+        if chosen:
+            rows, t = np.array(chosen), np.array(twists)
+            linear = np.column_stack((t[:, 0], np.where(self._sideways[rows], t[:, 1], 0.0)))
+            until = self.world.time + self.timeout
+            self.world.motion.set_velocities(self._motion[rows], linear, t[:, 2], until)
+        return chosen
 
     def _ignore(self, k: int, twist: tuple[float, ...]) -> None:
         self.ignored += 1

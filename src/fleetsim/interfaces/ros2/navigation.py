@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from fleetsim.actions.base import ActionStatus
 from fleetsim.actions.pose_route import GoToPose, obstacle_at
+from fleetsim.geometry.quat import yaw_of
 from fleetsim.interfaces.ros2.robot_topics import frames, stamp
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ class Navigation:
                 continue
             pose = goal.handle.request.pose.pose
             q = pose.orientation
-            yaw = math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
+            yaw = float(yaw_of([q.x, q.y, q.z, q.w]))
             robot = self.robots[k]
             goal.action = GoToPose(pose.position.x, pose.position.y, yaw)
             goal.started = self.sim.sim_time

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fleetsim.fleet.battery import Batteries
+from fleetsim.geometry.quat import yaw_of
 from fleetsim.interfaces.ros2.cdr import OdometryBytes, TransformsBytes
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ class RobotTopics:
                 self._tf_bytes.append(
                     TransformsBytes(self._tf_message(odom, base), ros["serialize"])
                 )
+        self._handles = np.array([r.handle for r in robots], dtype=np.int64)
+        self._motion = np.array([r.motion_handle for r in robots], dtype=np.int64)
         self.batteries = Batteries(settings.battery, len(robots))
         self._last_xy = self._poses()[0][:, :2].copy()
         self._last_battery = sim.sim_time
@@ -113,17 +116,16 @@ class RobotTopics:
 
     def _poses(self) -> tuple[np.ndarray, np.ndarray]:
         bodies = self.sim.world.bodies
-        rows = bodies.rows(np.array([r.handle for r in self.robots], dtype=np.int64))
+        rows = bodies.rows(self._handles)
         return bodies["pos"][rows], bodies["quat"][rows]
 
     def publish_odometry(self, when: tuple[int, int]) -> None:
         """Odometry and transforms of every robot, stamped `when`."""
         pos, quat = self._poses()
         agents = self.sim.world.motion.agents
-        rows = agents.rows(np.array([r.motion_handle for r in self.robots], dtype=np.int64))
+        rows = agents.rows(self._motion)
         vel, yaw_rate = agents["vel"][rows], agents["yaw_rate"][rows]
-        x, y, z, w = quat.T
-        yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        yaw = yaw_of(quat)
         c, s = np.cos(yaw), np.sin(yaw)
         forward, left = c * vel[:, 0] + s * vel[:, 1], -s * vel[:, 0] + c * vel[:, 1]
         poses = np.concatenate((pos, quat), axis=1)
