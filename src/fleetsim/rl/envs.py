@@ -13,7 +13,7 @@ import numpy as np
 
 from fleetsim.errors import FleetSimError
 from fleetsim.rl.continuous import FleetTask
-from fleetsim.rl.grid import MOVES, GridConfig, GridFleet
+from fleetsim.rl.grid import HEADING_OF_MOVE, MOVES, GridConfig, GridFleet
 
 try:
     import gymnasium
@@ -27,7 +27,7 @@ except ImportError as exc:  # pragma: no cover (the extra is installed in the te
 
 def _spaces(config: GridConfig) -> tuple[Any, Any]:
     k = 2 * config.obs_radius + 1
-    return spaces.Box(0.0, 1.0, (3, k, k), np.float32), spaces.Discrete(5)
+    return spaces.Box(0.0, 1.0, (3, k, k), np.float32), spaces.Discrete(config.n_actions)
 
 
 class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
@@ -61,7 +61,7 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
         return self._observation_space
 
     def action_space(self, agent: str) -> Any:
-        """Discrete(5) for every agent."""
+        """Discrete(5) (moves) or Discrete(4) (turns) for every agent."""
         return self._action_space
 
     def reset(
@@ -172,7 +172,8 @@ class GridSingleEnv(gymnasium.Env):
         ok = inside.copy()
         ok[inside] = ~f.blocked[target[inside, 0], target[inside, 1]]
         random = self._others.integers(0, 5, size=len(toward))
-        return np.where(ok, toward, random).astype(np.int64)
+        moves = np.where(ok, toward, random).astype(np.int64)
+        return moves if f.config.actions == "moves" else turns_toward(f.headings, moves)
 
     def render(self) -> np.ndarray | None:
         """The map from above (RGB array) when `render_mode="rgb_array"`."""
@@ -286,3 +287,14 @@ def scripted_drive(obs: np.ndarray) -> np.ndarray:
     (clipped to the robot's limit) when facing it within 0.5 rad."""
     angle = np.arctan2(obs[:, -3], obs[:, -4])
     return np.column_stack((np.where(np.abs(angle) < 0.5, 1.0, 0.0), 2.0 * angle))
+
+
+def turns_toward(headings: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """The turning actions that carry out `moves` (POGEMA's 0-4) for agents facing `headings`:
+    forward when facing the move's way, else a quarter turn toward it (clockwise for a half
+    turn), wait for a wait."""
+    want = HEADING_OF_MOVE[moves]
+    quarter = (want - headings) % 4
+    turns = np.where(quarter == 0, 0, np.where(quarter == 3, 2, 1))
+    out: np.ndarray = np.where(moves == 0, 3, turns).astype(np.int64)
+    return out

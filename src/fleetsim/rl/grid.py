@@ -2,7 +2,10 @@
 array API under the PettingZoo and Gymnasium environments).
 
 Each step every agent takes one of five actions: 0 wait, 1 up (row - 1), 2 down, 3 left
-(column - 1), 4 right, as POGEMA numbers them. A move into an obstacle or off the map is a wait.
+(column - 1), 4 right, as POGEMA numbers them. With `actions="turns"` agents have a heading
+(0 east, 1 south, 2 west, 3 north, as the League of Robot Runners numbers them) and take one of
+its four: 0 forward, 1 turn clockwise, 2 turn counter-clockwise, 3 wait; a turn always
+succeeds and takes the step. A move into an obstacle or off the map is a wait.
 Conflicts follow `collisions`:
 
 - `"block"` (the default; MAPF's rules): agents that would meet in a cell (a vertex conflict)
@@ -19,10 +22,13 @@ Under the first three no two agents ever share a cell or swap (`fleetsim.rl.conf
 Observations are POGEMA's, (agents, 3, 2r+1, 2r+1) float32 centred on each agent, equal to
 its own for the same map and positions (the tests compare them): obstacles (the map inside one
 ring of wall; beyond it nothing), agents (itself at the centre included), and the goal (its
-cell when inside the window, else the window's border cell nearest it). Lifelong: an agent
-on its goal scores and is given a new one (a free cell it can reach); one-shot: it scores
-once, finishes, and leaves the map (it blocks no one). Rewards are `reward(state)`: by
-default 1.0 on reaching a goal.
+cell when inside the window, else the window's border cell nearest it). With turns the window
+is turned so that the agent faces up (what is ahead of it is above the centre). Lifelong: an
+agent on its goal scores and is given a new one (a free cell it can reach); one-shot: it scores
+once, finishes, and leaves the map (it blocks no one). With `stations` (pick-up and drop-off
+cells) goals alternate, a warehouse's orders: a pick-up, then a drop-off, then a pick-up...
+(one-shot: one order, finished at its drop-off).
+Rewards are `reward(state)`: by default 1.0 on reaching a goal.
 """
 
 from __future__ import annotations
@@ -39,6 +45,10 @@ from fleetsim.rl import conflicts
 
 MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=np.int64)  # (row, column)
 COLLISIONS = ("block", "block_both", "priority", "soft")
+ACTIONS = ("moves", "turns")
+AHEAD = np.array([4, 2, 3, 1], dtype=np.int64)  # a heading's move: east right, south down...
+HEADING_OF_MOVE = np.array([-1, 3, 1, 2, 0], dtype=np.int64)  # a move's heading (wait: none)
+FORWARD, CLOCKWISE, COUNTER, WAIT = 0, 1, 2, 3  # the turning actions (LoRR's)
 
 
 @dataclass
@@ -53,6 +63,8 @@ class GridState:
     stopped: np.ndarray  # bool: asked to move, kept where it was (a wall or a conflict)
     active: np.ndarray  # bool: still on the map (one-shot: not finished before this step)
     step: int = 0
+    headings: np.ndarray | None = None  # with turns: 0 east, 1 south, 2 west, 3 north
+    delivered: np.ndarray | None = None  # with stations: bool, reached a drop-off
 
 
 def goal_reward(state: GridState) -> np.ndarray:
@@ -71,6 +83,7 @@ class GridConfig:
         collisions: `"block"`, `"block_both"`, `"priority"` or `"soft"` (module's text).
         max_steps: steps in an episode (then every agent is truncated).
         reward: the reward function of a step's `GridState`.
+        actions: `"moves"` (POGEMA's five) or `"turns"` (LoRR's four, with headings).
     """
 
     agents: int = 64
@@ -79,6 +92,12 @@ class GridConfig:
     collisions: Literal["block", "block_both", "priority", "soft"] = "block"
     max_steps: int = 256
     reward: Callable[[GridState], np.ndarray] = field(default=goal_reward)
+    actions: Literal["moves", "turns"] = "moves"
+
+    @property
+    def n_actions(self) -> int:
+        """How many actions an agent has: 5 (moves) or 4 (turns)."""
+        return 5 if self.actions == "moves" else 4
 
     def __post_init__(self) -> None:
         if not (isinstance(self.agents, int) and self.agents >= 1):
@@ -91,6 +110,8 @@ class GridConfig:
             raise ConfigError(
                 f"GridConfig: collisions '{self.collisions}': choose {', '.join(COLLISIONS)}"
             )
+        if self.actions not in ACTIONS:
+            raise ConfigError(f"GridConfig: actions '{self.actions}': choose moves or turns")
         if not (isinstance(self.max_steps, int) and self.max_steps >= 1):
             raise ConfigError(f"GridConfig: max_steps must be >= 1, got {self.max_steps!r}")
 
@@ -139,9 +160,15 @@ class GridFleet:
 
     `positions` and `goals` are (agents, 2) rows and columns (settable, for tests and
     scripted starts); inside, each is one cell number of the map padded by the observation
-    radius, whose border is wall: a move off the map is a move into a wall."""
+    radius, whose border is wall: a move off the map is a move into a wall. `stations`:
+    (pick-up cells, drop-off cells), each (k, 2) rows and columns, for warehouse orders."""
 
-    def __init__(self, blocked: np.ndarray, config: GridConfig | None = None) -> None:
+    def __init__(
+        self,
+        blocked: np.ndarray,
+        config: GridConfig | None = None,
+        stations: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         grid = np.asarray(blocked, dtype=bool)
         if grid.ndim != 2 or grid.size < 2:
             raise ConfigError(f"GridFleet: the map must be a 2-D grid, got shape {grid.shape}")
@@ -180,7 +207,29 @@ class GridFleet:
         self._goal = np.zeros(n, dtype=np.int64)
         self._index = np.arange(n)
         self.active = np.ones(n, dtype=bool)
+        self.headings = np.zeros(n, dtype=np.int64)  # (with turns)
+        self.carrying = np.zeros(n, dtype=bool)  # (with stations: on the way to a drop-off)
+        self._stations = None if stations is None else self._station_cells(stations)
         self.steps = 0
+
+    def _station_cells(self, stations: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+        """Pick-ups and drop-offs as padded cell ids, checked: free cells of the agents' area."""
+        found = []
+        for what, cells in zip(("pick-up", "drop-off"), stations, strict=True):
+            rc = np.asarray(cells, dtype=np.int64).reshape(-1, 2)
+            if not len(rc):
+                raise ConfigError(f"GridFleet: stations need at least one {what} cell")
+            outside = (rc < 0).any(1) | (rc[:, 0] >= self.height) | (rc[:, 1] >= self.width)
+            bad = outside.copy()
+            bad[~outside] = self.labels[rc[~outside, 0], rc[~outside, 1]] != self._component
+            if bad.any():
+                r, c = rc[np.argmax(bad)].tolist()
+                raise ConfigError(
+                    f"GridFleet: {what} cell (row {r}, column {c}) is not a free cell of the "
+                    "map's largest connected area, where the agents are"
+                )
+            found.append(self._ids(rc))
+        return tuple(found)
 
     # -- where agents are ------------------------------------------------------------------------
 
@@ -220,13 +269,27 @@ class GridFleet:
             self.rng = np.random.default_rng(seed)
         n = self.config.agents
         self._at = self.rng.choice(self._cells, size=n, replace=False)
-        self._goal = self._new_goals(self._at)
+        if self.config.actions == "turns":
+            self.headings = self.rng.integers(0, 4, size=n)
+        self.carrying = np.zeros(n, dtype=bool)
+        self._goal = self._new_goals(self._at, self.carrying)
         self.active = np.ones(n, dtype=bool)
         self.steps = 0
         return self.observe()
 
-    def _new_goals(self, at: np.ndarray) -> np.ndarray:
-        """A goal for each agent at `at`: a random cell of the same area, not its own."""
+    def _new_goals(self, at: np.ndarray, carrying: np.ndarray) -> np.ndarray:
+        """A goal for each agent at `at`: a random cell of the same area, not its own; with
+        stations a drop-off for those `carrying`, else a pick-up (its own cell when it is the
+        only one: the order is done at once)."""
+        if self._stations is not None:
+            pickups, dropoffs = self._stations
+            goals = np.empty(len(at), dtype=np.int64)
+            for cells, who in ((dropoffs, carrying), (pickups, ~carrying)):
+                picks = self.rng.integers(0, len(cells), size=int(who.sum()))
+                same = cells[picks] == at[who]
+                picks[same] = (picks[same] + 1) % len(cells)
+                goals[who] = cells[picks]
+            return goals
         cells = self._cells
         picks = self.rng.integers(0, len(cells), size=len(at))
         same = cells[picks] == at
@@ -239,18 +302,31 @@ class GridFleet:
     def step(
         self, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, GridState]:
-        """Every agent's action (agents,) ints 0-4 -> observations, rewards, terminated,
-        truncated, and the step's `GridState`. Finished agents' actions are ignored."""
+        """Every agent's action (agents,) ints (0-4; with turns 0-3) -> observations, rewards,
+        terminated, truncated, and the step's `GridState`. Finished agents' actions are
+        ignored."""
         a = np.asarray(actions)
         n = self.config.agents
         if a.shape != (n,) or not np.issubdtype(a.dtype, np.integer):
             raise ConfigError(
                 f"GridFleet.step: actions must be {n} integers, got {a.dtype} {a.shape}"
             )
-        if n and (a.min() < 0 or a.max() > 4):
-            raise ConfigError("GridFleet.step: actions are 0 (wait), 1 up, 2 down, 3 left, 4 right")
+        turns = self.config.actions == "turns"
+        if n and (a.min() < 0 or a.max() >= self.config.n_actions):
+            raise ConfigError(
+                "GridFleet.step: actions are 0 forward, 1 turn clockwise, 2 turn "
+                "counter-clockwise, 3 wait"
+                if turns
+                else "GridFleet.step: actions are 0 (wait), 1 up, 2 down, 3 left, 4 right"
+            )
         was_active = self.active
         all_active = bool(was_active.all())
+        if turns:
+            spin = np.where(a == CLOCKWISE, 1, np.where(a == COUNTER, 3, 0))
+            if not all_active:
+                spin = np.where(was_active, spin, 0)
+            self.headings = (self.headings + spin) % 4
+            a = np.where(a == FORWARD, AHEAD[self.headings], 0)
         if not all_active:
             a = np.where(was_active, a, 0)
         here = self._at
@@ -275,14 +351,23 @@ class GridFleet:
         self.steps += 1
         state = GridState(self.blocked, self._rows_cols(want), self._rows_cols(self._goal),
                           reached, moved, stopped, was_active.copy(), self.steps)  # fmt: skip
+        if turns:
+            state.headings = self.headings.copy()
+        if self._stations is not None:
+            state.delivered = reached & self.carrying
+            self.carrying = self.carrying ^ reached
         rewards = np.asarray(self.config.reward(state), dtype=np.float32)
+        again = reached  # (who gets a new goal)
+        if not self.config.lifelong:  # one-shot: done on its goal (with stations: delivered)
+            done = reached if state.delivered is None else state.delivered
+            again = reached & ~done
+        if again.any():
+            self._goal = self._goal.copy()
+            self._goal[again] = self._new_goals(want[again], self.carrying[again])
         if self.config.lifelong:
-            if reached.any():
-                self._goal = self._goal.copy()
-                self._goal[reached] = self._new_goals(want[reached])
             terminated = np.zeros(n, dtype=bool)
         else:
-            self.active = was_active & ~reached
+            self.active = was_active & ~done
             terminated = ~self.active
         truncated = self.active & (self.steps >= self.config.max_steps)
         return self.observe(), rewards, terminated, truncated, state
@@ -314,15 +399,25 @@ class GridFleet:
         out[self._index, 2, gr, gc] = 1.0
         if not all_live:
             out[~live] = 0.0
+        if self.config.actions == "turns":  # (facing up: east turned a quarter anticlockwise)
+            quarter = (self.headings + 1) % 4
+            for k in (1, 2, 3):
+                who = quarter == k
+                if who.any():
+                    out[who] = np.rot90(out[who], k, axes=(2, 3))
         return out
 
     def render(self, scale: int = 4) -> np.ndarray:
         """The map from above as an RGB array (H*scale, W*scale, 3) uint8: obstacles dark,
-        agents blue, their goals green."""
+        agents blue, their goals green (pick-ups orange, drop-offs purple)."""
         image = np.full((self.height, self.width, 3), 235, dtype=np.uint8)
         image[self.blocked] = (60, 60, 60)
         live = self.active
         goals, positions = self.goals[live], self.positions[live]
+        if self._stations is not None:
+            for cells, colour in zip(self._stations, ((230, 150, 40), (150, 70, 190)), strict=True):
+                rc = self._rows_cols(cells)
+                image[rc[:, 0], rc[:, 1]] = colour
         image[goals[:, 0], goals[:, 1]] = (40, 170, 60)
         image[positions[:, 0], positions[:, 1]] = (40, 90, 220)
         return np.kron(image, np.ones((scale, scale, 1), dtype=np.uint8))
