@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fleetsim.control import kernels
+from fleetsim.control.corners import corners as _corners
 from fleetsim.control.differential import step_differential
 from fleetsim.control.differential_kernel import LIMITS, differential_drive
 from fleetsim.control.models import MotionModel, motion_model
@@ -104,7 +105,14 @@ class MotionSystem:
     ) -> None:
         """Drive to `position` (3,), ending at `yaw` when `align`."""
         self._paths.pop(handle, None)
-        self._target(handle, position, yaw, align, tolerance, final=True)
+        self._target(self.agents.row(handle), position, yaw, align, tolerance, final=True)
+
+    def set_goals(self, handles: IntArray, positions: np.ndarray, tolerance: float) -> None:
+        """`set_goal` for many agents at once, each to its row of `positions` (n, 3), ending
+        at whatever heading it arrives with."""
+        for handle in np.asarray(handles).tolist() if self._paths else ():
+            self._paths.pop(handle, None)
+        self._target(self.agents.rows(handles), positions, 0.0, False, tolerance, final=True)
 
     def set_path(
         self,
@@ -208,7 +216,7 @@ class MotionSystem:
 
     def _target(
         self,
-        handle: int,
+        row: int | IntArray,
         position: np.ndarray,
         yaw: float,
         align: bool,
@@ -216,7 +224,7 @@ class MotionSystem:
         final: bool,
         leg: tuple[float, np.ndarray, float] = (np.inf, np.zeros(3), np.inf),
     ) -> None:
-        a, row = self.agents.views(), self.agents.row(handle)
+        a = self.agents.views()
         a["leg_v"][row], a["next_dir"][row], a["next_v"][row] = leg
         a["goal"][row] = position
         a["goal_yaw"][row] = yaw
@@ -236,7 +244,7 @@ class MotionSystem:
             next_dir = delta / length if length > 0 else next_dir
             next_v = float(path.speed_limits[k + 1])
         self._target(
-            handle,
+            self.agents.row(handle),
             path.positions[k],
             float(path.yaws[k]),
             (path.align and final) or (path.face is not None and bool(path.face[k])),
@@ -554,26 +562,6 @@ class MotionSystem:
             else self.agents["state"][self.agents.rows(handles)]
         )
         return int(np.count_nonzero(state != int(DriveState.IDLE)))
-
-
-def _corners(positions: np.ndarray, limits: np.ndarray) -> np.ndarray:
-    """Mask (N,) of the waypoints that matter: a waypoint on the straight segment between its
-    neighbours, with the same speed limit on both sides, changes nothing and is driven through
-    as part of one leg (so a dense straight path is as fast as its two ends)."""
-    keep = np.ones(len(positions), dtype=bool)
-    if len(positions) < 3:
-        return keep
-    b = positions[1:-1] - positions[:-2]
-    a = positions[2:] - positions[1:-1]
-    # |b x a| and |b||a| written out: np.cross costs more than the rest of this on short paths
-    cx = b[:, 1] * a[:, 2] - b[:, 2] * a[:, 1]
-    cy = b[:, 2] * a[:, 0] - b[:, 0] * a[:, 2]
-    cz = b[:, 0] * a[:, 1] - b[:, 1] * a[:, 0]
-    cross2 = cx * cx + cy * cy + cz * cz
-    scale2 = (b * b).sum(axis=1) * (a * a).sum(axis=1)
-    straight = (cross2 <= 1e-24 * np.maximum(scale2, 1e-300)) & ((b * a).sum(axis=1) > 0)
-    keep[1:-1] = ~(straight & (limits[1:-1] == limits[2:]))
-    return keep
 
 
 def _controller(mode: int) -> Controller:

@@ -14,6 +14,7 @@ fleet manager sends nobody there, and who charges there stops), a lane blocked (
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 from collections.abc import Sequence
@@ -61,6 +62,7 @@ class FaultInjector:
         self._open: dict[int, dict[str, Any]] = {}  # key -> the row of a fault going on
         self._seq = itertools.count()
         self._hook: Any = None
+        self.origin = 0.0  # the simulated time the plan's times count from (`restart`)
         # faults other parts inject (an interface's lost messages) are rows here too
         self._heard = sim.on("fault_started", lambda _s, row: self._external(row))
 
@@ -127,9 +129,24 @@ class FaultInjector:
             self._hook = None
         self.sim.events.off("fault_started", self._heard)
 
+    def restart(self, seed: int) -> None:
+        """End every fault going on and start the plan over from now, drawn with `seed` (a
+        learning task's episodes: the same seed, the same faults at the same times into the
+        episode). Times in the records from then on count from now."""
+        while self._ends:
+            _, key, event = heapq.heappop(self._ends)
+            self._end(key, event)
+        self.plan = dataclasses.replace(self.plan, seed=int(seed))
+        names = [r.name for r in self.robots]
+        self.schedule = FaultSchedule(self.plan, names, self._site_targets(self.plan))
+        if self.delays is not None:
+            config = dataclasses.replace(self.delays.config, seed=int(seed))
+            self.delays = DelayGenerator(config, len(names))
+        self.origin = self.sim.sim_time
+
     def step(self) -> None:
         """End the faults whose time is up, then begin those due now."""
-        now = self.sim.sim_time
+        now = self.sim.sim_time - self.origin
         while self._ends and self._ends[0][0] <= now + 1e-9:
             _, key, event = heapq.heappop(self._ends)
             self._end(key, event)

@@ -3,14 +3,23 @@ kinematics, as arrays (the continuous task).
 
 Each robot gets a lidar of its own (`beams` beams in a full turn, scanning every step). An
 action is (forward speed m/s, turn rate rad/s) per robot, clipped to its limits and held for
-one step (a differential robot's sideways speed is always 0). An observation is, per robot,
+one step (a differential robot's sideways speed is always 0); with `actions="waypoint"` it is
+a point (ahead, left, m) in the robot's frame, at most `range_max` away, that the robot's own
+controller drives to (within its speed and acceleration limits) until the next action. An
+observation is, per robot,
 the lidar's ranges divided by `range_max` (nothing seen: 1), then its goal in its own frame
 (forward, left, metres / `range_max`), then its speed and turn rate: (robots, beams + 4)
 float32. Goals are nodes of the site's graph on the robot's floor; lifelong, a robot within
-`goal_radius` of its goal gets a new one. Collisions are the simulator's own: a robot
-collides in a step when one of its contacts begins in that step's collision check.
-Rewards are `reward(state)`: by default the metres gained toward the goal, 1 on reaching it,
--1 on colliding (`progress_reward`).
+`goal_radius` of its goal gets a new one. With `goals="stations"` they are a warehouse's
+orders, from the site's pick-up nodes to its drop-off nodes (the fleet operations layer's
+`pickup` and `dropoff` places): a pick-up, then a drop-off, then a pick-up... (one-shot: one
+order). Collisions are the simulator's own: a robot collides in a step when one of its
+contacts begins in that step's collision check. Faults (`faults`, a `FaultPlan`, or the
+scenario's `faults:` section) happen as in any run: a stopped or broken-down robot stands
+whatever it is told, a jump shifts where it believes it is (its goal's direction in the
+observation), a door sticks; each episode draws them afresh from its seed. Rewards are
+`reward(state)`: by default the metres gained toward the goal, 1 on reaching it, -1 on
+colliding (`progress_reward`).
 """
 
 from __future__ import annotations
@@ -18,14 +27,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError
+from fleetsim.faults import FaultInjector, FaultPlan
 from fleetsim.geometry import Pose
 from fleetsim.geometry.quat import yaw_of
+from fleetsim.rl.top_view import TopView
+from fleetsim.scenario.faults_plugin import FaultsPlugin
+
+WAYPOINT_TOLERANCE_M = 0.01
 
 
 @dataclass
@@ -39,6 +53,8 @@ class FleetState:
     reached: np.ndarray  # bool
     collided: np.ndarray  # bool: a contact began
     step: int = 0
+    held: np.ndarray | None = None  # bool: a fault holds it (stopped or broken down)
+    delivered: np.ndarray | None = None  # with stations: bool, reached a drop-off
 
 
 def progress_reward(state: FleetState) -> np.ndarray:
@@ -60,6 +76,8 @@ class FleetTaskConfig:
         max_steps: steps in an episode (then every robot is truncated).
         lifelong: a new goal on reaching one (False: the robot is done there and stands).
         reward: the reward function of a step's `FleetState`.
+        actions: `"velocity"` (speed, turn rate) or `"waypoint"` (ahead, left, m).
+        goals: `"nodes"` (any node of the floor) or `"stations"` (pick-up, then drop-off).
     """
 
     beams: int = 32
@@ -68,8 +86,16 @@ class FleetTaskConfig:
     max_steps: int = 600
     lifelong: bool = True
     reward: Callable[[FleetState], np.ndarray] = field(default=progress_reward)
+    actions: Literal["velocity", "waypoint"] = "velocity"
+    goals: Literal["nodes", "stations"] = "nodes"
 
     def __post_init__(self) -> None:
+        if self.actions not in ("velocity", "waypoint"):
+            raise ConfigError(
+                f"FleetTaskConfig: actions '{self.actions}': choose velocity or waypoint"
+            )
+        if self.goals not in ("nodes", "stations"):
+            raise ConfigError(f"FleetTaskConfig: goals '{self.goals}': choose nodes or stations")
         if not (isinstance(self.beams, int) and self.beams >= 1):
             raise ConfigError(f"FleetTaskConfig: beams must be >= 1, got {self.beams!r}")
         for name in ("range_max", "goal_radius"):
@@ -82,7 +108,13 @@ class FleetTask:
     """`robots` of `sim` (on its site) as learning agents (see the module's text):
     `reset(seed)`, `step(actions)`."""
 
-    def __init__(self, sim: Any, robots: list[Any], config: FleetTaskConfig | None = None) -> None:
+    def __init__(
+        self,
+        sim: Any,
+        robots: list[Any],
+        config: FleetTaskConfig | None = None,
+        faults: FaultPlan | None = None,
+    ) -> None:
         if sim.site is None:
             raise ConfigError("FleetTask needs a site: its graph's nodes are the goals")
         if not robots:
@@ -102,13 +134,29 @@ class FleetTask:
         self._index[self._handles] = np.arange(len(self.robots))
         graph = sim.site.graph
         self._nodes = graph.xy
-        level = sim.site.level_at(self.robots[0].get_pose().z)
-        self._on_floor = np.flatnonzero(graph.level == graph.level_names.index(level))
+        self.level = sim.site.level_at(self.robots[0].get_pose().z)
+        on = graph.level == graph.level_names.index(self.level)
+        self._on_floor = np.flatnonzero(on)
         if len(self._on_floor) <= len(self.robots):
             raise ConfigError(
                 f"FleetTask: {len(self.robots)} robots need more nodes on their floor than "
                 f"the site's {len(self._on_floor)}"
             )
+        self._stations: tuple[np.ndarray, np.ndarray] | None = None
+        if c.goals == "stations":
+            found = [np.flatnonzero(graph.properties[kind] & on) for kind in ("pickup", "dropoff")]
+            if not (len(found[0]) and len(found[1])):
+                raise ConfigError(
+                    f"FleetTask: goals 'stations' need pick-up and drop-off nodes on floor "
+                    f"{self.level}; the site has {len(found[0])} and {len(found[1])} (give "
+                    "nodes the properties pickup and dropoff)"
+                )
+            self._stations = (found[0], found[1])
+        self.carrying = np.zeros(len(self.robots), dtype=bool)
+        self.faults: FaultInjector | None = None
+        if faults is not None and not faults.empty:
+            self.faults = FaultInjector(sim, self.robots, faults).attach()
+        self._view: TopView | None = None
         agents = sim.world.motion.agents
         rows = agents.rows(self._motion)
         self.max_speed = agents["max_v"][rows].copy()
@@ -142,6 +190,7 @@ class FleetTask:
             built.sim.close()
             raise
         task._owned, task.built = True, built
+        task.faults = next((p.injector for p in built.plugins if isinstance(p, FaultsPlugin)), None)
         return task
 
     def close(self) -> None:
@@ -162,6 +211,8 @@ class FleetTask:
         node; one step at rest for a first scan; returns the observations."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+        if self.faults is not None:  # (first: what the faults held is let go)
+            self.faults.restart(int(self.rng.integers(2**31)))
         n = len(self.robots)
         starts = self.rng.choice(self._on_floor, size=n, replace=False)
         yaws = self.rng.uniform(-math.pi, math.pi, size=n)
@@ -170,7 +221,8 @@ class FleetTask:
             robot.clear_actions()
             robot.stop()
             robot.set_pose(Pose.from_yaw(float(x), float(y), robot.get_pose().z, yaw))
-        self.goals = self._new_goals(self._nodes[starts])
+        self.carrying = np.zeros(n, dtype=bool)
+        self.goals = self._new_goals(self._nodes[starts], self.carrying)
         self.steps = 0
         self.done = np.zeros(n, dtype=bool)
         self._command(np.zeros((n, 2)))
@@ -178,23 +230,53 @@ class FleetTask:
         self._distance = self._to_goal()[0]
         return self.observe()
 
-    def _new_goals(self, positions: np.ndarray) -> np.ndarray:
-        picks = self.rng.choice(self._on_floor, size=len(positions))
+    def _new_goals(self, positions: np.ndarray, carrying: np.ndarray) -> np.ndarray:
+        if self._stations is None:
+            return self._pick(self._on_floor, positions)
+        goals = np.empty((len(positions), 2))
+        pickups, dropoffs = self._stations
+        for nodes, who in ((dropoffs, carrying), (pickups, ~carrying)):
+            if who.any():
+                goals[who] = self._pick(nodes, positions[who])
+        return goals
+
+    def _pick(self, nodes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """One of `nodes` (ascending) for each position, at random; where it is within reach
+        already, the next of them (when there is another)."""
+        picks = self.rng.choice(nodes, size=len(positions))
         goals: np.ndarray = self._nodes[picks]
         near = np.linalg.norm(goals - positions, axis=1) <= self.config.goal_radius
-        if near.any():  # (a goal where it stands: the next node of the floor instead)
-            nxt = (np.searchsorted(self._on_floor, picks[near]) + 1) % len(self._on_floor)
-            goals[near] = self._nodes[self._on_floor[nxt]]
+        if near.any() and len(nodes) > 1:
+            nxt = (np.searchsorted(nodes, picks[near]) + 1) % len(nodes)
+            goals[near] = self._nodes[nodes[nxt]]
         return goals
 
     # -- a step ----------------------------------------------------------------------------------
 
     def _command(self, actions: np.ndarray) -> None:
+        if self.config.actions == "waypoint":
+            self._drive_to(actions)
+            return
         speed = np.clip(actions[:, 0], -self.max_speed, self.max_speed)
         turn = np.clip(actions[:, 1], -self.max_turn, self.max_turn)
         linear = np.column_stack((speed, np.zeros(len(speed))))
         until = self.sim.sim_time + self.dt * 1.5  # (held for the step, then braking)
         self.sim.world.motion.set_velocities(self._motion, linear, turn, until)
+
+    def _drive_to(self, actions: np.ndarray) -> None:
+        """Each robot's own controller drives it to its point (ahead, left) at most
+        `range_max` away (0, 0: it stops where it is)."""
+        bodies = self.sim.world.bodies
+        rows = bodies.rows(self._handles)
+        pos, yaw = bodies["pos"][rows], yaw_of(bodies["quat"][rows])
+        length = np.hypot(actions[:, 0], actions[:, 1])
+        shrink = np.minimum(1.0, self.config.range_max / np.maximum(length, 1e-12))
+        ahead, left = actions[:, 0] * shrink, actions[:, 1] * shrink
+        cos, sin = np.cos(yaw), np.sin(yaw)
+        targets = pos.copy()
+        targets[:, 0] += cos * ahead - sin * left
+        targets[:, 1] += sin * ahead + cos * left
+        self.sim.world.motion.set_goals(self._motion, targets, WAYPOINT_TOLERANCE_M)
 
     def step(
         self, actions: np.ndarray
@@ -204,9 +286,12 @@ class FleetTask:
         a = np.asarray(actions, dtype=np.float64)
         n = len(self.robots)
         if a.shape != (n, 2) or not np.isfinite(a).all():
+            what = (
+                "ahead m, left m" if self.config.actions == "waypoint" else "speed m/s, turn rad/s"
+            )
             raise ConfigError(
-                f"FleetTask.step: actions must be ({n}, 2) finite numbers (speed m/s, turn "
-                f"rad/s), got shape {a.shape}"
+                f"FleetTask.step: actions must be ({n}, 2) finite numbers ({what}), got "
+                f"shape {a.shape}"
             )
         self._command(np.where(self.done[:, None], 0.0, a))  # (done robots stand)
         self.sim.step_once()
@@ -221,18 +306,46 @@ class FleetTask:
                 k = self._index[side]
                 collided[k[k >= 0]] = True
         state = FleetState(positions, self.goals.copy(), distance, self._distance - distance,
-                           reached, collided, self.steps)  # fmt: skip
+                           reached, collided, self.steps, self.held())  # fmt: skip
+        done = reached
+        if self._stations is not None:
+            state.delivered = reached & self.carrying & ~self.done
+            self.carrying = self.carrying ^ (reached & ~self.done)
+            done = state.delivered
         rewards = np.asarray(self.config.reward(state), dtype=np.float32)
-        if self.config.lifelong:
-            if reached.any():
-                self.goals[reached] = self._new_goals(positions[reached])
-                distance = self._to_goal()[0]
-        else:
-            self.done |= reached
+        again = reached & ~self.done if self.config.lifelong else reached & ~done & ~self.done
+        if again.any():
+            self.goals[again] = self._new_goals(positions[again], self.carrying[again])
+            distance = self._to_goal()[0]
+        if not self.config.lifelong:
+            self.done |= done
         terminated = self.done.copy()
         self._distance = distance
         truncated = np.full(n, self.steps >= self.config.max_steps)
         return self.observe(), rewards, terminated, truncated, state
+
+    def action_high(self) -> np.ndarray:
+        """(robots, 2) float32: the largest action each robot takes (the smallest is its
+        negative): (speed m/s, turn rate rad/s), or with waypoints (range_max, range_max)."""
+        if self.config.actions == "waypoint":
+            return np.full((len(self.robots), 2), self.config.range_max, dtype=np.float32)
+        return np.column_stack((self.max_speed, self.max_turn)).astype(np.float32)
+
+    def scripted(self, obs: np.ndarray) -> np.ndarray:
+        """Actions that head for each robot's goal from its observations `obs` (no care for
+        others): velocity, turn toward it and drive at 1 m/s (in the robot's limit) when
+        facing it within 0.5 rad; waypoint, the goal itself (cut to range_max)."""
+        if self.config.actions == "waypoint":
+            toward: np.ndarray = obs[:, -4:-2].astype(np.float64) * self.config.range_max
+            return toward
+        angle = np.arctan2(obs[:, -3], obs[:, -4])
+        return np.column_stack((np.where(np.abs(angle) < 0.5, 1.0, 0.0), 2.0 * angle))
+
+    def held(self) -> np.ndarray:
+        """(robots,) bool: held by a fault (stopped, broken down, delayed) now."""
+        agents = self.sim.world.motion.agents
+        held: np.ndarray = agents["fault_scale"][agents.rows(self._motion)] == 0.0
+        return held
 
     def _to_goal(self) -> tuple[np.ndarray, np.ndarray]:
         bodies = self.sim.world.bodies
@@ -255,6 +368,8 @@ class FleetTask:
         pos, quat = bodies["pos"][rows], bodies["quat"][rows]
         yaw = yaw_of(quat)
         d = self.goals - pos[:, :2]
+        if self.faults is not None:  # (a jump: where the robot believes it is)
+            d -= self.faults.reported_offset[self._reports()]
         cos, sin = np.cos(yaw), np.sin(yaw)
         ahead, left = cos * d[:, 0] + sin * d[:, 1], -sin * d[:, 0] + cos * d[:, 1]
         motion = agents.rows(self._motion)
@@ -263,3 +378,26 @@ class FleetTask:
         extra = np.column_stack((ahead / c.range_max, left / c.range_max, speed,
                                  agents["yaw_rate"][motion]))  # fmt: skip
         return np.concatenate((ranges, extra.astype(np.float32)), axis=1)
+
+    def _reports(self) -> np.ndarray:
+        assert self.faults is not None
+        return np.array([self.faults.index[r.name] for r in self.robots], dtype=np.int64)
+
+    # -- pictures --------------------------------------------------------------------------------
+
+    def render(self, width: int = 640) -> np.ndarray:
+        """The robots' floor from above, (height, width, 3) uint8 (`TopView`): obstacles,
+        lanes, robots (red while a fault holds them) and their goals."""
+        if self._view is None or self._view.shape[1] != width:
+            self._view = TopView(self.sim.site, self.level, width)
+        bodies = self.sim.world.bodies
+        rows = bodies.rows(self._handles)
+        half = np.maximum(-bodies["aabb_local_min"][rows, :2], bodies["aabb_local_max"][rows, :2])
+        live = ~self.done
+        return self._view.draw(
+            bodies["pos"][rows, :2][live],
+            yaw_of(bodies["quat"][rows])[live],
+            half.max(axis=1)[live],
+            self.goals[live],
+            self.held()[live],
+        )

@@ -185,21 +185,21 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
     (beams + 4,) float32, actions (speed m/s, turn rate rad/s) in the robot's limits. Robots
     that finish (one-shot) leave `agents`; all are truncated after `max_steps`."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "fleetsim_fleet_v0", "render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "fleetsim_fleet_v0",
+        "render_modes": ["rgb_array"],
+    }
 
-    def __init__(self, task: FleetTask) -> None:
-        self.task = task
+    def __init__(self, task: FleetTask, render_mode: str | None = None) -> None:
+        self.task, self.render_mode = task, render_mode
         self.possible_agents = [robot.name for robot in task.robots]
         self._number = {a: k for k, a in enumerate(self.possible_agents)}
         self.agents: list[str] = []
         size = task.config.beams + 4
         self._observation = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        high = task.action_high()
         self._actions = {
-            a: spaces.Box(
-                np.array([-task.max_speed[k], -task.max_turn[k]], dtype=np.float32),
-                np.array([task.max_speed[k], task.max_turn[k]], dtype=np.float32),
-            )
-            for k, a in enumerate(self.possible_agents)
+            a: spaces.Box(-high[k], high[k]) for k, a in enumerate(self.possible_agents)
         }
 
     def observation_space(self, agent: str) -> Any:
@@ -240,6 +240,10 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.agents = [a for a, d in zip(names, done.tolist(), strict=True) if not d]
         return out
 
+    def render(self) -> np.ndarray | None:
+        """The robots' floor from above (RGB array) when `render_mode="rgb_array"`."""
+        return self.task.render() if self.render_mode == "rgb_array" else None
+
     def close(self) -> None:
         """The simulation is the caller's to close."""
 
@@ -249,13 +253,13 @@ class FleetSingleEnv(gymnasium.Env):
     turns toward its goal and drives when facing it), so the learner meets traffic. Closing
     the environment closes the task (and the simulation, when the task owns it)."""
 
-    metadata = {"render_modes": []}  # noqa: RUF012 (gymnasium's own declaration)
+    metadata = {"render_modes": ["rgb_array"]}  # noqa: RUF012 (gymnasium's own declaration)
 
-    def __init__(self, task: FleetTask) -> None:
-        self.task = task
+    def __init__(self, task: FleetTask, render_mode: str | None = None) -> None:
+        self.task, self.render_mode = task, render_mode
         size = task.config.beams + 4
         self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
-        high = np.array([task.max_speed[0], task.max_turn[0]], dtype=np.float32)
+        high = task.action_high()[0]
         self.action_space = spaces.Box(-high, high)
         self._obs = np.zeros((len(task.robots), size), dtype=np.float32)
 
@@ -270,23 +274,20 @@ class FleetSingleEnv(gymnasium.Env):
         return self._obs[0], {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """The first robot's (speed, turn rate); the others' are scripted."""
-        actions = scripted_drive(self._obs)
+        """The first robot's action; the others' are scripted (`FleetTask.scripted`)."""
+        actions = self.task.scripted(self._obs)
         actions[0] = np.asarray(action, dtype=np.float64)
         self._obs, rewards, terminated, truncated, state = self.task.step(actions)
         info = {"reached": bool(state.reached[0]), "collided": bool(state.collided[0])}
         return self._obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
+    def render(self) -> np.ndarray | None:
+        """The robots' floor from above (RGB array) when `render_mode="rgb_array"`."""
+        return self.task.render() if self.render_mode == "rgb_array" else None
+
     def close(self) -> None:
         """Close the task."""
         self.task.close()
-
-
-def scripted_drive(obs: np.ndarray) -> np.ndarray:
-    """(speed, turn rate) per robot from its observation: turn toward the goal, drive at 1 m/s
-    (clipped to the robot's limit) when facing it within 0.5 rad."""
-    angle = np.arctan2(obs[:, -3], obs[:, -4])
-    return np.column_stack((np.where(np.abs(angle) < 0.5, 1.0, 0.0), 2.0 * angle))
 
 
 def turns_toward(headings: np.ndarray, moves: np.ndarray) -> np.ndarray:

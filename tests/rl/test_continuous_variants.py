@@ -1,0 +1,176 @@
+"""The continuous task's variants: waypoint actions, warehouse stations, faults as a source of
+robustness, and its picture from above."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from pettingzoo.test import parallel_api_test
+
+from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, Pose, SimulationParams
+from fleetsim.errors import ConfigError
+from fleetsim.faults import FaultPlan, RobotFaults
+from fleetsim.rl.continuous import FleetTask, FleetTaskConfig
+from fleetsim.rl.envs import FleetParallelEnv
+from fleetsim.rl.top_view import GOAL, HELD, ROBOT
+from fleetsim.site import Site
+
+# a row of nodes: pick-ups at the west end, drop-offs at the east end
+NODES = [
+    {"name": f"n{i}", "x": 2.0 * i, "y": 0.0, "pickup": i < 2, "dropoff": i >= 8} for i in range(10)
+]
+LANES = [{"from": f"n{i}", "to": f"n{i + 1}", "bidirectional": True} for i in range(9)]
+
+
+def world(count: int, nodes: list[dict[str, object]] = NODES) -> tuple[MultiRobotSimulationCore,
+                                                                       list[Agent]]:  # fmt: skip
+    sim = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
+    sim.set_site(Site.from_graph(nodes, LANES))
+    robots = [
+        Agent.from_params(AgentSpawnParams("mobile_robot", name=f"r{k}",
+                                           initial_pose=Pose.from_xyz(0, 3.0 * k, 0)), sim)
+        for k in range(count)
+    ]  # fmt: skip
+    return sim, robots
+
+
+def behind(robot: Agent) -> np.ndarray:
+    """A point of the robot's disc behind its centre (where no heading line is drawn)."""
+    pose = robot.get_pose()
+    return np.array([[pose.x - 0.1 * math.cos(pose.yaw), pose.y - 0.1 * math.sin(pose.yaw)]])
+
+
+def test_waypoints_are_driven_to_by_the_robots_own_controller() -> None:
+    sim, robots = world(2)
+    with sim:
+        task = FleetTask(sim, robots, FleetTaskConfig(actions="waypoint", range_max=5.0))
+        task.reset(seed=0)
+        robots[0].set_pose(Pose.from_yaw(0.0, 0.0, robots[0].get_pose().z, 0.0))
+        robots[1].set_pose(Pose.from_yaw(6.0, 3.0, robots[1].get_pose().z, math.pi / 2))
+        top = float(task.max_speed[0])
+        speeds = []
+        for _ in range(60):  # 3 m ahead of the first; 2 m to the left of the second, then 9 m
+            point = np.array([[3.0, 0.0], [0.0, 2.0]]) if not speeds else np.zeros((2, 2))
+            if speeds:
+                point[0] = (3.0 - robots[0].get_pose().x, 0.0)
+                point[1] = (0.0, 9.0)  # beyond range_max: cut to 5 m
+            task.step(point)
+            speeds.append(float(math.hypot(*robots[1].get_velocity()[0][:2])))
+        assert robots[0].get_pose().x == pytest.approx(3.0, abs=0.02)
+        assert abs(robots[0].get_pose().y) < 1e-6  # straight on: it was facing the point
+        assert max(speeds) <= top + 1e-9 and max(speeds) > 0.5 * top
+        pose = robots[1].get_pose()
+        assert pose.x < 6.0 - 1.0 and abs(pose.y - 3.0) < 1.0  # it drove off to its left (west)
+        stand = robots[0].get_pose()
+        task.step(np.zeros((2, 2)))  # (0, 0): stop where it is
+        for _ in range(20):
+            task.step(np.zeros((2, 2)))
+        assert math.hypot(*robots[1].get_velocity()[0][:2]) < 1e-9
+        assert robots[0].get_pose().x == pytest.approx(stand.x, abs=0.02)
+        env = FleetParallelEnv(task)
+        assert env.action_space("r0").high.tolist() == [5.0, 5.0]
+        parallel_api_test(env, num_cycles=20)
+        with pytest.raises(ConfigError, match=r"\(ahead m, left m\)"):
+            task.step(np.zeros((2, 3)))
+
+
+def test_station_goals_are_orders_pick_up_then_drop_off() -> None:
+    sim, robots = world(3)
+    with sim:
+        config = FleetTaskConfig(goals="stations", goal_radius=0.3, lifelong=False, max_steps=900)
+        task = FleetTask(sim, robots, config)
+        obs = task.reset(seed=4)
+        assert set(task.goals[:, 0].tolist()) <= {0.0, 2.0}  # pick-ups first
+        delivered = np.zeros(3, dtype=bool)
+        picked = np.zeros(3, dtype=bool)
+        for _ in range(900):
+            angle = np.arctan2(obs[:, -3], obs[:, -4])
+            actions = np.column_stack((np.where(np.abs(angle) < 0.3, 1.0, 0.0), 2.0 * angle))
+            obs, _, terminated, _, state = task.step(actions)
+            picked |= task.carrying
+            assert state.delivered is not None
+            delivered |= state.delivered
+            if terminated.all():
+                break
+        assert picked.all() and delivered.all() and terminated.all()
+        assert set(task.goals[:, 0].tolist()) <= {16.0, 18.0}  # each ended at a drop-off
+
+
+def test_stations_missing_from_the_floor_are_named() -> None:
+    plain = [{"name": f"n{i}", "x": 2.0 * i, "y": 0.0} for i in range(10)]
+    sim, robots = world(1, plain)
+    with sim, pytest.raises(ConfigError, match="pickup and dropoff"):
+        FleetTask(sim, robots, FleetTaskConfig(goals="stations"))
+    with pytest.raises(ConfigError, match="choose velocity or waypoint"):
+        FleetTaskConfig(actions="teleport")  # type: ignore[arg-type]
+
+
+def _stop_plan() -> FaultPlan:
+    return FaultPlan(robots=(RobotFaults("stop", rate_per_hour=1200.0, duration=(3.0, 3.0)),))
+
+
+def test_faults_hold_robots_whatever_they_are_told_and_repeat_by_seed() -> None:
+    def held_steps(seed: int) -> list[list[bool]]:
+        sim, robots = world(3)
+        with sim:
+            task = FleetTask(sim, robots, faults=_stop_plan())
+            task.reset(seed=seed)
+            out = []
+            for _ in range(150):
+                before = [np.array(r.get_pose().position) for r in robots]
+                _, _, _, _, state = task.step(np.tile([1.0, 0.0], (3, 1)))
+                assert state.held is not None
+                for k, robot in enumerate(robots):
+                    if state.held[k]:  # braking, then standing: no faster than before
+                        moved = np.hypot(*(np.array(robot.get_pose().position[:2]) - before[k][:2]))
+                        assert moved <= task.max_speed[k] * 0.1 + 1e-9
+                out.append(state.held.tolist())
+            return out
+
+    first, again, other = held_steps(1), held_steps(1), held_steps(2)
+    assert first == again and first != other
+    assert 0 < sum(map(sum, first)) < 450  # faults came and went
+
+
+def test_each_episode_draws_its_faults_afresh_from_its_seed() -> None:
+    sim, robots = world(2)
+    with sim:
+        task = FleetTask(sim, robots, faults=_stop_plan())
+        runs = []
+        for seed in (5, 5):
+            task.reset(seed=seed)
+            runs.append([task.step(np.zeros((2, 2)))[4].held.tolist() for _ in range(80)])
+        assert runs[0] == runs[1] and any(map(any, runs[0]))
+        assert task.faults is not None and task.faults.records[-1]["time"] < 8.0 + 1e-9
+
+
+def test_a_scenarios_faults_come_with_the_task() -> None:
+    faults = ["faults.robots=[{type: stop, rate_per_hour: 2000, duration: 2}]",
+              "robots[0].start.random=4"]  # fmt: skip
+    with FleetTask.from_scenario("warehouse", faults) as task:
+        assert task.faults is not None
+        task.reset(seed=0)
+        held = [task.step(np.zeros((4, 2)))[4].held.any() for _ in range(100)]
+        assert any(held)
+
+
+def test_the_picture_from_above() -> None:
+    sim, robots = world(2)
+    with sim:
+        stop_r1 = RobotFaults("stop", at=(("r1", 0.0),), duration=(5.0, 5.0))
+        task = FleetTask(sim, robots, faults=FaultPlan(robots=(stop_r1,)))
+        task.reset(seed=1)
+        task.step(np.zeros((2, 2)))
+        image = task.render(width=320)
+        assert image.dtype == np.uint8 and image.shape[1] == 320 and image.shape[2] == 3
+        view = task._view
+        assert view is not None
+        for k, robot in enumerate(robots):
+            rows, cols = view.pixels(behind(robot))
+            assert image[rows[0], cols[0]].tolist() == list(HELD if k else ROBOT)
+            rows, cols = view.pixels(task.goals[k : k + 1])
+            assert image[rows[0], cols[0]].tolist() == list(GOAL)
+        with pytest.raises(ConfigError, match="16 to 8192"):
+            task.render(width=3)
