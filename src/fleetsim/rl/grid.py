@@ -27,13 +27,15 @@ is turned so that the agent faces up (what is ahead of it is above the centre). 
 agent on its goal scores and is given a new one (a free cell it can reach); one-shot: it scores
 once, finishes, and leaves the map (it blocks no one). With `stations` (pick-up and drop-off
 cells) goals alternate, a warehouse's orders: a pick-up, then a drop-off, then a pick-up...
-(one-shot: one order, finished at its drop-off).
+(one-shot: one order, finished at its drop-off). With `delays` (the League of Robot Runners'
+execution delays) an agent now and then waits, whatever it was told, for a few steps.
 Rewards are `reward(state)`: by default 1.0 on reaching a goal.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -41,6 +43,7 @@ from typing import Literal
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.faults.delays import DelayConfig, DelayGenerator
 from fleetsim.rl import conflicts
 
 MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=np.int64)  # (row, column)
@@ -65,6 +68,7 @@ class GridState:
     step: int = 0
     headings: np.ndarray | None = None  # with turns: 0 east, 1 south, 2 west, 3 north
     delivered: np.ndarray | None = None  # with stations: bool, reached a drop-off
+    held: np.ndarray | None = None  # with delays: bool, a delay held it (its action ignored)
 
 
 def goal_reward(state: GridState) -> np.ndarray:
@@ -84,6 +88,9 @@ class GridConfig:
         max_steps: steps in an episode (then every agent is truncated).
         reward: the reward function of a step's `GridState`.
         actions: `"moves"` (POGEMA's five) or `"turns"` (LoRR's four, with headings).
+        delays: execution delays (`fleetsim.faults.DelayConfig`, the League of Robot Runners'
+            model: a delayed agent waits whatever its action, for a drawn number of steps),
+            drawn afresh each episode from its seed; None: none.
     """
 
     agents: int = 64
@@ -93,6 +100,7 @@ class GridConfig:
     max_steps: int = 256
     reward: Callable[[GridState], np.ndarray] = field(default=goal_reward)
     actions: Literal["moves", "turns"] = "moves"
+    delays: DelayConfig | None = None
 
     @property
     def n_actions(self) -> int:
@@ -210,6 +218,7 @@ class GridFleet:
         self.headings = np.zeros(n, dtype=np.int64)  # (with turns)
         self.carrying = np.zeros(n, dtype=bool)  # (with stations: on the way to a drop-off)
         self._stations = None if stations is None else self._station_cells(stations)
+        self._delays: DelayGenerator | None = None
         self.steps = 0
 
     def _station_cells(self, stations: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -273,6 +282,10 @@ class GridFleet:
             self.headings = self.rng.integers(0, 4, size=n)
         self.carrying = np.zeros(n, dtype=bool)
         self._goal = self._new_goals(self._at, self.carrying)
+        delays = self.config.delays
+        if delays is not None:  # (this episode's own draws)
+            seeded = dataclasses.replace(delays, seed=int(self.rng.integers(2**31)))
+            self._delays = DelayGenerator(seeded, n)
         self.active = np.ones(n, dtype=bool)
         self.steps = 0
         return self.observe()
@@ -321,6 +334,11 @@ class GridFleet:
             )
         was_active = self.active
         all_active = bool(was_active.all())
+        held = None
+        if self._delays is not None:
+            self._delays.next_tick()
+            held = self._delays.remaining > 0
+            a = np.where(held, WAIT if turns else 0, a)
         if turns:
             spin = np.where(a == CLOCKWISE, 1, np.where(a == COUNTER, 3, 0))
             if not all_active:
@@ -353,6 +371,7 @@ class GridFleet:
                           reached, moved, stopped, was_active.copy(), self.steps)  # fmt: skip
         if turns:
             state.headings = self.headings.copy()
+        state.held = held
         if self._stations is not None:
             state.delivered = reached & self.carrying
             self.carrying = self.carrying ^ reached
