@@ -142,28 +142,29 @@ def test_a_station_in_a_wall_is_refused() -> None:
         GridConfig(actions="spin")  # type: ignore[arg-type]
 
 
-def test_delays_hold_agents_whatever_they_are_told_and_repeat_by_seed() -> None:
+def _held_steps(fleet: GridFleet, seed: int) -> list[list[bool]]:
+    """Who a delay held at each of 100 steps of random actions (checking they stood still)."""
+    fleet.reset(seed=seed)
+    rng, out, n = np.random.default_rng(0), [], fleet.config.agents
+    for _ in range(100):
+        before, facing = fleet.positions, fleet.headings.copy()
+        _, _, _, _, state = fleet.step(rng.integers(1, fleet.config.n_actions, size=n))
+        assert state.held is not None
+        held = state.held
+        assert (fleet.positions[held] == before[held]).all()
+        assert (fleet.headings[held] == facing[held]).all()
+        assert not state.stopped[held].any()  # (a delay is not a blocked move)
+        out.append(held.tolist())
+    return out
+
+
+@pytest.mark.parametrize("actions", ["moves", "turns"])
+def test_delays_hold_agents_whatever_they_are_told_and_repeat_by_seed(actions: str) -> None:
     from fleetsim.faults import DelayConfig
 
     delays = DelayConfig(p=0.05, min_delay=2, max_delay=6)
-    for actions in ("moves", "turns"):
-        config = GridConfig(agents=30, actions=actions, delays=delays)  # type: ignore[arg-type]
-        fleet = GridFleet(random_map(16, 0.1, seed=1), config)
-
-        def run(seed: int) -> list[list[bool]]:
-            fleet.reset(seed=seed)
-            rng, out = np.random.default_rng(0), []
-            for _ in range(100):
-                before, facing = fleet.positions, fleet.headings.copy()
-                _, _, _, _, state = fleet.step(rng.integers(1, config.n_actions, size=30))
-                assert state.held is not None
-                held = state.held
-                assert (fleet.positions[held] == before[held]).all()
-                assert (fleet.headings[held] == facing[held]).all()
-                assert not state.stopped[held].any()  # (a delay is not a blocked move)
-                out.append(held.tolist())
-            return out
-
-        first = run(4)
-        assert first == run(4) and first != run(5)
-        assert 30 < sum(map(sum, first)) < 3000 * 0.6
+    config = GridConfig(agents=30, actions=actions, delays=delays)  # type: ignore[arg-type]
+    fleet = GridFleet(random_map(16, 0.1, seed=1), config)
+    first = _held_steps(fleet, 4)
+    assert first == _held_steps(fleet, 4) and first != _held_steps(fleet, 5)
+    assert 30 < sum(map(sum, first)) < 3000 * 0.6
