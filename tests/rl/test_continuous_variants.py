@@ -174,3 +174,15 @@ def test_the_picture_from_above() -> None:
             assert image[rows[0], cols[0]].tolist() == list(GOAL)
         with pytest.raises(ConfigError, match="16 to 8192"):
             task.render(width=3)
+
+
+def test_pybullets_own_picture_where_asked() -> None:
+    sim, robots = world(2)
+    with sim:
+        env = FleetParallelEnv(FleetTask(sim, robots), render_mode="pybullet")
+        env.reset(seed=0)
+        image = env.render()
+        assert image is not None and image.shape == (480, 640, 3)
+        assert len(np.unique(image.reshape(-1, 3), axis=0)) > 3  # a scene, not a blank
+        with pytest.raises(ConfigError, match="choose top or pybullet"):
+            env.task.render(view="side")  # type: ignore[arg-type]

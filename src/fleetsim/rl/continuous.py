@@ -385,9 +385,16 @@ class FleetTask:
 
     # -- pictures --------------------------------------------------------------------------------
 
-    def render(self, width: int = 640) -> np.ndarray:
+    def render(self, width: int = 640, view: Literal["top", "pybullet"] = "top") -> np.ndarray:
         """The robots' floor from above, (height, width, 3) uint8 (`TopView`): obstacles,
-        lanes, robots (red while a fault holds them) and their goals."""
+        lanes, robots (red while a fault holds them) and their goals. `view="pybullet"`:
+        PyBullet's own picture instead (`sim.capture_image`: the GUI's view, or headless its
+        software renderer framing the fleet), width x 3/4 width."""
+        if view == "pybullet":
+            picture: np.ndarray = self.sim.capture_image(width, max(1, width * 3 // 4))
+            return picture
+        if view != "top":
+            raise ConfigError(f"FleetTask.render: view '{view}': choose top or pybullet")
         if self._view is None or self._view.shape[1] != width:
             self._view = TopView(self.sim.site, self.level, width)
         bodies = self.sim.world.bodies

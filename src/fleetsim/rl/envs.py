@@ -187,7 +187,7 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "fleetsim_fleet_v0",
-        "render_modes": ["rgb_array"],
+        "render_modes": ["rgb_array", "pybullet"],
     }
 
     def __init__(self, task: FleetTask, render_mode: str | None = None) -> None:
@@ -241,8 +241,11 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
         return out
 
     def render(self) -> np.ndarray | None:
-        """The robots' floor from above (RGB array) when `render_mode="rgb_array"`."""
-        return self.task.render() if self.render_mode == "rgb_array" else None
+        """The robots' floor from above (RGB array) when `render_mode="rgb_array"`; PyBullet's
+        own picture when `"pybullet"`."""
+        if self.render_mode in ("rgb_array", "pybullet"):
+            return self.task.render(view="top" if self.render_mode == "rgb_array" else "pybullet")
+        return None
 
     def close(self) -> None:
         """The simulation is the caller's to close."""
@@ -253,7 +256,7 @@ class FleetSingleEnv(gymnasium.Env):
     turns toward its goal and drives when facing it), so the learner meets traffic. Closing
     the environment closes the task (and the simulation, when the task owns it)."""
 
-    metadata = {"render_modes": ["rgb_array"]}  # noqa: RUF012 (gymnasium's own declaration)
+    metadata = {"render_modes": ["rgb_array", "pybullet"]}  # noqa: RUF012 (gymnasium's own)
 
     def __init__(self, task: FleetTask, render_mode: str | None = None) -> None:
         self.task, self.render_mode = task, render_mode
@@ -282,8 +285,11 @@ class FleetSingleEnv(gymnasium.Env):
         return self._obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def render(self) -> np.ndarray | None:
-        """The robots' floor from above (RGB array) when `render_mode="rgb_array"`."""
-        return self.task.render() if self.render_mode == "rgb_array" else None
+        """The robots' floor from above (RGB array) when `render_mode="rgb_array"`; PyBullet's
+        own picture when `"pybullet"`."""
+        if self.render_mode in ("rgb_array", "pybullet"):
+            return self.task.render(view="top" if self.render_mode == "rgb_array" else "pybullet")
+        return None
 
     def close(self) -> None:
         """Close the task."""
