@@ -186,3 +186,23 @@ def test_pybullets_own_picture_where_asked() -> None:
         assert len(np.unique(image.reshape(-1, 3), axis=0)) > 3  # a scene, not a blank
         with pytest.raises(ConfigError, match="choose top or pybullet"):
             env.task.render(view="side")  # type: ignore[arg-type]
+
+
+def test_an_observation_of_ones_own() -> None:
+    def nearest_and_goal(task: FleetTask) -> np.ndarray:
+        ranges = np.nan_to_num(task.ranges(), nan=9.0, posinf=9.0)
+        return np.column_stack((ranges.min(axis=1), task.goal_in_frame())).astype(np.float32)
+
+    sim, robots = world(2)
+    with sim:
+        task = FleetTask(sim, robots, FleetTaskConfig(beams=12, observation=nearest_and_goal))
+        env = FleetParallelEnv(task)
+        assert env.observation_space("r0").shape == (3,)
+        observations, _ = env.reset(seed=1)
+        pose = robots[1].get_pose()
+        d = task.goals[1] - np.array(pose.position[:2])
+        ahead = math.cos(pose.yaw) * d[0] + math.sin(pose.yaw) * d[1]
+        assert observations["r1"][1] == pytest.approx(ahead, abs=1e-4)
+        seen = np.nan_to_num(task.lidars[1].ranges, nan=9.0, posinf=9.0).min()
+        assert observations["r1"][0] == pytest.approx(float(seen))
+        parallel_api_test(env, num_cycles=20)

@@ -168,3 +168,25 @@ def test_delays_hold_agents_whatever_they_are_told_and_repeat_by_seed(actions: s
     first = _held_steps(fleet, 4)
     assert first == _held_steps(fleet, 4) and first != _held_steps(fleet, 5)
     assert 30 < sum(map(sum, first)) < 3000 * 0.6
+
+
+def goal_and_walls(fleet: GridFleet) -> np.ndarray:
+    """An observation of one's own: the goal's offset, then the four neighbours' walls."""
+    windows = fleet.windows()
+    r = fleet.config.obs_radius
+    near = windows[:, 0, [r - 1, r + 1, r, r], [r, r, r - 1, r + 1]]
+    return np.column_stack((fleet.goals - fleet.positions, near)).astype(np.float32)
+
+
+def test_an_observation_of_ones_own() -> None:
+    config = GridConfig(agents=6, max_steps=30, observation=goal_and_walls)
+    env = GridParallelEnv(random_map(16, 0.2, seed=7), config)
+    assert env.observation_space("agent_0").shape == (6,)
+    observations, _ = env.reset(seed=2)
+    fleet = env.fleet
+    np.testing.assert_array_equal(observations["agent_3"][:2], fleet.goals[3] - fleet.positions[3])
+    parallel_api_test(env, num_cycles=30)
+    check_env(GridSingleEnv(random_map(16, 0.2, seed=7), config), skip_render_check=True)
+    ints = GridConfig(agents=6, observation=lambda f: f.positions)
+    with pytest.raises(ConfigError, match="floating-point"):
+        GridParallelEnv(random_map(16, 0.2, seed=7), ints)

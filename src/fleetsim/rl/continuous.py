@@ -78,6 +78,9 @@ class FleetTaskConfig:
         reward: the reward function of a step's `FleetState`.
         actions: `"velocity"` (speed, turn rate) or `"waypoint"` (ahead, left, m).
         goals: `"nodes"` (any node of the floor) or `"stations"` (pick-up, then drop-off).
+        observation: a function of the task returning every robot's observation, (robots,
+            ...) (it may use `task.ranges()`, `goal_in_frame()`, `lidar_observation()`, the
+            simulation's arrays); None: `lidar_observation`.
     """
 
     beams: int = 32
@@ -88,6 +91,7 @@ class FleetTaskConfig:
     reward: Callable[[FleetState], np.ndarray] = field(default=progress_reward)
     actions: Literal["velocity", "waypoint"] = "velocity"
     goals: Literal["nodes", "stations"] = "nodes"
+    observation: Callable[[FleetTask], np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if self.actions not in ("velocity", "waypoint"):
@@ -331,14 +335,14 @@ class FleetTask:
             return np.full((len(self.robots), 2), self.config.range_max, dtype=np.float32)
         return np.column_stack((self.max_speed, self.max_turn)).astype(np.float32)
 
-    def scripted(self, obs: np.ndarray) -> np.ndarray:
-        """Actions that head for each robot's goal from its observations `obs` (no care for
-        others): velocity, turn toward it and drive at 1 m/s (in the robot's limit) when
-        facing it within 0.5 rad; waypoint, the goal itself (cut to range_max)."""
+    def scripted(self) -> np.ndarray:
+        """Actions that head for each robot's goal as it believes it is (no care for others):
+        velocity, turn toward it and drive at 1 m/s (in the robot's limit) when facing it
+        within 0.5 rad; waypoint, the goal itself (cut to range_max)."""
+        toward = self.goal_in_frame()
         if self.config.actions == "waypoint":
-            toward: np.ndarray = obs[:, -4:-2].astype(np.float64) * self.config.range_max
             return toward
-        angle = np.arctan2(obs[:, -3], obs[:, -4])
+        angle = np.arctan2(toward[:, 1], toward[:, 0])
         return np.column_stack((np.where(np.abs(angle) < 0.5, 1.0, 0.0), 2.0 * angle))
 
     def held(self) -> np.ndarray:
@@ -355,29 +359,47 @@ class FleetTask:
     # -- observations ----------------------------------------------------------------------------
 
     def observe(self) -> np.ndarray:
+        """Every robot's observation: `config.observation(task)` when given, else
+        `lidar_observation()`."""
+        if self.config.observation is not None:
+            return np.asarray(self.config.observation(self))
+        return self.lidar_observation()
+
+    def lidar_observation(self) -> np.ndarray:
         """(robots, beams + 4) float32 (see the module's text)."""
         c = self.config
+        ranges = self.ranges() / np.float32(c.range_max)
+        ranges[~np.isfinite(ranges)] = 1.0
+        agents = self.sim.world.motion.agents
+        toward = self.goal_in_frame()
+        motion = agents.rows(self._motion)
+        vel = agents["vel"][motion]
+        speed = self._cos * vel[:, 0] + self._sin * vel[:, 1]
+        extra = np.column_stack((toward / c.range_max, speed, agents["yaw_rate"][motion]))
+        return np.concatenate((ranges, extra.astype(np.float32)), axis=1)
+
+    def ranges(self) -> np.ndarray:
+        """(robots, beams) float32: each robot's lidar scan of this step, m (inf: nothing;
+        NaN before its first scan)."""
         group = self.sim.lidars.group_of(self.lidars[0].id)
+        group.settle()  # (lidars added since the last scan: NaN until they scan)
         slots = self._slots
         if len(slots) != len(self.lidars) or not np.array_equal(group.ids[slots], self._ids):
             slots = self._slots = np.searchsorted(group.ids, self._ids)  # (ids ascend)
-        ranges = group.ranges[slots] / np.float32(c.range_max)
-        ranges[~np.isfinite(ranges)] = 1.0
-        bodies, agents = self.sim.world.bodies, self.sim.world.motion.agents
+        ranges: np.ndarray = group.ranges[slots]
+        return ranges
+
+    def goal_in_frame(self) -> np.ndarray:
+        """(robots, 2): each robot's goal (ahead, left, m) in its frame, as it believes it is
+        (a jump fault shifts it)."""
+        bodies = self.sim.world.bodies
         rows = bodies.rows(self._handles)
-        pos, quat = bodies["pos"][rows], bodies["quat"][rows]
-        yaw = yaw_of(quat)
-        d = self.goals - pos[:, :2]
+        yaw = yaw_of(bodies["quat"][rows])
+        d = self.goals - bodies["pos"][rows, :2]
         if self.faults is not None:  # (a jump: where the robot believes it is)
             d -= self.faults.reported_offset[self._reports()]
-        cos, sin = np.cos(yaw), np.sin(yaw)
-        ahead, left = cos * d[:, 0] + sin * d[:, 1], -sin * d[:, 0] + cos * d[:, 1]
-        motion = agents.rows(self._motion)
-        vel = agents["vel"][motion]
-        speed = cos * vel[:, 0] + sin * vel[:, 1]
-        extra = np.column_stack((ahead / c.range_max, left / c.range_max, speed,
-                                 agents["yaw_rate"][motion]))  # fmt: skip
-        return np.concatenate((ranges, extra.astype(np.float32)), axis=1)
+        self._cos, self._sin = cos, sin = np.cos(yaw), np.sin(yaw)
+        return np.column_stack((cos * d[:, 0] + sin * d[:, 1], -sin * d[:, 0] + cos * d[:, 1]))
 
     def _reports(self) -> np.ndarray:
         assert self.faults is not None

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fleetsim.errors import FleetSimError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.rl.continuous import FleetTask
 from fleetsim.rl.grid import HEADING_OF_MOVE, MOVES, GridConfig, GridFleet
 
@@ -25,9 +25,24 @@ except ImportError as exc:  # pragma: no cover (the extra is installed in the te
     ) from None
 
 
-def _spaces(config: GridConfig) -> tuple[Any, Any]:
-    k = 2 * config.obs_radius + 1
-    return spaces.Box(0.0, 1.0, (3, k, k), np.float32), spaces.Discrete(config.n_actions)
+def _spaces(fleet: GridFleet) -> tuple[Any, Any]:
+    config = fleet.config
+    actions = spaces.Discrete(config.n_actions)
+    if config.observation is None:
+        k = 2 * config.obs_radius + 1
+        return spaces.Box(0.0, 1.0, (3, k, k), np.float32), actions
+    return _box(fleet.reset(seed=0)), actions  # (an observation of your own: its shape)
+
+
+def _box(observations: np.ndarray) -> Any:
+    """A Box of any value with one agent's shape and dtype of `observations`."""
+    one = np.asarray(observations)[0]
+    if one.dtype.kind != "f":
+        raise ConfigError(
+            f"an observation function returns floating-point arrays, got {one.dtype} (cast "
+            "with .astype(np.float32))"
+        )
+    return spaces.Box(-np.inf, np.inf, one.shape, one.dtype)
 
 
 class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
@@ -52,7 +67,7 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
         self._number = {a: k for k, a in enumerate(self.possible_agents)}
         self.agents: list[str] = []
         self._all_live = False
-        self._observation_space, self._action_space = _spaces(self.config)
+        self._observation_space, self._action_space = _spaces(self.fleet)
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self._action_space)
 
@@ -133,7 +148,7 @@ class GridSingleEnv(gymnasium.Env):
         self.fleet = GridFleet(blocked, config)
         self.config = self.fleet.config
         self.render_mode = render_mode
-        self.observation_space, self.action_space = _spaces(self.config)
+        self.observation_space, self.action_space = _spaces(self.fleet)
         self._others = np.random.default_rng(0)
 
     def reset(
@@ -182,8 +197,9 @@ class GridSingleEnv(gymnasium.Env):
 
 class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
     """PettingZoo Parallel API over a `FleetTask`: each robot an agent (its name), observations
-    (beams + 4,) float32, actions (speed m/s, turn rate rad/s) in the robot's limits. Robots
-    that finish (one-shot) leave `agents`; all are truncated after `max_steps`."""
+    (beams + 4,) float32 (or those of the task's own observation function), actions in the
+    robot's limits (speed m/s, turn rate rad/s; or a waypoint). Robots that finish (one-shot)
+    leave `agents`; all are truncated after `max_steps`."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "name": "fleetsim_fleet_v0",
@@ -195,8 +211,7 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.possible_agents = [robot.name for robot in task.robots]
         self._number = {a: k for k, a in enumerate(self.possible_agents)}
         self.agents: list[str] = []
-        size = task.config.beams + 4
-        self._observation = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        self._observation = _box(task.observe())
         high = task.action_high()
         self._actions = {
             a: spaces.Box(-high[k], high[k]) for k, a in enumerate(self.possible_agents)
@@ -260,11 +275,11 @@ class FleetSingleEnv(gymnasium.Env):
 
     def __init__(self, task: FleetTask, render_mode: str | None = None) -> None:
         self.task, self.render_mode = task, render_mode
-        size = task.config.beams + 4
-        self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        first = task.observe()
+        self.observation_space = _box(first)
         high = task.action_high()[0]
         self.action_space = spaces.Box(-high, high)
-        self._obs = np.zeros((len(task.robots), size), dtype=np.float32)
+        self._obs = np.zeros_like(first)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -278,7 +293,7 @@ class FleetSingleEnv(gymnasium.Env):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The first robot's action; the others' are scripted (`FleetTask.scripted`)."""
-        actions = self.task.scripted(self._obs)
+        actions = self.task.scripted()
         actions[0] = np.asarray(action, dtype=np.float64)
         self._obs, rewards, terminated, truncated, state = self.task.step(actions)
         info = {"reached": bool(state.reached[0]), "collided": bool(state.collided[0])}

@@ -91,6 +91,9 @@ class GridConfig:
         delays: execution delays (`fleetsim.faults.DelayConfig`, the League of Robot Runners'
             model: a delayed agent waits whatever its action, for a drawn number of steps),
             drawn afresh each episode from its seed; None: none.
+        observation: a function of the `GridFleet` returning every agent's observation,
+            (agents, ...) (it may use `fleet.windows()`, `positions`, `goals`, `headings`);
+            None: `windows()`, POGEMA's.
     """
 
     agents: int = 64
@@ -101,6 +104,7 @@ class GridConfig:
     reward: Callable[[GridState], np.ndarray] = field(default=goal_reward)
     actions: Literal["moves", "turns"] = "moves"
     delays: DelayConfig | None = None
+    observation: Callable[[GridFleet], np.ndarray] | None = None
 
     @property
     def n_actions(self) -> int:
@@ -394,6 +398,13 @@ class GridFleet:
     # -- observations ----------------------------------------------------------------------------
 
     def observe(self) -> np.ndarray:
+        """Every agent's observation: `config.observation(fleet)` when given, else
+        `windows()`."""
+        if self.config.observation is not None:
+            return np.asarray(self.config.observation(self))
+        return self.windows()
+
+    def windows(self) -> np.ndarray:
         """(agents, 3, 2r+1, 2r+1) float32: obstacles, agents, goal (the module's text).
         Finished agents' observations are zeros."""
         r = self.config.obs_radius
