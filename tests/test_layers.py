@@ -32,7 +32,8 @@ LAYERS: list[set[str]] = [
     {"fleet"},
     {"faults"},
     {"scenario", "recording", "interfaces"},
-    {"sweep", "viz", "rl"},
+    {"sweep", "viz"},
+    {"rl"},
     {"lorr"},
     {"fuzz"},
     {"__init__"},  # the package: `from fleetsim import Agent` is an import of all of it

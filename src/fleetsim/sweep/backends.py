@@ -72,8 +72,20 @@ def run_local(
                     if ok
                     else crashed(spec, "the worker process died (a crash, or out of memory)")
                 )
+        except BaseException:  # stopped (Ctrl-C, a signal, the caller gone): end the runs too
+            _end_workers(pool)
+            raise
         finally:  # (also when the sweep is stopped: do not wait for the runs under way)
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes: a stopped sweep must not wait, at exit, for the
+    runs they are in the middle of (workers started with SIGINT ignored never hear Ctrl-C)."""
+    processes = getattr(pool, "_processes", None) or {}  # (CPython's pool keeps them there)
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.terminate()
 
 
 _started_ray = [False]  # whether the Ray now running is a local instance fleetsim started
