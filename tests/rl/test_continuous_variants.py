@@ -206,3 +206,26 @@ def test_an_observation_of_ones_own() -> None:
         seen = np.nan_to_num(task.lidars[1].ranges, nan=9.0, posinf=9.0).min()
         assert observations["r1"][0] == pytest.approx(float(seen))
         parallel_api_test(env, num_cycles=20)
+
+
+def test_the_nearest_neighbours_in_the_robots_frame() -> None:
+    sim, robots = world(4)
+    with sim:
+        config = FleetTaskConfig(beams=8, range_max=5.0, neighbours=2)
+        task = FleetTask(sim, robots, config)
+        task.reset(seed=0)
+        z = robots[0].get_pose().z
+        places = [(0.0, 0.0, math.pi / 2), (0.0, 1.0, 0.0), (2.0, 0.0, 0.0), (30.0, 0.0, 0.0)]
+        for robot, (x, y, yaw) in zip(robots, places, strict=True):
+            robot.set_pose(Pose.from_yaw(x, y, z, yaw))
+        obs = task.observe()
+        assert obs.shape == (4, 8 + 4 + 6)
+        # robot 0 faces +y: robot 1 (1 m north) is 1 m ahead, robot 2 (2 m east) 2 m right
+        np.testing.assert_allclose(obs[0, 12:], [0.2, 0.0, 1.0, 0.0, -0.4, 1.0], atol=1e-6)
+        # robot 3 is 28 m from everyone: no one in range, and no one lists it
+        np.testing.assert_array_equal(obs[3, 12:], np.zeros(6))
+        assert (np.abs(obs[:3, 12:]) <= 1.0).all()
+        env = FleetParallelEnv(task)
+        assert env.observation_space("r0").shape == (18,)
+    with pytest.raises(ConfigError, match="neighbours must be >= 0"):
+        FleetTaskConfig(neighbours=-1)

@@ -8,8 +8,10 @@ a point (ahead, left, m) in the robot's frame, at most `range_max` away, that th
 controller drives to (within its speed and acceleration limits) until the next action. An
 observation is, per robot,
 the lidar's ranges divided by `range_max` (nothing seen: 1), then its goal in its own frame
-(forward, left, metres / `range_max`), then its speed and turn rate: (robots, beams + 4)
-float32. Goals are nodes of the site's graph on the robot's floor; lifelong, a robot within
+(forward, left, metres / `range_max`), then its speed and turn rate, then (with `neighbours`
+k > 0) its k nearest robots within `range_max`, nearest first, each (ahead, left) / `range_max`
+and 1 (none: 0, 0, 0): (robots, beams + 4 + 3k) float32.
+Goals are nodes of the site's graph on the robot's floor; lifelong, a robot within
 `goal_radius` of its goal gets a new one. With `goals="stations"` they are a warehouse's
 orders, from the site's pick-up nodes to its drop-off nodes (the fleet operations layer's
 `pickup` and `dropoff` places): a pick-up, then a drop-off, then a pick-up... (one-shot: one
@@ -31,6 +33,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from fleetsim.collision.broadphase import candidate_pairs
 from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError
 from fleetsim.faults import FaultInjector, FaultPlan
@@ -81,6 +84,8 @@ class FleetTaskConfig:
         observation: a function of the task returning every robot's observation, (robots,
             ...) (it may use `task.ranges()`, `goal_in_frame()`, `lidar_observation()`, the
             simulation's arrays); None: `lidar_observation`.
+        neighbours: how many nearest robots the default observation lists (0: none; the
+            lidar sees them anyway).
     """
 
     beams: int = 32
@@ -92,8 +97,11 @@ class FleetTaskConfig:
     actions: Literal["velocity", "waypoint"] = "velocity"
     goals: Literal["nodes", "stations"] = "nodes"
     observation: Callable[[FleetTask], np.ndarray] | None = None
+    neighbours: int = 0
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.neighbours, int) and self.neighbours >= 0):
+            raise ConfigError(f"FleetTaskConfig: neighbours must be >= 0, got {self.neighbours!r}")
         if self.actions not in ("velocity", "waypoint"):
             raise ConfigError(
                 f"FleetTaskConfig: actions '{self.actions}': choose velocity or waypoint"
@@ -366,7 +374,7 @@ class FleetTask:
         return self.lidar_observation()
 
     def lidar_observation(self) -> np.ndarray:
-        """(robots, beams + 4) float32 (see the module's text)."""
+        """(robots, beams + 4 + 3 neighbours) float32 (see the module's text)."""
         c = self.config
         ranges = self.ranges() / np.float32(c.range_max)
         ranges[~np.isfinite(ranges)] = 1.0
@@ -376,7 +384,44 @@ class FleetTask:
         vel = agents["vel"][motion]
         speed = self._cos * vel[:, 0] + self._sin * vel[:, 1]
         extra = np.column_stack((toward / c.range_max, speed, agents["yaw_rate"][motion]))
-        return np.concatenate((ranges, extra.astype(np.float32)), axis=1)
+        parts = [ranges, extra.astype(np.float32)]
+        if c.neighbours:
+            near = self.neighbours(c.neighbours)
+            parts.append(near.reshape(len(near), -1).astype(np.float32))
+        return np.concatenate(parts, axis=1)
+
+    def neighbours(self, k: int) -> np.ndarray:
+        """(robots, k, 3): each robot's k nearest others within `range_max`, nearest first,
+        as (ahead, left) / `range_max` in its frame and 1; 0, 0, 0 where there are fewer.
+        The pairs come from the collision broadphase's grid (squares of side 2 range_max)."""
+        reach, n = self.config.range_max, len(self.robots)
+        bodies = self.sim.world.bodies
+        rows = bodies.rows(self._handles)
+        xy, yaw = bodies["pos"][rows, :2], yaw_of(bodies["quat"][rows])
+        out = np.zeros((n, k, 3))
+        live = np.flatnonzero(~self.done)
+        if len(live) < 2 or k == 0:
+            return out
+        corner = np.column_stack((xy[live], np.zeros(len(live))))
+        half = np.array([reach / 2, reach / 2, 0.0])
+        i, j = candidate_pairs(corner - half, corner + half, reach, np.ones(len(live), bool))
+        i, j = live[i], live[j]
+        d = xy[j] - xy[i]
+        dist = np.hypot(d[:, 0], d[:, 1])
+        near = dist <= reach
+        owner = np.concatenate((i[near], j[near]))
+        delta = np.concatenate((d[near], -d[near]))
+        dist = np.concatenate((dist[near], dist[near]))
+        order = np.lexsort((dist, owner))
+        owner, delta = owner[order], delta[order]
+        rank = np.arange(len(owner)) - np.searchsorted(owner, owner)
+        keep = rank < k
+        owner, rank, delta = owner[keep], rank[keep], delta[keep]
+        cos, sin = np.cos(yaw[owner]), np.sin(yaw[owner])
+        out[owner, rank, 0] = (cos * delta[:, 0] + sin * delta[:, 1]) / reach
+        out[owner, rank, 1] = (-sin * delta[:, 0] + cos * delta[:, 1]) / reach
+        out[owner, rank, 2] = 1.0
+        return out
 
     def ranges(self) -> np.ndarray:
         """(robots, beams) float32: each robot's lidar scan of this step, m (inf: nothing;
