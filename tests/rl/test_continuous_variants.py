@@ -229,3 +229,24 @@ def test_the_nearest_neighbours_in_the_robots_frame() -> None:
         assert env.observation_space("r0").shape == (18,)
     with pytest.raises(ConfigError, match="neighbours must be >= 0"):
         FleetTaskConfig(neighbours=-1)
+
+
+def test_gymnasiums_vector_api_runs_several_worlds() -> None:
+    import gymnasium
+
+    from fleetsim.rl.envs import FleetSingleEnv
+
+    def make() -> FleetSingleEnv:
+        config = FleetTaskConfig(beams=8, actions="waypoint", max_steps=20)
+        task = FleetTask.from_scenario("warehouse", ["robots[0].start.random=3"], config)
+        return FleetSingleEnv(task)
+
+    vector = gymnasium.vector.SyncVectorEnv([make, make])
+    try:
+        obs, _ = vector.reset(seed=[1, 2])
+        assert obs.shape == (2, 12) and not np.array_equal(obs[0], obs[1])
+        for _ in range(25):  # through an automatic reset at 20 steps
+            obs, rewards, terminated, truncated, _ = vector.step(np.tile([1.0, 0.0], (2, 1)))
+        assert rewards.shape == (2,) and np.isfinite(obs).all()
+    finally:
+        vector.close()
