@@ -245,8 +245,11 @@ def test_gymnasiums_vector_api_runs_several_worlds() -> None:
     try:
         obs, _ = vector.reset(seed=[1, 2])
         assert obs.shape == (2, 12) and not np.array_equal(obs[0], obs[1])
+        ends = []
         for _ in range(25):  # through an automatic reset at 20 steps
-            obs, rewards, terminated, truncated, _ = vector.step(np.tile([1.0, 0.0], (2, 1)))
+            obs, rewards, _, truncated, _ = vector.step(np.tile([1.0, 0.0], (2, 1)))
+            ends.append(truncated.tolist())
+        assert ends.index([True, True]) == 19 and ends.count([True, True]) == 1
         assert rewards.shape == (2,) and np.isfinite(obs).all()
     finally:
         vector.close()
