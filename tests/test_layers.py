@@ -24,6 +24,7 @@ LAYERS: list[set[str]] = [
     {"state", "site"},
     {"backend"},
     {"collision", "control", "models", "sensors"},
+    {"people"},
     {"objects"},
     {"devices"},
     {"agents"},

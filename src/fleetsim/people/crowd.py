@@ -1,0 +1,127 @@
+"""`Crowd`: people as arrays (positions, velocities, radii, free walking speeds, each one's
+route as waypoints), moved a step at a time by the collision-free speed model
+(`fleetsim.people.model`).
+
+Free walking speeds are drawn, when not given, from the normal distribution Weidmann (1993)
+measured for walkers in the plane: mean 1.34 m/s, standard deviation 0.26 m/s, here cut to
+0.6-2.0 m/s. A person's body is a disc of radius 0.2 m by default (about 0.4 m across the
+shoulders, the width RiMEA assumes). A person who reaches the last waypoint of its route is
+done (`done` lists them; `remove` takes them off the floor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from fleetsim.errors import ConfigError
+from fleetsim.people.model import Obstacles, SpeedModel, StepResult, step_people
+from fleetsim.people.walls import Walls
+
+FREE_SPEED_MEAN = 1.34  # m/s, Weidmann (1993)
+FREE_SPEED_SD = 0.26
+FREE_SPEED_RANGE = (0.6, 2.0)
+RADIUS_M = 0.2
+
+
+def free_speeds(count: int, rng: np.random.Generator) -> np.ndarray:
+    """`count` free walking speeds, m/s (Weidmann's distribution, cut to a sane range)."""
+    return np.clip(rng.normal(FREE_SPEED_MEAN, FREE_SPEED_SD, count), *FREE_SPEED_RANGE)
+
+
+class Crowd:
+    """People on one floor: `add` them with routes, `step` them; arrays are the truth (`x`,
+    `v`, `radius`, `v0`, `ids`). `walls` are what they may not cross."""
+
+    def __init__(
+        self,
+        model: SpeedModel | None = None,
+        walls: Walls | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.model, self.walls = model or SpeedModel(), walls
+        self.rng = np.random.default_rng(seed)
+        self.x = np.empty((0, 2))
+        self.v = np.empty((0, 2))
+        self.radius = np.empty(0)
+        self.v0 = np.empty(0)
+        self.ids = np.empty(0, dtype=np.int64)
+        self.leg = np.empty(0, dtype=np.int64)  # each person's next waypoint, a row of `points`
+        self.first = np.empty(0, dtype=np.int64)  # each person's first waypoint's row
+        self.last = np.empty(0, dtype=np.int64)  # each person's final waypoint's row
+        self.points = np.empty((0, 2))  # every route's waypoints, one route after another
+        self.done = np.empty(0, dtype=np.int64)  # ids that reached their route's end last step
+        self._next_id = 0
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    def add(
+        self,
+        positions: np.ndarray,
+        routes: Sequence[np.ndarray],
+        speeds: np.ndarray | None = None,
+        radius: float | np.ndarray = RADIUS_M,
+    ) -> np.ndarray:
+        """People at `positions` (k, 2), each walking its route (waypoints (w, 2), w >= 1);
+        speeds drawn from Weidmann's distribution when not given. Returns their ids."""
+        pos = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
+        k = len(pos)
+        if len(routes) != k:
+            raise ConfigError(f"Crowd.add: {k} people need {k} routes, got {len(routes)}")
+        legs = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in routes]
+        if any(len(r) == 0 for r in legs) or not all(np.isfinite(r).all() for r in legs):
+            raise ConfigError("Crowd.add: each route needs one or more finite waypoints (x, y)")
+        v0 = free_speeds(k, self.rng) if speeds is None else np.asarray(speeds, float)
+        r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (k,))
+        if v0.shape != (k,) or (v0 <= 0).any() or (r <= 0).any() or not np.isfinite(pos).all():
+            raise ConfigError("Crowd.add: positions finite, speeds and radii > 0, one each")
+        start = len(self.points) + np.concatenate(([0], np.cumsum([len(x) for x in legs])[:-1]))
+        self.points = np.concatenate([self.points, *legs])
+        ids = np.arange(self._next_id, self._next_id + k)
+        self._next_id += k
+        self.x = np.concatenate((self.x, pos))
+        self.v = np.concatenate((self.v, np.zeros((k, 2))))
+        self.radius = np.concatenate((self.radius, r))
+        self.v0 = np.concatenate((self.v0, v0))
+        self.ids = np.concatenate((self.ids, ids))
+        self.leg = np.concatenate((self.leg, start))
+        self.first = np.concatenate((self.first, start))
+        self.last = np.concatenate((self.last, start + [len(x) - 1 for x in legs]))
+        return ids
+
+    def remove(self, ids: np.ndarray) -> None:
+        """Take people off the floor by id."""
+        keep = ~np.isin(self.ids, ids)
+        for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last"):
+            setattr(self, name, getattr(self, name)[keep])
+
+    def step(self, dt: float, robots: Obstacles | None = None) -> StepResult:
+        """Move everyone one step of `dt` s; `done` then lists who reached its route's end
+        (it stands there until removed). A waypoint is passed once the next one is in the
+        open; a person whom a wall cuts off from its waypoint (pushed round a corner by the
+        crowd) walks back to the one before."""
+        walking = self.leg <= self.last
+        if self.walls is not None and len(self):
+            leg = np.minimum(self.leg, self.last)
+            lost = walking & (leg > self.first)
+            if lost.any():
+                lost[lost] = self.walls.blocked(self.x[lost], self.points[leg[lost]])
+                self.leg = np.where(lost, self.leg - 1, self.leg)
+        target = self.points[np.minimum(self.leg, self.last)] if len(self) else np.empty((0, 2))
+        result = step_people(self.x, self.radius, np.where(walking, self.v0, 0.0), target,
+                             dt, self.model, self.walls, robots)  # fmt: skip
+        self.x, self.v = result.positions, result.velocities
+        final = self.leg == self.last
+        near = np.where(final, self.model.arrive, self.model.via)
+        reached = (result.remaining <= near) & walking
+        if self.walls is not None and (reached & ~final).any():
+            on = reached & ~final  # (on to the next only when it is in the open)
+            on[on] = ~self.walls.blocked(self.x[on], self.points[self.leg[on] + 1])
+            reached = np.where(final, reached, on)
+        finished = reached & final
+        self.done = self.ids[finished]
+        self.leg = np.where(reached, self.leg + 1, self.leg)
+        self.leg = np.minimum(self.leg, self.last + 1)
+        return result

@@ -1,0 +1,262 @@
+"""The collision-free speed model of pedestrian dynamics (Tordeux, Chraibi and Seyfried, 2016),
+on arrays: every person of a crowd moved in one step, with no loop over people.
+
+Each person i walks toward its next waypoint at its free speed v0_i. Its direction is the
+desired one plus a push from each neighbour j, a exp((r_i + r_j - s_ij) / D) along the line
+from j to i (s_ij the distance between centres), and from each wall and robot near it the
+same way (its own a and D), normalised. Its speed is then the one that keeps a time gap T to
+what is in front of it: v_i = min(v0_i, max(0, gap_i / T)), gap_i the free distance to the
+nearest person, robot or wall ahead (ahead: in front of it and within the width of its body).
+A first-order model (speeds, no accelerations): stable at the simulator's 0.1 s step, where a
+social-force model needs steps of 0.01 s or less; its time gap gives the fall of speed with
+density that pedestrians show (the fundamental diagram), and JuPedSim validates it against the
+RiMEA tests. ORCA, the other first-order choice, solves a linear program per person, which
+arrays do not do well.
+
+Walls and robots are hard limits as well: a move that would cross a wall is not made, and a
+person still closer to a wall or a robot than its radius after the move is pushed out of it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fleetsim.collision.broadphase import candidate_pairs
+from fleetsim.errors import ConfigError
+from fleetsim.people.walls import Walls
+
+SKIN_M = 1e-6  # how far beyond touching a push-out leaves a person
+
+
+@dataclass(frozen=True)
+class SpeedModel:
+    """The model's parameters. The pushes are JuPedSim's defaults for this model; the time gap
+    is 0.5 s, where JuPedSim's is 1 s: with 0.5 s the model's speeds in a corridor follow
+    Weidmann's fundamental diagram (the RiMEA test 4 of the tests and the guide), with 1 s
+    they fall short of it by a third.
+
+    Attributes:
+        time_gap: T, s: the headway a person keeps to what is ahead.
+        neighbour_strength: a, for other people.
+        neighbour_range: D, m, for other people.
+        wall_strength: a, for walls.
+        wall_range: D, m, for walls.
+        robot_strength: a, for robots.
+        robot_range: D, m, for robots (wider than people's: robots are given a berth).
+        reach: m: people, walls and robots farther than this from a person's centre do not
+            act on it.
+        arrive: m: a route's last waypoint this near is reached.
+        via: m: a waypoint on the way this near is passed (people do not queue to touch it).
+    """
+
+    time_gap: float = 0.5
+    neighbour_strength: float = 8.0
+    neighbour_range: float = 0.1
+    wall_strength: float = 5.0
+    wall_range: float = 0.02
+    robot_strength: float = 8.0
+    robot_range: float = 0.3
+    reach: float = 2.0
+    arrive: float = 0.3
+    via: float = 0.8
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+                raise ConfigError(f"SpeedModel: {name} must be a number > 0, got {value!r}")
+
+
+@dataclass
+class Obstacles:
+    """Moving things people avoid, as discs: centres (m, 2), radii (m,), velocities (m, 2)."""
+
+    centres: np.ndarray
+    radii: np.ndarray
+    velocities: np.ndarray
+
+    @classmethod
+    def none(cls) -> Obstacles:
+        """No obstacles."""
+        return cls(np.empty((0, 2)), np.empty(0), np.empty((0, 2)))
+
+
+@dataclass
+class StepResult:
+    """A step's outcome: new positions and velocities, each one's distance to its waypoint
+    after the step, and who is near a robot (person rows, robot rows, gaps after the step:
+    negative is an overlap)."""
+
+    positions: np.ndarray
+    velocities: np.ndarray
+    remaining: np.ndarray
+    robot_pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _pairs(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i < j) of centres within `reach` of each other (the broadphase's grid)."""
+    n = len(x)
+    if n < 2:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    centre = np.column_stack((x, np.zeros(n)))
+    half = np.array([reach / 2, reach / 2, 0.0])
+    i, j = candidate_pairs(centre - half, centre + half, reach, np.ones(n, dtype=bool))
+    d = x[j] - x[i]
+    near = d[:, 0] ** 2 + d[:, 1] ** 2 <= reach * reach
+    return i[near], j[near]
+
+
+def _cross_pairs(
+    x: np.ndarray, centres: np.ndarray, radii: np.ndarray, reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(person, disc) pairs whose gap is within `reach` (brute force over the discs' boxes for
+    few discs; the broadphase's grid over both for many)."""
+    if not len(centres) or not len(x):
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
+    n = len(x)
+    both = np.concatenate((x, centres))
+    half = np.concatenate((np.full(n, reach / 2), radii + reach / 2))
+    lo = np.column_stack((both - half[:, None], np.zeros(len(both))))
+    hi = np.column_stack((both + half[:, None], np.zeros(len(both))))
+    i, j = candidate_pairs(lo, hi, reach + 2 * float(radii.max()), np.ones(len(both), bool))
+    keep = (i < n) & (j >= n)  # (i < j: a person first, then a disc)
+    return i[keep], j[keep] - n
+
+
+def _min_by(owner: np.ndarray, value: np.ndarray, n: int) -> np.ndarray:
+    """(n,) the smallest `value` of each owner (inf where none)."""
+    out = np.full(n, np.inf)
+    if len(owner):
+        order = np.lexsort((value, owner))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = owner[order][1:] != owner[order][:-1]
+        out[owner[order][first]] = value[order][first]
+    return out
+
+
+def step_people(
+    x: np.ndarray,
+    radius: np.ndarray,
+    v0: np.ndarray,
+    target: np.ndarray,
+    dt: float,
+    model: SpeedModel,
+    walls: Walls | None = None,
+    robots: Obstacles | None = None,
+) -> StepResult:
+    """One step of every person: positions `x` (n, 2), radii, free speeds, the waypoints they
+    walk to (n, 2) -> a `StepResult` (see the module's text)."""
+    n = len(x)
+    m = model
+    to_target = target - x
+    dist = np.hypot(to_target[:, 0], to_target[:, 1])
+    e0 = to_target / np.maximum(dist, 1e-12)[:, None]
+    e0[dist <= 1e-12] = 0.0
+    push = np.zeros((n, 2))
+    # -- other people
+    i, j = _pairs(x, m.reach)
+    d = x[i] - x[j]
+    s = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
+    unit = d / s[:, None]
+    contact = radius[i] + radius[j]
+    force = m.neighbour_strength * np.exp((contact - s) / m.neighbour_range)
+    np.add.at(push, i, force[:, None] * unit)
+    np.add.at(push, j, -force[:, None] * unit)
+    # -- walls
+    if walls is not None:
+        wi, _, wp, wd = walls.near(x)
+        wd = np.maximum(wd, 1e-9)
+        wunit = (x[wi] - wp) / wd[:, None]
+        wforce = m.wall_strength * np.exp((radius[wi] - wd) / m.wall_range)
+        np.add.at(push, wi, wforce[:, None] * wunit)
+    # -- robots
+    ri = rk = np.empty(0, dtype=np.int64)
+    if robots is not None and len(robots.centres):
+        ri, rk = _cross_pairs(x, robots.centres, robots.radii, m.reach)
+        rd = x[ri] - robots.centres[rk]
+        rs = np.maximum(np.hypot(rd[:, 0], rd[:, 1]), 1e-9)
+        rforce = m.robot_strength * np.exp((radius[ri] + robots.radii[rk] - rs) / m.robot_range)
+        np.add.at(push, ri, rforce[:, None] * rd / rs[:, None])
+    way = e0 + push
+    norm = np.hypot(way[:, 0], way[:, 1])
+    e = np.where((norm > 1e-12)[:, None], way / np.maximum(norm, 1e-12)[:, None], 0.0)
+    # -- the speed: a time gap to what is ahead
+    gaps = [np.full(n, np.inf)]
+    for a, b, sign in ((i, j, -1.0), (j, i, 1.0)):  # b ahead of a? (d = x[i] - x[j])
+        rel = sign * d  # x[b] - x[a]
+        ahead = (e[a] * rel).sum(axis=1)
+        side = np.abs(e[a, 0] * rel[:, 1] - e[a, 1] * rel[:, 0])
+        front = (ahead > 0) & (side <= radius[a] + radius[b])
+        gaps.append(_min_by(a[front], (s - contact)[front], n))
+    if walls is not None:
+        rel = wp - x[wi]
+        ahead = (e[wi] * rel).sum(axis=1)
+        side = np.abs(e[wi, 0] * rel[:, 1] - e[wi, 1] * rel[:, 0])
+        front = (ahead > 0) & (side <= radius[wi])
+        gaps.append(_min_by(wi[front], (wd - radius[wi])[front], n))
+    if len(ri):
+        rel = robots.centres[rk] - x[ri]  # type: ignore[union-attr]
+        ahead = (e[ri] * rel).sum(axis=1)
+        side = np.abs(e[ri, 0] * rel[:, 1] - e[ri, 1] * rel[:, 0])
+        wide = radius[ri] + robots.radii[rk]  # type: ignore[union-attr]
+        front = (ahead > 0) & (side <= wide)
+        gaps.append(_min_by(ri[front], (rs - wide)[front], n))
+    gap = np.minimum.reduce(gaps)
+    speed = np.minimum(v0, np.maximum(0.0, gap / m.time_gap))
+    speed = np.minimum(speed, dist / dt)  # (no overshooting the waypoint)
+    new = x + (speed * dt)[:, None] * e
+    if walls is not None:
+        new = _keep_off_walls(x, new, radius, walls)
+    if robots is not None and len(robots.centres):
+        new = _keep_off_robots(new, radius, robots, m.reach)
+        if walls is not None:
+            new = _keep_off_walls(x, new, radius, walls)
+        ri, rk = _cross_pairs(new, robots.centres, robots.radii, m.reach)
+        rd = new[ri] - robots.centres[rk]
+        rgap = np.hypot(rd[:, 0], rd[:, 1]) - radius[ri] - robots.radii[rk]
+    else:
+        rgap = np.empty(0)
+    after = np.hypot(*(target - new).T)
+    return StepResult(new, (new - x) / dt, after, (ri, rk, rgap))
+
+
+def _keep_off_walls(
+    old: np.ndarray, new: np.ndarray, radius: np.ndarray, walls: Walls
+) -> np.ndarray:
+    """No move across a wall (such a person stays), then anyone nearer a wall than its radius
+    pushed out along the wall's normal (twice: a corner's two sides)."""
+    crossed = walls.crossed(old, new)
+    out = np.where(crossed[:, None], old, new)
+    for _ in range(2):
+        wi, _, wp, wd = walls.near(out)
+        close = wd < radius[wi]
+        if not close.any():
+            break
+        wi, wp, wd = wi[close], wp[close], np.maximum(wd[close], 1e-9)
+        depth = radius[wi] - wd + SKIN_M
+        shift = np.zeros_like(out)
+        np.add.at(shift, wi, (out[wi] - wp) / wd[:, None] * depth[:, None])
+        out = out + shift
+    return out
+
+
+def _keep_off_robots(
+    x: np.ndarray, radius: np.ndarray, robots: Obstacles, reach: float
+) -> np.ndarray:
+    """Anyone overlapping a robot's disc pushed out of it, along the line from its centre."""
+    ri, rk = _cross_pairs(x, robots.centres, robots.radii, reach)
+    d = x[ri] - robots.centres[rk]
+    s = np.hypot(d[:, 0], d[:, 1])
+    depth = radius[ri] + robots.radii[rk] - s
+    over = depth > 0
+    if not over.any():
+        return x
+    ri, d, s, depth = ri[over], d[over], np.maximum(s[over], 1e-9), depth[over] + SKIN_M
+    shift = np.zeros_like(x)
+    np.add.at(shift, ri, d / s[:, None] * depth[:, None])
+    moved: np.ndarray = x + shift
+    return moved
