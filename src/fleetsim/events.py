@@ -62,6 +62,10 @@ CATALOGUE: tuple[EventSpec, ...] = (
               "safety field state changes (on its scanner's scan)",
               "(agent, state)", "the agent and its state now: `clear`, `warning` (slowed) or "
               "`protective` (stopped)", FieldHandler),
+    EventSpec("person_contact", "people", "in a step's people phase, after the collision "
+              "check, per person touching a robot",
+              "(sim, row)", "the simulation and the contact: person id, robot name, gap (m, "
+              "negative: overlap)", FaultHandler),
     EventSpec("action_started", "actions", "when an agent's action starts (agents' phase)",
               "(agent, action)", "the agent and its action", ActionHandler),
     EventSpec("action_completed", "actions", "when an action ends done",

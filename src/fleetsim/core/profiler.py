@@ -17,6 +17,7 @@ PROFILE_KEYS: tuple[str, ...] = (
     "collision_aabb",
     "collision_broadphase",
     "collision_narrowphase",
+    "people",
     "sensors",
     "safety_fields",
     "total",

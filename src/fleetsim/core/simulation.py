@@ -22,6 +22,7 @@ from fleetsim.core.collision_queries import CollisionQueries
 from fleetsim.core.frontends import FRONTENDS, Monitor, Recorder, Viewer
 from fleetsim.core.pacer import Pacer
 from fleetsim.core.params import SimulationParams
+from fleetsim.core.people import People
 from fleetsim.core.profiler import StepProfiler
 from fleetsim.devices import Doors, Lifts
 from fleetsim.errors import ConfigError
@@ -91,6 +92,7 @@ class MultiRobotSimulationCore(CollisionQueries):
         self._world.intended = self.collisions.intended
         self._next_collision_check = 0.0
         self.doors: Doors | None = None  # the site's doors, when it has any
+        self._people: People | None = None  # (made on first use of `people`)
         self.lifts: Lifts | None = None  # the site's lifts, when it has any
         self.gui: Viewer | None = self._make_viewer() if p.gui else None
         self.monitor: Monitor | None = None
@@ -186,6 +188,9 @@ class MultiRobotSimulationCore(CollisionQueries):
             if self._collision_check_due():
                 with errors:
                     self._run_collision_check()
+        if self._people is not None:
+            with prof.section("people"), errors:
+                self._people.step(dt)
         self.step_count += 1
         if world.lidars:
             with prof.section("sensors"), errors:
@@ -197,6 +202,13 @@ class MultiRobotSimulationCore(CollisionQueries):
         stats = prof.end()
         errors.raise_()
         return dict(stats) if return_profiling else None
+
+    @property
+    def people(self) -> People:
+        """The simulation's pedestrians (`fleetsim.core.people.People`), made on first use."""
+        if self._people is None:
+            self._people = People(self)
+        return self._people
 
     # -- sensors ------------------------------------------------------------------------------
 
@@ -499,6 +511,7 @@ class MultiRobotSimulationCore(CollisionQueries):
         self.static_body_ids.clear()
         self._world.site = None
         self.doors = self._world.doors = None
+        self._people = None
         self.lifts = None
         self.step_count = 0
         self._world.time = 0.0

@@ -1,0 +1,84 @@
+"""People in a simulation (`sim.people`): they walk the site's graph among its walls and around
+its robots, contacts are events, KPIs count them; reset and two simulations in one process."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, Pose, SimulationParams
+from fleetsim.site import Site
+
+
+def warehouse_row() -> Site:
+    """A 20 m aisle along y = 0 between two racks, nodes every 2 m."""
+    nodes = [{"name": f"n{i}", "x": 2.0 * i, "y": 0.0} for i in range(11)]
+    lanes = [{"from": f"n{i}", "to": f"n{i + 1}"} for i in range(10)]  # one way, east
+    site = Site.from_graph(nodes, lanes)
+    rack = [[10.0, 2.0, 0.5], [10.0, -2.0, 0.5]]
+    site.obstacles.centres = np.array(rack)
+    site.obstacles.half_extents = np.array([[10.0, 0.5, 0.5], [10.0, 0.5, 0.5]])
+    site.obstacles.yaws = np.zeros(2)
+    return site
+
+
+def test_people_walk_the_graph_both_ways_around_a_robot_in_the_aisle() -> None:
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1, seed=3)) as sim:
+        sim.set_site(warehouse_row())
+        robot = Agent.from_params(AgentSpawnParams("mobile_robot", name="amr",
+                                                   initial_pose=Pose.from_xyz(0.0, 0.0, 0.0)),
+                                  sim)  # fmt: skip
+        robot.set_goal(Pose.from_xyz(20.0, 0.0, robot.get_pose().z), align_orientation=False)
+        people = sim.people
+        west = people.route_between("n10", "n0")  # against the one-way lanes
+        assert west[0].tolist() == [20.0, 0.0] and west[-1].tolist() == [0.0, 0.0]
+        starts = np.array([[20.0, 0.5], [19.5, -0.4], [19.0, 0.0]])
+        ids = people.add(starts, [west] * 3, speeds=np.array([1.0, 1.2, 1.4]))
+        gaps, contacts = [], []
+        sim.on("person_contact", lambda _sim, row: contacts.append(row))
+        for _ in range(400):
+            sim.step_once()
+            if not len(people.positions):
+                break
+            robots, _ = people.robots()
+            d = people.positions[:, None, :] - robots.centres[None, :, :]
+            gaps.append(float((np.hypot(d[..., 0], d[..., 1]) - 0.2 - robots.radii).min()))
+            assert (np.abs(people.positions[:, 1]) <= 1.5 - 0.2 + 1e-9).all()  # between racks
+        kpis = people.kpis()
+        assert kpis["people_added"] == 3 and kpis["people_arrived"] == len(ids)
+        assert kpis["people_now"] == 0  # (at the end of their route they left)
+        assert min(gaps) >= -1e-9 and not contacts and kpis["person_contacts"] == 0
+        assert kpis["closest_person_gap_m"] is not None and kpis["closest_person_gap_m"] < 1.0
+        assert sum(kpis["closest_gap_steps"].values()) > 0
+        assert robot.get_pose().x > 15.0  # the robot drove through them
+
+
+def test_a_person_pinned_against_a_wall_by_a_robot_is_a_contact() -> None:
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1)) as sim:
+        sim.set_site(warehouse_row())
+        robot = Agent.from_params(AgentSpawnParams("mobile_robot", name="amr",
+                                                   initial_pose=Pose.from_xyz(2.0, 0.3, 0.0)),
+                                  sim)  # fmt: skip
+        robot.set_goal(Pose.from_xyz(2.0, 1.4, robot.get_pose().z), align_orientation=False)
+        sim.people.add(np.array([[2.0, 1.25]]), [np.array([[3.0, 1.25]])], np.array([0.05]))
+        contacts: list[dict[str, object]] = []
+        sim.on("person_contact", lambda _sim, row: contacts.append(row))
+        for _ in range(40):
+            sim.step_once()
+        assert contacts and contacts[0]["robot"] == "amr" and contacts[0]["person"] == 0
+        assert float(contacts[0]["gap"]) < 0  # type: ignore[arg-type]
+        assert sim.people.kpis()["person_contacts"] == len(contacts)
+
+
+def test_reset_and_two_simulations_keep_their_own_people() -> None:
+    a = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
+    b = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
+    with a, b:
+        a.people.add(np.zeros((2, 2)) + [[0, 0], [0, 1]], [np.array([[5.0, 0.0]])] * 2)
+        b.people.add(np.zeros((1, 2)), [np.array([[0.0, -5.0]])])
+        for _ in range(10):
+            a.step_once()
+            b.step_once()
+        assert len(a.people.positions) == 2 and a.people.positions[:, 0].min() > 0.5
+        assert b.people.positions[0, 1] < -0.5
+        a.reset()
+        assert len(a.people.positions) == 0 and a.people.kpis()["people_added"] == 0
