@@ -73,7 +73,7 @@ def test_reset_and_two_simulations_keep_their_own_people() -> None:
     a = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
     b = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
     with a, b:
-        a.people.add(np.zeros((2, 2)) + [[0, 0], [0, 1]], [np.array([[5.0, 0.0]])] * 2)
+        a.people.add(np.array([[0.0, 0.0], [0.0, 1.0]]), [np.array([[5.0, 0.0]])] * 2)
         b.people.add(np.zeros((1, 2)), [np.array([[0.0, -5.0]])])
         for _ in range(10):
             a.step_once()
