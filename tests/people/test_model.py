@@ -103,3 +103,17 @@ def test_bad_input_is_refused_clearly() -> None:
     with pytest.raises(ConfigError, match="finite"):
         Walls(np.array([[[0.0, 0.0], [np.nan, 1.0]]]))
     assert len(crowd) == 0
+
+
+@pytest.mark.parametrize("spread", [3.0, 40.0, 400.0])
+def test_pairs_within_a_reach_are_those_brute_force_finds(spread: float) -> None:
+    from fleetsim.people.grid import pairs_within
+
+    x = np.random.default_rng(int(spread)).uniform(-spread, spread, (600, 2))
+    x[:50] = x[50:100]  # (some on the same spot)
+    i, j = pairs_within(x, 1.5)
+    got = {(min(a, b), max(a, b)) for a, b in zip(i.tolist(), j.tolist(), strict=True)}
+    assert len(got) == len(i)  # each pair once
+    d = np.hypot(*(x[:, None, :] - x[None, :, :]).transpose(2, 0, 1))
+    want = {(a, b) for a, b in zip(*np.nonzero(np.triu(d <= 1.5, 1)), strict=True)}
+    assert got == {(int(a), int(b)) for a, b in want}

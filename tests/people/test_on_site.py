@@ -59,6 +59,7 @@ def test_a_person_pinned_against_a_wall_by_a_robot_is_a_contact() -> None:
                                                    initial_pose=Pose.from_xyz(2.0, 0.3, 0.0)),
                                   sim)  # fmt: skip
         robot.set_goal(Pose.from_xyz(2.0, 1.4, robot.get_pose().z), align_orientation=False)
+        sim.people.yield_rule = None  # (a robot that does not stop for people)
         sim.people.add(np.array([[2.0, 1.25]]), [np.array([[3.0, 1.25]])], np.array([0.05]))
         contacts: list[dict[str, object]] = []
         sim.on("person_contact", lambda _sim, row: contacts.append(row))
@@ -82,3 +83,32 @@ def test_reset_and_two_simulations_keep_their_own_people() -> None:
         assert b.people.positions[0, 1] < -0.5
         a.reset()
         assert len(a.people.positions) == 0 and a.people.kpis()["people_added"] == 0
+
+
+def test_a_robot_without_safety_fields_slows_and_stops_for_a_person_ahead() -> None:
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1)) as sim:
+        sim.set_site(warehouse_row())
+        robot = Agent.from_params(AgentSpawnParams("mobile_robot", name="amr",
+                                                   initial_pose=Pose.from_xyz(0.0, 0.0, 0.0)),
+                                  sim)  # fmt: skip
+        z = robot.get_pose().z
+        robot.set_goal(Pose.from_xyz(20.0, 0.0, z), align_orientation=False)
+        # a person who dawdles in the aisle for 20 s, then walks off to the far end
+        ids = sim.people.add(np.array([[8.0, 0.0]]), [np.array([[8.05, 0.0], [20.0, 1.0]])],
+                             np.array([0.0025]))  # fmt: skip
+        gaps, speeds = [], []
+        for _ in range(200):
+            sim.step_once()
+            robots, _ = sim.people.robots()
+            gaps.append(float(np.hypot(*(sim.people.positions[0] - robots.centres[0])) - 0.2
+                              - robots.radii[0]))  # fmt: skip
+            speeds.append(float(np.hypot(*robot.get_velocity()[0][:2])))
+        kpis = sim.people.kpis()
+        assert min(gaps) > 0.0 and kpis["person_contacts"] == 0
+        assert speeds[-1] == 0.0 and kpis["robot_wait_for_people_s"] > 5.0
+        assert kpis["robot_slowed_for_people_s"] > 0.0
+        assert robot.get_pose().x < 8.0
+        sim.people.crowd.v0[:] = 1.3  # it walks off: the robot drives on
+        for _ in range(300):
+            sim.step_once()
+        assert robot.get_pose().x > 15.0 and len(ids) == 1

@@ -324,6 +324,21 @@ def _fault_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _people_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
+    """The people (a scenario's `people:` section): how many, contacts, the closest gap."""
+    if "people_added" not in k:
+        return []
+    gap = k["closest_person_gap_m"]
+    return [
+        (
+            "people",
+            f"{k['people_added']} came, {k['people_arrived']} left, {k['people_now']} still on "
+            f"the floor; {k['person_contacts']} robot-person contacts; closest gap "
+            + (f"{gap:.2f} m" if gap is not None else "none within 2 m"),
+        )
+    ]
+
+
 def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     """The fleet's headline numbers, when a fleet manager ran."""
     if "tasks_completed" not in k:
@@ -418,7 +433,7 @@ def print_summary(summary: RunSummary) -> None:
         rows.append(("actions", "none queued (the fleet manager drives the robots)"))
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
     rows += _kpi_rows(summary.kpis)
-    rows += _fault_rows(summary.kpis)
+    rows += _fault_rows(summary.kpis) + _people_rows(summary.kpis)
     if summary.interrupted:
         rows.append(("stopped", f"by {_signal_label(summary.stopped_by)}"))
     for name, value in rows:

@@ -13,15 +13,40 @@ step's closest gap).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.geometry.quat import yaw_of
 from fleetsim.people import Crowd, Obstacles, SpeedModel, Walls, box_sides
 from fleetsim.site.graph import RouteError
 
 NEAR_M = 2.0  # robot-person gaps measured within this
+WAIT_SPEED = 0.2  # a person slower than this fraction of its free speed near a robot waits
+WAIT_NEAR_M = 1.0  # (near: a gap to a robot below this)
+
+
+@dataclass(frozen=True)
+class YieldRule:
+    """How robots without safety fields treat people ahead of them (robots with fields see
+    people through their lidars): slow to `slow_factor` of their speed with a person's gap
+    ahead below `slow_m`, stop below `stop_m`. Ahead: within `cone_deg` either side of the way
+    the robot drives (its heading when it stands)."""
+
+    slow_m: float = 1.5
+    stop_m: float = 0.5
+    slow_factor: float = 0.3
+    cone_deg: float = 60.0
+
+    def __post_init__(self) -> None:
+        if not (0 < self.stop_m <= self.slow_m and 0 < self.slow_factor <= 1):
+            raise ConfigError("YieldRule: 0 < stop_m <= slow_m and 0 < slow_factor <= 1")
+        if not 0 < self.cone_deg <= 180:
+            raise ConfigError(f"YieldRule: cone_deg is in (0, 180], got {self.cone_deg!r}")
+
+
 GAP_BINS = (0.0, 0.25, 0.5, 1.0, 2.0)  # m: the histogram of each step's closest gap
 
 
@@ -35,8 +60,11 @@ class People:
         level: str | None = None,
         model: SpeedModel | None = None,
         seed: int | None = None,
+        yield_rule: YieldRule | None = YieldRule(),
     ) -> None:
-        self.sim = sim
+        self.sim, self.yield_rule = sim, yield_rule
+        self._yielding = np.empty(0, dtype=np.int64)  # motion rows whose speed we scaled
+        self.robot_wait_s = self.robot_slow_s = self.person_wait_s = 0.0
         site = sim.site
         self.level = level or (site.graph.level_names[0] if site is not None else None)
         if seed is None:
@@ -131,8 +159,10 @@ class People:
         return Obstacles(centres, radius, velocity), handles
 
     def step(self, dt: float) -> None:
-        """Move everyone one step (the simulation calls this after the robots moved)."""
+        """Move everyone one step (the simulation calls this after the robots moved), then
+        let the robots yield to them."""
         if not len(self.crowd):
+            self._scale_robots(np.empty(0, dtype=np.int64), np.empty(0), dt)
             return
         self.crowd.walls = self._walls()
         robots, handles = self.robots()
@@ -151,8 +181,55 @@ class People:
                     "robot": self.sim.world.objects[int(handles[robot[k]])].name,
                     "gap": float(gap[k]),
                 })  # fmt: skip
+        near_robot = np.zeros(len(self.crowd), dtype=bool)
+        near_robot[person[gap < WAIT_NEAR_M]] = True
+        waiting = near_robot & (np.hypot(*self.crowd.v.T) < WAIT_SPEED * self.crowd.v0)
+        self.person_wait_s += dt * int(np.count_nonzero(waiting))
+        self._yield(robots, person, robot, gap, dt)
         if len(self.left):  # (at the end of its route a person leaves the floor)
             self.crowd.remove(self.left)
+
+    def _yield(
+        self, robots: Obstacles, person: np.ndarray, robot: np.ndarray, gap: np.ndarray, dt: float
+    ) -> None:
+        """Each robot's speed factor for the people ahead of it (the yield rule)."""
+        rule = self.yield_rule
+        motion = self.sim.world.motion.agents
+        if rule is None or not len(motion):
+            return
+        handles = np.asarray(motion["body"], dtype=np.int64)
+        bodies = self.sim.world.bodies
+        heading = yaw_of(bodies["quat"][bodies.rows(handles)])
+        way = np.column_stack((np.cos(heading), np.sin(heading)))
+        speed = np.hypot(*robots.velocities.T)
+        moving = speed > 0.05
+        way[moving] = robots.velocities[moving] / speed[moving, None]
+        rel = self.crowd.x[person] - robots.centres[robot]
+        dist = np.maximum(np.hypot(*rel.T), 1e-9)
+        ahead = (rel * way[robot]).sum(axis=1) / dist >= np.cos(np.radians(rule.cone_deg))
+        nearest = np.full(len(handles), np.inf)
+        np.minimum.at(nearest, robot[ahead], gap[ahead])
+        scale = np.where(nearest < rule.stop_m, 0.0,
+                         np.where(nearest < rule.slow_m, rule.slow_factor, 1.0))  # fmt: skip
+        rows = np.arange(len(handles))
+        if len(self.sim.safety):  # (robots with safety fields see people through them)
+            rows = rows[~np.isin(handles, self.sim.safety.owners())]
+        self._scale_robots(rows, scale[rows], dt)
+
+    def _scale_robots(self, rows: np.ndarray, scale: np.ndarray, dt: float) -> None:
+        motion = self.sim.world.motion.agents
+        if len(self._yielding):  # (let go of those no longer yielding)
+            free = np.setdiff1d(self._yielding, rows[scale < 1.0])
+            free = free[free < len(motion)]
+            motion["safety_scale"][free] = 1.0
+            motion["speed_scale"][free] = motion["command_scale"][free]
+        slowed = scale < 1.0
+        rows, scale = rows[slowed], scale[slowed]
+        motion["safety_scale"][rows] = scale
+        motion["speed_scale"][rows] = motion["command_scale"][rows] * scale
+        self._yielding = rows
+        self.robot_wait_s += dt * int(np.count_nonzero(scale == 0.0))
+        self.robot_slow_s += dt * int(np.count_nonzero(scale > 0.0))
 
     def kpis(self) -> dict[str, Any]:
         """People added, on the floor, arrived; robot-person contacts, the closest gap (m),
@@ -163,6 +240,9 @@ class People:
             "people_now": len(self.crowd),
             "people_arrived": self.arrived,
             "person_contacts": self.contacts,
+            "robot_wait_for_people_s": round(self.robot_wait_s, 1),
+            "robot_slowed_for_people_s": round(self.robot_slow_s, 1),
+            "people_wait_for_robots_s": round(self.person_wait_s, 1),
             "closest_person_gap_m": None if np.isinf(self.closest) else round(self.closest, 3),
             "closest_gap_steps": {
                 f"{a:g}-{b:g}": int(c)

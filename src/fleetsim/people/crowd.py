@@ -105,7 +105,9 @@ class Crowd:
         walking = self.leg <= self.last
         if self.walls is not None and len(self):
             leg = np.minimum(self.leg, self.last)
-            lost = walking & (leg > self.first)
+            # (only the slow are checked: who is cut off slides along a wall or stands)
+            slow = np.hypot(self.v[:, 0], self.v[:, 1]) < 0.5 * self.v0
+            lost = walking & (leg > self.first) & slow
             if lost.any():
                 lost[lost] = self.walls.blocked(self.x[lost], self.points[leg[lost]])
                 self.leg = np.where(lost, self.leg - 1, self.leg)

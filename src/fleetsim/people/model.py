@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fleetsim.collision.broadphase import candidate_pairs
 from fleetsim.errors import ConfigError
+from fleetsim.people.grid import pairs_within
 from fleetsim.people.walls import Walls
 
 SKIN_M = 1e-6  # how far beyond touching a push-out leaves a person
@@ -59,7 +59,7 @@ class SpeedModel:
     wall_range: float = 0.02
     robot_strength: float = 8.0
     robot_range: float = 0.3
-    reach: float = 2.0
+    reach: float = 1.5
     arrive: float = 0.3
     via: float = 0.8
 
@@ -95,36 +95,23 @@ class StepResult:
     robot_pairs: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _pairs(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs (i < j) of centres within `reach` of each other (the broadphase's grid)."""
-    n = len(x)
-    if n < 2:
-        empty = np.empty(0, dtype=np.int64)
-        return empty, empty
-    centre = np.column_stack((x, np.zeros(n)))
-    half = np.array([reach / 2, reach / 2, 0.0])
-    i, j = candidate_pairs(centre - half, centre + half, reach, np.ones(n, dtype=bool))
-    d = x[j] - x[i]
-    near = d[:, 0] ** 2 + d[:, 1] ** 2 <= reach * reach
-    return i[near], j[near]
-
-
 def _cross_pairs(
     x: np.ndarray, centres: np.ndarray, radii: np.ndarray, reach: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(person, disc) pairs whose gap is within `reach` (brute force over the discs' boxes for
-    few discs; the broadphase's grid over both for many)."""
+    """(person, disc) pairs whose gap (between a person's centre and the disc's edge) is
+    within `reach`."""
     if not len(centres) or not len(x):
         empty = np.empty(0, dtype=np.int64)
         return empty, empty
     n = len(x)
-    both = np.concatenate((x, centres))
-    half = np.concatenate((np.full(n, reach / 2), radii + reach / 2))
-    lo = np.column_stack((both - half[:, None], np.zeros(len(both))))
-    hi = np.column_stack((both + half[:, None], np.zeros(len(both))))
-    i, j = candidate_pairs(lo, hi, reach + 2 * float(radii.max()), np.ones(len(both), bool))
-    keep = (i < n) & (j >= n)  # (i < j: a person first, then a disc)
-    return i[keep], j[keep] - n
+    widest = reach + float(radii.max())
+    i, j = pairs_within(np.concatenate((x, centres)), widest)
+    person, disc = np.where(i < n, i, j), np.where(i < n, j, i) - n
+    keep = (np.minimum(i, j) < n) & (np.maximum(i, j) >= n)
+    person, disc = person[keep], disc[keep]
+    d = x[person] - centres[disc]
+    close = np.hypot(d[:, 0], d[:, 1]) - radii[disc] <= reach
+    return person[close], disc[close]
 
 
 def _min_by(owner: np.ndarray, value: np.ndarray, n: int) -> np.ndarray:
@@ -158,7 +145,7 @@ def step_people(
     e0[dist <= 1e-12] = 0.0
     push = np.zeros((n, 2))
     # -- other people
-    i, j = _pairs(x, m.reach)
+    i, j = pairs_within(x, m.reach)
     d = x[i] - x[j]
     s = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)
     unit = d / s[:, None]
@@ -168,7 +155,7 @@ def step_people(
     np.add.at(push, j, -force[:, None] * unit)
     # -- walls
     if walls is not None:
-        wi, _, wp, wd = walls.near(x)
+        wi, wseg, wp, wd = walls.near(x)
         wd = np.maximum(wd, 1e-9)
         wunit = (x[wi] - wp) / wd[:, None]
         wforce = m.wall_strength * np.exp((radius[wi] - wd) / m.wall_range)
@@ -210,11 +197,12 @@ def step_people(
     speed = np.minimum(speed, dist / dt)  # (no overshooting the waypoint)
     new = x + (speed * dt)[:, None] * e
     if walls is not None:
-        new = _keep_off_walls(x, new, radius, walls)
+        new = np.where(walls.crossed(x, new, (wi, wseg))[:, None], x, new)
+        new = _keep_off_walls(new, radius, walls)
     if robots is not None and len(robots.centres):
         new = _keep_off_robots(new, radius, robots, m.reach)
         if walls is not None:
-            new = _keep_off_walls(x, new, radius, walls)
+            new = _keep_off_walls(new, radius, walls)
         ri, rk = _cross_pairs(new, robots.centres, robots.radii, m.reach)
         rd = new[ri] - robots.centres[rk]
         rgap = np.hypot(rd[:, 0], rd[:, 1]) - radius[ri] - robots.radii[rk]
@@ -224,13 +212,10 @@ def step_people(
     return StepResult(new, (new - x) / dt, after, (ri, rk, rgap))
 
 
-def _keep_off_walls(
-    old: np.ndarray, new: np.ndarray, radius: np.ndarray, walls: Walls
-) -> np.ndarray:
-    """No move across a wall (such a person stays), then anyone nearer a wall than its radius
-    pushed out along the wall's normal (twice: a corner's two sides)."""
-    crossed = walls.crossed(old, new)
-    out = np.where(crossed[:, None], old, new)
+def _keep_off_walls(x: np.ndarray, radius: np.ndarray, walls: Walls) -> np.ndarray:
+    """Anyone nearer a wall than its radius pushed out along the wall's normal (twice: a
+    corner's two sides)."""
+    out = x
     for _ in range(2):
         wi, _, wp, wd = walls.near(out)
         close = wd < radius[wi]

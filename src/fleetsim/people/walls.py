@@ -13,6 +13,8 @@ import numpy as np
 
 from fleetsim.errors import ConfigError
 
+MAX_TABLE = 20_000_000  # cells: beyond this the index searches instead of looking up
+
 
 def box_sides(centres: np.ndarray, half_extents: np.ndarray, yaws: np.ndarray) -> np.ndarray:
     """The four sides (4K, 2, 2) of boxes in the plane: centres (K, 2+), half extents (K, 2+),
@@ -41,7 +43,7 @@ def closest_on_segments(points: np.ndarray, segments: np.ndarray) -> np.ndarray:
 class Walls:
     """Segments (K, 2, 2) indexed for queries within `reach` metres (cells of `cell` m)."""
 
-    def __init__(self, segments: np.ndarray, reach: float = 2.0, cell: float = 1.0) -> None:
+    def __init__(self, segments: np.ndarray, reach: float = 1.2, cell: float = 1.0) -> None:
         seg = np.asarray(segments, dtype=np.float64).reshape(-1, 2, 2)
         if not np.isfinite(seg).all():
             raise ConfigError("Walls: segment end points must be finite numbers")
@@ -53,7 +55,7 @@ class Walls:
 
     @classmethod
     def from_boxes(
-        cls, centres: np.ndarray, half_extents: np.ndarray, yaws: np.ndarray, reach: float = 2.0
+        cls, centres: np.ndarray, half_extents: np.ndarray, yaws: np.ndarray, reach: float = 1.2
     ) -> Walls:
         """The sides of boxes."""
         return cls(box_sides(centres, half_extents, yaws), reach)
@@ -92,6 +94,11 @@ class Walls:
         keys = self._key(cx, cy)
         order = np.argsort(keys, kind="stable")
         self._keys, self._ids = keys[order], ids[order]
+        self._height = int(hi[:, 1].max() - self._origin[1]) + 1
+        cells = self._width * self._height
+        self._first = (  # (each cell's first entry; None on a very large plan: a search)
+            np.searchsorted(self._keys, np.arange(cells + 1)) if cells <= MAX_TABLE else None
+        )
 
     def _key(self, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         key: np.ndarray = (cy - self._origin[1]) * self._width + (cx - self._origin[0])
@@ -104,12 +111,15 @@ class Walls:
         empty = np.empty(0, dtype=np.int64)
         if not len(self.segments) or not len(pts):
             return empty, empty, np.empty((0, 2)), np.empty(0)
-        cell = np.floor(pts / self.cell).astype(np.int64)
-        inside = (cell >= self._origin).all(axis=1) & (cell[:, 0] - self._origin[0] < self._width)
-        key = np.where(inside, self._key(cell[:, 0], cell[:, 1]), -1)
-        start = np.searchsorted(self._keys, key, side="left")
-        count = np.searchsorted(self._keys, key, side="right") - start
-        count[~inside] = 0
+        cell = np.floor(pts / self.cell).astype(np.int64) - self._origin
+        inside = (cell >= 0).all(axis=1) & (cell[:, 0] < self._width) & (cell[:, 1] < self._height)
+        key = np.where(inside, cell[:, 1] * self._width + cell[:, 0], 0)
+        if self._first is not None:
+            start = self._first[key]
+            count = np.where(inside, self._first[key + 1] - start, 0)
+        else:
+            start = np.searchsorted(self._keys, key, side="left")
+            count = np.where(inside, np.searchsorted(self._keys, key, side="right") - start, 0)
         who = np.repeat(np.arange(len(pts)), count)
         k = np.arange(len(who)) - np.repeat(np.cumsum(count) - count, count)
         seg = self._ids[start[who] + k]
@@ -119,10 +129,16 @@ class Walls:
         keep = dist <= self.reach
         return who[keep], seg[keep], closest[keep], dist[keep]
 
-    def crossed(self, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    def crossed(
+        self,
+        start: np.ndarray,
+        end: np.ndarray,
+        pairs: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> np.ndarray:
         """(P,) bool: whether the straight move from `start` to `end` (P, 2) crosses a segment
-        (for moves shorter than `reach`)."""
-        who, seg, _, _ = self.near(start)
+        (for moves shorter than `reach`); `pairs`: `near(start)`'s rows and segments, when
+        the caller has them."""
+        who, seg = pairs if pairs is not None else self.near(start)[:2]
         if not len(who):
             return np.zeros(len(start), dtype=bool)
         p, r = start[who], end[who] - start[who]

@@ -48,6 +48,7 @@ from fleetsim.scenario.loader import (
     given,
     valid_keys,
 )
+from fleetsim.scenario.people_plugin import PeopleError, PeoplePlugin
 from fleetsim.scenario.plugins import (
     Plugin,
     PluginConfigError,
@@ -166,6 +167,14 @@ def _populate(
             if where is None:
                 raise
             raise PluginConfigError(f"{loaded.at(where)}: {exc}") from exc
+    if spec.people is not None and spec.people.groups:
+        people = PeoplePlugin(spec.people)
+        people.set_up_scene(scene)
+        try:
+            people.initialize()
+        except PeopleError as exc:
+            raise ConfigError(f"{loaded.at('people.' + exc.key)}: {exc.message}") from None
+        every.append(people)
     if spec.faults is not None:  # last: it applies to what the others made
         try:
             check_faults(spec.faults, [r.name for r in scene.robots], sim.params.duration)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fleetsim.core import SimulationParams
 from fleetsim.scenario.faults_spec import FaultsSpec
+from fleetsim.scenario.people_spec import PeopleSpec
 from fleetsim.scenario.sensors_spec import LidarSpec, SafetyFieldsSpec
 from fleetsim.scenario.spec_base import (
     CollisionModeName,
@@ -502,6 +503,8 @@ class Scenario(Spec):
     """Open-RMF: map name, activities and blocking for `fleetsim rmf`."""
     faults: FaultsSpec | None = None
     """What goes wrong on purpose: robot faults, site faults, delays, a fixed schedule."""
+    people: PeopleSpec | None = None
+    """Pedestrians: groups who walk the site's graph between places."""
 
 
 def json_schema() -> dict[str, Any]:

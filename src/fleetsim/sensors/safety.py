@@ -95,6 +95,10 @@ class SafetyFields:
     def __len__(self) -> int:
         return len(self._where)
 
+    def owners(self) -> np.ndarray:
+        """The body handles of the robots that have safety fields."""
+        return np.fromiter(self._where, dtype=np.int64, count=len(self._where))
+
     def __bool__(self) -> bool:
         return bool(self._where)
 

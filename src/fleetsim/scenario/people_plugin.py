@@ -1,0 +1,97 @@
+"""The `people:` section at work: a world plugin the builder adds, which puts each group's
+people on the floor at the start and as they arrive (seeded by the simulation's seed), each on
+a route along the site's graph through its trips, and reports the people's KPIs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fleetsim.errors import ConfigError
+from fleetsim.people import SpeedModel
+from fleetsim.scenario.people_spec import PeopleGroupSpec, PeopleSpec
+from fleetsim.scenario.plugins import Plugin
+
+SPREAD_M = 0.5  # people who appear at one node stand up to this far from it
+
+
+class PeoplePlugin(Plugin):
+    """Applies a scenario's `people:` section (`sim.people` moves them)."""
+
+    name = "people"
+
+    def __init__(self, spec: PeopleSpec) -> None:
+        super().__init__()
+        self.spec = spec
+        self.next_arrival: list[float] = []
+        self.by_group: dict[str, int] = {}
+
+    def initialize(self) -> None:
+        """Check the places, make the simulation's people, put the first ones down."""
+        sim = self.scene.sim
+        if sim.site is None:
+            raise ConfigError("people walk a site's graph: the scenario needs a site")
+        graph = sim.site.graph
+        for k, group in enumerate(self.spec.groups):
+            for key, names in (("from", group.from_), ("to", group.to)):
+                for j, name in enumerate(names):
+                    try:
+                        graph.node(name)
+                    except ConfigError as exc:
+                        raise PeopleError(f"groups.{k}.{key}.{j}", str(exc)) from None
+        levels = graph.level_names
+        if self.spec.level is not None and self.spec.level not in levels:
+            raise PeopleError("level", f"the site's levels are {', '.join(levels)}")
+        from fleetsim.core.people import People  # (the simulation's; made here with the model)
+
+        sim._people = People(sim, self.spec.level, SpeedModel(time_gap=self.spec.time_gap))
+        self.rng = np.random.default_rng([sim.params.seed or 0, 4242])
+        for group in self.spec.groups:
+            self._arrive(group, group.count)
+        self.next_arrival = [self._draw(g, sim.sim_time) for g in self.spec.groups]
+        sim.on("pre_step", lambda *_: self._arrivals())
+
+    def _draw(self, group: PeopleGroupSpec, after: float) -> float:
+        rate = group.rate_per_hour
+        return after + float(self.rng.exponential(3600.0 / rate)) if rate > 0 else np.inf
+
+    def _arrivals(self) -> None:
+        now = self.scene.sim.sim_time
+        for k, group in enumerate(self.spec.groups):
+            while self.next_arrival[k] <= now:
+                self._arrive(group, 1)
+                self.next_arrival[k] = self._draw(group, self.next_arrival[k])
+
+    def _arrive(self, group: PeopleGroupSpec, count: int) -> None:
+        if count <= 0:
+            return
+        people = self.scene.sim.people
+        graph = self.scene.sim.site.graph
+        starts, routes = [], []
+        for _ in range(count):
+            here = group.from_[int(self.rng.integers(len(group.from_)))]
+            legs = [graph.xy[graph.node(here)][None]]
+            for _ in range(group.trips):
+                there = group.to[int(self.rng.integers(len(group.to)))]
+                legs.append(people.route_between(here, there)[1:])
+                here = there
+            route = np.concatenate(legs)
+            angle, reach = self.rng.uniform(0, 2 * np.pi), self.rng.uniform(0, SPREAD_M)
+            starts.append(route[0] + reach * np.array([np.cos(angle), np.sin(angle)]))
+            routes.append(route[1:] if len(route) > 1 else route)
+        speeds = None if group.speed is None else np.full(count, group.speed)
+        people.add(np.array(starts), routes, speeds, group.radius)
+        self.by_group[group.name] = self.by_group.get(group.name, 0) + count
+
+    def kpis(self) -> dict[str, Any]:
+        """The people's KPIs (`People.kpis`) and how many came, by group."""
+        return {**self.scene.sim.people.kpis(), "people_by_group": dict(self.by_group)}
+
+
+class PeopleError(ConfigError):
+    """A `people:` entry the site does not fit: `key` its path in the section."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key, self.message = key, message
