@@ -334,7 +334,10 @@ def _people_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
             "people",
             f"{k['people_added']} came, {k['people_arrived']} left, {k['people_now']} still on "
             f"the floor; {k['person_contacts']} robot-person contacts; closest gap "
-            + (f"{gap:.2f} m" if gap is not None else "none within 2 m"),
+            + (f"{gap:.2f} m" if gap is not None else "none within 2 m")
+            + f"; robots waited {k['robot_wait_for_people_s']:.0f} s for people (slowed "
+            f"{k['robot_slowed_for_people_s']:.0f} s), people {k['people_wait_for_robots_s']:.0f}"
+            " s for robots",
         )
     ]
 

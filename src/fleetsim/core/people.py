@@ -72,6 +72,7 @@ class People:
         self._static = self._site_walls()
         self._doors_shut: tuple[str, ...] = ()
         self.crowd = Crowd(model, self._static, seed)
+        self._routes: dict[tuple[str, str], np.ndarray] = {}  # (the site's routes, once each)
         self.added = self.arrived = self.contacts = 0
         self.closest = np.inf
         self.left = np.empty(0, dtype=np.int64)  # who reached the end of its route last step
@@ -108,10 +109,14 @@ class People:
         site = self.sim.site
         if site is None:
             raise ConfigError("people's routes between places need a site")
-        try:
-            return np.asarray(site.route(start, goal).positions, dtype=np.float64)
-        except RouteError:
-            return np.asarray(site.route(goal, start).positions, dtype=np.float64)[::-1]
+        known = self._routes.get((start, goal))
+        if known is None:
+            try:
+                known = np.asarray(site.route(start, goal).positions, dtype=np.float64)
+            except RouteError:
+                known = np.asarray(site.route(goal, start).positions, dtype=np.float64)[::-1]
+            self._routes[start, goal] = known
+        return known.copy()
 
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor."""

@@ -29,6 +29,7 @@ from fleetsim.people.grid import pairs_within
 from fleetsim.people.walls import Walls
 
 SKIN_M = 1e-6  # how far beyond touching a push-out leaves a person
+MOVE_MARGIN_M = 0.5  # more than anyone moves in a step: pairs found before it hold after it
 
 
 @dataclass(frozen=True)
@@ -162,8 +163,8 @@ def step_people(
         np.add.at(push, wi, wforce[:, None] * wunit)
     # -- robots
     ri = rk = np.empty(0, dtype=np.int64)
-    if robots is not None and len(robots.centres):
-        ri, rk = _cross_pairs(x, robots.centres, robots.radii, m.reach)
+    if robots is not None and len(robots.centres):  # (wider: the same pairs after the move)
+        ri, rk = _cross_pairs(x, robots.centres, robots.radii, m.reach + MOVE_MARGIN_M)
         rd = x[ri] - robots.centres[rk]
         rs = np.maximum(np.hypot(rd[:, 0], rd[:, 1]), 1e-9)
         rforce = m.robot_strength * np.exp((radius[ri] + robots.radii[rk] - rs) / m.robot_range)
@@ -198,26 +199,37 @@ def step_people(
     new = x + (speed * dt)[:, None] * e
     if walls is not None:
         new = np.where(walls.crossed(x, new, (wi, wseg))[:, None], x, new)
-        new = _keep_off_walls(new, radius, walls)
+        by_walls = np.unique(wi)  # (only they can end a step near a wall)
+        new = _keep_off_walls(new, radius, walls, by_walls)
     if robots is not None and len(robots.centres):
-        new = _keep_off_robots(new, radius, robots, m.reach)
-        if walls is not None:
-            new = _keep_off_walls(new, radius, walls)
-        ri, rk = _cross_pairs(new, robots.centres, robots.radii, m.reach)
+        pushed = _keep_off_robots(new, radius, robots, ri, rk)
+        if walls is not None:  # (a robot does not push anyone through a wall: a contact)
+            moved = np.flatnonzero((pushed != new).any(axis=1))
+            if len(moved):
+                across = walls.crossed(new[moved], pushed[moved])
+                pushed[moved[across]] = new[moved[across]]
+            new = _keep_off_walls(pushed, radius, walls, by_walls)
+        else:
+            new = pushed
         rd = new[ri] - robots.centres[rk]
         rgap = np.hypot(rd[:, 0], rd[:, 1]) - radius[ri] - robots.radii[rk]
+        close = rgap + radius[ri] <= m.reach
+        ri, rk, rgap = ri[close], rk[close], rgap[close]
     else:
         rgap = np.empty(0)
     after = np.hypot(*(target - new).T)
     return StepResult(new, (new - x) / dt, after, (ri, rk, rgap))
 
 
-def _keep_off_walls(x: np.ndarray, radius: np.ndarray, walls: Walls) -> np.ndarray:
-    """Anyone nearer a wall than its radius pushed out along the wall's normal (twice: a
-    corner's two sides)."""
+def _keep_off_walls(x: np.ndarray, radius: np.ndarray, walls: Walls, who: np.ndarray) -> np.ndarray:
+    """Anyone of `who` nearer a wall than its radius pushed out along the wall's normal
+    (twice: a corner's two sides)."""
     out = x
     for _ in range(2):
-        wi, _, wp, wd = walls.near(out)
+        if not len(who):
+            break
+        wi, _, wp, wd = walls.near(out[who])
+        wi = who[wi]
         close = wd < radius[wi]
         if not close.any():
             break
@@ -230,10 +242,10 @@ def _keep_off_walls(x: np.ndarray, radius: np.ndarray, walls: Walls) -> np.ndarr
 
 
 def _keep_off_robots(
-    x: np.ndarray, radius: np.ndarray, robots: Obstacles, reach: float
+    x: np.ndarray, radius: np.ndarray, robots: Obstacles, ri: np.ndarray, rk: np.ndarray
 ) -> np.ndarray:
-    """Anyone overlapping a robot's disc pushed out of it, along the line from its centre."""
-    ri, rk = _cross_pairs(x, robots.centres, robots.radii, reach)
+    """Anyone of the (person, robot) pairs overlapping the robot's disc pushed out of it,
+    along the line from its centre."""
     d = x[ri] - robots.centres[rk]
     s = np.hypot(d[:, 0], d[:, 1])
     depth = radius[ri] + robots.radii[rk] - s

@@ -160,3 +160,24 @@ class Walls:
         length = np.hypot(d[:, 0], d[:, 1])
         scale = np.minimum(1.0, self.reach / np.maximum(length, 1e-12))
         return self.crossed(start, start + d * scale[:, None])
+
+    def cut_off(self, origin: np.ndarray, points: np.ndarray) -> np.ndarray:
+        """(P,) bool: whether a wall stands between `origin` (2,) and each of `points` (P, 2)
+        (every wall near the points' extent is tested: for one-off questions, not a step's)."""
+        pts = np.asarray(points, dtype=np.float64)
+        if not len(self.segments) or not len(pts):
+            return np.zeros(len(pts), dtype=bool)
+        lo = np.minimum(pts.min(axis=0), origin)
+        hi = np.maximum(pts.max(axis=0), origin)
+        seg = self.segments
+        near = (seg.max(axis=1) >= lo).all(axis=1) & (seg.min(axis=1) <= hi).all(axis=1)
+        q, s = seg[near, 0], seg[near, 1] - seg[near, 0]
+        r = pts - origin  # (P, 2)
+        denom = r[:, None, 0] * s[None, :, 1] - r[:, None, 1] * s[None, :, 0]
+        qp = q[None, :, :] - origin
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (qp[..., 0] * s[None, :, 1] - qp[..., 1] * s[None, :, 0]) / denom
+            u = (qp[..., 0] * r[:, None, 1] - qp[..., 1] * r[:, None, 0]) / denom
+        hit = (np.abs(denom) > 1e-15) & (t >= 0) & (t <= 1) & (u >= 0) & (u <= 1)
+        cut: np.ndarray = hit.any(axis=1)
+        return cut

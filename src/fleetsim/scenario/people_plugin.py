@@ -13,7 +13,7 @@ from fleetsim.people import SpeedModel
 from fleetsim.scenario.people_spec import PeopleGroupSpec, PeopleSpec
 from fleetsim.scenario.plugins import Plugin
 
-SPREAD_M = 0.5  # people who appear at one node stand up to this far from it
+LATTICE_REACH_M = 8.0  # people who appear at a node stand within this of it, nearest first
 
 
 class PeoplePlugin(Plugin):
@@ -26,6 +26,7 @@ class PeoplePlugin(Plugin):
         self.spec = spec
         self.next_arrival: list[float] = []
         self.by_group: dict[str, int] = {}
+        self._spots: dict[tuple[float, float, float], np.ndarray] = {}
 
     def initialize(self) -> None:
         """Check the places, make the simulation's people, put the first ones down."""
@@ -68,7 +69,8 @@ class PeoplePlugin(Plugin):
             return
         people = self.scene.sim.people
         graph = self.scene.sim.site.graph
-        starts, routes = [], []
+        starts: list[np.ndarray] = []
+        routes: list[np.ndarray] = []
         for _ in range(count):
             here = group.from_[int(self.rng.integers(len(group.from_)))]
             legs = [graph.xy[graph.node(here)][None]]
@@ -77,12 +79,51 @@ class PeoplePlugin(Plugin):
                 legs.append(people.route_between(here, there)[1:])
                 here = there
             route = np.concatenate(legs)
-            angle, reach = self.rng.uniform(0, 2 * np.pi), self.rng.uniform(0, SPREAD_M)
-            starts.append(route[0] + reach * np.array([np.cos(angle), np.sin(angle)]))
+            starts.append(self._spot(route[0], group.radius, starts))
             routes.append(route[1:] if len(route) > 1 else route)
         speeds = None if group.speed is None else np.full(count, group.speed)
         people.add(np.array(starts), routes, speeds, group.radius)
         self.by_group[group.name] = self.by_group.get(group.name, 0) + count
+
+    def _spot(self, centre: np.ndarray, radius: float, placed: list[np.ndarray]) -> np.ndarray:
+        """The free place nearest `centre` for a person of `radius`: the first point of a
+        lattice round it, nearest first, clear of walls, of the people on the floor and of
+        those placed in this call (a little shaken, seeded)."""
+        key = (round(float(centre[0]), 3), round(float(centre[1]), 3), radius)
+        spots = self._spots.get(key)
+        if spots is None:
+            spots = self._spots[key] = self._lattice(centre, radius)
+        people = self.scene.sim.people
+        others = np.concatenate([people.positions, *(p[None] for p in placed)]) if (
+            len(people.positions) or placed) else np.empty((0, 2))  # fmt: skip
+        near = others[np.abs(others - centre).max(axis=1) <= LATTICE_REACH_M + 1.0]
+        gap = 2 * radius + 0.02
+        if not len(near):
+            return np.asarray(spots[0])
+        for start in range(0, len(spots), 128):  # (nearest first, a block at a time)
+            block = spots[start : start + 128]
+            d = block[:, None, :] - near[None, :, :]
+            free = np.flatnonzero((d[..., 0] ** 2 + d[..., 1] ** 2 >= gap * gap).all(axis=1))
+            if len(free):
+                return np.asarray(block[free[0]])
+        return np.asarray(spots[-1])  # (every spot taken: the farthest one, crowded)
+
+    def _lattice(self, centre: np.ndarray, radius: float) -> np.ndarray:
+        step = 2 * radius + 0.05
+        k = np.arange(-int(LATTICE_REACH_M / step), int(LATTICE_REACH_M / step) + 1)
+        gx, gy = np.meshgrid(k * step, k * step * np.sqrt(3) / 2)
+        gx = gx + (np.arange(len(k))[:, None] % 2) * step / 2
+        points = centre + np.column_stack((gx.ravel(), gy.ravel()))
+        points = points[np.argsort(np.hypot(*(points - centre).T), kind="stable")]
+        walls = self.scene.sim.people.crowd.walls
+        if walls is not None:  # (clear of walls, and in sight of the node: not behind a rack)
+            who, _, _, dist = walls.near(points)
+            blocked = np.zeros(len(points), dtype=bool)
+            blocked[who[dist < radius + 0.02]] = True
+            blocked |= walls.cut_off(centre, points)
+            points = points[~blocked]
+        shaken: np.ndarray = points + self.rng.uniform(-0.01, 0.01, points.shape)
+        return shaken
 
     def kpis(self) -> dict[str, Any]:
         """The people's KPIs (`People.kpis`) and how many came, by group."""
