@@ -40,7 +40,7 @@ class PeoplePlugin(Plugin):
                     try:
                         graph.node(name)
                     except ConfigError as exc:
-                        raise PeopleError(f"groups.{k}.{key}.{j}", str(exc)) from None
+                        raise PeopleError(f"groups[{k}].{key}[{j}]", str(exc)) from None
         levels = graph.level_names
         if self.spec.level is not None and self.spec.level not in levels:
             raise PeopleError("level", f"the site's levels are {', '.join(levels)}")
