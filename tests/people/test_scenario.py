@@ -48,8 +48,8 @@ def test_groups_arrive_clear_of_each_other_and_are_counted(tmp_path: Path) -> No
     with built.sim as sim:
         x = sim.people.positions
         assert len(x) == 32
-        i, j = pairs_within(x, 0.4)
-        assert not len(i)  # no one put down overlapping another
+        close, _ = pairs_within(x, 0.4)
+        assert not len(close)  # no one put down overlapping another
         summary = run_scenario(built, duration=60.0)
     k = summary.kpis
     assert k["people_by_group"]["visitors"] == 2
