@@ -116,7 +116,8 @@ class People:
             except RouteError:
                 known = np.asarray(site.route(goal, start).positions, dtype=np.float64)[::-1]
             self._routes[start, goal] = known
-        return known.copy()
+        route: np.ndarray = known.copy()
+        return route
 
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor."""
