@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
 
-from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, Pose, SimulationParams
+from fleetsim import Agent, MultiRobotSimulationCore, Pose, SimulationParams
 from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.rl.continuous import FleetTask, FleetTaskConfig
 from fleetsim.rl.envs import FleetParallelEnv
-from fleetsim.site import Site
+from tests.rl import worlds
 
 NODES = [{"name": f"n{i}_{j}", "x": 2.0 * i, "y": 2.0 * j} for i in range(5) for j in range(5)]
 LANES = [{"from": f"n{i}_{j}", "to": f"n{i + 1}_{j}", "bidirectional": True}
@@ -22,14 +22,7 @@ LANES = [{"from": f"n{i}_{j}", "to": f"n{i + 1}_{j}", "bidirectional": True}
 
 
 def world(count: int) -> tuple[MultiRobotSimulationCore, list[Agent]]:
-    sim = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
-    sim.set_site(Site.from_graph(NODES, LANES))
-    robots = [
-        Agent.from_params(AgentSpawnParams("mobile_robot", name=f"r{k}",
-                                           initial_pose=Pose.from_xyz(0, 3.0 * k, 0)), sim)
-        for k in range(count)
-    ]  # fmt: skip
-    return sim, robots
+    return worlds.world(count, NODES, LANES)
 
 
 def toward_goal(obs: np.ndarray) -> np.ndarray:

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test
 
-from fleetsim import Agent, AgentSpawnParams, MultiRobotSimulationCore, Pose, SimulationParams
+from fleetsim import Agent, MultiRobotSimulationCore, Pose
 from fleetsim.errors import ConfigError
 from fleetsim.faults import FaultPlan, RobotFaults
 from fleetsim.rl.continuous import FleetTask, FleetTaskConfig
 from fleetsim.rl.envs import FleetParallelEnv
 from fleetsim.rl.top_view import GOAL, HELD, ROBOT
-from fleetsim.site import Site
+from tests.rl import worlds
 
 # a row of nodes: pick-ups at the west end, drop-offs at the east end
 NODES = [
@@ -24,16 +24,10 @@ NODES = [
 LANES = [{"from": f"n{i}", "to": f"n{i + 1}", "bidirectional": True} for i in range(9)]
 
 
-def world(count: int, nodes: list[dict[str, object]] = NODES) -> tuple[MultiRobotSimulationCore,
-                                                                       list[Agent]]:  # fmt: skip
-    sim = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
-    sim.set_site(Site.from_graph(nodes, LANES))
-    robots = [
-        Agent.from_params(AgentSpawnParams("mobile_robot", name=f"r{k}",
-                                           initial_pose=Pose.from_xyz(0, 3.0 * k, 0)), sim)
-        for k in range(count)
-    ]  # fmt: skip
-    return sim, robots
+def world(
+    count: int, nodes: list[dict[str, object]] = NODES
+) -> tuple[MultiRobotSimulationCore, list[Agent]]:
+    return worlds.world(count, nodes, LANES)
 
 
 def behind(robot: Agent) -> np.ndarray:
