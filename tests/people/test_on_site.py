@@ -112,3 +112,25 @@ def test_a_robot_without_safety_fields_slows_and_stops_for_a_person_ahead() -> N
         for _ in range(300):
             sim.step_once()
         assert robot.get_pose().x > 15.0 and len(ids) == 1
+
+
+def test_lidars_see_people_and_safety_fields_stop_a_robot_for_one() -> None:
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1)) as sim:
+        amr = Agent.from_params(AgentSpawnParams(urdf_path="mobile_robot_lidar", name="amr"), sim)
+        amr.set_safety_fields("auto")
+        # a person all but standing in its way, 6 m ahead (1 mm/s toward a far point)
+        sim.people.add(np.array([[6.0, 0.0]]), [np.array([[60.0, 0.0]])], np.array([0.001]))
+        sim.step_once()
+        ranges = np.concatenate([g.ranges.ravel() for g in sim.lidars.groups])
+        seen = float(ranges[np.isfinite(ranges)].min())
+        assert abs(seen - (6.0 - 0.2)) < 0.35  # the person (the lidar's mount: a little off)
+        amr.set_goal(Pose.from_xyz(12.0, 0.0, amr.get_pose().z), align_orientation=False)
+        for _ in range(200):
+            sim.step_once()
+        assert amr.safety_field_state == "protective"
+        assert 6.0 - 0.2 - amr.get_pose().x > 0.1  # it stopped short of the person
+        assert sim.people.kpis()["person_contacts"] == 0
+        sim.people.remove(sim.people.crowd.ids)  # gone: the field clears, it drives on
+        for _ in range(100):
+            sim.step_once()
+        assert amr.get_pose().x > 10.0

@@ -1,6 +1,7 @@
 """`People`: a simulation's pedestrians (`sim.people`), a `fleetsim.people.Crowd` on the site's
 floor moved once a step after the robots, among the site's walls and the doors that are not
-open, around the robots (discs round their footprints, moving at their velocities). A person
+open, around the robots (discs round their footprints, moving at their velocities); lidars see
+them as upright cylinders (`ray_shapes`), so safety fields stop robots for them. A person
 who reaches the end of its route leaves the floor (`left` lists them after the step).
 
 People are arrays only (no PyBullet bodies). Each step the robot-person pairs closer than
@@ -21,9 +22,11 @@ import numpy as np
 from fleetsim.errors import ConfigError
 from fleetsim.geometry.quat import yaw_of
 from fleetsim.people import Crowd, Obstacles, SpeedModel, Walls, box_sides
+from fleetsim.sensors.shapes import RayShapes, cylinders
 from fleetsim.site.graph import RouteError
 
 NEAR_M = 2.0  # robot-person gaps measured within this
+HEIGHT_M = 1.7  # how tall a person stands, for the lidars
 WAIT_SPEED = 0.2  # a person slower than this fraction of its free speed near a robot waits
 WAIT_NEAR_M = 1.0  # (near: a gap to a robot below this)
 
@@ -122,6 +125,15 @@ class People:
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor."""
         self.crowd.remove(np.asarray(ids))
+
+    def ray_shapes(self) -> RayShapes | None:
+        """The people as lidars see them: upright cylinders `HEIGHT_M` tall on their floor
+        (handles below -1, which no body has); None when there is no one."""
+        if not len(self.crowd):
+            return None
+        site = self.sim.site
+        floor = site.elevation(self.level) if site is not None else 0.0
+        return cylinders(-2 - self.crowd.ids, self.crowd.x, self.crowd.radius, floor, HEIGHT_M)
 
     @property
     def positions(self) -> np.ndarray:

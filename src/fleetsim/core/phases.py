@@ -75,12 +75,17 @@ def refresh_arm_boxes(world: World) -> None:
 
 
 def sense(
-    world: World, now: float, rng: np.random.Generator, profiler: StepProfiler
+    world: World,
+    now: float,
+    rng: np.random.Generator,
+    profiler: StepProfiler,
+    extra: Any = None,
 ) -> tuple[list[Any], list[tuple[Any, str]]]:
-    """The lidars due at `now` scan (`fleetsim.sensors`), and the safety fields they read are
-    evaluated (timed as "safety_fields", within "sensors"): the groups that scanned, and the
-    (object, state) of each robot whose field state changed."""
-    scanned = world.lidars.sense(world.bodies, now, rng)
+    """The lidars due at `now` scan (`fleetsim.sensors`; `extra`: ray shapes that are not
+    bodies, the people), and the safety fields they read are evaluated (timed as
+    "safety_fields", within "sensors"): the groups that scanned, and the (object, state) of
+    each robot whose field state changed."""
+    scanned = world.lidars.sense(world.bodies, now, rng, extra)
     if not scanned or not world.safety:
         return scanned, []
     with profiler.section("safety_fields"):

@@ -214,7 +214,10 @@ class MultiRobotSimulationCore(CollisionQueries):
 
     def _sense(self) -> None:
         """The lidars due now (the step's end) scan; the safety fields they read change."""
-        scanned, changes = phases.sense(self._world, self.sim_time, self.rng, self._profiler)
+        people = self._people.ray_shapes() if self._people is not None else None
+        scanned, changes = phases.sense(
+            self._world, self.sim_time, self.rng, self._profiler, people
+        )
         if scanned:
             self.events.emit("lidar_scanned", self, scanned)
         for obj, state in changes:

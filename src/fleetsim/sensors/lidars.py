@@ -18,7 +18,7 @@ from fleetsim.errors import ConfigError
 from fleetsim.geometry import quat
 from fleetsim.sensors.lidar import LaserScan, LidarParams
 from fleetsim.sensors.raycast import ShapeGrid, scan
-from fleetsim.sensors.shapes import ray_shapes
+from fleetsim.sensors.shapes import RayShapes, joined, ray_shapes
 from fleetsim.state import BodyTable
 
 IntArray = np.ndarray
@@ -180,14 +180,22 @@ class Lidars:
         group.settle()
         return group.scan_of(int(np.flatnonzero(group.ids == sensor)[0]))
 
-    def sense(self, bodies: BodyTable, now: float, rng: np.random.Generator) -> list[LidarGroup]:
-        """Scan every sensor due at `now` (simulated seconds) from the bodies' poses; the
-        groups that scanned."""
+    def sense(
+        self,
+        bodies: BodyTable,
+        now: float,
+        rng: np.random.Generator,
+        extra: RayShapes | None = None,
+    ) -> list[LidarGroup]:
+        """Scan every sensor due at `now` (simulated seconds) from the bodies' poses (and
+        `extra` shapes that are not bodies: people); the groups that scanned."""
         due = {g.params: g.next_due <= now + _DUE for g in self.settled()}
         busy = [g for p, g in self._groups.items() if due[p].any()]
         if not busy:
             return []
         shapes = ray_shapes(bodies)
+        if extra is not None and len(extra):
+            shapes = joined(shapes, extra)
         grid = ShapeGrid.build(shapes, grid_cell(max(g.params.range_max for g in busy)))
         for group in busy:
             slots = np.flatnonzero(due[group.params])

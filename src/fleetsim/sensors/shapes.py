@@ -93,3 +93,29 @@ def ray_shapes(bodies: BodyTable) -> RayShapes:
         lo=lo[rows],
         hi=hi[rows],
     )
+
+
+def cylinders(
+    handles: IntArray, xy: FloatArray, radii: FloatArray, floor: float, height: float
+) -> RayShapes:
+    """Upright cylinders standing on `floor` (m), `height` tall, at `xy` (M, 2) with `radii`:
+    things a ray can hit that are not bodies (people); `handles` must not be any body's."""
+    m = len(xy)
+    centre = np.column_stack((xy, np.full(m, floor + height / 2)))
+    half = np.column_stack((radii, radii, np.full(m, height / 2)))
+    return RayShapes(
+        handles=np.asarray(handles, dtype=np.int64),
+        parents=np.full(m, -1, dtype=np.int64),
+        kind=np.full(m, CYLINDER, dtype=np.int8),
+        centre=centre,
+        rot=np.tile(np.eye(3).ravel(), (m, 1)),
+        half=half,
+        lo=centre - half,
+        hi=centre + half,
+    )
+
+
+def joined(a: RayShapes, b: RayShapes) -> RayShapes:
+    """The shapes of `a` and then of `b`."""
+    return RayShapes(*(np.concatenate((getattr(a, f), getattr(b, f))) for f in (
+        "handles", "parents", "kind", "centre", "rot", "half", "lo", "hi")))  # fmt: skip
