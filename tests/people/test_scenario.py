@@ -17,7 +17,7 @@ from fleetsim.scenario.runner import run_scenario
 
 SCENARIO = """\
 name: pickers
-simulation: {timestep: 0.1, duration: 60, seed: 4}
+simulation: {timestep: 0.1, duration: 60, seed: 4, target_rtf: 0}
 site:
   layout: {type: warehouse, aisles: 6, blocks: 1, stations: 2, parking_rows: 1}
 robots:
@@ -74,4 +74,44 @@ def test_an_unknown_place_names_the_file_line_and_key(tmp_path: Path) -> None:
     path = write(tmp_path, to="aisle1_99")
     with pytest.raises(ConfigError, match=r"pickers.yaml line 1\d: people\.groups\[1\]\.to\[0\]: .*"
                                           r"aisle1_99"):  # fmt: skip
+        build(load_scenario(str(path), []))
+
+
+SHIFTS = """\
+name: shift change
+simulation: {timestep: 0.1, seed: 2, target_rtf: 0}
+site:
+  layout: {type: warehouse, aisles: 6, blocks: 1, stations: 2, parking_rows: 1}
+robots:
+  - {name: amr, model: mobile_robot, start: {random: 1, at: parking_spot}}
+people:
+  groups:
+    - {name: morning, count: 6, from: [drop_0], to: [aisle0_2]}
+    - name: afternoon
+      count: 6
+      start: 30
+      rate_per_hour: 3600
+      stop: {stop}
+      from: [drop_1]
+      to: [aisle2_3]
+"""
+
+
+def test_a_shift_change_comes_at_its_start_and_arrivals_end_at_stop(tmp_path: Path) -> None:
+    path = tmp_path / "shifts.yaml"
+    path.write_text(SHIFTS.replace("{stop}", "40"))
+    built = build(load_scenario(str(path), []))
+    with built.sim as sim:
+        run_scenario(built, duration=29.0)
+        counts = built.plugins[-1].kpis()["people_by_group"]
+        assert counts == {"morning": 6}
+        run_scenario(built, duration=11.5)  # to 40.5 s: the shift came, ~10 arrived
+        counts = built.plugins[-1].kpis()["people_by_group"]
+        assert 6 + 3 <= counts["afternoon"] <= 6 + 25
+        run_scenario(built, duration=20.0)  # past stop: no more
+        assert built.plugins[-1].kpis()["people_by_group"]["afternoon"] == counts["afternoon"]
+        assert sim.people.kpis()["people_arrived"] >= 6  # the morning shift walked off
+    path.write_text(SHIFTS.replace("{stop}", "10"))
+    with pytest.raises(ConfigError, match=r"shifts.yaml line 1\d: people\.groups\[1\]\.stop: "
+                                          r"stop 10 s is before start 30 s"):  # fmt: skip
         build(load_scenario(str(path), []))

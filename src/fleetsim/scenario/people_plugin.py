@@ -17,7 +17,8 @@ LATTICE_REACH_M = 8.0  # people who appear at a node stand within this of it, ne
 
 
 class PeoplePlugin(Plugin):
-    """Applies a scenario's `people:` section (`sim.people` moves them)."""
+    """Applies a scenario's `people:` section (`sim.people` moves them): each group comes at
+    its `start` (a shift), arrives at its rate until its `stop`."""
 
     name = "people"
 
@@ -27,6 +28,7 @@ class PeoplePlugin(Plugin):
         self.next_arrival: list[float] = []
         self.by_group: dict[str, int] = {}
         self._spots: dict[tuple[float, float, float], np.ndarray] = {}
+        self.came: list[bool] = []  # each group: whether its start has come
 
     def initialize(self) -> None:
         """Check the places, make the simulation's people, put the first ones down."""
@@ -47,10 +49,14 @@ class PeoplePlugin(Plugin):
         from fleetsim.core.people import People  # (the simulation's; made here with the model)
 
         sim._people = People(sim, self.spec.level, SpeedModel(time_gap=self.spec.time_gap))
+        for k, group in enumerate(self.spec.groups):
+            if group.stop is not None and group.stop < group.start:
+                raise PeopleError(f"groups[{k}].stop", f"stop {group.stop:g} s is before "
+                                  f"start {group.start:g} s")  # fmt: skip
         self.rng = np.random.default_rng([sim.params.seed or 0, 4242])
-        for group in self.spec.groups:
-            self._arrive(group, group.count)
-        self.next_arrival = [self._draw(g, sim.sim_time) for g in self.spec.groups]
+        self.came = [False] * len(self.spec.groups)
+        self._arrivals()  # (the groups that come at once)
+        self.next_arrival = [self._draw(g, g.start) for g in self.spec.groups]
         sim.on("pre_step", lambda *_: self._arrivals())
 
     def _draw(self, group: PeopleGroupSpec, after: float) -> float:
@@ -60,7 +66,11 @@ class PeoplePlugin(Plugin):
     def _arrivals(self) -> None:
         now = self.scene.sim.sim_time
         for k, group in enumerate(self.spec.groups):
-            while self.next_arrival[k] <= now:
+            if not self.came[k] and group.start <= now + 1e-9:
+                self.came[k] = True
+                self._arrive(group, group.count)
+            stop = np.inf if group.stop is None else group.stop
+            while k < len(self.next_arrival) and self.next_arrival[k] <= min(now, stop):
                 self._arrive(group, 1)
                 self.next_arrival[k] = self._draw(group, self.next_arrival[k])
 

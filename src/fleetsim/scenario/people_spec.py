@@ -15,9 +15,15 @@ class PeopleGroupSpec(Spec):
     name: str = "people"
     """What they are (pickers, visitors): the group's name in the results."""
     count: int = Field(0, ge=0)
-    """How many are on the floor at the start, each at one of `from` (a little apart)."""
+    """How many come at `start` all at once, each at one of `from` (a little apart)."""
     rate_per_hour: NonNegative = 0.0
-    """How many more arrive an hour, at random times (a Poisson process), at one of `from`."""
+    """How many more arrive an hour from `start` until `stop`, at random times (a Poisson
+    process), at one of `from`."""
+    start: NonNegative = 0.0
+    """Simulated seconds when the group comes (a shift starts): `count` at once, then the
+    arrivals."""
+    stop: NonNegative | None = None
+    """Simulated seconds when arrivals end (default: never)."""
     from_: list[str] = Field(alias="from", min_length=1)
     """Nodes of the site's graph where they appear (one at random each)."""
     to: list[str] = Field(min_length=1)
