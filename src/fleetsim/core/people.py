@@ -4,8 +4,8 @@ open, around the robots (discs round their footprints, moving at their velocitie
 them as upright cylinders (`ray_shapes`), so safety fields stop robots for them. A person
 who reaches the end of its route leaves the floor (`left` lists them after the step).
 
-People are arrays only (no PyBullet bodies). Each step the robot-person pairs closer than
-`near_m` are measured: a gap below 0 is a contact (the event `person_contact` with the person's
+People are arrays only (no PyBullet bodies). Each step the robot-person pairs within the crowd
+model's reach are measured: a gap below 0 is a contact (the event `person_contact` with the person's
 id, the robot's name and the gap), and the closest gap of each step is kept for the KPIs
 (`kpis`: people added, walking, arrived, contacts, the closest gap and a histogram of each
 step's closest gap).
@@ -25,7 +25,6 @@ from fleetsim.people import Crowd, Obstacles, SpeedModel, Walls, box_sides
 from fleetsim.sensors.shapes import RayShapes, cylinders
 from fleetsim.site.graph import RouteError
 
-NEAR_M = 2.0  # robot-person gaps measured within this
 HEIGHT_M = 1.7  # how tall a person stands, for the lidars
 WAIT_SPEED = 0.2  # a person slower than this fraction of its free speed near a robot waits
 WAIT_NEAR_M = 1.0  # (near: a gap to a robot below this)
@@ -66,7 +65,7 @@ class People:
         yield_rule: YieldRule | None = YieldRule(),
     ) -> None:
         self.sim, self.yield_rule = sim, yield_rule
-        self._yielding = np.empty(0, dtype=np.int64)  # motion rows whose speed we scaled
+        self._yielding = np.empty(0, dtype=np.int64)  # motion handles whose speed we scaled
         self.robot_wait_s = self.robot_slow_s = self.person_wait_s = 0.0
         site = sim.site
         self.level = level or (site.graph.level_names[0] if site is not None else None)
@@ -180,7 +179,7 @@ class People:
         """Move everyone one step (the simulation calls this after the robots moved), then
         let the robots yield to them."""
         if not len(self.crowd):
-            self._scale_robots(np.empty(0, dtype=np.int64), np.empty(0), dt)
+            self._scale_robots(np.empty(0, dtype=np.int64), np.empty(0), dt)  # (let go)
             return
         self.crowd.walls = self._walls()
         robots, handles = self.robots()
@@ -203,19 +202,25 @@ class People:
         near_robot[person[gap < WAIT_NEAR_M]] = True
         waiting = near_robot & (np.hypot(*self.crowd.v.T) < WAIT_SPEED * self.crowd.v0)
         self.person_wait_s += dt * int(np.count_nonzero(waiting))
-        self._yield(robots, person, robot, gap, dt)
+        self._yield(robots, handles, person, robot, gap, dt)
         if len(self.left):  # (at the end of its route a person leaves the floor)
             self.crowd.remove(self.left)
 
     def _yield(
-        self, robots: Obstacles, person: np.ndarray, robot: np.ndarray, gap: np.ndarray, dt: float
+        self,
+        robots: Obstacles,
+        handles: np.ndarray,
+        person: np.ndarray,
+        robot: np.ndarray,
+        gap: np.ndarray,
+        dt: float,
     ) -> None:
-        """Each robot's speed factor for the people ahead of it (the yield rule)."""
+        """Each robot's speed factor for the people ahead of it (the yield rule); `handles`
+        the robots' bodies, in the motion table's order (`robots()`)."""
         rule = self.yield_rule
-        motion = self.sim.world.motion.agents
-        if rule is None or not len(motion):
+        if rule is None or not len(handles):
+            self._scale_robots(np.empty(0, dtype=np.int64), np.empty(0), dt)  # (let go)
             return
-        handles = np.asarray(motion["body"], dtype=np.int64)
         bodies = self.sim.world.bodies
         heading = yaw_of(bodies["quat"][bodies.rows(handles)])
         way = np.column_stack((np.cos(heading), np.sin(heading)))
@@ -235,17 +240,21 @@ class People:
         self._scale_robots(rows, scale[rows], dt)
 
     def _scale_robots(self, rows: np.ndarray, scale: np.ndarray, dt: float) -> None:
+        """Motion rows `rows` drive at `scale` of their commanded speed (1: as commanded);
+        those scaled before and not now get their commanded speed back."""
         motion = self.sim.world.motion.agents
-        if len(self._yielding):  # (let go of those no longer yielding)
-            free = np.setdiff1d(self._yielding, rows[scale < 1.0])
-            free = free[free < len(motion)]
-            motion["safety_scale"][free] = 1.0
-            motion["speed_scale"][free] = motion["command_scale"][free]
         slowed = scale < 1.0
         rows, scale = rows[slowed], scale[slowed]
+        now = motion.handles[rows].copy()
+        if len(self._yielding):  # (let go of those no longer yielding, if still there)
+            gone = np.setdiff1d(self._yielding, now)
+            gone = np.array([h for h in gone.tolist() if motion.is_alive(h)], dtype=np.int64)
+            free = motion.rows(gone)
+            motion["safety_scale"][free] = 1.0
+            motion["speed_scale"][free] = motion["command_scale"][free]
         motion["safety_scale"][rows] = scale
         motion["speed_scale"][rows] = motion["command_scale"][rows] * scale
-        self._yielding = rows
+        self._yielding = now
         self.robot_wait_s += dt * int(np.count_nonzero(scale == 0.0))
         self.robot_slow_s += dt * int(np.count_nonzero(scale > 0.0))
 
@@ -264,6 +273,6 @@ class People:
             "closest_person_gap_m": None if np.isinf(self.closest) else round(self.closest, 3),
             "closest_gap_steps": {
                 f"{a:g}-{b:g}": int(c)
-                for a, b, c in zip(edges, edges[1:], self.gap_counts, strict=False)
+                for a, b, c in zip(edges[:-1], edges[1:], self.gap_counts, strict=True)
             },
         }

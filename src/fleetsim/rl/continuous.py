@@ -33,12 +33,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from fleetsim.collision.broadphase import candidate_pairs
 from fleetsim.collision.pairs import key_handles
 from fleetsim.errors import ConfigError
 from fleetsim.faults import FaultInjector, FaultPlan
 from fleetsim.geometry import Pose
 from fleetsim.geometry.quat import yaw_of
+from fleetsim.people.grid import pairs_within
 from fleetsim.rl.top_view import TopView
 from fleetsim.scenario.faults_plugin import FaultsPlugin
 
@@ -165,7 +165,7 @@ class FleetTask:
                 )
             self._stations = (found[0], found[1])
         self.carrying = np.zeros(len(self.robots), dtype=bool)
-        self.faults: FaultInjector | None = None
+        self.faults = None
         if faults is not None and not faults.empty:
             self.faults = FaultInjector(sim, self.robots, faults).attach()
         self._view: TopView | None = None
@@ -204,6 +204,20 @@ class FleetTask:
         task._owned, task.built = True, built
         task.faults = next((p.injector for p in built.plugins if isinstance(p, FaultsPlugin)), None)
         return task
+
+    @property
+    def faults(self) -> FaultInjector | None:
+        """The faults that act on the robots (None: none)."""
+        return self._faults
+
+    @faults.setter
+    def faults(self, injector: FaultInjector | None) -> None:
+        self._faults = injector
+        self._reports = (  # (each robot's row of the injector's reported offsets)
+            np.array([injector.index[r.name] for r in self.robots], dtype=np.int64)
+            if injector is not None
+            else np.empty(0, dtype=np.int64)
+        )
 
     def close(self) -> None:
         """Close the simulation if the task made it (`from_scenario`)."""
@@ -293,8 +307,8 @@ class FleetTask:
     def step(
         self, actions: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, FleetState]:
-        """Every robot's (speed, turn rate) -> observations, rewards, terminated, truncated,
-        and the step's `FleetState`."""
+        """Every robot's action ((speed, turn rate), or a waypoint (ahead, left)) ->
+        observations, rewards, terminated, truncated, and the step's `FleetState`."""
         a = np.asarray(actions, dtype=np.float64)
         n = len(self.robots)
         if a.shape != (n, 2) or not np.isfinite(a).all():
@@ -379,10 +393,10 @@ class FleetTask:
         ranges = self.ranges() / np.float32(c.range_max)
         ranges[~np.isfinite(ranges)] = 1.0
         agents = self.sim.world.motion.agents
-        toward = self.goal_in_frame()
+        toward, cos, sin = self._goal_and_heading()
         motion = agents.rows(self._motion)
         vel = agents["vel"][motion]
-        speed = self._cos * vel[:, 0] + self._sin * vel[:, 1]
+        speed = cos * vel[:, 0] + sin * vel[:, 1]
         extra = np.column_stack((toward / c.range_max, speed, agents["yaw_rate"][motion]))
         parts = [ranges, extra.astype(np.float32)]
         if c.neighbours:
@@ -393,7 +407,7 @@ class FleetTask:
     def neighbours(self, k: int) -> np.ndarray:
         """(robots, k, 3): each robot's k nearest others within `range_max`, nearest first,
         as (ahead, left) / `range_max` in its frame and 1; 0, 0, 0 where there are fewer.
-        The pairs come from the collision broadphase's grid (squares of side 2 range_max)."""
+        The pairs come from a grid of cells as wide as `range_max` (`pairs_within`)."""
         reach, n = self.config.range_max, len(self.robots)
         bodies = self.sim.world.bodies
         rows = bodies.rows(self._handles)
@@ -402,16 +416,13 @@ class FleetTask:
         live = np.flatnonzero(~self.done)
         if len(live) < 2 or k == 0:
             return out
-        corner = np.column_stack((xy[live], np.zeros(len(live))))
-        half = np.array([reach / 2, reach / 2, 0.0])
-        i, j = candidate_pairs(corner - half, corner + half, reach, np.ones(len(live), bool))
+        i, j = pairs_within(xy[live], reach)
         i, j = live[i], live[j]
         d = xy[j] - xy[i]
         dist = np.hypot(d[:, 0], d[:, 1])
-        near = dist <= reach
-        owner = np.concatenate((i[near], j[near]))
-        delta = np.concatenate((d[near], -d[near]))
-        dist = np.concatenate((dist[near], dist[near]))
+        owner = np.concatenate((i, j))
+        delta = np.concatenate((d, -d))
+        dist = np.concatenate((dist, dist))
         order = np.lexsort((dist, owner))
         owner, delta = owner[order], delta[order]
         rank = np.arange(len(owner)) - np.searchsorted(owner, owner)
@@ -437,18 +448,19 @@ class FleetTask:
     def goal_in_frame(self) -> np.ndarray:
         """(robots, 2): each robot's goal (ahead, left, m) in its frame, as it believes it is
         (a jump fault shifts it)."""
+        return self._goal_and_heading()[0]
+
+    def _goal_and_heading(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`goal_in_frame`, and the cosines and sines of the robots' headings."""
         bodies = self.sim.world.bodies
         rows = bodies.rows(self._handles)
         yaw = yaw_of(bodies["quat"][rows])
         d = self.goals - bodies["pos"][rows, :2]
-        if self.faults is not None:  # (a jump: where the robot believes it is)
-            d -= self.faults.reported_offset[self._reports()]
-        self._cos, self._sin = cos, sin = np.cos(yaw), np.sin(yaw)
-        return np.column_stack((cos * d[:, 0] + sin * d[:, 1], -sin * d[:, 0] + cos * d[:, 1]))
-
-    def _reports(self) -> np.ndarray:
-        assert self.faults is not None
-        return np.array([self.faults.index[r.name] for r in self.robots], dtype=np.int64)
+        if self._faults is not None:  # (a jump: where the robot believes it is)
+            d -= self._faults.reported_offset[self._reports]
+        cos, sin = np.cos(yaw), np.sin(yaw)
+        toward = np.column_stack((cos * d[:, 0] + sin * d[:, 1], -sin * d[:, 0] + cos * d[:, 1]))
+        return toward, cos, sin
 
     # -- pictures --------------------------------------------------------------------------------
 

@@ -258,9 +258,7 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
     def render(self) -> np.ndarray | None:
         """The robots' floor from above (RGB array) when `render_mode="rgb_array"`; PyBullet's
         own picture when `"pybullet"`."""
-        if self.render_mode in ("rgb_array", "pybullet"):
-            return self.task.render(view="top" if self.render_mode == "rgb_array" else "pybullet")
-        return None
+        return _render(self.task, self.render_mode)
 
     def close(self) -> None:
         """The simulation is the caller's to close."""
@@ -275,40 +273,40 @@ class FleetSingleEnv(gymnasium.Env):
 
     def __init__(self, task: FleetTask, render_mode: str | None = None) -> None:
         self.task, self.render_mode = task, render_mode
-        first = task.observe()
-        self.observation_space = _box(first)
+        self.observation_space = _box(task.observe())
         high = task.action_high()[0]
         self.action_space = spaces.Box(-high, high)
-        self._obs = np.zeros_like(first)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """A new episode; the same seed gives the same one."""
         super().reset(seed=seed)
-        self._obs = self.task.reset(
-            seed if seed is not None else int(self.np_random.integers(2**31))
-        )
-        return self._obs[0], {}
+        obs = self.task.reset(seed if seed is not None else int(self.np_random.integers(2**31)))
+        return obs[0], {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The first robot's action; the others' are scripted (`FleetTask.scripted`)."""
         actions = self.task.scripted()
         actions[0] = np.asarray(action, dtype=np.float64)
-        self._obs, rewards, terminated, truncated, state = self.task.step(actions)
+        obs, rewards, terminated, truncated, state = self.task.step(actions)
         info = {"reached": bool(state.reached[0]), "collided": bool(state.collided[0])}
-        return self._obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+        return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def render(self) -> np.ndarray | None:
         """The robots' floor from above (RGB array) when `render_mode="rgb_array"`; PyBullet's
         own picture when `"pybullet"`."""
-        if self.render_mode in ("rgb_array", "pybullet"):
-            return self.task.render(view="top" if self.render_mode == "rgb_array" else "pybullet")
-        return None
+        return _render(self.task, self.render_mode)
 
     def close(self) -> None:
         """Close the task."""
         self.task.close()
+
+
+def _render(task: FleetTask, mode: str | None) -> np.ndarray | None:
+    """A continuous task's picture in a wrapper's render mode (None for none)."""
+    views = {"rgb_array": "top", "pybullet": "pybullet"}
+    return task.render(view=views[mode]) if mode in views else None  # type: ignore[arg-type]
 
 
 def turns_toward(headings: np.ndarray, moves: np.ndarray) -> np.ndarray:
