@@ -117,3 +117,18 @@ def test_pairs_within_a_reach_are_those_brute_force_finds(spread: float) -> None
     d = np.hypot(*(x[:, None, :] - x[None, :, :]).transpose(2, 0, 1))
     want = {(a, b) for a, b in zip(*np.nonzero(np.triu(d <= 1.5, 1)), strict=True)}
     assert got == {(int(a), int(b)) for a, b in want}
+
+
+def test_routes_of_people_gone_are_let_go_and_the_others_walk_on() -> None:
+    crowd = Crowd(seed=0)
+    rng = np.random.default_rng(0)
+    routes = [rng.uniform(0, 50, (400, 2)) for _ in range(10)]
+    ids = crowd.add(rng.uniform(0, 50, (10, 2)), routes)
+    crowd.step(0.1)
+    kept = ids[-2:]
+    want = [routes[8][crowd.leg[8] - crowd.first[8]:], routes[9][crowd.leg[9] - crowd.first[9]:]]
+    crowd.remove(ids[:8])
+    assert len(crowd.points) == 800  # (compacted: the two routes left)
+    assert crowd.ids.tolist() == kept.tolist()
+    for k in range(2):
+        np.testing.assert_array_equal(crowd.points[crowd.leg[k] : crowd.last[k] + 1], want[k])

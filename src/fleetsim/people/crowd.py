@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.people.grid import expand
 from fleetsim.people.model import Obstacles, SpeedModel, StepResult, step_people
 from fleetsim.people.walls import Walls
 
@@ -96,6 +97,14 @@ class Crowd:
         keep = ~np.isin(self.ids, ids)
         for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last"):
             setattr(self, name, getattr(self, name)[keep])
+        count = self.last - self.first + 1
+        if len(self.points) > 2 * int(count.sum()) + 1024:  # (the routes of those gone: out)
+            _, at = expand(self.first, count)
+            start = np.cumsum(count) - count
+            self.points = self.points[at]
+            self.leg = self.leg - self.first + start
+            self.last = self.last - self.first + start
+            self.first = start
 
     def step(self, dt: float, robots: Obstacles | None = None) -> StepResult:
         """Move everyone one step of `dt` s; `done` then lists who reached its route's end
