@@ -126,7 +126,7 @@ def test_routes_of_people_gone_are_let_go_and_the_others_walk_on() -> None:
     ids = crowd.add(rng.uniform(0, 50, (10, 2)), routes)
     crowd.step(0.1)
     kept = ids[-2:]
-    want = [routes[8][crowd.leg[8] - crowd.first[8]:], routes[9][crowd.leg[9] - crowd.first[9]:]]
+    want = [routes[8][crowd.leg[8] - crowd.first[8] :], routes[9][crowd.leg[9] - crowd.first[9] :]]
     crowd.remove(ids[:8])
     assert len(crowd.points) == 800  # (compacted: the two routes left)
     assert crowd.ids.tolist() == kept.tolist()
