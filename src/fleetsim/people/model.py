@@ -72,7 +72,9 @@ class SpeedModel:
 
 @dataclass
 class Obstacles:
-    """Moving things people avoid, as discs: centres (m, 2), radii (m,), velocities (m, 2)."""
+    """Moving things people avoid, as discs: centres (m, 2), radii (m,), velocities (m, 2).
+    The model reacts to where they are (the velocities are for callers: which way a robot
+    drives); anticipating their motion is not done yet."""
 
     centres: np.ndarray
     radii: np.ndarray

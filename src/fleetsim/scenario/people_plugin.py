@@ -55,8 +55,8 @@ class PeoplePlugin(Plugin):
                                   f"start {group.start:g} s")  # fmt: skip
         self.rng = np.random.default_rng([sim.params.seed or 0, 4242])
         self.came = [False] * len(self.spec.groups)
-        self._arrivals()  # (the groups that come at once)
         self.next_arrival = [self._draw(g, g.start) for g in self.spec.groups]
+        self._arrivals()  # (the groups that come at once)
         sim.on("pre_step", lambda *_: self._arrivals())
 
     def _draw(self, group: PeopleGroupSpec, after: float) -> float:
@@ -70,7 +70,7 @@ class PeoplePlugin(Plugin):
                 self.came[k] = True
                 self._arrive(group, group.count)
             stop = np.inf if group.stop is None else group.stop
-            while k < len(self.next_arrival) and self.next_arrival[k] <= min(now, stop):
+            while self.next_arrival[k] <= min(now, stop):
                 self._arrive(group, 1)
                 self.next_arrival[k] = self._draw(group, self.next_arrival[k])
 
