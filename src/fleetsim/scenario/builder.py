@@ -174,6 +174,8 @@ def _populate(
             people.initialize()
         except PeopleError as exc:
             raise ConfigError(f"{loaded.at('people.' + exc.key)}: {exc.message}") from None
+        except ConfigError as exc:
+            raise ConfigError(f"{loaded.at('people')}: {exc}") from None
         every.append(people)
     if spec.faults is not None:  # last: it applies to what the others made
         try:
