@@ -190,3 +190,15 @@ def test_an_observation_of_ones_own() -> None:
     ints = GridConfig(agents=6, observation=lambda f: f.positions)
     with pytest.raises(ConfigError, match="floating-point"):
         GridParallelEnv(random_map(16, 0.2, seed=7), ints)
+
+
+def test_the_wrappers_take_stations() -> None:
+    blocked = np.zeros((10, 10), dtype=bool)
+    stations = (np.array([[0, 0], [0, 9]]), np.array([[9, 0], [9, 9]]))
+    env = GridParallelEnv(blocked, GridConfig(agents=4, max_steps=30), stations=stations)
+    env.reset(seed=0)
+    assert {tuple(g) for g in env.fleet.goals.tolist()} <= {(0, 0), (0, 9)}
+    parallel_api_test(env, num_cycles=30)
+    single = GridSingleEnv(blocked, GridConfig(agents=4), stations=stations)
+    single.reset(seed=1)
+    assert {tuple(g) for g in single.fleet.goals.tolist()} <= {(0, 0), (0, 9)}

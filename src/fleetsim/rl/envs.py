@@ -49,6 +49,7 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
     """PettingZoo Parallel API over a grid map: agents `agent_0`... with POGEMA's observations
     (3, 2r+1, 2r+1) and five actions (see `fleetsim.rl.grid`). One-shot agents leave `agents`
     as they finish; every agent is truncated after `max_steps`. `render()` is an RGB array.
+    `stations` (pick-ups, drop-offs) make the goals warehouse orders (`GridFleet`).
     `fleet` is the array API underneath."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -58,9 +59,13 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
     }
 
     def __init__(
-        self, blocked: np.ndarray, config: GridConfig | None = None, render_mode: str | None = None
+        self,
+        blocked: np.ndarray,
+        config: GridConfig | None = None,
+        render_mode: str | None = None,
+        stations: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        self.fleet = GridFleet(blocked, config)
+        self.fleet = GridFleet(blocked, config, stations)
         self.config = self.fleet.config
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{k}" for k in range(self.config.agents)]
@@ -143,9 +148,13 @@ class GridSingleEnv(gymnasium.Env):
     metadata = {"render_modes": ["rgb_array"]}  # noqa: RUF012 (gymnasium's own declaration)
 
     def __init__(
-        self, blocked: np.ndarray, config: GridConfig | None = None, render_mode: str | None = None
+        self,
+        blocked: np.ndarray,
+        config: GridConfig | None = None,
+        render_mode: str | None = None,
+        stations: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        self.fleet = GridFleet(blocked, config)
+        self.fleet = GridFleet(blocked, config, stations)
         self.config = self.fleet.config
         self.render_mode = render_mode
         self.observation_space, self.action_space = _spaces(self.fleet)
