@@ -205,7 +205,7 @@ def progress(f: Any) -> list[float]:
 
 
 class Requests:
-    """Door and lift requests sent at their times."""
+    """Door and lift requests sent at their times, counted from when the simulation subscribed."""
 
     def __init__(self, node: Node, asked: dict[str, Any], heard: dict[str, Any]) -> None:
         self.doors = sorted(asked.get("door_requests", []))
@@ -213,14 +213,27 @@ class Requests:
         self.door_pub = node.create_publisher(DoorRequest, "/door_requests", 10)
         self.lift_pub = node.create_publisher(LiftRequest, "/lift_requests", 100)
 
+        self.start: dict[str, float] = {}
+
+    def since_heard(self, topic: str, publisher: Any, t: float) -> float:
+        """Seconds since the simulation first subscribed to `topic` (-inf before: a message
+        sent before anyone listens is lost, and a loaded machine may start the simulation late)."""
+        if topic not in self.start:
+            if publisher.get_subscription_count() == 0:
+                return -math.inf
+            self.start[topic] = t
+        return t - self.start[topic]
+
     def tick(self, t: float) -> None:
-        while self.doors and t >= self.doors[0][0]:
+        t_door = self.since_heard("doors", self.door_pub, t)
+        while self.doors and t_door >= self.doors[0][0]:
             _, door, requester, mode = self.doors.pop(0)
             message = DoorRequest()
             message.door_name, message.requester_id = door, requester
             message.requested_mode.value = mode
             self.door_pub.publish(message)
-        while self.lifts and t >= self.lifts[0][0]:
+        t_lift = self.since_heard("lifts", self.lift_pub, t)
+        while self.lifts and t_lift >= self.lifts[0][0]:
             _, lift, session, kind, floor = self.lifts.pop(0)
             message = LiftRequest()
             message.lift_name, message.session_id = lift, session

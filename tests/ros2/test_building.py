@@ -14,7 +14,7 @@ AGV_MODE, END_SESSION = 1, 0
 
 def test_doors_and_lifts_as_rmf_drives_them(ros_domain: int) -> None:
     client = Client(ros_domain, {
-        "seconds": 14, "doors": True, "lifts": True,
+        "seconds": 20, "doors": True, "lifts": True,
         "door_requests": [[3.0, "L1_door", "tester", OPEN], [3.0, "no_such_door", "tester", OPEN]],
         "lift_requests": [[3.0, "LiftA", "tester", AGV_MODE, "L3"],
                           [3.0, "LiftB", "tester", AGV_MODE, "L9"]],
