@@ -8,7 +8,9 @@ are used from `MIN_ROWS` rows up: they are faster at every size, but Numba takes
 to import, which a short run of a small fleet (a step well under a millisecond) would notice.
 A process that runs many simulations (a sweep's or a fuzz's worker) calls `warm()` once, and
 uses them at every size. Each kernel gives its NumPy path's numbers to the last bit, so a run
-is the same in either process.
+is the same in either process. The crowd's step (`fleetsim.people.kernel`) is the exception: it
+gives its NumPy path's positions to 1e-9 m, and a crowd takes it whenever Numba is there (at
+any size), so a run is still the same in every process of a machine.
 """
 
 from __future__ import annotations

@@ -201,7 +201,8 @@ class People:
                 })  # fmt: skip
         near_robot = np.zeros(len(self.crowd), dtype=bool)
         near_robot[person[gap < WAIT_NEAR_M]] = True
-        waiting = near_robot & (np.hypot(*self.crowd.v.T) < WAIT_SPEED * self.crowd.v0)
+        v, v0 = self.crowd.v, self.crowd.v0
+        waiting = near_robot & (np.einsum("ij,ij->i", v, v) < (WAIT_SPEED * v0) ** 2)
         self.person_wait_s += dt * int(np.count_nonzero(waiting))
         self._yield(robots, handles, person, robot, gap, dt)
         if len(self.left):  # (at the end of its route a person leaves the floor)
@@ -248,8 +249,11 @@ class People:
         rows, scale = rows[slowed], scale[slowed]
         now = motion.handles[rows].copy()
         if len(self._yielding):  # (let go of those no longer yielding, if still there)
-            gone = np.setdiff1d(self._yielding, now)
-            gone = np.array([h for h in gone.tolist() if motion.is_alive(h)], dtype=np.int64)
+            still = set(now.tolist())
+            gone = np.array(
+                [h for h in self._yielding.tolist() if h not in still and motion.is_alive(h)],
+                dtype=np.int64,
+            )
             free = motion.rows(gone)
             motion["safety_scale"][free] = 1.0
             motion["speed_scale"][free] = motion["command_scale"][free]

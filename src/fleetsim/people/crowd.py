@@ -33,15 +33,17 @@ def free_speeds(count: int, rng: np.random.Generator) -> np.ndarray:
 
 class Crowd:
     """People on one floor: `add` them with routes, `step` them; arrays are the truth (`x`,
-    `v`, `radius`, `v0`, `ids`). `walls` are what they may not cross."""
+    `v`, `radius`, `v0`, `ids`). `walls` are what they may not cross. `compiled`: which step
+    (`step_people`'s argument: by default the compiled one whenever Numba is there)."""
 
     def __init__(
         self,
         model: SpeedModel | None = None,
         walls: Walls | None = None,
         seed: int = 0,
+        compiled: bool | None = None,
     ) -> None:
-        self.model, self.walls = model or SpeedModel(), walls
+        self.model, self.walls, self.compiled = model or SpeedModel(), walls, compiled
         self.rng = np.random.default_rng(seed)
         self.x = np.empty((0, 2))
         self.v = np.empty((0, 2))
@@ -49,6 +51,7 @@ class Crowd:
         self.v0 = np.empty(0)
         self.ids = np.empty(0, dtype=np.int64)
         self.leg = np.empty(0, dtype=np.int64)  # each person's next waypoint, a row of `points`
+        self.target = np.empty((0, 2))  # each one's waypoint now (its last when done)
         self.first = np.empty(0, dtype=np.int64)  # each person's first waypoint's row
         self.last = np.empty(0, dtype=np.int64)  # each person's final waypoint's row
         self.points = np.empty((0, 2))  # every route's waypoints, one route after another
@@ -88,6 +91,7 @@ class Crowd:
         self.v0 = np.concatenate((self.v0, v0))
         self.ids = np.concatenate((self.ids, ids))
         self.leg = np.concatenate((self.leg, start))
+        self.target = np.concatenate((self.target, self.points[start]))
         self.first = np.concatenate((self.first, start))
         self.last = np.concatenate((self.last, start + [len(x) - 1 for x in legs]))
         return ids
@@ -95,7 +99,7 @@ class Crowd:
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor by id."""
         keep = ~np.isin(self.ids, ids)
-        for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last"):
+        for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last", "target"):
             setattr(self, name, getattr(self, name)[keep])
         count = self.last - self.first + 1
         if len(self.points) > 2 * int(count.sum()) + 1024:  # (the routes of those gone: out)
@@ -115,14 +119,14 @@ class Crowd:
         if self.walls is not None and len(self):
             leg = np.minimum(self.leg, self.last)
             # (only the slow are checked: who is cut off slides along a wall or stands)
-            slow = np.hypot(self.v[:, 0], self.v[:, 1]) < 0.5 * self.v0
+            slow = np.einsum("ij,ij->i", self.v, self.v) < 0.25 * self.v0 * self.v0
             lost = walking & (leg > self.first) & slow
             if lost.any():
-                lost[lost] = self.walls.blocked(self.x[lost], self.points[leg[lost]])
-                self.leg = np.where(lost, self.leg - 1, self.leg)
-        target = self.points[np.minimum(self.leg, self.last)] if len(self) else np.empty((0, 2))
-        result = step_people(self.x, self.radius, np.where(walking, self.v0, 0.0), target,
-                             dt, self.model, self.walls, robots)  # fmt: skip
+                lost[lost] = self.walls.blocked(self.x[lost], self.target[lost])
+                self.leg[lost] -= 1
+                self.target[lost] = self.points[self.leg[lost]]
+        result = step_people(self.x, self.radius, np.where(walking, self.v0, 0.0), self.target,
+                             dt, self.model, self.walls, robots, self.compiled)  # fmt: skip
         self.x, self.v = result.positions, result.velocities
         final = self.leg == self.last
         near = np.where(final, self.model.arrive, self.model.via)
@@ -133,6 +137,7 @@ class Crowd:
             reached = np.where(final, reached, on)
         finished = reached & final
         self.done = self.ids[finished]
-        self.leg = np.where(reached, self.leg + 1, self.leg)
-        self.leg = np.minimum(self.leg, self.last + 1)
+        self.leg[reached] += 1
+        on = reached & ~final
+        self.target[on] = self.points[self.leg[on]]
         return result

@@ -20,11 +20,13 @@ person still closer to a wall or a robot than its radius after the move is pushe
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.people import kernel
 from fleetsim.people.grid import pairs_within
 from fleetsim.people.walls import Walls
 
@@ -137,9 +139,20 @@ def step_people(
     model: SpeedModel,
     walls: Walls | None = None,
     robots: Obstacles | None = None,
+    compiled: bool | None = None,
 ) -> StepResult:
     """One step of every person: positions `x` (n, 2), radii, free speeds, the waypoints they
-    walk to (n, 2) -> a `StepResult` (see the module's text)."""
+    walk to (n, 2) -> a `StepResult` (see the module's text). `compiled`: the compiled step
+    (`fleetsim.people.kernel`, with the `[fast]` extra) or the NumPy one; by default the
+    compiled one whenever Numba is there."""
+    if compiled is not False and len(x):
+        fast = _compiled_step(x, radius, v0, target, dt, model, walls, robots)
+        if fast is not None:
+            return fast
+        if compiled:
+            raise ConfigError(
+                "step_people(compiled=True) needs Numba: pip install 'fleetsim[fast]'"
+            )
     n = len(x)
     m = model
     to_target = target - x
@@ -205,11 +218,10 @@ def step_people(
         new = _keep_off_walls(new, radius, walls, by_walls)
     if robots is not None and len(robots.centres):
         pushed = _keep_off_robots(new, radius, robots, ri, rk)
-        if walls is not None:  # (a robot does not push anyone through a wall: a contact)
-            moved = np.flatnonzero((pushed != new).any(axis=1))
-            if len(moved):
-                across = walls.crossed(new[moved], pushed[moved])
-                pushed[moved[across]] = new[moved[across]]
+        moved = np.flatnonzero((pushed != new).any(axis=1))
+        if walls is not None and len(moved):  # (not through a wall: then a contact)
+            across = walls.crossed(new[moved], pushed[moved])
+            pushed[moved[across]] = new[moved[across]]
             new = _keep_off_walls(pushed, radius, walls, by_walls)
         else:
             new = pushed
@@ -221,6 +233,44 @@ def step_people(
         rgap = np.empty(0)
     after = np.hypot(*(target - new).T)
     return StepResult(new, (new - x) / dt, after, (ri, rk, rgap))
+
+
+_work = threading.local()  # (each thread's buffers for the compiled step, kept between steps)
+
+
+def _compiled_step(
+    x: np.ndarray,
+    radius: np.ndarray,
+    v0: np.ndarray,
+    target: np.ndarray,
+    dt: float,
+    m: SpeedModel,
+    walls: Walls | None,
+    robots: Obstacles | None,
+) -> StepResult | None:
+    """`step_people` through the compiled kernel, or None without Numba."""
+    if not kernel.available():
+        return None
+    params = np.array([m.time_gap, m.neighbour_strength, m.neighbour_range, m.wall_strength,
+                       m.wall_range, m.robot_strength, m.robot_range, m.reach, MOVE_MARGIN_M,
+                       SKIN_M])  # fmt: skip
+    ints = np.empty(0, dtype=np.int64)
+    if walls is not None and len(walls.segments):
+        seg, index = walls.segments, walls.index_arrays()
+    else:
+        seg, index = np.empty((0, 2, 2)), (np.zeros(6), ints, ints, ints)
+    rc, rr = (
+        (robots.centres, robots.radii) if robots is not None else (np.empty((0, 2)), np.empty(0))
+    )
+    f64 = np.ascontiguousarray
+    work = getattr(_work, "buffers", None) or kernel.buffers()
+    out = kernel.step_arrays(f64(x, dtype=np.float64), f64(radius, dtype=np.float64),
+                             f64(v0, dtype=np.float64), f64(target, dtype=np.float64), float(dt),
+                             params, seg, *index, f64(rc, dtype=np.float64),
+                             f64(rr, dtype=np.float64), work)  # fmt: skip
+    assert out is not None
+    new, remaining, ri, rk, rgap, _work.buffers = out
+    return StepResult(new, (new - x) / dt, remaining, (ri, rk, rgap))
 
 
 def _keep_off_walls(x: np.ndarray, radius: np.ndarray, walls: Walls, who: np.ndarray) -> np.ndarray:

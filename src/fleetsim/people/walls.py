@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.people import kernel
 
 MAX_TABLE = 20_000_000  # cells: beyond this the index searches instead of looking up
 
@@ -100,6 +101,15 @@ class Walls:
             np.searchsorted(self._keys, np.arange(cells + 1)) if cells <= MAX_TABLE else None
         )
 
+    def index_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The cell index as the compiled crowd step reads it: (cell, origin x, origin y,
+        width, height, reach) as floats, the entries' segment ids, their cell keys (sorted)
+        and each cell's first entry (empty on a plan too large for a table)."""
+        shape = np.array([self.cell, *self._origin, self._width, self._height, self.reach],
+                         dtype=np.float64)  # fmt: skip
+        first = self._first if self._first is not None else np.empty(0, dtype=np.int64)
+        return shape, self._ids, self._keys, first
+
     def _key(self, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         key: np.ndarray = (cy - self._origin[1]) * self._width + (cx - self._origin[0])
         return key
@@ -156,6 +166,13 @@ class Walls:
     def blocked(self, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         """(P,) bool: whether a wall cuts the first `reach` metres of the straight line from
         each `start` toward its `end` (P, 2): the way there is not open."""
+        if len(start) and len(self.segments):
+            fast = kernel.blocked_arrays(np.ascontiguousarray(start, dtype=np.float64),
+                                         np.ascontiguousarray(end, dtype=np.float64),
+                                         self.segments, *self.index_arrays())  # fmt: skip
+            if fast is not None:
+                out: np.ndarray = fast
+                return out
         d = end - start
         length = np.hypot(d[:, 0], d[:, 1])
         scale = np.minimum(1.0, self.reach / np.maximum(length, 1e-12))

@@ -79,9 +79,9 @@ class PeoplePlugin(Plugin):
             return
         people = self.scene.sim.people
         graph = self.scene.sim.site.graph
-        starts: list[np.ndarray] = []
+        starts = np.empty((count, 2))
         routes: list[np.ndarray] = []
-        for _ in range(count):
+        for k in range(count):
             here = group.from_[int(self.rng.integers(len(group.from_)))]
             legs = [graph.xy[graph.node(here)][None]]
             for _ in range(group.trips):
@@ -89,13 +89,13 @@ class PeoplePlugin(Plugin):
                 legs.append(people.route_between(here, there)[1:])
                 here = there
             route = np.concatenate(legs)
-            starts.append(self._spot(route[0], group.radius, starts))
+            starts[k] = self._spot(route[0], group.radius, starts[:k])
             routes.append(route[1:] if len(route) > 1 else route)
         speeds = None if group.speed is None else np.full(count, group.speed)
-        people.add(np.array(starts), routes, speeds, group.radius)
+        people.add(starts, routes, speeds, group.radius)
         self.by_group[group.name] = self.by_group.get(group.name, 0) + count
 
-    def _spot(self, centre: np.ndarray, radius: float, placed: list[np.ndarray]) -> np.ndarray:
+    def _spot(self, centre: np.ndarray, radius: float, placed: np.ndarray) -> np.ndarray:
         """The free place nearest `centre` for a person of `radius`: the first point of a
         lattice round it, nearest first, clear of walls, of the people on the floor and of
         those placed in this call (a little shaken, seeded)."""
@@ -104,9 +104,10 @@ class PeoplePlugin(Plugin):
         if spots is None:
             spots = self._spots[key] = self._lattice(centre, radius)
         people = self.scene.sim.people
-        others = np.concatenate([people.positions, *(p[None] for p in placed)]) if (
-            len(people.positions) or placed) else np.empty((0, 2))  # fmt: skip
-        near = others[np.abs(others - centre).max(axis=1) <= LATTICE_REACH_M + 1.0]
+        near = np.concatenate([
+            others[np.abs(others - centre).max(axis=1) <= LATTICE_REACH_M + 1.0]
+            for others in (people.positions, placed)
+        ])  # fmt: skip
         gap = 2 * radius + 0.02
         if not len(near):
             return np.asarray(spots[0])
