@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"core"},
     {"fleet"},
     {"faults"},
+    {"behavior"},
     {"scenario", "recording", "interfaces"},
     {"sweep", "viz"},
     {"rl"},

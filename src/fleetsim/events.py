@@ -66,6 +66,10 @@ CATALOGUE: tuple[EventSpec, ...] = (
               "check, per person touching a robot",
               "(sim, row)", "the simulation and the contact: person id, robot name, gap (m, "
               "negative: overlap)", FaultHandler),
+    EventSpec("behavior_finished", "behavior", "after a step, when a person's or robot's "
+              "behaviour tree ends", "(sim, row)", "the simulation and the tree: its owner's "
+              "name, kind (person or robot), status (success or failure) and the time",
+              FaultHandler),
     EventSpec("action_started", "actions", "when an agent's action starts (agents' phase)",
               "(agent, action)", "the agent and its action", ActionHandler),
     EventSpec("action_completed", "actions", "when an action ends done",

@@ -24,6 +24,7 @@ from ..conftest import fleetsim, scenario
         ("site_warehouse", "20"),
         ("grid_warehouse", "20"),
         ("crate_shuttle", "20"),
+        ("warehouse_shift", "20"),
     ],
 )
 def test_bundled_scenarios_validate_and_run(name: str, duration: str) -> None:

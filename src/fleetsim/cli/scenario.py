@@ -342,6 +342,17 @@ def _people_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _behavior_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
+    """The behaviour trees (`behavior:` of robots or people groups): how they ended."""
+    if "trees" not in k:
+        return []
+    text = (f"{k['trees']} ({k['trees_running']} still running, {k['trees_succeeded']} "
+            f"succeeded, {k['trees_failed']} failed); {k['tree_ticks']} ticks")  # fmt: skip
+    if k["leaf_failures"]:
+        text += f"; last failure: {k['leaf_failures'][-1]}"
+    return [("behaviour trees", text)]
+
+
 def _kpi_rows(k: dict[str, Any]) -> list[tuple[str, str]]:
     """The fleet's headline numbers, when a fleet manager ran."""
     if "tasks_completed" not in k:
@@ -436,7 +447,7 @@ def print_summary(summary: RunSummary) -> None:
         rows.append(("actions", "none queued (the fleet manager drives the robots)"))
     rows.append(("collisions", f"{summary.collisions}" + (f" ({kinds})" if kinds else "")))
     rows += _kpi_rows(summary.kpis)
-    rows += _fault_rows(summary.kpis) + _people_rows(summary.kpis)
+    rows += _fault_rows(summary.kpis) + _people_rows(summary.kpis) + _behavior_rows(summary.kpis)
     if summary.interrupted:
         rows.append(("stopped", f"by {_signal_label(summary.stopped_by)}"))
     for name, value in rows:

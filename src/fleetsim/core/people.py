@@ -24,7 +24,6 @@ from fleetsim.errors import ConfigError
 from fleetsim.geometry.quat import yaw_of
 from fleetsim.people import Crowd, Obstacles, SpeedModel, Walls, box_sides
 from fleetsim.sensors.shapes import RayShapes, cylinders
-from fleetsim.site.graph import RouteError
 
 HEIGHT_M = 1.7  # how tall a person stands, for the lidars
 WAIT_SPEED = 0.2  # a person slower than this fraction of its free speed near a robot waits
@@ -76,9 +75,11 @@ class People:
         self._doors_shut: tuple[str, ...] = ()
         self.crowd = Crowd(model, self._static, seed)
         self._routes: dict[tuple[str, str], np.ndarray] = {}  # (the site's routes, once each)
+        self._walks: tuple[Any, Any] | None = None  # (the site's graph, and it walked both ways)
         self.added = self.arrived = self.contacts = 0
         self.closest = np.inf
         self.left = np.empty(0, dtype=np.int64)  # who reached the end of its route last step
+        self.staying: set[int] = set()  # who stays at its route's end (a behaviour tree's)
         self.gap_counts = np.zeros(len(GAP_BINS), dtype=np.int64)  # (last bin: beyond)
 
     def _site_walls(self) -> Walls | None:
@@ -107,17 +108,18 @@ class People:
         return ids
 
     def route_between(self, start: str, goal: str) -> np.ndarray:
-        """Waypoints (w, 2) from node `start` to node `goal` of the site's graph, along its
-        lanes in either direction (people do not keep to one-way lanes)."""
+        """Waypoints (w, 2) from node `start` to node `goal` of the site's graph: the shortest
+        way along its lanes, each walked in either direction (people do not keep to one-way
+        lanes); a `RouteError` when the nodes are not connected."""
         site = self.sim.site
         if site is None:
             raise ConfigError("people's routes between places need a site")
         known = self._routes.get((start, goal))
         if known is None:
-            try:
-                known = np.asarray(site.route(start, goal).positions, dtype=np.float64)
-            except RouteError:
-                known = np.asarray(site.route(goal, start).positions, dtype=np.float64)[::-1]
+            if self._walks is None or self._walks[0] is not site.graph:
+                g = site.graph  # (every lane both ways: the shortest way on foot)
+                self._walks = (g, g.with_lanes(g.lane_to, g.lane_from, g.lane_length))
+            known = np.asarray(self._walks[1].route(start, goal).positions, dtype=np.float64)
             self._routes[start, goal] = known
         route: np.ndarray = known.copy()
         return route
@@ -125,6 +127,12 @@ class People:
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor."""
         self.crowd.remove(np.asarray(ids))
+        self.staying.difference_update(np.asarray(ids).tolist())
+
+    def leave(self, ids: np.ndarray) -> None:
+        """People who are done leave the floor (counted in `arrived`)."""
+        self.arrived += len(ids)
+        self.remove(ids)
 
     def ray_shapes(self) -> RayShapes | None:
         """The people as lidars see them: upright cylinders `HEIGHT_M` tall on their floor
@@ -185,7 +193,6 @@ class People:
         self.crowd.walls = self._walls()
         robots, handles = self.robots()
         result = self.crowd.step(dt, robots if len(handles) else None)
-        self.arrived += len(self.crowd.done)
         self.left = self.crowd.done.copy()
         person, robot, gap = result.robot_pairs
         if len(gap):
@@ -205,8 +212,10 @@ class People:
         waiting = near_robot & (np.einsum("ij,ij->i", v, v) < (WAIT_SPEED * v0) ** 2)
         self.person_wait_s += dt * int(np.count_nonzero(waiting))
         self._yield(robots, handles, person, robot, gap, dt)
+        if len(self.staying) and len(self.left):  # (a behaviour tree says when they leave)
+            self.left = self.left[~np.isin(self.left, list(self.staying))]
         if len(self.left):  # (at the end of its route a person leaves the floor)
-            self.crowd.remove(self.left)
+            self.leave(self.left)
 
     def _yield(
         self,

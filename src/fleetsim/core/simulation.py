@@ -93,6 +93,7 @@ class MultiRobotSimulationCore(CollisionQueries):
         self._next_collision_check = 0.0
         self.doors: Doors | None = None  # the site's doors, when it has any
         self._people: People | None = None  # (made on first use of `people`)
+        self.behaviors: Any = None  # (a `fleetsim.behavior.Behaviors`, which sets it)
         self.lifts: Lifts | None = None  # the site's lifts, when it has any
         self.gui: Viewer | None = self._make_viewer() if p.gui else None
         self.monitor: Monitor | None = None
@@ -514,7 +515,7 @@ class MultiRobotSimulationCore(CollisionQueries):
         self.static_body_ids.clear()
         self._world.site = None
         self.doors = self._world.doors = None
-        self._people = None
+        self._people = self.behaviors = None
         self.lifts = None
         self.step_count = 0
         self._world.time = 0.0

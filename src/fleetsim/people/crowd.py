@@ -96,6 +96,37 @@ class Crowd:
         self.last = np.concatenate((self.last, start + [len(x) - 1 for x in legs]))
         return ids
 
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """The rows of people `ids` (each must be on the floor)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        rows = np.searchsorted(self.ids, ids)  # (ids stay in the order they were added)
+        if (rows >= len(self.ids)).any() or (
+            self.ids[np.minimum(rows, len(self) - 1)] != ids
+        ).any():
+            raise ConfigError(
+                f"Crowd: no person with id {sorted(set(ids.tolist()) - set(self.ids.tolist()))}"
+            )
+        return rows
+
+    def reroute(self, ids: np.ndarray, routes: Sequence[np.ndarray]) -> None:
+        """Give people `ids` new routes (waypoints (w, 2) each, w >= 1), walked from where
+        they stand."""
+        rows = self.rows(ids)
+        legs = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in routes]
+        if len(legs) != len(rows) or any(not len(r) or not np.isfinite(r).all() for r in legs):
+            raise ConfigError("Crowd.reroute: one route of finite waypoints (x, y) each")
+        start = len(self.points) + np.concatenate(([0], np.cumsum([len(x) for x in legs])[:-1]))
+        self.points = np.concatenate([self.points, *legs])
+        self.first[rows] = self.leg[rows] = start
+        self.last[rows] = start + np.array([len(x) - 1 for x in legs])
+        self.target[rows] = self.points[start]
+
+    def arrived(self, ids: np.ndarray) -> np.ndarray:
+        """(k,) bool: whether each of people `ids` has walked its route to the end."""
+        rows = self.rows(ids)
+        done: np.ndarray = self.leg[rows] > self.last[rows]
+        return done
+
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor by id."""
         keep = ~np.isin(self.ids, ids)

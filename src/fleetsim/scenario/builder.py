@@ -38,6 +38,7 @@ from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.scenario import schema as s
+from fleetsim.scenario.behavior_setup import robot_trees
 from fleetsim.scenario.body_count import DEFAULT_MAX_BODIES, check_body_count
 from fleetsim.scenario.faults_checks import FaultsCheckError, check_faults
 from fleetsim.scenario.faults_plugin import FaultsPlugin
@@ -190,6 +191,7 @@ def _populate(
             raise ConfigError(f"{loaded.at('faults')}: {exc}") from None
         every.append(faults)
     builder.queue_actions(robot_plugins, queue=sample is None)
+    every += robot_trees(loaded, scene, builder.robot_entry)
     return scene, every
 
 

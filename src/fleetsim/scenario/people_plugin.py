@@ -4,10 +4,12 @@ a route along the site's graph through its trips, and reports the people's KPIs.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fleetsim.behavior import Behaviors
 from fleetsim.errors import ConfigError
 from fleetsim.people import SpeedModel
 from fleetsim.scenario.people_spec import PeopleGroupSpec, PeopleSpec
@@ -37,6 +39,14 @@ class PeoplePlugin(Plugin):
             raise ConfigError("people walk a site's graph: the scenario needs a site")
         graph = sim.site.graph
         for k, group in enumerate(self.spec.groups):
+            if not group.to and group.behavior is None:
+                raise PeopleError(f"groups[{k}].to", "a group walks to places (to: [...]) or "
+                                  "follows a behaviour tree (behavior: file.xml)")  # fmt: skip
+            if group.behavior is not None:
+                try:
+                    Behaviors.of(sim).check(self._tree(group), "person")
+                except ConfigError as exc:
+                    raise PeopleError(f"groups[{k}].behavior", str(exc)) from None
             for key, names in (("from", group.from_), ("to", group.to)):
                 for j, name in enumerate(names):
                     try:
@@ -81,10 +91,12 @@ class PeoplePlugin(Plugin):
         graph = self.scene.sim.site.graph
         starts = np.empty((count, 2))
         routes: list[np.ndarray] = []
+        places: list[str] = []
         for k in range(count):
             here = group.from_[int(self.rng.integers(len(group.from_)))]
+            places.append(here)
             legs = [graph.xy[graph.node(here)][None]]
-            for _ in range(group.trips):
+            for _ in range(group.trips if group.behavior is None else 0):
                 there = group.to[int(self.rng.integers(len(group.to)))]
                 legs.append(people.route_between(here, there)[1:])
                 here = there
@@ -92,8 +104,18 @@ class PeoplePlugin(Plugin):
             starts[k] = self._spot(route[0], group.radius, starts[:k])
             routes.append(route[1:] if len(route) > 1 else route)
         speeds = None if group.speed is None else np.full(count, group.speed)
-        people.add(starts, routes, speeds, group.radius)
+        ids = people.add(starts, routes, speeds, group.radius)
         self.by_group[group.name] = self.by_group.get(group.name, 0) + count
+        if group.behavior is not None:  # (each one's tree: it says where they go)
+            trees = Behaviors.of(self.scene.sim)
+            for person, place in zip(ids.tolist(), places, strict=True):
+                trees.add_person(person, self._tree(group), place, group.blackboard)
+
+    def _tree(self, group: PeopleGroupSpec) -> str:
+        """The group's tree file, relative to the scenario's folder."""
+        assert group.behavior is not None
+        folder = self.scene.folder or Path()
+        return str(folder / group.behavior)
 
     def _spot(self, centre: np.ndarray, radius: float, placed: np.ndarray) -> np.ndarray:
         """The free place nearest `centre` for a person of `radius`: the first point of a

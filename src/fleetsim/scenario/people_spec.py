@@ -26,8 +26,9 @@ class PeopleGroupSpec(Spec):
     """Simulated seconds when arrivals end (default: never)."""
     from_: list[str] = Field(alias="from", min_length=1)
     """Nodes of the site's graph where they appear (one at random each)."""
-    to: list[str] = Field(min_length=1)
-    """Nodes they walk to (one at random each, another for each further trip)."""
+    to: list[str] = Field(default_factory=list)
+    """Nodes they walk to (one at random each, another for each further trip); not with a
+    `behavior` tree, which says where they go."""
     trips: int = Field(1, ge=1)
     """How many places of `to` each visits, one after another, before leaving."""
     speed: Positive | None = None
@@ -35,6 +36,12 @@ class PeopleGroupSpec(Spec):
     m/s, standard deviation 0.26 m/s)."""
     radius: Positive = 0.2
     """Body radius, m (a disc: 0.4 m across the shoulders by default)."""
+    behavior: str | None = None
+    """A behaviour tree each of them runs (a BehaviorTree.CPP v4 XML file, relative to this
+    file): their work (walk to a station, pick a while, carry to packing, a break, leave), in
+    place of `to` and `trips`. They stay on the floor until the tree makes them `Leave`."""
+    blackboard: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Entries of each one's blackboard at the start (the tree reads them as `{key}`)."""
 
 
 class PeopleSpec(Spec):

@@ -303,11 +303,19 @@ class RobotSpec(Spec):
     """Actions queued on each robot at the start."""
     repeat: bool | Annotated[int, Field(ge=0)] = False
     """Queue the actions again when done: true forever, or a number of times."""
+    behavior: str | None = None
+    """A behaviour tree each robot runs: a BehaviorTree.CPP v4 XML file (relative to this
+    file), with fleetsim's nodes as leaves (see the behaviour trees guide); instead of
+    `actions`."""
+    blackboard: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """Entries of each robot's blackboard at the start (the tree reads them as `{key}`)."""
 
     @model_validator(mode="after")
     def _placement(self) -> RobotSpec:
         if sum(x is not None for x in (self.pose, self.grid, self.start)) > 1:
             raise ValueError("give one of 'pose', 'grid' or 'start'")
+        if self.behavior is not None and self.actions:
+            raise ValueError("give 'actions' or a 'behavior' tree, not both")
         return self
 
 
