@@ -5,7 +5,8 @@ Every code block of the README and of `docs/` says its language, and each langua
 block runs (within a time budget: the few that would take minutes run smaller, as `SMALLER`
 says, and servers are started, left to serve a few seconds and stopped with Ctrl-C); `yaml`
 blocks are valid scenarios; `sql` runs on a sweep's results; `sh` is the Open-RMF walk-through
-(tests/rmf/test_cli.py); `text` is output or a file tree. The site builds in strict mode.
+(tests/rmf/test_cli.py); `text` is output or a file tree; `xml` blocks are behaviour trees the
+tree reader accepts. The site builds in strict mode.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from fleetsim.scenario import bundled_scenarios, json_schema
 
 ROOT = Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-LANGUAGES = {"python", "bash", "sh", "yaml", "sql", "text"}
+LANGUAGES = {"python", "bash", "sh", "yaml", "sql", "text", "xml"}
 FENCE = re.compile(r"^```(\S*)\n(.*?)^```", re.S | re.M)
 
 
@@ -69,6 +70,14 @@ def test_every_code_block_says_its_language() -> None:
     unknown = [f"{b.where} {b.language!r}" for b in BLOCKS if b.language not in LANGUAGES]
     assert unknown == [], f"label each block with one of {sorted(LANGUAGES)}"
     assert len(blocks("python")) >= 8 and len(blocks("bash")) >= 6  # the pages were read
+
+
+def test_every_xml_block_is_a_behaviour_tree_fleetsim_reads() -> None:
+    from fleetsim.behavior import LEAVES, read
+
+    assert blocks("xml"), "the behaviour trees guide shows its trees"
+    for block in blocks("xml"):
+        assert read(block.code, LEAVES).main, block.where
 
 
 # --- fleetsim commands -----------------------------------------------------------------------

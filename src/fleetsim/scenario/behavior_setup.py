@@ -1,14 +1,25 @@
 """Robots' `behavior:` trees of a scenario: each robot of an entry with one gets its tree
-(`fleetsim.behavior`), read from the file named relative to the scenario; a tree the engine
-cannot run is an error naming the scenario's line and key and the tree file's line."""
+(`fleetsim.behavior`), read from the file named relative to the scenario (or a bundled tree by
+its name); a tree the engine cannot run is an error naming the scenario's line and key and the
+tree file's line."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fleetsim.behavior import Behaviors
 from fleetsim.errors import ConfigError
+from fleetsim.scenario.loader import BUNDLED_DIR
 from fleetsim.scenario.plugins import Plugin
+
+
+def tree_path(folder: Path | None, name: str) -> str:
+    """A `behavior:` file: relative to the scenario's folder, else one of the bundled trees
+    (`picker_shift.xml`) by its name."""
+    here = (folder or Path()) / name
+    bundled = BUNDLED_DIR / name
+    return str(bundled if not here.exists() and bundled.exists() else here)
 
 
 class BehaviorKpis(Plugin):
@@ -41,7 +52,7 @@ def robot_trees(loaded: Any, scene: Any, entry_of: list[int]) -> list[Plugin]:
         if spec.behavior is None:
             continue
         try:
-            trees.add_robot(robot, str(folder / spec.behavior), spec.blackboard)
+            trees.add_robot(robot, tree_path(folder, spec.behavior), spec.blackboard)
         except ConfigError as exc:
             raise ConfigError(f"{loaded.at(f'robots[{i}].behavior')}: {exc}") from None
     return [kpis]

@@ -373,7 +373,7 @@ class _Builder:
                         urdf_path=spec.model,
                         initial_pose=pose,
                         name=name,
-                        user_data={"index": k},
+                        user_data={"index": k, "behavior": spec.behavior},
                         **chosen,
                     )
                     robot = Agent.from_params(params, sim_core=self.sim)

@@ -11,7 +11,7 @@
             poisson: {rate_per_hour: 60, pickups: [p1, p2], dropoffs: [d1]}   # or the
                                        # nodes flagged pickup / dropoff when left out
             file: orders.csv           # or .json, relative to the scenario file
-          robots: [amr_0, amr_1]       # default: every robot of the scenario
+          robots: [amr_0, amr_1]       # default: every robot of the scenario without a tree
           battery: {initial: 1.0, low: 0.2, resume: 0.9}   # off unless given; robots charge
                                        # at nodes flagged charger (see BatteryParams)
           max_active: 60               # robots on tasks at once (default: one per five
@@ -129,7 +129,8 @@ class FleetManagerPlugin(Plugin):
             raise ConfigError(
                 f"params.robots: no robot named '{unknown[0]}' in the scenario: {hint}"
             )
-        robots = scene.robots if p.robots is None else [scene.robot(n) for n in p.robots]
+        robots = ([r for r in scene.robots if not r.user_data.get("behavior")]  # (a tree's own)
+                  if p.robots is None else [scene.robot(n) for n in p.robots])  # fmt: skip
         here = np.array([r.get_pose().position for r in robots]).reshape(-1, 3)
         self._starts = sim.site.nearest_nodes(here)[0].tolist()
         assignment: Any = p.assignment

@@ -4,7 +4,6 @@ a route along the site's graph through its trips, and reports the people's KPIs.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -112,10 +111,11 @@ class PeoplePlugin(Plugin):
                 trees.add_person(person, self._tree(group), place, group.blackboard)
 
     def _tree(self, group: PeopleGroupSpec) -> str:
-        """The group's tree file, relative to the scenario's folder."""
+        """The group's tree file, relative to the scenario's folder (or a bundled tree)."""
         assert group.behavior is not None
-        folder = self.scene.folder or Path()
-        return str(folder / group.behavior)
+        from fleetsim.scenario.behavior_setup import tree_path
+
+        return tree_path(self.scene.folder, group.behavior)
 
     def _spot(self, centre: np.ndarray, radius: float, placed: np.ndarray) -> np.ndarray:
         """The free place nearest `centre` for a person of `radius`: the first point of a

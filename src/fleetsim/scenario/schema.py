@@ -305,8 +305,8 @@ class RobotSpec(Spec):
     """Queue the actions again when done: true forever, or a number of times."""
     behavior: str | None = None
     """A behaviour tree each robot runs: a BehaviorTree.CPP v4 XML file (relative to this
-    file), with fleetsim's nodes as leaves (see the behaviour trees guide); instead of
-    `actions`."""
+    file, or a bundled tree by name), with fleetsim's nodes as leaves (see the behaviour trees
+    guide); instead of `actions`."""
     blackboard: dict[str, str | int | float | bool] = Field(default_factory=dict)
     """Entries of each robot's blackboard at the start (the tree reads them as `{key}`)."""
 
