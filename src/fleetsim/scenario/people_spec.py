@@ -38,8 +38,9 @@ class PeopleGroupSpec(Spec):
     """Body radius, m (a disc: 0.4 m across the shoulders by default)."""
     behavior: str | None = None
     """A behaviour tree each of them runs (a BehaviorTree.CPP v4 XML file, relative to this
-    file, or a bundled tree by name: picker_shift.xml): their work (walk to a station, pick a while, carry to packing, a break, leave), in
-    place of `to` and `trips`. They stay on the floor until the tree makes them `Leave`."""
+    file, or a bundled tree by name: picker_shift.xml): their work (walk to a station, pick a
+    while, carry to packing, a break, leave), in place of `to` and `trips`. They stay on the
+    floor until the tree makes them `Leave`."""
     blackboard: dict[str, str | int | float | bool] = Field(default_factory=dict)
     """Entries of each one's blackboard at the start (the tree reads them as `{key}`)."""
 
