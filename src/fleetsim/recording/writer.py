@@ -11,7 +11,9 @@ Channels (log times are simulated time):
   warnings and errors, with their simulated time;
 - `/kpi` (JSON): the fleet manager's KPI series, when there is one;
 - `/scan/<robot>` and `/fields`: the lidar scans and safety fields of a few robots
-  (`fleetsim.recording.scans`).
+  (`fleetsim.recording.scans`);
+- `/people` (`foxglove.SceneUpdate`): the people (`sim.people`), a cylinder each, every frame
+  while there are any (`fleetsim.recording.people_out`).
 
 The recorder only reads: it runs after each step and never changes the simulation.
 """
@@ -34,6 +36,7 @@ from fleetsim.fleet.states import STATES
 from fleetsim.logs import LOGGER_NAME
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
+from fleetsim.recording.people_out import PeopleWriter
 from fleetsim.recording.scans import DEFAULT_SCANS, ScanChoice, ScanWriter
 from fleetsim.recording.scene import SceneWriter
 
@@ -123,6 +126,7 @@ class Recorder:
         self._rows_size = 0
         self._agent_rows_cache: np.ndarray | None = None  # their rows in the motion table
         self.scene = SceneWriter(sim)
+        self.people = PeopleWriter(sim)
         self.scans = ScanWriter(sim, scans)
         self._actions: list[tuple[str, float, str, str, str | None]] = []  # since the last step
         self._hooks = [
@@ -175,6 +179,14 @@ class Recorder:
                 schemas.descriptor_set(type(message)),
             )
         self._out.message(topic, self._ns(), message.SerializeToString())
+
+    def _write_raw(self, topic: str, message_class: Any, data: bytes) -> None:
+        """A message serialised already (`message_class` names its schema)."""
+        if topic not in self._announced:
+            self._announced.add(topic)
+            self._out.channel(topic, message_class.DESCRIPTOR.full_name, "protobuf",
+                              schemas.descriptor_set(message_class))  # fmt: skip
+        self._out.message(topic, self._ns(), data)
 
     def _json_channel(self, topic: str, schema: bytes) -> None:
         if topic not in self._announced:
@@ -243,6 +255,9 @@ class Recorder:
         update = self.scene.update(self.frames == 0)
         if update is not None:
             self._write_proto("/scene", update)
+        crowd = self.people.update()
+        if crowd is not None:
+            self._write_raw("/people", schemas.foxglove("SceneUpdate"), crowd)
         self._write_kpis()
         self.frames += 1
         self._since_origin += 1
