@@ -63,7 +63,7 @@ CATALOGUE: tuple[EventSpec, ...] = (
               "(agent, state)", "the agent and its state now: `clear`, `warning` (slowed) or "
               "`protective` (stopped)", FieldHandler),
     EventSpec("person_contact", "people", "in a step's people phase, after the collision "
-              "check, per person touching a robot",
+              "check, when a person starts touching a robot",
               "(sim, row)", "the simulation and the contact: person id, robot name, gap (m, "
               "negative: overlap)", FaultHandler),
     EventSpec("behavior_finished", "behavior", "after a step, when a person's or robot's "

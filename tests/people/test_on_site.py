@@ -67,7 +67,11 @@ def test_a_person_pinned_against_a_wall_by_a_robot_is_a_contact() -> None:
             sim.step_once()
         assert contacts and contacts[0]["robot"] == "amr" and contacts[0]["person"] == 0
         assert float(contacts[0]["gap"]) < 0  # type: ignore[arg-type]
-        assert sim.people.kpis()["person_contacts"] == len(contacts)
+        kpis = sim.people.kpis()
+        assert kpis["person_contacts"] == len(contacts) == 1  # one contact, however long
+        assert kpis["person_contact_steps"] > 5  # (pinned for many steps)
+        assert sim.collision_counts["robot-person"] == 1  # the collision system's own report
+        assert sim.collision_count == sim.collisions.started_count + 1
 
 
 def test_reset_and_two_simulations_keep_their_own_people() -> None:

@@ -65,15 +65,22 @@ class CollisionQueries:
 
     @property
     def collision_count(self) -> int:
-        """Collision episodes (pairs that started touching) since the start or `reset()`."""
-        return self.collisions.started_count
+        """Collision episodes (pairs that started touching) since the start or `reset()`,
+        robot-person contacts among them."""
+        people = getattr(self, "_people", None)  # (the simulation's, when it has people)
+        return int(self.collisions.started_count + (people.contacts if people is not None else 0))
 
     @property
     def collision_counts(self) -> dict[str, int]:
         """Collision episodes by pair kind since the start or `reset()`: "robot-robot",
         "robot-structure", "robot-load", "load-structure" and "other" (see
-        `fleetsim.collision.kinds`). A load riding on its carrier is never a collision."""
-        return self.collisions.started_by_kind
+        `fleetsim.collision.kinds`), and "robot-person" when there are people (`sim.people`:
+        contacts that began). A load riding on its carrier is never a collision."""
+        counts = self.collisions.started_by_kind
+        people = getattr(self, "_people", None)
+        if people is not None:
+            counts["robot-person"] = people.contacts
+        return counts
 
     def _as_object_ids(self, pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """PyBullet ids of pairs of handles; pairs with a body removed since are left out."""

@@ -6,10 +6,11 @@ them as upright cylinders (`ray_shapes`), so safety fields stop robots for them.
 who reaches the end of its route leaves the floor (`left` lists them after the step).
 
 People are arrays only (no PyBullet bodies). Each step the robot-person pairs within the crowd
-model's reach are measured: a gap below 0 is a contact (the event `person_contact` with the person's
-id, the robot's name and the gap), and the closest gap of each step is kept for the KPIs
-(`kpis`: people added, walking, arrived, contacts, the closest gap and a histogram of each
-step's closest gap).
+model's reach are measured: a gap below 0 is a contact, counted once while it lasts (the event
+`person_contact` with the person's id, the robot's name and the gap, when it begins; the
+collision system's counts have them as "robot-person"), and the closest gap of each step is
+kept for the KPIs (`kpis`: people added, walking, arrived, contacts and the steps they lasted,
+the closest gap and a histogram of each step's closest gap).
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class People:
         self.crowd = Crowd(model, self._static, seed)
         self._routes: dict[tuple[str, str], np.ndarray] = {}  # (the site's routes, once each)
         self._walks: tuple[Any, Any] | None = None  # (the site's graph, and it walked both ways)
-        self.added = self.arrived = self.contacts = 0
+        self.added = self.arrived = self.contacts = self.contact_steps = 0
+        self._touching: set[tuple[int, int]] = set()  # (person id, robot handle) now touching
         self.closest = np.inf
         self.left = np.empty(0, dtype=np.int64)  # who reached the end of its route last step
         self.staying: set[int] = set()  # who stays at its route's end (a behaviour tree's)
@@ -199,13 +201,19 @@ class People:
             closest = float(gap.min())
             self.closest = min(self.closest, closest)
             self.gap_counts[np.searchsorted(GAP_BINS, closest, side="right") - 1] += 1
-            for k in np.flatnonzero(gap < 0).tolist():
-                self.contacts += 1
-                self.sim.events.emit("person_contact", self.sim, {
-                    "person": int(self.crowd.ids[person[k]]),
-                    "robot": self.sim.world.objects[int(handles[robot[k]])].name,
-                    "gap": float(gap[k]),
-                })  # fmt: skip
+        touching: set[tuple[int, int]] = set()
+        for k in np.flatnonzero(gap < 0).tolist():
+            pair = (int(self.crowd.ids[person[k]]), int(handles[robot[k]]))
+            touching.add(pair)
+            self.contact_steps += 1
+            if pair in self._touching:
+                continue  # (the same contact, going on)
+            self.contacts += 1
+            self.sim.events.emit("person_contact", self.sim, {
+                "person": pair[0], "robot": self.sim.world.objects[pair[1]].name,
+                "gap": float(gap[k]),
+            })  # fmt: skip
+        self._touching = touching
         near_robot = np.zeros(len(self.crowd), dtype=bool)
         near_robot[person[gap < WAIT_NEAR_M]] = True
         v, v0 = self.crowd.v, self.crowd.v0
@@ -281,6 +289,7 @@ class People:
             "people_now": len(self.crowd),
             "people_arrived": self.arrived,
             "person_contacts": self.contacts,
+            "person_contact_steps": self.contact_steps,
             "robot_wait_for_people_s": round(self.robot_wait_s, 1),
             "robot_slowed_for_people_s": round(self.robot_slow_s, 1),
             "people_wait_for_robots_s": round(self.person_wait_s, 1),
