@@ -54,7 +54,9 @@ def test_the_compiled_step_moves_people_as_the_numpy_step_does(density: float) -
     n = 600
     side = float(np.sqrt(n / density))
     x = rng.uniform(0, side, (n, 2))
-    robots = Obstacles(rng.uniform(0, side, (40, 2)), rng.uniform(0.3, 0.7, 40), np.zeros((40, 2)))
+    robots = Obstacles(
+        rng.uniform(0, side, (40, 2)), rng.uniform(0.3, 0.7, 40), rng.uniform(-1.5, 1.5, (40, 2))
+    )  # (driving: people see them coming)
     walls = racks(rng, 40, side)
     both(x, walls, robots)
     both(x, None, robots, seed=1)

@@ -1,7 +1,7 @@
 """`People`: a simulation's pedestrians (`sim.people`), a `fleetsim.people.Crowd` on the site's
 floor moved once a step after the robots, among the site's walls and the doors that are not
-open, around the robots (discs round their footprints, where they are this step: people do
-not yet anticipate a robot's motion); lidars see
+open, around the robots (discs round their footprints, with their velocities: people see a
+robot coming, `SpeedModel.anticipation`); lidars see
 them as upright cylinders (`ray_shapes`), so safety fields stop robots for them. A person
 who reaches the end of its route leaves the floor (`left` lists them after the step).
 

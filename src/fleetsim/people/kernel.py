@@ -23,8 +23,9 @@ from fleetsim import jit
 
 SKIN_M = 1e-6  # (as `model.SKIN_M`)
 DENSE_CELLS_PER_POINT = 16  # (as `grid.pairs_within`: a table of cells up to this many a point)
-# params: time_gap, a, D (people), a, D (walls), a, D (robots), reach, move margin, skin
-T, A_P, D_P, A_W, D_W, A_R, D_R, REACH, MARGIN, SKIN = range(10)
+# params: time_gap, a, D (people), a, D (walls), a, D (robots), reach, move margin, skin,
+# anticipation (s)
+T, A_P, D_P, A_W, D_W, A_R, D_R, REACH, MARGIN, SKIN, AHEAD = range(11)
 
 
 def _grid(x: Any, size: float) -> tuple[Any, Any, Any, int, int, int, int]:
@@ -242,7 +243,8 @@ def _near_robots(x: Any, rc: Any, rr: Any, reach: float, rk: Any, start: Any) ->
 
 def step(
     x: Any, radius: Any, v0: Any, target: Any, dt: float, p: Any,
-    seg: Any, wall: Any, wids: Any, wkeys: Any, wfirst: Any, rc: Any, rr: Any, work: Any,
+    seg: Any, wall: Any, wids: Any, wkeys: Any, wfirst: Any, rc: Any, rr: Any, rv: Any,
+    work: Any,
 ) -> tuple[Any, Any, Any, Any, Any, Any]:  # fmt: skip
     """`_step` on the people sorted by cell (neighbours then lie near each other in memory),
     the answers given back in the callers' order (the pairs by person). `work`: buffers for
@@ -251,7 +253,7 @@ def step(
     order = _grid(x, p[REACH])[0]
     new_s, left_s, owner, robot, gap, work = _step(
         x[order], radius[order], v0[order], target[order], dt, p, seg, wall, wids, wkeys,
-        wfirst, rc, rr, work,
+        wfirst, rc, rr, rv, work,
     )  # fmt: skip
     new, remaining = np.empty_like(x), np.empty_like(radius)
     for r in range(order.shape[0]):
@@ -264,7 +266,8 @@ def step(
 
 def _step(
     x: Any, radius: Any, v0: Any, target: Any, dt: float, p: Any,
-    seg: Any, wall: Any, wids: Any, wkeys: Any, wfirst: Any, rc: Any, rr: Any, work: Any,
+    seg: Any, wall: Any, wids: Any, wkeys: Any, wfirst: Any, rc: Any, rr: Any, rv: Any,
+    work: Any,
 ) -> tuple[Any, Any, Any, Any, Any, Any]:  # fmt: skip
     """One step of every person (see `fleetsim.people.model.step_people`): positions (n, 2),
     radii, free speeds, waypoints (n, 2), dt, the model's numbers `p`; the walls' segments,
@@ -284,7 +287,7 @@ def _step(
         wk, wq = np.empty(2 * wk.shape[0] + 4 * n, np.int64), np.empty((2 * wk.shape[0] + 4 * n, 3))
     while m and not _near_robots(x, rc, rr, reach + p[MARGIN], rk, rstart):
         rk = np.empty(2 * rk.shape[0] + n, np.int64)
-    e = _ways(x, radius, target, p, pj, ps, pstart, wq, wstart, rc, rr, rk, rstart)
+    e = _ways(x, radius, target, p, pj, ps, pstart, wq, wstart, rc, rr, rv, rk, rstart)
     gaps = _gaps(x, radius, e, pj, ps, pstart)
     new = _moves(x, radius, v0, target, dt, p, e, gaps, seg, wk, wq, wstart, rc, rr, rk, rstart)
     by_walls = np.flatnonzero(wstart[1:] > wstart[:-1])
@@ -313,10 +316,11 @@ def _step(
 
 def _ways(
     x: Any, radius: Any, target: Any, p: Any, pj: Any, ps: Any, pstart: Any, wq: Any,
-    wstart: Any, rc: Any, rr: Any, rk: Any, rstart: Any,
+    wstart: Any, rc: Any, rr: Any, rv: Any, rk: Any, rstart: Any,
 ) -> Any:  # fmt: skip
     """(n, 2) the way each one walks: toward its waypoint, pushed by the people, walls and
-    robots near it, normalised."""
+    robots near it (a robot from where it will come closest, `p[AHEAD]` s ahead at most),
+    normalised."""
     n = x.shape[0]
     a_p, a_w, a_r = p[A_P], p[A_W], p[A_R]
     to_p, to_w, to_r = 1.0 / p[D_P], 1.0 / p[D_W], 1.0 / p[D_R]
@@ -348,6 +352,11 @@ def _ways(
         for at in range(rstart[i], rstart[i + 1]):
             k = rk[at]
             dx, dy = px - rc[k, 0], py - rc[k, 1]
+            vx, vy = rv[k, 0], rv[k, 1]
+            vv = vx * vx + vy * vy
+            if p[AHEAD] > 0 and vv > 1e-12:  # (where it will come closest)
+                t = min(max((dx * vx + dy * vy) / vv, 0.0), p[AHEAD])
+                dx, dy = dx - vx * t, dy - vy * t
             s = max(math.sqrt(dx * dx + dy * dy), 1e-9)
             f = a_r * math.exp((radius[i] + rr[k] - s) * to_r) / s
             wx += f * dx

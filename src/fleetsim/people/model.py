@@ -13,6 +13,11 @@ density that pedestrians show (the fundamental diagram), and JuPedSim validates 
 RiMEA tests. ORCA, the other first-order choice, solves a linear program per person, which
 arrays do not do well.
 
+A robot pushes a person from where it will be: the point of its path (driving on at its
+velocity) closest to the person, up to `SpeedModel.anticipation` seconds ahead, so people step
+out of a coming robot's way before it is on them (the time gap and the contacts stay with
+where it is).
+
 Walls and robots are hard limits as well: a move that would cross a wall is not made, and a
 person still closer to a wall or a robot than its radius after the move is pushed out of it.
 """
@@ -53,6 +58,9 @@ class SpeedModel:
             act on it.
         arrive: m: a route's last waypoint this near is reached.
         via: m: a waypoint on the way this near is passed (people do not queue to touch it).
+        anticipation: s: how far ahead people see a robot coming: a robot pushes a person from
+            where it will be closest to them if it drives on, up to this many seconds ahead
+            (0: from where it is).
     """
 
     time_gap: float = 0.5
@@ -65,18 +73,19 @@ class SpeedModel:
     reach: float = 1.5
     arrive: float = 0.3
     via: float = 0.8
+    anticipation: float = 1.0
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            least = 0 if name == "anticipation" else 1e-300
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= least):
                 raise ConfigError(f"SpeedModel: {name} must be a number > 0, got {value!r}")
 
 
 @dataclass
 class Obstacles:
-    """Moving things people avoid, as discs: centres (m, 2), radii (m,), velocities (m, 2).
-    The model reacts to where they are (the velocities are for callers: which way a robot
-    drives); anticipating their motion is not done yet."""
+    """Moving things people avoid, as discs: centres (m, 2), radii (m,), velocities (m, 2)
+    (people see where a robot will be: `SpeedModel.anticipation`)."""
 
     centres: np.ndarray
     radii: np.ndarray
@@ -117,6 +126,20 @@ def _cross_pairs(
     d = x[person] - centres[disc]
     close = np.hypot(d[:, 0], d[:, 1]) - radii[disc] <= reach
     return person[close], disc[close]
+
+
+def _anticipated(rel: np.ndarray, velocity: np.ndarray, horizon: float) -> np.ndarray:
+    """Where each person is relative to a robot (`rel`: person - robot) when the robot, driving
+    on at `velocity`, comes closest to where the person is, within `horizon` seconds."""
+    if horizon <= 0:
+        return rel
+    vv = velocity[:, 0] * velocity[:, 0] + velocity[:, 1] * velocity[:, 1]
+    moving = vv > 1e-12
+    t = np.where(moving, (rel[:, 0] * velocity[:, 0] + rel[:, 1] * velocity[:, 1])
+                 / np.where(moving, vv, 1.0), 0.0)  # fmt: skip
+    t = np.clip(t, 0.0, horizon)
+    out: np.ndarray = rel - velocity * t[:, None]
+    return out
 
 
 def _min_by(owner: np.ndarray, value: np.ndarray, n: int) -> np.ndarray:
@@ -182,8 +205,10 @@ def step_people(
         ri, rk = _cross_pairs(x, robots.centres, robots.radii, m.reach + MOVE_MARGIN_M)
         rd = x[ri] - robots.centres[rk]
         rs = np.maximum(np.hypot(rd[:, 0], rd[:, 1]), 1e-9)
-        rforce = m.robot_strength * np.exp((radius[ri] + robots.radii[rk] - rs) / m.robot_range)
-        np.add.at(push, ri, rforce[:, None] * rd / rs[:, None])
+        ahead = _anticipated(rd, robots.velocities[rk], m.anticipation)
+        ps = np.maximum(np.hypot(ahead[:, 0], ahead[:, 1]), 1e-9)
+        rforce = m.robot_strength * np.exp((radius[ri] + robots.radii[rk] - ps) / m.robot_range)
+        np.add.at(push, ri, rforce[:, None] * ahead / ps[:, None])
     way = e0 + push
     norm = np.hypot(way[:, 0], way[:, 1])
     e = np.where((norm > 1e-12)[:, None], way / np.maximum(norm, 1e-12)[:, None], 0.0)
@@ -253,21 +278,21 @@ def _compiled_step(
         return None
     params = np.array([m.time_gap, m.neighbour_strength, m.neighbour_range, m.wall_strength,
                        m.wall_range, m.robot_strength, m.robot_range, m.reach, MOVE_MARGIN_M,
-                       SKIN_M])  # fmt: skip
+                       SKIN_M, m.anticipation])  # fmt: skip
     ints = np.empty(0, dtype=np.int64)
     if walls is not None and len(walls.segments):
         seg, index = walls.segments, walls.index_arrays()
     else:
         seg, index = np.empty((0, 2, 2)), (np.zeros(6), ints, ints, ints)
-    rc, rr = (
-        (robots.centres, robots.radii) if robots is not None else (np.empty((0, 2)), np.empty(0))
-    )
+    none = (np.empty((0, 2)), np.empty(0), np.empty((0, 2)))
+    rc, rr, rv = (robots.centres, robots.radii, robots.velocities) if robots is not None else none
     f64 = np.ascontiguousarray
     work = getattr(_work, "buffers", None) or kernel.buffers()
     out = kernel.step_arrays(f64(x, dtype=np.float64), f64(radius, dtype=np.float64),
                              f64(v0, dtype=np.float64), f64(target, dtype=np.float64), float(dt),
                              params, seg, *index, f64(rc, dtype=np.float64),
-                             f64(rr, dtype=np.float64), work)  # fmt: skip
+                             f64(rr, dtype=np.float64), f64(rv, dtype=np.float64),
+                             work)  # fmt: skip
     assert out is not None
     new, remaining, ri, rk, rgap, _work.buffers = out
     return StepResult(new, (new - x) / dt, remaining, (ri, rk, rgap))
