@@ -5,8 +5,10 @@
   metre, 60 s, three seeds, beside Weidmann's curve), 6 (20 people round a corner: none in a
   wall), 12 (150 people leave a 10 m x 10 m room through a 1 m corridor: a jam, the flow);
 - the warehouse grown to 100 / 1,000 robots under its fleet manager with 1,000 / 10,000
-  pickers walking from pick face to pick face (a `people:` group, the section's defaults):
-  the real-time factor (targets: 100x and 10x), and the same fleet without people.
+  people: nine in ten walking from pick face to pick face (a `people:` group, the section's
+  defaults), one in ten workers on a shift with a behaviour tree (`picker_shift.xml`, the
+  bundled one): the real-time factor (targets: 100x and 10x), and the same fleet without
+  people.
 
     python benchmarks/people.py [--seconds 30] [--plot diagram.png] [--json results/people.json]
 """
@@ -57,16 +59,22 @@ def rimea_rows() -> list[dict[str, Any]]:
 
 
 def fleet_rtf(robots: int, people: int, seconds: float) -> float:
-    """Real-time factor of the grown warehouse with `people` walking (0: none): pickers who
-    start at the pick faces (one in ten of them) and walk from face to face."""
+    """Real-time factor of the grown warehouse with `people` on the floor (0: none), who start
+    at the pick faces (one in ten of them): nine in ten walk from face to face, one in ten
+    work a shift as the bundled tree says."""
     extra = []
     if people:
         plain = grown(robots)
         faces = plain.sim.site.graph.nodes_with("pickup")[::10]
         plain.sim.close()
         names = ", ".join(faces)
-        group = f"{{name: pickers, count: {people}, from: [{names}], to: [{names}], trips: 50}}"
-        extra.append(f"people={{groups: [{group}]}}")
+        workers = people // 10
+        walkers = f"{{name: pickers, count: {people - workers}, from: [{names}], to: [{names}], " \
+                  "trips: 50}"  # fmt: skip
+        shift = (f"{{name: workers, count: {workers}, from: [{names}], behavior: "
+                 "picker_shift.xml, blackboard: {rounds: 20, break_room: bottom_5, "
+                 "exit: bottom_0}}")  # fmt: skip
+        extra.append(f"people={{groups: [{walkers}, {shift}]}}")
     built = grown(robots, *extra)
     try:
         sim, dt = built.sim, built.sim.params.timestep

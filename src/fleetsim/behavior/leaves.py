@@ -26,8 +26,21 @@ if TYPE_CHECKING:
 RUNNING, SUCCESS, FAILURE = "running", "success", "failure"
 AT_PLACE_M = 0.5  # a body this near a node is at it
 # A person held back this near the end of its walk (others stand at the place: a queue, a
-# break room), all but standing (below this fraction of its free speed), has got there.
+# break room), coming no closer (its speed toward the place below this fraction of its free
+# speed), has got there.
 CROWDED_M, STILL = 2.0, 0.2
+
+
+def there(crowd: Any, rows: np.ndarray) -> np.ndarray:
+    """(k,) bool: whether each person of crowd `rows` is at the end of its walk: walked to it,
+    or held back within `CROWDED_M` of it and coming no closer."""
+    end = crowd.points[crowd.last[rows]]
+    to_end = end - crowd.x[rows]
+    left = np.hypot(to_end[:, 0], to_end[:, 1])
+    closing = np.einsum("ij,ij->i", crowd.v[rows], to_end) / np.maximum(left, 1e-9)
+    held = (left <= CROWDED_M) & (closing < STILL * crowd.v0[rows])
+    done: np.ndarray = (crowd.leg[rows] > crowd.last[rows]) | held
+    return done
 
 
 def _spec(name: str, kind: str, who: str, doc: str, **ports: Port) -> LeafSpec:
@@ -121,12 +134,10 @@ def _walk(run: Behaviors, owner: Owner, state: dict[str, Any], places: list[str]
 def _walked(run: Behaviors, owner: Owner, state: dict[str, Any]) -> str:
     if owner.kind == "person":
         crowd = run.sim.people.crowd
-        if not crowd.arrived(np.array([owner.body]))[0]:
-            row = run.row(owner)
-            left = float(np.hypot(*(crowd.points[crowd.last[row]] - crowd.x[row])))
-            still = float(np.hypot(*crowd.v[row])) < STILL * crowd.v0[row]
-            if not (left <= CROWDED_M and still):
-                return RUNNING
+        row = np.array([run.row(owner)])
+        if not there(crowd, row)[0]:
+            return RUNNING
+        if not crowd.leg[row[0]] > crowd.last[row[0]]:
             _stop(run, owner, state)  # (as near as the others there let it come: it stands)
         owner.at = state["to"]
         run.walking.discard(owner.index)
@@ -275,6 +286,11 @@ ACTIONS: dict[str, Leaf] = {
     "WaitForRobot": wait_for_robot, "ChoosePlace": choose_place, "Leave": leave, "Pick": pick,
     "Drop": drop, "Charge": charge,
 }  # fmt: skip
+
+
+# Leaves that wake their tree when they end (an arrival, an action done, a wait over, or at
+# once): a tree of only these is not ticked at a rate
+WAKING = frozenset({"GoTo", "FollowRoute", "Wait", "Pick", "Drop", "ChoosePlace", "Leave"})
 
 
 def _halt_charge(run: Behaviors, owner: Owner, state: dict[str, Any]) -> None:

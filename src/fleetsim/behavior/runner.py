@@ -3,8 +3,9 @@ robots, with fleetsim's nodes as leaves (`fleetsim.behavior.leaves`).
 
 Each person or robot given a tree has its own tree and blackboard, made from a file read once
 (`fleetsim.behavior.trees`). Trees are ticked after a step, not every step: when one of their
-leaves' states changed (a person or robot arrived, an action ended, a wait ran out) and at
-`rate_hz` (for conditions: a door, a battery, who is near). A tree that ends (SUCCESS or
+leaves' states changed (a person or robot arrived, an action ended, a wait ran out) and, for
+trees with leaves that are looked at rather than woken (conditions, waiting for a door or a
+robot, charging: not `leaves.WAKING`), at `rate_hz`. A tree that ends (SUCCESS or
 FAILURE) is ticked no more; the event `behavior_finished` says how it ended. A person whose
 tree ended without `Leave` stands where it is.
 """
@@ -55,6 +56,7 @@ class Owner:
     ticks: int = 0
     pending: set[float] = field(default_factory=set)  # (when its tree is to be ticked)
     periodic: float = math.inf  # (of those, the rate's next tick)
+    polls: bool = True  # (its tree has leaves that are looked at, not woken: ticked at a rate)
     state: dict[int, dict[str, Any]] = field(default_factory=dict)  # each leaf's, by node uid
 
 
@@ -196,6 +198,7 @@ class Behaviors:
         except RuntimeError as exc:
             raise BehaviorError(prepared.source, 0, f"BehaviorTree.CPP: {exc}") from None
         owner = Owner(len(self.owners), kind, body, name, prepared.source, tree_obj)
+        owner.polls = bool(prepared.uses - L.WAKING)
         owner.board = board  # (kept alive with its tree)
         self.owners.append(owner)
         self.wake(owner)
@@ -246,10 +249,11 @@ class Behaviors:
         now = self.sim.sim_time
         if self._robots:
             self._drain()
-        if self.walking:
+        if self.walking:  # (arrived, or held back near the place: `leaves.CROWDED_M`)
             who = [self.owners[k] for k in sorted(self.walking)]
-            arrived = self.sim.people.crowd.arrived(np.array([o.body for o in who]))
-            for owner in np.array(who, dtype=object)[arrived]:
+            crowd = self.sim.people.crowd
+            rows = crowd.rows(np.array([o.body for o in who]))
+            for owner in np.array(who, dtype=object)[L.there(crowd, rows)]:
                 self.wake(owner)
         due: set[int] = set()
         while self._queue and self._queue[0][0] <= now + 1e-9:
@@ -278,9 +282,10 @@ class Behaviors:
                 "name": owner.name, "kind": owner.kind, "status": owner.status,
                 "time": self.sim.sim_time})  # fmt: skip
             return
-        owner.pending.discard(owner.periodic)  # (the rate's next tick, from this one)
-        owner.periodic = self.sim.sim_time + self.period
-        self.wake(owner, owner.periodic)
+        if owner.polls:  # (the rate's next tick, from this one)
+            owner.pending.discard(owner.periodic)
+            owner.periodic = self.sim.sim_time + self.period
+            self.wake(owner, owner.periodic)
 
     def _drain(self) -> None:
         xy = np.array([[p.x, p.y] for p in (o.body.get_pose() for o in self._robots)])

@@ -54,12 +54,45 @@ class Crowd:
         self.target = np.empty((0, 2))  # each one's waypoint now (its last when done)
         self.first = np.empty(0, dtype=np.int64)  # each person's first waypoint's row
         self.last = np.empty(0, dtype=np.int64)  # each person's final waypoint's row
-        self.points = np.empty((0, 2))  # every route's waypoints, one route after another
+        self._points = np.empty((0, 2))  # every route's waypoints, then room for more
+        self._used = 0  # (the rows of `_points` in use: `points`)
         self.done = np.empty(0, dtype=np.int64)  # ids that reached their route's end last step
         self._next_id = 0
 
     def __len__(self) -> int:
         return len(self.x)
+
+    @property
+    def points(self) -> np.ndarray:
+        """Every route's waypoints, one route after another (rows `first` to `last` are a
+        person's)."""
+        return self._points[: self._used]
+
+    def _append(self, legs: list[np.ndarray]) -> np.ndarray:
+        """Routes `legs` added after the others (room made by doubling); their first rows."""
+        sizes = np.array([len(leg) for leg in legs], dtype=np.int64)
+        need = self._used + int(sizes.sum())
+        if need > len(self._points):
+            grown = np.empty((max(need, 2 * len(self._points), 64), 2))
+            grown[: self._used] = self._points[: self._used]
+            self._points = grown
+        start = self._used + np.cumsum(sizes) - sizes
+        if legs:
+            self._points[self._used : need] = np.concatenate(legs)
+        self._used = need
+        return start
+
+    def _compact(self) -> None:
+        """The routes of people gone, and routes replaced, let go once they are most of it."""
+        count = self.last - self.first + 1
+        if self._used <= 2 * int(count.sum()) + 1024:
+            return
+        _, at = expand(self.first, count)
+        start = np.cumsum(count) - count
+        self._points, self._used = self.points[at], len(at)
+        self.leg = self.leg - self.first + start
+        self.last = self.last - self.first + start
+        self.first = start
 
     def add(
         self,
@@ -81,8 +114,7 @@ class Crowd:
         r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (k,))
         if v0.shape != (k,) or (v0 <= 0).any() or (r <= 0).any() or not np.isfinite(pos).all():
             raise ConfigError("Crowd.add: positions finite, speeds and radii > 0, one each")
-        start = len(self.points) + np.concatenate(([0], np.cumsum([len(x) for x in legs])[:-1]))
-        self.points = np.concatenate([self.points, *legs])
+        start = self._append(legs)
         ids = np.arange(self._next_id, self._next_id + k)
         self._next_id += k
         self.x = np.concatenate((self.x, pos))
@@ -115,11 +147,11 @@ class Crowd:
         legs = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in routes]
         if len(legs) != len(rows) or any(not len(r) or not np.isfinite(r).all() for r in legs):
             raise ConfigError("Crowd.reroute: one route of finite waypoints (x, y) each")
-        start = len(self.points) + np.concatenate(([0], np.cumsum([len(x) for x in legs])[:-1]))
-        self.points = np.concatenate([self.points, *legs])
+        start = self._append(legs)
         self.first[rows] = self.leg[rows] = start
         self.last[rows] = start + np.array([len(x) - 1 for x in legs])
         self.target[rows] = self.points[start]
+        self._compact()
 
     def arrived(self, ids: np.ndarray) -> np.ndarray:
         """(k,) bool: whether each of people `ids` has walked its route to the end."""
@@ -132,14 +164,7 @@ class Crowd:
         keep = ~np.isin(self.ids, ids)
         for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last", "target"):
             setattr(self, name, getattr(self, name)[keep])
-        count = self.last - self.first + 1
-        if len(self.points) > 2 * int(count.sum()) + 1024:  # (the routes of those gone: out)
-            _, at = expand(self.first, count)
-            start = np.cumsum(count) - count
-            self.points = self.points[at]
-            self.leg = self.leg - self.first + start
-            self.last = self.last - self.first + start
-            self.first = start
+        self._compact()  # (the routes of those gone: out, once they are most of it)
 
     def step(self, dt: float, robots: Obstacles | None = None) -> StepResult:
         """Move everyone one step of `dt` s; `done` then lists who reached its route's end
