@@ -327,22 +327,39 @@ class Behaviors:
         """The body called `name` (an object to pick), or None."""
         return next((o for o in self.sim.world.objects.values() if o.name == name), None)
 
+    def floor(self, owner: Owner) -> str | None:
+        """The level `owner` is on (a person's floor; a robot's: the one nearest its height)."""
+        site = self.sim.site
+        if site is None:
+            return None
+        if owner.kind == "person":
+            people = self.sim.people
+            level: str | None = people.levels[int(people.level_rows()[self.row(owner)])]
+            return level
+        return str(site.level_at(owner.body.get_pose().z))
+
     def people_near(self, owner: Owner, xy: np.ndarray, reach: float) -> bool:
-        """Whether a person other than `owner` is within `reach` of `xy`."""
+        """Whether a person other than `owner`, on its floor, is within `reach` of `xy`."""
         if self.sim._people is None or not len(self.sim.people.crowd):
             return False
-        crowd = self.sim.people.crowd
+        people = self.sim.people
+        crowd = people.crowd
         near = np.hypot(*(crowd.x - xy).T) <= reach
+        if len(people.levels) > 1:
+            near &= people.level_rows() == people.levels.index(self.floor(owner))
         if owner.kind == "person":
             near &= crowd.ids != owner.body
         return bool(near.any())
 
     def robots_near(self, owner: Owner, xy: np.ndarray, reach: float) -> bool:
-        """Whether a robot other than `owner` is within `reach` of `xy`."""
+        """Whether a robot other than `owner`, on its floor, is within `reach` of `xy`."""
+        site, floor = self.sim.site, self.floor(owner)
         for agent in self._agents():
             if owner.kind == "robot" and agent is owner.body:
                 continue
             pose = agent.get_pose()
+            if site is not None and site.level_at(pose.z) != floor:
+                continue
             if math.hypot(pose.x - xy[0], pose.y - xy[1]) <= reach:
                 return True
         return False

@@ -1,8 +1,8 @@
 """`People`: a simulation's pedestrians (`sim.people`), a `fleetsim.people.Crowd` on the site's
-floor moved once a step after the robots, among the site's walls and the doors that are not
+floors moved once a step after the robots, among the site's walls and the doors that are not
 open, around the robots (discs round their footprints, with their velocities: people see a
-robot coming, `SpeedModel.anticipation`); lidars see
-them as upright cylinders (`ray_shapes`), so safety fields stop robots for them. A person
+robot coming, `SpeedModel.anticipation`), each person on one floor; lidars see them as
+upright cylinders (`ray_shapes`), so safety fields stop robots for them. A person
 who reaches the end of its route leaves the floor (`left` lists them after the step).
 
 People are arrays only (no PyBullet bodies). Each step the robot-person pairs within the crowd
@@ -25,6 +25,7 @@ from fleetsim.errors import ConfigError
 from fleetsim.geometry.quat import yaw_of
 from fleetsim.people import Crowd, Obstacles, SpeedModel, Walls, box_sides
 from fleetsim.sensors.shapes import RayShapes, cylinders
+from fleetsim.site.graph import NavGraph, RouteError
 
 HEIGHT_M = 1.7  # how tall a person stands, for the lidars
 WAIT_SPEED = 0.2  # a person slower than this fraction of its free speed near a robot waits
@@ -54,8 +55,10 @@ GAP_BINS = (0.0, 0.25, 0.5, 1.0, 2.0)  # m: the histogram of each step's closest
 
 
 class People:
-    """The pedestrians of `sim` on floor `level` (default: the site's first, or the whole
-    plane without a site). `model` the crowd model's parameters; `seed` draws their speeds."""
+    """The pedestrians of `sim`, each on one of the site's floors (`levels`; `level`, the
+    site's first by default, is where `add` puts them unless told): floors lie side by side
+    in the crowd's plane (`offset`), so people meet only their own floor's people, walls and
+    robots. `model` the crowd model's parameters; `seed` draws their speeds."""
 
     def __init__(
         self,
@@ -70,6 +73,11 @@ class People:
         self.robot_wait_s = self.robot_slow_s = self.person_wait_s = 0.0
         site = sim.site
         self.level = level or (site.graph.level_names[0] if site is not None else None)
+        if site is not None and self.level not in site.graph.level_names:
+            raise ConfigError(f"people: no level {self.level!r}; the site's levels are "
+                              f"{', '.join(site.graph.level_names)}")  # fmt: skip
+        self.levels: list[str | None] = list(site.graph.level_names) if site else [None]
+        self._span = self._floor_span()  # (floors side by side in the crowd's plane)
         if seed is None:
             seed = sim.params.seed if sim.params.seed is not None else 0
         self._static = self._site_walls()
@@ -84,16 +92,37 @@ class People:
         self.staying: set[int] = set()  # who stays at its route's end (a behaviour tree's)
         self.gap_counts = np.zeros(len(GAP_BINS), dtype=np.int64)  # (last bin: beyond)
 
+    def _floor_span(self) -> float:
+        """How far apart floors sit in the crowd's plane (0 with one floor): wider than the
+        site, so that no one's reach crosses from one to the next."""
+        site = self.sim.site
+        if site is None or len(self.levels) < 2:
+            return 0.0
+        xs = [site.graph.xy[:, 0]]
+        if len(site.obstacles.centres):
+            extent = np.abs(site.obstacles.half_extents[:, :2]).max(axis=1)
+            xs += [site.obstacles.centres[:, 0] - extent, site.obstacles.centres[:, 0] + extent]
+        every = np.concatenate(xs)
+        return float(np.ceil(every.max() - every.min() + 50.0))
+
+    def offset(self, level: str | None) -> np.ndarray:
+        """(2,) where floor `level` sits in the crowd's plane."""
+        return np.array([self.levels.index(level) * self._span, 0.0])
+
     def _site_walls(self) -> Walls | None:
         site = self.sim.site
         if site is None or not len(site.obstacles.centres):
             return None
         ob = site.obstacles
         floor = ob.centres[:, 2] - ob.half_extents[:, 2]
-        here = np.abs(floor - site.elevation(self.level)) < 1.0
-        if not here.any():
-            return None
-        return Walls(box_sides(ob.centres[here], ob.half_extents[here], ob.yaws[here]))
+        sides = []
+        for level in self.levels:
+            assert level is not None
+            here = np.abs(floor - site.elevation(level)) < 1.0
+            if here.any():
+                box = box_sides(ob.centres[here], ob.half_extents[here], ob.yaws[here])
+                sides.append(box + self.offset(level))
+        return Walls(np.concatenate(sides)) if sides else None
 
     # -- people ------------------------------------------------------------------------------
 
@@ -103,9 +132,15 @@ class People:
         routes: Sequence[np.ndarray],
         speeds: np.ndarray | None = None,
         radius: float | np.ndarray = 0.2,
+        level: str | None = None,
     ) -> np.ndarray:
-        """People at `positions` (k, 2) walking `routes` (waypoints (w, 2) each); their ids."""
-        ids = self.crowd.add(positions, routes, speeds, radius)
+        """People at `positions` (k, 2) walking `routes` (waypoints (w, 2) each) on floor
+        `level` (default `self.level`); their ids."""
+        level = level or self.level
+        if level not in self.levels:
+            raise ConfigError(f"people: no level {level!r}; the site's levels are "
+                              f"{', '.join(str(v) for v in self.levels)}")  # fmt: skip
+        ids = self.crowd.add(positions, routes, speeds, radius, self.offset(level))
         self.added += len(ids)
         return ids
 
@@ -118,9 +153,14 @@ class People:
             raise ConfigError("people's routes between places need a site")
         known = self._routes.get((start, goal))
         if known is None:
-            if self._walks is None or self._walks[0] is not site.graph:
-                g = site.graph  # (every lane both ways: the shortest way on foot)
-                self._walks = (g, g.with_lanes(g.lane_to, g.lane_from, g.lane_length))
+            g = site.graph
+            a, b = int(g.level[g.node(start)]), int(g.level[g.node(goal)])
+            if a != b:
+                raise RouteError(f"{start} is on {g.level_names[a]} and {goal} on "
+                                 f"{g.level_names[b]}: people walk one floor (no stairs or "
+                                 "lifts for people yet)")  # fmt: skip
+            if self._walks is None or self._walks[0] is not g:
+                self._walks = (g, _walking(g))
             known = np.asarray(self._walks[1].route(start, goal).positions, dtype=np.float64)
             self._routes[start, goal] = known
         route: np.ndarray = known.copy()
@@ -141,9 +181,24 @@ class People:
         (handles below -1, which no body has); None when there is no one."""
         if not len(self.crowd):
             return None
+        return cylinders(-2 - self.crowd.ids, self.crowd.x, self.crowd.radius, self.floors(),
+                         HEIGHT_M)  # fmt: skip
+
+    def level_rows(self) -> np.ndarray:
+        """(people,) each one's floor, an index into `levels`."""
+        if not self._span:
+            return np.zeros(len(self.crowd), dtype=np.int64)
+        rows: np.ndarray = np.rint(self.crowd.offset[:, 0] / self._span).astype(np.int64)
+        return rows
+
+    def floors(self) -> np.ndarray:
+        """(people,) the height of each one's floor, m."""
         site = self.sim.site
-        floor = site.elevation(self.level) if site is not None else 0.0
-        return cylinders(-2 - self.crowd.ids, self.crowd.x, self.crowd.radius, floor, HEIGHT_M)
+        if site is None:
+            return np.zeros(len(self.crowd))
+        heights = np.array([site.elevation(str(level)) for level in self.levels])
+        floor: np.ndarray = heights[self.level_rows()]
+        return floor
 
     @property
     def positions(self) -> np.ndarray:
@@ -160,12 +215,13 @@ class People:
             sorted(
                 name
                 for name, d in doors.doors.items()
-                if d.level == self.level and d.mode.value != "open"
+                if d.level in self.levels and d.mode.value != "open"
             )
         )
         if shut != self._doors_shut:
             self._doors_shut = shut
-            segments = np.array([doors.doors[n].ends for n in shut]).reshape(-1, 2, 2)
+            segments = np.array([np.asarray(doors.doors[n].ends) + self.offset(doors.doors[n].level)
+                                 for n in shut]).reshape(-1, 2, 2)  # fmt: skip
             if self._static is None:
                 self.crowd.walls = Walls(segments) if len(segments) else None
             else:
@@ -174,7 +230,8 @@ class People:
 
     def robots(self) -> tuple[Obstacles, np.ndarray]:
         """Every driven robot as a disc (centre, the radius round its footprint, velocity), and
-        the robots' body handles, in the same order (arrays: no loop over robots)."""
+        the robots' body handles, in the same order (arrays: no loop over robots); on a site
+        of several floors, each centre in the crowd's plane (its floor's `offset` added)."""
         motion = self.sim.world.motion.agents
         if not len(motion):
             return Obstacles.none(), np.empty(0, dtype=np.int64)
@@ -184,6 +241,11 @@ class People:
         lo, hi = bodies["aabb_local_min"][rows, :2], bodies["aabb_local_max"][rows, :2]
         radius = np.hypot(*np.maximum(-lo, hi).T)
         centres, velocity = bodies["pos"][rows, :2].copy(), motion["vel"][:, :2].copy()
+        if self._span:  # (each on its floor in the crowd's plane: the one nearest its height)
+            site = self.sim.site
+            heights = np.array([site.elevation(str(level)) for level in self.levels])
+            z = bodies["pos"][rows, 2]
+            centres[:, 0] += np.abs(z[:, None] - heights[None, :]).argmin(axis=1) * self._span
         return Obstacles(centres, radius, velocity), handles
 
     def step(self, dt: float) -> None:
@@ -246,7 +308,7 @@ class People:
         speed = np.hypot(*robots.velocities.T)
         moving = speed > 0.05
         way[moving] = robots.velocities[moving] / speed[moving, None]
-        rel = self.crowd.x[person] - robots.centres[robot]
+        rel = self.crowd.x[person] + self.crowd.offset[person] - robots.centres[robot]
         dist = np.maximum(np.hypot(*rel.T), 1e-9)
         ahead = (rel * way[robot]).sum(axis=1) / dist >= np.cos(np.radians(rule.cone_deg))
         nearest = np.full(len(handles), np.inf)
@@ -299,3 +361,11 @@ class People:
                 for a, b, c in zip(edges[:-1], edges[1:], self.gap_counts, strict=True)
             },
         }
+
+
+def _walking(g: NavGraph) -> NavGraph:
+    """Graph `g` as people walk it: every lane both ways, none between floors (a lift's)."""
+    same = g.level[g.lane_from] == g.level[g.lane_to]
+    a, b = g.lane_from[same], g.lane_to[same]
+    return NavGraph(g.names, g.xy, np.concatenate((a, b)), np.concatenate((b, a)),
+                    level=[g.level_names[k] for k in g.level.tolist()])  # fmt: skip

@@ -52,6 +52,7 @@ class Crowd:
         self.ids = np.empty(0, dtype=np.int64)
         self.leg = np.empty(0, dtype=np.int64)  # each person's next waypoint, a row of `points`
         self.target = np.empty((0, 2))  # each one's waypoint now (its last when done)
+        self.offset = np.empty((0, 2))  # where each one's floor sits in the crowd's plane
         self.first = np.empty(0, dtype=np.int64)  # each person's first waypoint's row
         self.last = np.empty(0, dtype=np.int64)  # each person's final waypoint's row
         self._points = np.empty((0, 2))  # every route's waypoints, then room for more
@@ -100,9 +101,13 @@ class Crowd:
         routes: Sequence[np.ndarray],
         speeds: np.ndarray | None = None,
         radius: float | np.ndarray = RADIUS_M,
+        offset: np.ndarray | None = None,
     ) -> np.ndarray:
         """People at `positions` (k, 2), each walking its route (waypoints (w, 2), w >= 1);
-        speeds drawn from Weidmann's distribution when not given. Returns their ids."""
+        speeds drawn from Weidmann's distribution when not given. Returns their ids.
+        `offset` (2,) or (k, 2): where their floor sits in the crowd's plane, for a crowd on
+        several floors side by side (people, walls and robots of one floor are given with
+        its offset in `walls` and `step`'s robots, so floors never meet); default none."""
         pos = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
         k = len(pos)
         if len(routes) != k:
@@ -124,6 +129,8 @@ class Crowd:
         self.ids = np.concatenate((self.ids, ids))
         self.leg = np.concatenate((self.leg, start))
         self.target = np.concatenate((self.target, self.points[start]))
+        shift = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
+        self.offset = np.concatenate((self.offset, np.broadcast_to(shift, (k, 2))))
         self.first = np.concatenate((self.first, start))
         self.last = np.concatenate((self.last, start + [len(x) - 1 for x in legs]))
         return ids
@@ -162,7 +169,8 @@ class Crowd:
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor by id."""
         keep = ~np.isin(self.ids, ids)
-        for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last", "target"):
+        for name in ("x", "v", "radius", "v0", "ids", "leg", "first", "last", "target",
+                     "offset"):  # fmt: skip
             setattr(self, name, getattr(self, name)[keep])
         self._compact()  # (the routes of those gone: out, once they are most of it)
 
@@ -178,18 +186,25 @@ class Crowd:
             slow = np.einsum("ij,ij->i", self.v, self.v) < 0.25 * self.v0 * self.v0
             lost = walking & (leg > self.first) & slow
             if lost.any():
-                lost[lost] = self.walls.blocked(self.x[lost], self.target[lost])
+                off = self.offset[lost]
+                lost[lost] = self.walls.blocked(self.x[lost] + off, self.target[lost] + off)
                 self.leg[lost] -= 1
                 self.target[lost] = self.points[self.leg[lost]]
-        result = step_people(self.x, self.radius, np.where(walking, self.v0, 0.0), self.target,
+        shifted = bool(self.offset.any()) if len(self) else False
+        x, target = (self.x + self.offset, self.target + self.offset) if shifted else \
+            (self.x, self.target)  # fmt: skip
+        result = step_people(x, self.radius, np.where(walking, self.v0, 0.0), target,
                              dt, self.model, self.walls, robots, self.compiled)  # fmt: skip
+        if shifted:
+            result.positions = result.positions - self.offset
         self.x, self.v = result.positions, result.velocities
         final = self.leg == self.last
         near = np.where(final, self.model.arrive, self.model.via)
         reached = (result.remaining <= near) & walking
         if self.walls is not None and (reached & ~final).any():
             on = reached & ~final  # (on to the next only when it is in the open)
-            on[on] = ~self.walls.blocked(self.x[on], self.points[self.leg[on] + 1])
+            off = self.offset[on]
+            on[on] = ~self.walls.blocked(self.x[on] + off, self.points[self.leg[on] + 1] + off)
             reached = np.where(final, reached, on)
         finished = reached & final
         self.done = self.ids[finished]

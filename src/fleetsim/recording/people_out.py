@@ -84,9 +84,9 @@ class PeopleWriter:
         entity = foxglove("SceneEntity")(id="people", frame_id="world")
         entity.timestamp.FromNanoseconds(stamp)
         raw, where = self._cylinder()
-        floor = people.sim.site.elevation(people.level) if people.sim.site is not None else 0.0
+        floor = people.floors()
         rows = np.tile(np.frombuffer(raw, dtype=np.uint8), (n, 1))
-        values = {"x": crowd.x[:, 0], "y": crowd.x[:, 1], "z": np.full(n, floor + HEIGHT_M / 2),
+        values = {"x": crowd.x[:, 0], "y": crowd.x[:, 1], "z": floor + HEIGHT_M / 2,
                   "d": 2.0 * crowd.radius}  # fmt: skip
         for name, offsets in where.items():
             column = np.ascontiguousarray(values[name], dtype="<f8").view(np.uint8).reshape(n, 8)

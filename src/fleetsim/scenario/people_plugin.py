@@ -28,8 +28,9 @@ class PeoplePlugin(Plugin):
         self.spec = spec
         self.next_arrival: list[float] = []
         self.by_group: dict[str, int] = {}
-        self._spots: dict[tuple[float, float, float], np.ndarray] = {}
+        self._spots: dict[tuple[float, float, float, str | None], np.ndarray] = {}
         self.came: list[bool] = []  # each group: whether its start has come
+        self.floors: list[str | None] = []  # each group's floor (its places' level)
 
     def initialize(self) -> None:
         """Check the places, make the simulation's people, put the first ones down."""
@@ -46,12 +47,20 @@ class PeoplePlugin(Plugin):
                     Behaviors.of(sim).check(self._tree(group), "person")
                 except ConfigError as exc:
                     raise PeopleError(f"groups[{k}].behavior", str(exc)) from None
+            floor = None
             for key, names in (("from", group.from_), ("to", group.to)):
                 for j, name in enumerate(names):
                     try:
-                        graph.node(name)
+                        here = graph.level_names[int(graph.level[graph.node(name)])]
                     except ConfigError as exc:
                         raise PeopleError(f"groups[{k}].{key}[{j}]", str(exc)) from None
+                    wanted = self.spec.level or floor
+                    if wanted is not None and here != wanted:
+                        raise PeopleError(f"groups[{k}].{key}[{j}]", f"{name} is on {here}, "
+                                          f"the group's floor is {wanted}: people walk one "
+                                          "floor (no stairs or lifts for people yet)")  # fmt: skip
+                    floor = here
+            self.floors.append(floor)
         levels = graph.level_names
         if self.spec.level is not None and self.spec.level not in levels:
             raise PeopleError("level", f"the site's levels are {', '.join(levels)}")
@@ -86,6 +95,7 @@ class PeoplePlugin(Plugin):
     def _arrive(self, group: PeopleGroupSpec, count: int) -> None:
         if count <= 0:
             return
+        level = self.floors[self.spec.groups.index(group)]
         people = self.scene.sim.people
         graph = self.scene.sim.site.graph
         starts = np.empty((count, 2))
@@ -100,10 +110,10 @@ class PeoplePlugin(Plugin):
                 legs.append(people.route_between(here, there)[1:])
                 here = there
             route = np.concatenate(legs)
-            starts[k] = self._spot(route[0], group.radius, starts[:k])
+            starts[k] = self._spot(route[0], group.radius, starts[:k], level)
             routes.append(route[1:] if len(route) > 1 else route)
         speeds = None if group.speed is None else np.full(count, group.speed)
-        ids = people.add(starts, routes, speeds, group.radius)
+        ids = people.add(starts, routes, speeds, group.radius, level)
         self.by_group[group.name] = self.by_group.get(group.name, 0) + count
         if group.behavior is not None:  # (each one's tree: it says where they go)
             trees = Behaviors.of(self.scene.sim)
@@ -117,18 +127,20 @@ class PeoplePlugin(Plugin):
 
         return tree_path(self.scene.folder, group.behavior)
 
-    def _spot(self, centre: np.ndarray, radius: float, placed: np.ndarray) -> np.ndarray:
-        """The free place nearest `centre` for a person of `radius`: the first point of a
-        lattice round it, nearest first, clear of walls, of the people on the floor and of
-        those placed in this call (a little shaken, seeded)."""
-        key = (round(float(centre[0]), 3), round(float(centre[1]), 3), radius)
+    def _spot(self, centre: np.ndarray, radius: float, placed: np.ndarray,
+              level: str | None) -> np.ndarray:  # fmt: skip
+        """The free place nearest `centre` for a person of `radius` on floor `level`: the first
+        point of a lattice round it, nearest first, clear of walls, of the people on that
+        floor and of those placed in this call (a little shaken, seeded)."""
+        key = (round(float(centre[0]), 3), round(float(centre[1]), 3), radius, level)
         spots = self._spots.get(key)
         if spots is None:
-            spots = self._spots[key] = self._lattice(centre, radius)
+            spots = self._spots[key] = self._lattice(centre, radius, level)
         people = self.scene.sim.people
+        here = people.positions[people.level_rows() == people.levels.index(level)]
         near = np.concatenate([
             others[np.abs(others - centre).max(axis=1) <= LATTICE_REACH_M + 1.0]
-            for others in (people.positions, placed)
+            for others in (here, placed)
         ])  # fmt: skip
         gap = 2 * radius + 0.02
         if not len(near):
@@ -141,7 +153,7 @@ class PeoplePlugin(Plugin):
                 return np.asarray(block[free[0]])
         return np.asarray(spots[-1])  # (every spot taken: the farthest one, crowded)
 
-    def _lattice(self, centre: np.ndarray, radius: float) -> np.ndarray:
+    def _lattice(self, centre: np.ndarray, radius: float, level: str | None) -> np.ndarray:
         step = 2 * radius + 0.05
         k = np.arange(-int(LATTICE_REACH_M / step), int(LATTICE_REACH_M / step) + 1)
         gx, gy = np.meshgrid(k * step, k * step * np.sqrt(3) / 2)
@@ -150,10 +162,11 @@ class PeoplePlugin(Plugin):
         points = points[np.argsort(np.hypot(*(points - centre).T), kind="stable")]
         walls = self.scene.sim.people.crowd.walls
         if walls is not None:  # (clear of walls, and in sight of the node: not behind a rack)
-            who, _, _, dist = walls.near(points)
+            off = self.scene.sim.people.offset(level)  # (the floor's, in the crowd's plane)
+            who, _, _, dist = walls.near(points + off)
             blocked = np.zeros(len(points), dtype=bool)
             blocked[who[dist < radius + 0.02]] = True
-            blocked |= walls.cut_off(centre, points)
+            blocked |= walls.cut_off(centre + off, points + off)
             points = points[~blocked]
         shaken: np.ndarray = points + self.rng.uniform(-0.01, 0.01, points.shape)
         return shaken

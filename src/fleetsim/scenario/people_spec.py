@@ -51,6 +51,7 @@ class PeopleSpec(Spec):
     groups: list[PeopleGroupSpec] = Field(default_factory=list)
     """Groups of people (see each group's keys)."""
     level: str | None = None
-    """The floor they walk on (a building's level name); default the site's first."""
+    """The floor they all walk on (a building's level name): their places must be on it.
+    Default: each group walks the floor its places are on (one floor a group)."""
     time_gap: Positive = 0.5
     """The crowd model's time gap, s: the headway people keep (see the people guide)."""

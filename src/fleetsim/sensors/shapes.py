@@ -96,10 +96,11 @@ def ray_shapes(bodies: BodyTable) -> RayShapes:
 
 
 def cylinders(
-    handles: IntArray, xy: FloatArray, radii: FloatArray, floor: float, height: float
+    handles: IntArray, xy: FloatArray, radii: FloatArray, floor: float | FloatArray, height: float
 ) -> RayShapes:
-    """Upright cylinders standing on `floor` (m), `height` tall, at `xy` (M, 2) with `radii`:
-    things a ray can hit that are not bodies (people); `handles` must not be any body's."""
+    """Upright cylinders standing on `floor` (m; one, or one each), `height` tall, at `xy`
+    (M, 2) with `radii`: things a ray can hit that are not bodies (people); `handles` must
+    not be any body's."""
     m = len(xy)
     centre = np.column_stack((xy, np.full(m, floor + height / 2)))
     half = np.column_stack((radii, radii, np.full(m, height / 2)))
