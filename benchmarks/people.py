@@ -7,8 +7,9 @@
 - the warehouse grown to 100 / 1,000 robots under its fleet manager with 1,000 / 10,000
   people: nine in ten walking from pick face to pick face (a `people:` group, the section's
   defaults), one in ten workers on a shift with a behaviour tree (`picker_shift.xml`, the
-  bundled one): the real-time factor (targets: 100x and 10x), and the same fleet without
-  people.
+  bundled one): the real-time factor (targets: 100x and 10x), the same fleet without
+  people, and what a person and a robot cost a step (µs each: the target, a person no more
+  than a robot).
 
     python benchmarks/people.py [--seconds 30] [--plot diagram.png] [--json results/people.json]
 """
@@ -126,10 +127,15 @@ def main() -> None:
     for robots, people, target in CASES:
         alone = fleet_rtf(robots, 0, args.seconds)
         both = fleet_rtf(robots, people, args.seconds)
+        dt = 0.1  # (the warehouse's step)
+        per_person = 1e6 * (dt / both - dt / alone) / people  # µs a step, each person
+        per_robot = 1e6 * (dt / alone) / robots  # µs a step, each robot (collision checks too)
         fleet.append({"robots": robots, "people": people, "rtf": both, "rtf_without_people": alone,
-                      "target": target})  # fmt: skip
+                      "target": target, "us_per_person": per_person,
+                      "us_per_robot": per_robot})  # fmt: skip
         print(f"{robots:>5} robots, {people:>6} people: {both:6.1f}x real time (target "
-              f"{target:g}x); without people {alone:.1f}x")  # fmt: skip
+              f"{target:g}x); without people {alone:.1f}x; a person {per_person:.2f} us a "
+              f"step, a robot {per_robot:.2f} us")  # fmt: skip
     if args.json:
         write_json(args.json, rows + fleet)
 

@@ -105,38 +105,45 @@ def _crosses(px: float, py: float, ex: float, ey: float, seg: Any, k: int) -> bo
 
 def _off_walls(
     out: Any, x: Any, radius: Any, who: Any, seg: Any, wall: Any, wids: Any, wkeys: Any,
-    wfirst: Any, wk: Any, wstart: Any,
+    wfirst: Any, wk: Any, wq: Any, wstart: Any,
 ) -> None:  # fmt: skip
     """Anyone of `who` nearer a wall than its radius pushed out along the wall's normal, in
-    place (twice: a corner's two sides). The pieces near each one's step start `x` (`wk`,
-    from `wstart`) are all that can be that near, unless it has moved farther than the walls'
-    reach less its radius: then its cell is looked in."""
+    place (twice: a corner's two sides; the second time, only those the first moved: no one
+    else is nearer now). The pieces near each one's step start `x` (`wk`, their distances
+    from it `wq[:, 2]`, from `wstart`) are all that can be that near, unless it has moved
+    farther than the walls' reach less its radius: then its cell is looked in. A piece
+    farther from `x` than the radius and the way moved since cannot be that near."""
     cell, ox, oy, width, height, reach = wall[0], int(wall[1]), int(wall[2]), int(wall[3]), \
         int(wall[4]), wall[5]  # fmt: skip
     for _ in range(2):
-        any_close = False
+        moved = np.zeros(who.shape[0], np.bool_)
         shift = np.zeros((who.shape[0], 2))
         for w in range(who.shape[0]):
             i = who[w]
             px, py = out[i, 0], out[i, 1]
-            if math.hypot(px - x[i, 0], py - x[i, 1]) + radius[i] <= reach:
+            away = math.hypot(px - x[i, 0], py - x[i, 1])
+            stored = away + radius[i] <= reach
+            if stored:
                 lo, hi, pieces = wstart[i], wstart[i + 1], wk
             else:
                 lo, hi = _wall_rows(px, py, cell, ox, oy, width, height, wkeys, wfirst)
                 pieces = wids
             for e in range(lo, hi):
+                if stored and wq[e, 2] - away >= radius[i]:
+                    continue
                 qx, qy, d2 = _closest(px, py, seg, pieces[e])
                 if d2 <= reach * reach and d2 < radius[i] * radius[i]:
-                    any_close = True
+                    moved[w] = True
                     d = max(math.sqrt(d2), 1e-9)
                     depth = radius[i] - d + SKIN_M
                     shift[w, 0] += (px - qx) / d * depth
                     shift[w, 1] += (py - qy) / d * depth
-        if not any_close:
+        if not moved.any():
             return
         for w in range(who.shape[0]):
             out[who[w], 0] += shift[w, 0]
             out[who[w], 1] += shift[w, 1]
+        who = who[moved]
 
 
 def blocked(start: Any, end: Any, seg: Any, wall: Any, wids: Any, wkeys: Any, wfirst: Any) -> Any:
@@ -292,12 +299,12 @@ def _step(
     new = _moves(x, radius, v0, target, dt, p, e, gaps, seg, wk, wq, wstart, rc, rr, rk, rstart)
     by_walls = np.flatnonzero(wstart[1:] > wstart[:-1])
     if seg.shape[0]:
-        _off_walls(new, x, radius, by_walls, seg, wall, wids, wkeys, wfirst, wk, wstart)
+        _off_walls(new, x, radius, by_walls, seg, wall, wids, wkeys, wfirst, wk, wq, wstart)
     if m:  # -- robots push people out of their discs (not through a wall)
         pushed = _off_robots(new, radius, p[SKIN], seg, wall, wids, wkeys, wfirst, rc, rr, rk,
                              rstart)  # fmt: skip
         if seg.shape[0] and pushed:
-            _off_walls(new, x, radius, by_walls, seg, wall, wids, wkeys, wfirst, wk, wstart)
+            _off_walls(new, x, radius, by_walls, seg, wall, wids, wkeys, wfirst, wk, wq, wstart)
     total = rstart[n]
     keep = np.zeros(total, np.bool_)
     owner = np.empty(total, np.int64)
