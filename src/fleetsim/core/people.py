@@ -302,17 +302,23 @@ class People:
         if rule is None or not len(handles):
             self._scale_robots(np.empty(0, dtype=np.int64), np.empty(0), dt)  # (let go)
             return
-        bodies = self.sim.world.bodies
-        heading = yaw_of(bodies["quat"][bodies.rows(handles)])
-        way = np.column_stack((np.cos(heading), np.sin(heading)))
-        speed = np.hypot(*robots.velocities.T)
-        moving = speed > 0.05
-        way[moving] = robots.velocities[moving] / speed[moving, None]
-        rel = self.crowd.x[person] + self.crowd.offset[person] - robots.centres[robot]
-        dist = np.maximum(np.hypot(*rel.T), 1e-9)
-        ahead = (rel * way[robot]).sum(axis=1) / dist >= np.cos(np.radians(rule.cone_deg))
         nearest = np.full(len(handles), np.inf)
-        np.minimum.at(nearest, robot[ahead], gap[ahead])
+        close = gap < rule.slow_m  # (only people this near count: their robots' ways)
+        if close.any():
+            person, robot, gap = person[close], robot[close], gap[close]
+            involved, at = np.unique(robot, return_inverse=True)
+            bodies = self.sim.world.bodies
+            heading = yaw_of(bodies["quat"][bodies.rows(handles[involved])])
+            way = np.column_stack((np.cos(heading), np.sin(heading)))
+            velocity = robots.velocities[involved]
+            speed = np.hypot(velocity[:, 0], velocity[:, 1])
+            moving = speed > 0.05
+            way[moving] = velocity[moving] / speed[moving, None]
+            rel = self.crowd.x[person] + self.crowd.offset[person] - robots.centres[robot]
+            dist = np.maximum(np.hypot(rel[:, 0], rel[:, 1]), 1e-9)
+            ahead = np.einsum("ij,ij->i", rel, way[at]) / dist >= np.cos(
+                np.radians(rule.cone_deg))  # fmt: skip
+            np.minimum.at(nearest, robot[ahead], gap[ahead])
         scale = np.where(nearest < rule.stop_m, 0.0,
                          np.where(nearest < rule.slow_m, rule.slow_factor, 1.0))  # fmt: skip
         rows = np.arange(len(handles))
