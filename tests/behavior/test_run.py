@@ -192,7 +192,9 @@ def test_reset_drops_the_trees_and_two_simulations_keep_their_own() -> None:
         assert a.behaviors is None
         a.set_site(row_site())
         for _ in range(10):
-            a.step_once()  # (the old trees' hook does nothing now)
+            a.step_once()  # (the old trees' hooks are gone)
+        assert not any(getattr(h, "__qualname__", "").startswith("Behaviors")
+                       for h in a.events._handlers_of("post_step"))  # fmt: skip
         assert Behaviors.of(a).owners == []
     finally:
         a.close()

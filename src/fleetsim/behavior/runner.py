@@ -88,7 +88,15 @@ class Behaviors:
         seed = sim.params.seed if sim.params.seed is not None else 0
         self.rng = np.random.default_rng([seed, 8128])  # (ChoosePlace's draws)
         self._last_xy = np.empty((0, 2))
-        sim.on("post_step", lambda *_: self.step())
+        self._hooks = [("post_step", sim.on("post_step", lambda *_: self.step())),
+                       ("reset", sim.on("reset", lambda *_: self._let_go()))]  # fmt: skip
+
+    def _let_go(self) -> None:
+        """The simulation was reset: its trees are gone (its `behaviors` too), and these
+        hooks with them."""
+        for event, handler in self._hooks:
+            self.sim.events.off(event, handler)
+        self._hooks = []
 
     # -- adding trees ----------------------------------------------------------------------
 
@@ -288,7 +296,9 @@ class Behaviors:
             self.wake(owner, owner.periodic)
 
     def _drain(self) -> None:
-        xy = np.array([[p.x, p.y] for p in (o.body.get_pose() for o in self._robots)])
+        bodies = self.sim.world.bodies  # (the robots' positions from the table: no loop)
+        handles = np.array([o.body.handle for o in self._robots], dtype=np.int64)
+        xy = bodies["pos"][bodies.rows(handles), :2]
         driven = np.hypot(*(xy - self._last_xy).T)
         self._last_xy = xy
         self.batteries.update(self.sim.params.timestep, driven, driven > 1e-6)
