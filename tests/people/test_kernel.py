@@ -121,3 +121,28 @@ def test_the_rimea_tests_pass_on_the_numpy_path_without_numba() -> None:
     assert available is False  # (the NumPy path ran)
     assert seconds < 45.0 and deepest <= 0.0 and not left
     assert np.isfinite(neck_s) and crowded >= 10 and 0.8 <= flow <= 2.5 and deepest <= 0.0
+
+
+def test_two_threads_give_the_one_thread_steps_numbers_to_the_last_bit() -> None:
+    from fleetsim.people import kernel_two
+
+    rng = np.random.default_rng(21)
+    n = kernel_two.TWO_FROM + 1000
+    side = float(np.sqrt(n / 1.5))
+    x = rng.uniform(0, side, (n, 2))
+    walls = racks(rng, 60, side)
+    m = 80
+    robots = (rng.uniform(0, side, (m, 2)), rng.uniform(0.3, 0.7, m), rng.uniform(-1, 1, (m, 2)))
+    model = SpeedModel()
+    params = np.array([model.time_gap, model.neighbour_strength, model.neighbour_range,
+                       model.wall_strength, model.wall_range, model.robot_strength,
+                       model.robot_range, model.reach, 0.5, 1e-6, model.anticipation])  # fmt: skip
+    target = x + rng.uniform(-5, 5, (n, 2))
+    args = (x, rng.uniform(0.15, 0.25, n), rng.uniform(0.8, 1.8, n), target, 0.1, params,
+            walls.segments, *walls.index_arrays(), *robots, kernel.buffers())  # fmt: skip
+    one = kernel.step_arrays(*args)
+    two = kernel_two.step_in_two(*args)
+    assert one is not None
+    for a, b in zip(one[:5], two[:5], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert len(one[2]) > 0  # (people near robots: the pairs compared too)

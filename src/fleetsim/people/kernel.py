@@ -262,13 +262,43 @@ def step(
         x[order], radius[order], v0[order], target[order], dt, p, seg, wall, wids, wkeys,
         wfirst, rc, rr, rv, work,
     )  # fmt: skip
-    new, remaining = np.empty_like(x), np.empty_like(radius)
+    return _unsort(order, new_s, left_s, owner, robot, gap) + (work,)  # noqa: RUF005 (Numba)
+
+
+def _unsort(
+    order: Any, new_s: Any, left_s: Any, owner: Any, robot: Any, gap: Any
+) -> tuple[Any, Any, Any, Any, Any]:
+    """The answers of people sorted by `order` given back in the callers' order (the pairs
+    by person)."""
+    new, remaining = np.empty_like(new_s), np.empty_like(left_s)
     for r in range(order.shape[0]):
         new[order[r], 0], new[order[r], 1] = new_s[r, 0], new_s[r, 1]
         remaining[order[r]] = left_s[r]
     person = order[owner]
     by = np.argsort(person, kind="mergesort")
-    return new, remaining, person[by], robot[by], gap[by], work
+    return new, remaining, person[by], robot[by], gap[by]
+
+
+def _near_others(
+    x: Any, p: Any, seg: Any, wall: Any, wids: Any, wkeys: Any, wfirst: Any, rc: Any, rr: Any,
+    wk: Any, wq: Any, wstart: Any, rk: Any, rstart: Any,
+) -> tuple[Any, Any, Any]:  # fmt: skip
+    """The walls and robots near each person (`_near_walls`, `_near_robots`), in buffers
+    grown until they fit: (wk, wq, rk)."""
+    n = x.shape[0]
+    while seg.shape[0] and not _near_walls(x, seg, wall, wids, wkeys, wfirst, wk, wq, wstart):
+        wk, wq = np.empty(2 * wk.shape[0] + 4 * n, np.int64), np.empty((2 * wk.shape[0] + 4 * n, 3))
+    while rc.shape[0] and not _near_robots(x, rc, rr, p[REACH] + p[MARGIN], rk, rstart):
+        rk = np.empty(2 * rk.shape[0] + n, np.int64)
+    return wk, wq, rk
+
+
+def _near_all(x: Any, reach: float, pj: Any, ps: Any, pstart: Any) -> tuple[Any, Any]:
+    """The people near each person (`_near_people`), in buffers grown until they fit."""
+    n = x.shape[0]
+    while not _near_people(x, reach, pj, ps, pstart):
+        pj, ps = np.empty(2 * pj.shape[0] + 16 * n, np.int64), np.empty(2 * pj.shape[0] + 16 * n)
+    return pj, ps
 
 
 def _step(
@@ -279,22 +309,36 @@ def _step(
     """One step of every person (see `fleetsim.people.model.step_people`): positions (n, 2),
     radii, free speeds, waypoints (n, 2), dt, the model's numbers `p`; the walls' segments,
     `wall` (cell, origin x, origin y, width, height, reach), entry ids, keys and first-row
-    table (no segments: no walls); robot centres (m, 2) and radii. Returns new positions,
-    the distance left to each waypoint, and the (person, robot, gap) rows near robots."""
-    n, m = x.shape[0], rc.shape[0]
-    reach = p[REACH]
+    table (no segments: no walls); robot centres (m, 2), radii and velocities. Returns new
+    positions, the distance left to each waypoint, the (person, robot, gap) rows near
+    robots, and the buffers. (`step_in_two` does the same in two threads.)"""
+    n = x.shape[0]
     # what is near each person, found once: people (row, distance), walls (segment, nearest
     # point, distance), robots (row); person i's entries from start[i] to start[i + 1]
     pstart, wstart, rstart = np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), \
         np.zeros(n + 1, np.int64)  # fmt: skip
     pj, ps, wk, wq, rk = work
-    while not _near_people(x, reach, pj, ps, pstart):
-        pj, ps = np.empty(2 * pj.shape[0] + 16 * n, np.int64), np.empty(2 * pj.shape[0] + 16 * n)
-    while seg.shape[0] and not _near_walls(x, seg, wall, wids, wkeys, wfirst, wk, wq, wstart):
-        wk, wq = np.empty(2 * wk.shape[0] + 4 * n, np.int64), np.empty((2 * wk.shape[0] + 4 * n, 3))
-    while m and not _near_robots(x, rc, rr, reach + p[MARGIN], rk, rstart):
-        rk = np.empty(2 * rk.shape[0] + n, np.int64)
-    e = _ways(x, radius, target, p, pj, ps, pstart, wq, wstart, rc, rr, rv, rk, rstart)
+    pj, ps = _near_all(x, p[REACH], pj, ps, pstart)
+    wk, wq, rk = _near_others(x, p, seg, wall, wids, wkeys, wfirst, rc, rr, wk, wq, wstart, rk,
+                              rstart)  # fmt: skip
+    push = _pushes(x, radius, p, pj, ps, pstart)
+    e = _ways(_bearings(x, radius, target, p, wq, wstart, rc, rr, rv, rk, rstart), push)
+    new, remaining, owner, robot, gap = _finish(
+        x, radius, v0, target, dt, p, e, seg, wall, wids, wkeys, wfirst, rc, rr, pj, ps, pstart,
+        wk, wq, wstart, rk, rstart,
+    )  # fmt: skip
+    return new, remaining, owner, robot, gap, (pj, ps, wk, wq, rk)
+
+
+def _finish(
+    x: Any, radius: Any, v0: Any, target: Any, dt: float, p: Any, e: Any, seg: Any, wall: Any,
+    wids: Any, wkeys: Any, wfirst: Any, rc: Any, rr: Any, pj: Any, ps: Any, pstart: Any,
+    wk: Any, wq: Any, wstart: Any, rk: Any, rstart: Any,
+) -> tuple[Any, Any, Any, Any, Any]:  # fmt: skip
+    """The step from the ways people walk: their speeds and moves, out of walls and robots,
+    and the (person, robot, gap) rows near robots after it."""
+    n, m = x.shape[0], rc.shape[0]
+    reach = p[REACH]
     gaps = _gaps(x, radius, e, pj, ps, pstart)
     new = _moves(x, radius, v0, target, dt, p, e, gaps, seg, wk, wq, wstart, rc, rr, rk, rstart)
     by_walls = np.flatnonzero(wstart[1:] > wstart[:-1])
@@ -318,36 +362,42 @@ def _step(
     remaining = np.empty(n)
     for i in range(n):
         remaining[i] = math.hypot(target[i, 0] - new[i, 0], target[i, 1] - new[i, 1])
-    return new, remaining, owner[keep], rk[:total][keep], rgap[keep], (pj, ps, wk, wq, rk)
+    return new, remaining, owner[keep], rk[:total][keep], rgap[keep]
 
 
-def _ways(
-    x: Any, radius: Any, target: Any, p: Any, pj: Any, ps: Any, pstart: Any, wq: Any,
-    wstart: Any, rc: Any, rr: Any, rv: Any, rk: Any, rstart: Any,
-) -> Any:  # fmt: skip
-    """(n, 2) the way each one walks: toward its waypoint, pushed by the people, walls and
-    robots near it (a robot from where it will come closest, `p[AHEAD]` s ahead at most),
-    normalised."""
+def _pushes(x: Any, radius: Any, p: Any, pj: Any, ps: Any, pstart: Any) -> Any:
+    """(n, 2) the push of the people near each one (each pair pushes both apart)."""
     n = x.shape[0]
-    a_p, a_w, a_r = p[A_P], p[A_W], p[A_R]
-    to_p, to_w, to_r = 1.0 / p[D_P], 1.0 / p[D_W], 1.0 / p[D_R]
-    e = np.zeros((n, 2))
+    a_p, to_p = p[A_P], 1.0 / p[D_P]
+    push = np.zeros((n, 2))
     for i in range(n):
-        for at in range(pstart[i], pstart[i + 1]):  # (each pair pushes both apart)
+        for at in range(pstart[i], pstart[i + 1]):
             j, s = pj[at], ps[at]
             f = a_p * math.exp((radius[i] + radius[j] - s) * to_p) / s
             fx, fy = f * (x[i, 0] - x[j, 0]), f * (x[i, 1] - x[j, 1])
-            e[i, 0] += fx
-            e[i, 1] += fy
-            e[j, 0] -= fx
-            e[j, 1] -= fy
+            push[i, 0] += fx
+            push[i, 1] += fy
+            push[j, 0] -= fx
+            push[j, 1] -= fy
+    return push
+
+
+def _bearings(
+    x: Any, radius: Any, target: Any, p: Any, wq: Any, wstart: Any, rc: Any, rr: Any, rv: Any,
+    rk: Any, rstart: Any,
+) -> Any:  # fmt: skip
+    """(n, 2) each one's way before the people near it: toward its waypoint, pushed by the
+    walls and robots near it (a robot from where it will come closest, `p[AHEAD]` s ahead at
+    most)."""
+    n = x.shape[0]
+    a_w, a_r = p[A_W], p[A_R]
+    to_w, to_r = 1.0 / p[D_W], 1.0 / p[D_R]
+    way = np.zeros((n, 2))
     for i in range(n):
         px, py = x[i, 0], x[i, 1]
         tx, ty = target[i, 0] - px, target[i, 1] - py
         dist = math.hypot(tx, ty)
         wx, wy = (tx / dist, ty / dist) if dist > 1e-12 else (0.0, 0.0)
-        wx += e[i, 0]
-        wy += e[i, 1]
         for at in range(wstart[i], wstart[i + 1]):
             d = wq[at, 2]
             power = (radius[i] - d) * to_w
@@ -368,6 +418,15 @@ def _ways(
             f = a_r * math.exp((radius[i] + rr[k] - s) * to_r) / s
             wx += f * dx
             wy += f * dy
+        way[i, 0], way[i, 1] = wx, wy
+    return way
+
+
+def _ways(bearing: Any, push: Any) -> Any:
+    """(n, 2) the way each one walks: its bearing and the people's push, normalised."""
+    e = np.zeros(bearing.shape)
+    for i in range(bearing.shape[0]):
+        wx, wy = bearing[i, 0] + push[i, 0], bearing[i, 1] + push[i, 1]
         norm = math.hypot(wx, wy)
         e[i, 0], e[i, 1] = (wx / norm, wy / norm) if norm > 1e-12 else (0.0, 0.0)
     return e
@@ -470,7 +529,8 @@ def _off_robots(
 
 HELPERS = (
     "_grid", "_rows", "_near_people", "_near_walls", "_near_robots", "_wall_rows", "_closest",
-    "_crosses", "_off_walls", "_ways", "_gaps", "_moves", "_off_robots", "_step",
+    "_crosses", "_off_walls", "_pushes", "_bearings", "_ways", "_gaps", "_moves",
+    "_off_robots", "_finish", "_unsort", "_near_others", "_near_all", "_step",
 )  # fmt: skip
 
 

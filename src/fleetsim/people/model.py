@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fleetsim.errors import ConfigError
-from fleetsim.people import kernel
+from fleetsim.people import kernel, kernel_two
 from fleetsim.people.grid import pairs_within
 from fleetsim.people.walls import Walls
 
@@ -288,11 +288,11 @@ def _compiled_step(
     rc, rr, rv = (robots.centres, robots.radii, robots.velocities) if robots is not None else none
     f64 = np.ascontiguousarray
     work = getattr(_work, "buffers", None) or kernel.buffers()
-    out = kernel.step_arrays(f64(x, dtype=np.float64), f64(radius, dtype=np.float64),
-                             f64(v0, dtype=np.float64), f64(target, dtype=np.float64), float(dt),
-                             params, seg, *index, f64(rc, dtype=np.float64),
-                             f64(rr, dtype=np.float64), f64(rv, dtype=np.float64),
-                             work)  # fmt: skip
+    run = kernel_two.step_in_two if kernel_two.wanted(len(x)) else kernel.step_arrays
+    out = run(f64(x, dtype=np.float64), f64(radius, dtype=np.float64),
+              f64(v0, dtype=np.float64), f64(target, dtype=np.float64), float(dt), params, seg,
+              *index, f64(rc, dtype=np.float64), f64(rr, dtype=np.float64),
+              f64(rv, dtype=np.float64), work)  # fmt: skip
     assert out is not None
     new, remaining, ri, rk, rgap, _work.buffers = out
     return StepResult(new, (new - x) / dt, remaining, (ri, rk, rgap))
