@@ -44,6 +44,19 @@ def compiled(function: Callable[..., Any]) -> Callable[..., Any] | None:
     return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
 
 
+def compiled_together(
+    namespace: dict[str, Any], helpers: tuple[str, ...], entry: Callable[..., Any]
+) -> Callable[..., Any] | None:
+    """`entry` compiled with the functions it calls, `helpers` (names in `namespace`, a
+    module's globals), each compiled and put in its place there (a compiled function calls
+    only compiled ones); None without Numba."""
+    done = {name: compiled(namespace[name]) for name in helpers}
+    if any(f is None for f in done.values()):
+        return None
+    namespace.update(done)
+    return compiled(entry)
+
+
 def prepare(rows: int) -> bool:
     """Load Numba and start its compiler now, for a fleet of `rows` robots whose steps will use
     the kernels (from `MIN_ROWS`): the scenario builder calls this once the world is built, so

@@ -80,6 +80,8 @@ class Behaviors:
         self.notes: list[str] = []  # why leaves failed, newest last
         self.batteries = Batteries(battery or BatteryParams(), 0)
         self._robots: list[Owner] = []
+        self._robot_handles = np.empty(0, dtype=np.int64)  # (their bodies, as `_robots`)
+        self._person_of = np.empty(0, dtype=np.int64)  # (each owner's person id; -1: a robot)
         self._factories: dict[str, tuple[Any, Prepared]] = {}
         self._queue: list[tuple[float, int]] = []  # (when, owner) to tick
         self._current: Owner | None = None
@@ -209,6 +211,7 @@ class Behaviors:
         owner.polls = bool(prepared.uses - L.WAKING)
         owner.board = board  # (kept alive with its tree)
         self.owners.append(owner)
+        self._person_of = np.append(self._person_of, body if kind == "person" else -1)
         self.wake(owner)
         return owner
 
@@ -229,6 +232,7 @@ class Behaviors:
         owner = self._add("robot", agent, agent.name, tree, blackboard)
         owner.robot_row = len(self._robots)
         self._robots.append(owner)
+        self._robot_handles = np.append(self._robot_handles, agent.handle)
         p = self.batteries.params
         self.batteries.soc = np.append(self.batteries.soc, p.initial)
         self.batteries.charging = np.append(self.batteries.charging, False)
@@ -258,11 +262,11 @@ class Behaviors:
         if self._robots:
             self._drain()
         if self.walking:  # (arrived, or held back near the place: `leaves.CROWDED_M`)
-            who = [self.owners[k] for k in sorted(self.walking)]
+            walkers = np.fromiter(self.walking, np.int64, len(self.walking))
             crowd = self.sim.people.crowd
-            rows = crowd.rows(np.array([o.body for o in who]))
-            for owner in np.array(who, dtype=object)[L.there(crowd, rows)]:
-                self.wake(owner)
+            rows = crowd.rows(self._person_of[walkers])
+            for k in walkers[L.there(crowd, rows)].tolist():
+                self.wake(self.owners[k])
         due: set[int] = set()
         while self._queue and self._queue[0][0] <= now + 1e-9:
             when, k = heapq.heappop(self._queue)
@@ -297,7 +301,7 @@ class Behaviors:
 
     def _drain(self) -> None:
         bodies = self.sim.world.bodies  # (the robots' positions from the table: no loop)
-        handles = np.array([o.body.handle for o in self._robots], dtype=np.int64)
+        handles = self._robot_handles
         xy = bodies["pos"][bodies.rows(handles), :2]
         driven = np.hypot(*(xy - self._last_xy).T)
         self._last_xy = xy

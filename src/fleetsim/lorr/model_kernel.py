@@ -425,11 +425,7 @@ HELPERS = ("_result", "_corner", "_interval", "_cells", "_collide", "_valid", "_
 @functools.cache
 def _compiled() -> Any:
     """`resolve` compiled with its helpers (each compiled, put in their place), or None."""
-    done = {name: jit.compiled(globals()[name]) for name in HELPERS}
-    if any(f is None for f in done.values()):
-        return None
-    globals().update(done)
-    return jit.compiled(resolve)
+    return jit.compiled_together(globals(), HELPERS, resolve)
 
 
 def warm() -> bool:

@@ -23,7 +23,8 @@ import numpy as np
 from fleetsim.lorr.kit import KitRun
 from fleetsim.recording import schemas
 from fleetsim.recording.mcap_out import McapOut
-from fleetsim.recording.writer import NS, POINT, cloud_template, varint
+from fleetsim.recording.schemas import varint
+from fleetsim.recording.writer import NS, POINT, cloud_template
 
 ROBOT_Z = 0.25
 

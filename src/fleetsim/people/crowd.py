@@ -160,12 +160,6 @@ class Crowd:
         self.target[rows] = self.points[start]
         self._compact()
 
-    def arrived(self, ids: np.ndarray) -> np.ndarray:
-        """(k,) bool: whether each of people `ids` has walked its route to the end."""
-        rows = self.rows(ids)
-        done: np.ndarray = self.leg[rows] > self.last[rows]
-        return done
-
     def remove(self, ids: np.ndarray) -> None:
         """Take people off the floor by id."""
         keep = ~np.isin(self.ids, ids)

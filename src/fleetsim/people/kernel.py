@@ -537,11 +537,7 @@ HELPERS = (
 @functools.cache
 def _compiled() -> Any:
     """`step` compiled with its helpers (each compiled, put in their place), or None."""
-    done = {name: jit.compiled(globals()[name]) for name in HELPERS}
-    if any(f is None for f in done.values()):
-        return None
-    globals().update(done)
-    return jit.compiled(step)
+    return jit.compiled_together(globals(), HELPERS, step)
 
 
 @functools.cache

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.recording.schemas import foxglove
+from fleetsim.recording.schemas import foxglove, varint
 
 HEIGHT_M = 1.7  # (as the lidars see people: `fleetsim.core.people.HEIGHT_M`)
 ORANGE = (1.0, 0.55, 0.1, 1.0)
@@ -94,13 +94,4 @@ class PeopleWriter:
                 rows[:, at : at + 8] = column
         body: bytes = entity.SerializeToString() + rows.tobytes()  # (repeated: appended)
         number = int(scene.DESCRIPTOR.fields_by_name["entities"].number)
-        return _varint(number << 3 | 2) + _varint(len(body)) + body
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
+        return varint(number << 3 | 2) + varint(len(body)) + body

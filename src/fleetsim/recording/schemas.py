@@ -20,6 +20,16 @@ def foxglove(name: str) -> Any:
     return getattr(module, name)
 
 
+def varint(n: int) -> bytes:
+    """`n` as a protobuf varint."""
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
 def descriptor_set(message_class: Any) -> bytes:
     """A FileDescriptorSet holding the message's .proto file and everything it imports."""
     from google.protobuf import descriptor_pb2

@@ -39,6 +39,7 @@ from fleetsim.recording.mcap_out import McapOut
 from fleetsim.recording.people_out import PeopleWriter
 from fleetsim.recording.scans import DEFAULT_SCANS, ScanChoice, ScanWriter
 from fleetsim.recording.scene import SceneWriter
+from fleetsim.recording.schemas import varint
 
 NS = 1_000_000_000
 STATE_EVERY_S = 1.0  # /fleet/state: a table a simulated second (10,000 robots are 200 kB of JSON)
@@ -54,16 +55,6 @@ PAUSED_EVENTS = (
 )  # what `pause()` unhooks
 POINT = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("yaw", "<f4"), ("id", "<u4")])
 # (A frame is written as an (N, 5) float32 array whose last column holds the uint32 ids.)
-
-
-def varint(n: int) -> bytes:
-    """`n` as a protobuf varint."""
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def cloud_template() -> tuple[Any, bytes]:
