@@ -146,3 +146,22 @@ def test_the_subprotocols_a_viewer_may_offer(js_clients: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_foxglove_sees_the_people_of_a_live_run(js_clients: Path) -> None:
+    """`/people` (a SceneUpdate, a cylinder a person) as Foxglove's own client gets it."""
+    port = free_port()
+    proc = fleetsim_bg("run", "warehouse_shift", "--serve", "--serve-port", str(port), "--rtf",
+                       "2", "--duration", "120")  # fmt: skip
+    try:
+        wait_for_port(port)
+        got = foxglove_client(js_clients, f"ws://127.0.0.1:{port}", 4.0)
+        messages = got["topics"].get("/people", {}).get("messages", [])
+        assert messages, f"no /people; topics {sorted(got['topics'])}"
+        update = foxglove("SceneUpdate").FromString(base64.b64decode(messages[-1]["data"]))
+        [entity] = update.entities
+        assert entity.id == "people" and len(entity.cylinders) == 30  # the early shift
+        assert all(c.size.z == 1.7 for c in entity.cylinders)
+    finally:
+        proc.kill()
+        proc.wait(10)
