@@ -474,6 +474,36 @@ def test_sorted_pair_sets_differ_and_dedupe_like_numpy() -> None:
         assert np.array_equal(unique_sorted(keys), np.unique(keys))
 
 
+def test_the_compiled_grid_numbers_cells_along_the_fleets_rows_with_the_same_pairs() -> None:
+    """The compiled grid numbers its cells along the axis the table's order steps along (a
+    fleet spawned along rows: x; along columns: y), and finds the same pairs, whole or asked
+    for a few bodies, with the cells numbered either way."""
+    pytest.importorskip("numba")
+    from fleetsim.collision import kernels
+
+    rng = np.random.default_rng(5)
+    side = 60
+    rows = np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2) * 0.9
+    for along, centre_xy in ((0, rows), (1, rows[:, ::-1])):  # x fastest, then y fastest
+        centre = np.zeros((len(centre_xy), 3))
+        centre[:, :2] = centre_xy + rng.normal(0, 0.2, centre_xy.shape)
+        lo, hi = centre - 0.45, centre + 0.45
+        n = len(lo)
+        found = kernels.narrow_bounds(lo, hi, 1.0)
+        assert found is not None and found[5] == along
+        bi, bj = np.triu_indices(n, 1)
+        keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
+        use, flat = np.ones(n, dtype=bool), np.zeros(n, dtype=bool)
+        query = rng.random(n) < 0.1
+        asked = keep & (query[bi] | query[bj])
+        for inner in (0, 1):
+            i, j = kernels.grid_pairs(lo, hi, use, 1.0, flat, inner=inner)
+            assert np.array_equal(i, bi[keep]) and np.array_equal(j, bj[keep])
+            i, j = kernels.grid_pairs(lo, hi, use, 1.0, flat, query=query, inner=inner)
+            got = set(zip(i.tolist(), j.tolist(), strict=True))
+            assert got == set(zip(bi[asked].tolist(), bj[asked].tolist(), strict=True))
+
+
 def test_the_compiled_broadphase_in_two_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two simulations stepped in two threads: each thread has its own kernel workspace (the
     kernel runs without the GIL), so both get exactly their own scene's pairs."""

@@ -121,13 +121,14 @@ def _compiled_grid(
     found = kernels.narrow_bounds(lo, hi, cell_size, use)
     if found is None:
         return None
-    widest, x0, x1, y0, y1 = found
+    widest, x0, x1, y0, y1, inner = found
     small_cell = max(widest, cell_size / 4)
     if not ((x1 - x0) / small_cell < _CELL_LIMIT and (y1 - y0) / small_cell < _CELL_LIMIT):
         return None
     flat = ignore_z if ignore_z is not None else np.zeros(len(lo), dtype=bool)
     every = np.ones(len(lo), dtype=bool) if use is None else use
-    return kernels.grid_pairs(lo, hi, every, small_cell, flat, (x0, x1, y0, y1), query)
+    bounds = (x0, x1, y0, y1)
+    return kernels.grid_pairs(lo, hi, every, small_cell, flat, bounds, query, inner)
 
 
 def small_scene_pairs(

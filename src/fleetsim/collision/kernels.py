@@ -66,13 +66,15 @@ _workspace = _Workspace()
 
 def narrow_bounds(
     lo: np.ndarray, hi: np.ndarray, cell: float, use: np.ndarray | None = None
-) -> tuple[float, float, float, float, float] | None:
-    """(widest xy extent, x min, x max, y min, y max of the lower corners) in one pass, when
-    every box (marked in `use`, when given) is finite and no wider than `cell` (the usual
-    fleet); None otherwise (the caller sorts the wide ones out with NumPy)."""
+) -> tuple[float, float, float, float, float, int] | None:
+    """(widest xy extent, x min, x max, y min, y max of the lower corners, the inner axis) in
+    one pass, when every box (marked in `use`, when given) is finite and no wider than `cell`
+    (the usual fleet); None otherwise (the caller sorts the wide ones out with NumPy). The
+    inner axis (0: x, 1: y) is the one along which bodies next to each other in the table
+    step more (a fleet spawned along rows: x), for `grid_pairs` to number cells along it."""
     bounds = compiled(_narrow_bounds)
     assert bounds is not None
-    out = np.empty(5)
+    out = np.empty(7)
     every = np.ones(len(lo), dtype=np.bool_) if use is None else use
     ok = bounds(
         np.ascontiguousarray(lo, dtype=np.float64),
@@ -81,13 +83,16 @@ def narrow_bounds(
         np.ascontiguousarray(every, dtype=np.bool_),
         out,
     )
-    return (
-        (float(out[0]), float(out[1]), float(out[2]), float(out[3]), float(out[4])) if ok else None
-    )
+    if not ok:
+        return None
+    inner = 0 if out[5] > out[6] else 1
+    return float(out[0]), float(out[1]), float(out[2]), float(out[3]), float(out[4]), inner
 
 
 def _narrow_bounds(lo: Any, hi: Any, cell: float, use: Any, out: Any) -> bool:
     widest, x0, x1, y0, y1 = 0.0, np.inf, -np.inf, np.inf, -np.inf
+    step_x = step_y = 0.0  # how far bodies next to each other in the table are apart
+    last = -1
     for a in range(lo.shape[0]):
         if not use[a]:
             continue
@@ -97,7 +102,12 @@ def _narrow_bounds(lo: Any, hi: Any, cell: float, use: Any, out: Any) -> bool:
         widest = max(widest, extent)
         x0, x1 = min(x0, lo[a, 0]), max(x1, lo[a, 0])
         y0, y1 = min(y0, lo[a, 1]), max(y1, lo[a, 1])
+        if last >= 0:
+            step_x += min(abs(lo[a, 0] - lo[last, 0]), cell)
+            step_y += min(abs(lo[a, 1] - lo[last, 1]), cell)
+        last = a
     out[0], out[1], out[2], out[3], out[4] = widest, x0, x1, y0, y1
+    out[5], out[6] = step_x, step_y
     return True
 
 
@@ -109,6 +119,7 @@ def grid_pairs(
     ignore_z: np.ndarray,
     bounds: tuple[float, float, float, float] | None = None,
     query: np.ndarray | None = None,
+    inner: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(i < j) pairs, sorted, of the bodies marked in `use` (none wider than `cell`) whose
     boxes overlap (touching counts; z skipped where `ignore_z` marks either). The grid's cell
@@ -116,7 +127,10 @@ def grid_pairs(
     bodies' lower corners) when the caller knows them. With `query` (bool, N), only the pairs
     with a marked body: the grid is built as before, but only the marked bodies look round
     their cells (all eight neighbours), so a check after a few bodies moved costs the sort
-    and a few lookups, not every pair of the site."""
+    and a few lookups, not every pair of the site. Cells are numbered along the `inner` axis
+    (1: y, down the columns; 0: x, along the rows), best the one along which bodies next to
+    each other in the table step (`narrow_bounds` says which): then the sort's writes of a
+    fleet standing in rows run in order. The pairs are the same either way."""
     n = len(lo)
     lo, hi = np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
     use = np.ascontiguousarray(use, dtype=np.bool_)
@@ -129,20 +143,20 @@ def grid_pairs(
         count = len(x)
     else:
         count = int(np.count_nonzero(use))
-    x0, x1, y0, y1 = bounds
-    cell = dense_cell(x1 - x0, y1 - y0, count, cell)
+    x0, x1, y0, y1 = bounds if inner == 1 else (bounds[2], bounds[3], bounds[0], bounds[1])
+    cell = dense_cell(x1 - x0, y1 - y0, count, cell)  # (x: the outer axis, y the inner one)
     floor = math.floor  # (the cells of the lowest and highest corners, as the kernel finds them)
     min_x, min_y = floor(x0 / cell), floor(y0 / cell)
     width, height = floor(x1 / cell) - min_x + 1, floor(y1 / cell) - min_y + 1
     w = _workspace
     work = (
         w.get("cell_of", n, np.int64),
-        w.get("start", width * height + 1, np.int64),
+        w.get("start", width * height + 1, np.int64)[: width * height + 1],
         w.get("body", n, np.int64),
         w.get("box", n, np.float64, 6),
         w.get("flat", n, np.bool_),
     )
-    _sort_cells(lo, hi, use, float(cell), flat, work, min_x, min_y, width, height)
+    _sort_cells(lo, hi, use, float(cell), flat, work, (1 - inner, inner, min_x, min_y, height))
     cell_of, start, body, box, sorted_flat = work
     if query is None:
         columns = [(0, width)]
@@ -192,22 +206,19 @@ def _sort_cells(
     cell: float,
     ignore_z: np.ndarray,
     work: tuple[np.ndarray, ...],
-    min_x: int,
-    min_y: int,
-    width: int,
-    height: int,
+    grid: tuple[int, int, int, int, int],
 ) -> None:
     """The grid's first pass: a counting sort of the used bodies by the cell of their lower
     corner into `work` (cell_of, start, body, box, flat: `start[c]` the first of cell
-    c's bodies, cells numbered down the columns, each cell's bodies in index order, their boxes
-    copied beside them). A large fleet counts and places each half of the bodies on its own
-    thread (the second half's bodies after the first's in every cell: the same order)."""
+    c's bodies, cells numbered along the inner axis, each cell's bodies in index order, their
+    boxes copied beside them; `grid`: the outer and inner axes, the first cell along each and
+    the cells along the inner one). A large fleet counts and places each half of the bodies on
+    its own thread (the second half's bodies after the first's in every cell: the same order)."""
     count, scatter, prefix = compiled(_count_cells), compiled(_place_cells), compiled(_offsets)
     assert count is not None and scatter is not None and prefix is not None
     cell_of, start, body, box, flat = work
-    cells, parts = width * height, parallel.halves(len(lo))
+    cells, parts = start.shape[0] - 1, parallel.halves(len(lo))
     hists = [_workspace.get(f"hist{k}", cells + 1, np.int64)[: cells + 1] for k in range(2)]
-    grid = (min_x, min_y, height)
     parallel.run(
         [
             functools.partial(count, lo, use, cell, *grid, a, b, cell_of, hist)
@@ -229,6 +240,8 @@ def _count_cells(
     lo: Any,
     use: Any,
     cell: float,
+    outer: int,
+    inner: int,
     min_x: int,
     min_y: int,
     height: int,
@@ -237,12 +250,13 @@ def _count_cells(
     cell_of: Any,
     hist: Any,
 ) -> None:
-    """Bodies first..stop-1: their cells, and how many are in each (`hist[c + 1]`)."""
+    """Bodies first..stop-1: their cells, and how many are in each (`hist[c + 1]`); x along
+    the `outer` axis, y along the `inner` one."""
     hist[:] = 0
     for a in range(first, stop):
         if use[a]:
-            cx = np.int64(np.floor(lo[a, 0] / cell))
-            cy = np.int64(np.floor(lo[a, 1] / cell))
+            cx = np.int64(np.floor(lo[a, outer] / cell))
+            cy = np.int64(np.floor(lo[a, inner] / cell))
             c = (cx - min_x) * height + (cy - min_y)
             cell_of[a] = c
             hist[c + 1] += 1
