@@ -5,16 +5,23 @@ N `simple_cube` robots 1 m apart, half of them driving to random points of the f
 turns each robot to the goal's yaw, here 0, on the way), with a random goal yaw (every mover
 turns), and with `align_orientation=False` (what `fleetsim bench` used to time). Side by side
 in one run, each in a fresh process; prints the median step time of each, its ratio to driving
-without alignment (the worst variant last) and the memory it took. Example:
-    python benchmarks/align.py --sizes 10000 100000 [--json results/align.json]
+without alignment (the worst variant last) and the memory it took. With `--against DIR` (another
+checkout of fleetsim, e.g. a `git worktree` of older code), the defaults also run on that code,
+alternating with this one `--rounds` times, and the ratio of their real-time factors is
+printed (issue 49's target: 100,000 robots at least twice the code of 2026-12-05). Example:
+    python benchmarks/align.py --sizes 10000 100000 [--against ../old] [--json results/align.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import os
+import statistics
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -71,12 +78,45 @@ def fresh(n: int, variant: str, steps: int) -> tuple[float, float]:
         return pool.submit(run, n, variant, steps).result()
 
 
+def elsewhere(checkout: Path, n: int, steps: int) -> float:
+    """The defaults' median step milliseconds with the fleetsim of another checkout."""
+    env = {**os.environ, "PYTHONPATH": str(checkout.resolve() / "src")}
+    command = [sys.executable, __file__, "--one", str(n), "--steps", str(steps)]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True, timeout=900)
+    return float(json.loads(out.stdout.splitlines()[-1])["ms"])
+
+
+def against(checkout: Path, n: int, steps: int, rounds: int) -> dict[str, Any]:
+    """This code's defaults beside another checkout's, alternating, `rounds` pairs."""
+    here, there = [], []
+    for _ in range(rounds):
+        there.append(elsewhere(checkout, n, steps))
+        here.append(fresh(n, "defaults", steps)[0])
+    ratio = statistics.median(there) / statistics.median(here)
+    print(
+        f"{n:>7} defaults: {statistics.median(here):.2f} ms a step here, "
+        f"{statistics.median(there):.2f} in {checkout} ({rounds} alternating pairs): "
+        f"{ratio:.2f}x its real-time factor (each pair: "
+        + ", ".join(f"{b / a:.2f}" for a, b in zip(here, there, strict=True))
+        + ")"
+    )
+    return {"robots": n, "variant": "against", "ms": here, "their_ms": there, "ratio": ratio}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--against", type=Path, help="another checkout to compare the defaults with"
+    )
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # (a run for --against)
     args = parser.parse_args()
+    if args.one:
+        print(json.dumps({"ms": run(args.one, "defaults", args.steps)[0]}))
+        return
     results: list[dict[str, Any]] = []
     print(f"{'robots':>7} {'variant':>16} {'ms/step':>8} {'ratio':>6} {'MB':>6}")
     for n in args.sizes:
@@ -89,6 +129,8 @@ def main() -> None:
             print(f"{n:>7} {variant:>16} {ms:>8.2f} {ratio:>6.2f} {mb:>6.0f}")
         worst = max(VARIANTS[1:], key=lambda v: times[v])
         print(f"{n:>7} {'worst':>16} {'':>8} {times[worst] / times['align off']:>6.2f} ({worst})")
+        if args.against:
+            results.append(against(args.against, n, args.steps, args.rounds))
     if args.json:
         write_json(args.json, results)
 
