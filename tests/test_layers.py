@@ -26,7 +26,7 @@ LAYERS: list[set[str]] = [
     {"collision", "control", "models", "sensors"},
     {"people"},
     {"objects"},
-    {"devices"},
+    {"devices", "usd"},
     {"agents"},
     {"actions"},
     {"core"},

@@ -128,3 +128,68 @@ def wrap_angle(angle: ArrayLike) -> FloatArray:
     """Angles wrapped to [-pi, pi)."""
     a = np.asarray(angle, dtype=np.float64)
     return np.asarray((a + np.pi) % (2 * np.pi) - np.pi, dtype=np.float64)
+
+
+def from_matrix(m: ArrayLike) -> FloatArray:
+    """Unit quaternions (..., 4) (x, y, z, w) of rotation matrices (..., 3, 3) (`to_matrix`'s
+    inverse): each from the largest of w, x, y, z (Shepperd's method), so all stay exact."""
+    m = np.asarray(m, dtype=np.float64)
+    r = m.reshape(-1, 3, 3)
+    trace = r[:, 0, 0] + r[:, 1, 1] + r[:, 2, 2]
+    diag = np.stack((r[:, 0, 0], r[:, 1, 1], r[:, 2, 2], trace), axis=1)
+    pick = np.argmax(diag, axis=1)  # 0, 1, 2: x, y or z is the largest; 3: w
+    q = np.empty((len(r), 4))
+    s = np.sqrt(np.maximum(1.0 + 2.0 * diag[np.arange(len(r)), pick] - trace, 1e-300)) * 2
+    k = pick == 3
+    q[k] = (
+        np.stack(
+            (
+                r[k, 2, 1] - r[k, 1, 2],
+                r[k, 0, 2] - r[k, 2, 0],
+                r[k, 1, 0] - r[k, 0, 1],
+                s[k] ** 2 / 4,
+            ),
+            axis=1,
+        )
+        / s[k, None]
+    )
+    k = pick == 0
+    q[k] = (
+        np.stack(
+            (
+                s[k] ** 2 / 4,
+                r[k, 0, 1] + r[k, 1, 0],
+                r[k, 0, 2] + r[k, 2, 0],
+                r[k, 2, 1] - r[k, 1, 2],
+            ),
+            axis=1,
+        )
+        / s[k, None]
+    )
+    k = pick == 1
+    q[k] = (
+        np.stack(
+            (
+                r[k, 0, 1] + r[k, 1, 0],
+                s[k] ** 2 / 4,
+                r[k, 1, 2] + r[k, 2, 1],
+                r[k, 0, 2] - r[k, 2, 0],
+            ),
+            axis=1,
+        )
+        / s[k, None]
+    )
+    k = pick == 2
+    q[k] = (
+        np.stack(
+            (
+                r[k, 0, 2] + r[k, 2, 0],
+                r[k, 1, 2] + r[k, 2, 1],
+                s[k] ** 2 / 4,
+                r[k, 1, 0] - r[k, 0, 1],
+            ),
+            axis=1,
+        )
+        / s[k, None]
+    )
+    return normalize(q).reshape(*m.shape[:-2], 4)

@@ -184,29 +184,36 @@ class SimObject:
         yaws: ArrayLike,
         sim_core: HasWorld | None = None,
         rgba_color: Sequence[float] = (0.55, 0.55, 0.6, 1.0),
+        names: Sequence[str] | None = None,
     ) -> list[T]:
         """Many static boxes at once (a site's walls and blocked cells): centres and half
-        extents (K, 3) in metres, yaws (K,) in radians. Far faster than one `from_params` each;
-        the boxes are static structure (never pickable, never moved by physics)."""
+        extents (K, 3) in metres, yaws (K,) in radians, or orientations (K, 4) (x, y, z, w)
+        for boxes turned about any axis; `names` (K) when given. Far faster than one
+        `from_params` each; the boxes are static structure (never pickable, never moved by
+        physics)."""
         c = np.asarray(centres, dtype=np.float64)
         h = np.asarray(half_extents, dtype=np.float64)
         y = np.asarray(yaws, dtype=np.float64)
         if c.size == h.size == y.size == 0:
             return []
         k = len(c) if c.ndim == 2 else -1
-        if c.shape != (k, 3) or h.shape != (k, 3) or y.shape != (k,):
+        turns = y.shape in ((k,), (k, 4))
+        if c.shape != (k, 3) or h.shape != (k, 3) or not turns:
             raise ConfigError(
-                f"static_boxes needs centres (K, 3), half_extents (K, 3) and yaws (K,), got "
-                f"{c.shape}, {h.shape} and {y.shape}"
+                f"static_boxes needs centres (K, 3), half_extents (K, 3) and yaws (K,) or "
+                f"orientations (K, 4), got {c.shape}, {h.shape} and {y.shape}"
             )
         if not (np.isfinite(c).all() and np.isfinite(y).all() and (h > 0).all()):
             raise ConfigError("static_boxes needs finite centres and yaws and half extents > 0")
+        if names is not None and len(names) != k:
+            raise ConfigError(f"static_boxes got {len(names)} names for {k} boxes")
         world = world_of(sim_core)
-        q = quat.from_yaw(y)
+        q = quat.from_yaw(y) if y.ndim == 1 else quat.normalize(y)
         ids = world.backend.create_boxes(h, c, q, rgba_color)
+        given = iter(names) if names is not None else None
         objs: list[T] = world.add_bodies(
             ids,
-            lambda handle: cls(world, handle, None, {}),
+            lambda handle: cls(world, handle, None if given is None else next(given), {}),
             pos=c,
             quat=q,
             aabb_local_min=-h,

@@ -67,12 +67,14 @@ class CellNames(Sequence[str]):
 @dataclass
 class GridMap:
     """A loaded grid map: its graph, the blocked mask (height, width), and the obstacle
-    rectangles (K, 4) as [x_min, y_min, x_max, y_max] in metres."""
+    rectangles (K, 4) as [x_min, y_min, x_max, y_max] in metres; `origin` (x, y) is the lower
+    left corner of the map's last row (0, 0 for a MovingAI file)."""
 
     graph: NavGraph
     blocked: np.ndarray
     rectangles: np.ndarray
     cell_size: float
+    origin: tuple[float, float] = (0.0, 0.0)
 
     @property
     def height(self) -> int:
@@ -86,6 +88,7 @@ class GridMap:
 
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
         """(row, col) of the cell containing (x, y)."""
+        x, y = x - self.origin[0], y - self.origin[1]
         return self.height - 1 - int(y // self.cell_size), int(x // self.cell_size)
 
 
@@ -136,6 +139,22 @@ def load_movingai(path: str | Path, cell_size: float = 1.0, blocked: str = "") -
     return GridMap(graph, mask, _rectangles(mask, cell_size), cell_size)
 
 
+def grid_from_mask(
+    blocked: np.ndarray, cell_size: float, origin: tuple[float, float], what: str
+) -> GridMap:
+    """A grid map from a blocked mask (height, width; row 0 at the top, as a MovingAI file's)
+    whose last row's lower left corner is at `origin` (metres): the free cells' graph and the
+    blocked cells' rectangles, both placed there. `what` names the source in errors."""
+    height, width = blocked.shape
+    free = ~blocked.ravel()
+    check_site_fits(int(np.count_nonzero(free)), f"{what} ({height} x {width})")
+    if not free.any():
+        raise ConfigError(f"{what}: no free cell (every cell is blocked)")
+    graph = _graph(free, height, width, cell_size, origin)
+    rectangles = _rectangles(blocked, cell_size) + np.array([*origin, *origin])
+    return GridMap(graph, blocked, rectangles, cell_size, (float(origin[0]), float(origin[1])))
+
+
 def _header(file: Path, lines: list[str]) -> tuple[int, int, int]:
     values: dict[str, str] = {}
     for k, line in enumerate(lines[:10]):
@@ -157,7 +176,13 @@ def _header(file: Path, lines: list[str]) -> tuple[int, int, int]:
     )
 
 
-def _graph(free: np.ndarray, height: int, width: int, cell_size: float) -> NavGraph:
+def _graph(
+    free: np.ndarray,
+    height: int,
+    width: int,
+    cell_size: float,
+    origin: tuple[float, float] = (0.0, 0.0),
+) -> NavGraph:
     """Free cells and the lanes to their right and lower free neighbours, in 4-byte indices,
     each temporary let go before the next is made (a big map's peak is its graph)."""
     cells = np.flatnonzero(free).astype(np.int32 if free.size < 2**31 else np.int64)
@@ -168,6 +193,7 @@ def _graph(free: np.ndarray, height: int, width: int, cell_size: float) -> NavGr
     xy[:, 1] = height - 1 - cells // width
     xy += 0.5
     xy *= cell_size
+    xy += origin
     last = free.size - 1
     right = cells[(cells % width < width - 1) & free[np.minimum(cells + 1, last)]]
     down = cells[(cells < last - width + 1) & free[np.minimum(cells + width, last)]]

@@ -44,7 +44,8 @@ def _draw(ax: Any, site: Site, level: str, rectangle: Any) -> None:
     graph, obstacles = site.graph, site.obstacles
     if site.grid is not None:
         g = site.grid
-        extent = (0.0, g.width * g.cell_size, 0.0, g.height * g.cell_size)
+        (x0, y0), size = g.origin, g.cell_size
+        extent = (x0, x0 + g.width * size, y0, y0 + g.height * size)
         ax.imshow(g.blocked, cmap="Greys", extent=extent, interpolation="nearest", alpha=0.8)
     else:
         floors = [
