@@ -185,12 +185,13 @@ class SimObject:
         sim_core: HasWorld | None = None,
         rgba_color: Sequence[float] = (0.55, 0.55, 0.6, 1.0),
         names: Sequence[str] | None = None,
+        collides: bool = True,
     ) -> list[T]:
         """Many static boxes at once (a site's walls and blocked cells): centres and half
         extents (K, 3) in metres, yaws (K,) in radians, or orientations (K, 4) (x, y, z, w)
         for boxes turned about any axis; `names` (K) when given. Far faster than one
         `from_params` each; the boxes are static structure (never pickable, never moved by
-        physics)."""
+        physics), or, with `collides=False`, bodies no check sees (a floor robots stand on)."""
         c = np.asarray(centres, dtype=np.float64)
         h = np.asarray(half_extents, dtype=np.float64)
         y = np.asarray(yaws, dtype=np.float64)
@@ -220,7 +221,7 @@ class SimObject:
             aabb_local_max=h,
             mass=0.0,
             pickable=False,
-            collision_mode=int(CollisionMode.STATIC),
+            collision_mode=int(CollisionMode.STATIC if collides else CollisionMode.DISABLED),
             dynamic=False,
             exact_box=True,
         )

@@ -38,6 +38,8 @@ from fleetsim.geometry import Path as WaypointPath
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import SimObject, SimObjectSpawnParams
 from fleetsim.scenario import schema as s
+from fleetsim.scenario import usd_setup
+from fleetsim.scenario.action_checks import cannot_do
 from fleetsim.scenario.behavior_setup import robot_trees
 from fleetsim.scenario.body_count import DEFAULT_MAX_BODIES, check_body_count
 from fleetsim.scenario.faults_checks import FaultsCheckError, check_faults
@@ -59,6 +61,7 @@ from fleetsim.scenario.plugins import (
 )
 from fleetsim.site import Site
 from fleetsim.site.layouts import site_layout
+from fleetsim.usd import UsdScene
 
 DEFAULT_RENDER_DT = 1.0 / 30.0
 RETRY_AFTER_S = 1.0  # a repeated round in which an action failed starts again after this
@@ -226,6 +229,7 @@ class _Builder:
         self.occupied: set[int] = set()  # site nodes robots started on
         self.where_of: dict[int, str] = {}  # plugin id -> its key path ("plugins[0]")
         self.object_names = _object_names(loaded.scenario)
+        self.stage: UsdScene | None = None  # environment.usd, as read
 
     def fail(self, where: str, exc: Exception, what: str = "") -> ScenarioError:
         """`file line N: key.path (what): message`; an error that already names a place in
@@ -260,6 +264,11 @@ class _Builder:
                 self.scene.objects[Path(env.path).stem] = obj
             except FleetSimError as exc:
                 raise self.fail(f"environment.files[{i}]", exc, env.path) from exc
+        if (usd := self.loaded.scenario.environment.usd) is not None:
+            try:
+                self.stage = usd_setup.environment(self.sim, self.base, usd)
+            except FleetSimError as exc:
+                raise self.fail("environment.usd", exc, usd.file) from exc
 
     def site(self) -> None:
         spec = self.loaded.scenario.site
@@ -270,6 +279,8 @@ class _Builder:
                 site = Site.from_graph(spec.graph.nodes, spec.graph.lanes)
             elif spec.layout is not None:
                 site = site_layout(dict(spec.layout))
+            elif usd_setup.is_stage(spec):
+                site = usd_setup.site(self.base, spec, self.stage)
             else:
                 site = Site.from_file(
                     self.base / str(spec.file),
@@ -471,7 +482,7 @@ class _Builder:
                 site.graph.node(action.node)
             except FleetSimError as exc:
                 return ScenarioError(str(exc))
-        problem = _cannot_do(action, robot)
+        problem = cannot_do(action, robot)
         return ScenarioError(problem) if problem else None
 
     def action(self, spec: Any, robot: Agent) -> Action:
@@ -553,23 +564,6 @@ class _Repeater:
             self.queue(sim.params.timestep)
         else:
             self.queue()
-
-
-def _cannot_do(action: Any, robot: Agent) -> str | None:
-    """Why `robot` can never do `action` (its kind forbids it), or None."""
-    kind = robot.profile.robot_type
-    if isinstance(action, s.MoveToSpec | s.GoToSpec) and not robot.drives:
-        return (
-            f"{robot.name} ({kind}) has a fixed base and cannot drive; "
-            "use joints or reach actions, or a mobile model"
-        )
-    needs_arm = isinstance(action, s.JointsSpec | s.ReachSpec) or (
-        isinstance(action, s.PickSpec | s.DropSpec)
-        and (action.joint_targets is not None or action.ee_target_position is not None)
-    )
-    if needs_arm and not robot.controllable_joints:
-        return f"{robot.name} ({kind}) has no arm joints to move"
-    return None
 
 
 def _poses(

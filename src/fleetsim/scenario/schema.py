@@ -33,6 +33,7 @@ from fleetsim.scenario.spec_base import (
     Spec,
     Vec3,
 )
+from fleetsim.scenario.usd_spec import UsdSource
 
 
 class PoseSpec(Spec):
@@ -381,11 +382,13 @@ class SiteSpec(Spec):
     graph: SiteGraphSpec | Annotated[int, Field(ge=0)] | None = None
     """The inline graph; or, with an Open-RMF building file, which navigation graph (0)."""
     file: str | None = None
-    """A .map grid map or a .building.yaml file, relative to the scenario file."""
-    format: Literal["movingai", "rmf_building"] | None = None
+    """A .map grid map, a .building.yaml file or an OpenUSD stage, relative to the scenario."""
+    format: Literal["movingai", "rmf_building", "usd"] | None = None
     """The file's format (default: from its name)."""
     cell_size: Positive = 1.0
-    """Grid maps: metres per cell."""
+    """Grid maps (and a stage's floor plan): metres per cell."""
+    clearance: tuple[float, float] = (0.05, 2.0)
+    """OpenUSD stages: the heights (m) between which a prim blocks a floor plan's cell."""
     blocked: str = ""
     """Grid maps: extra characters that mark blocked cells (beyond @, O, T, W)."""
     level: str | None = None
@@ -424,6 +427,8 @@ class EnvironmentSpec(Spec):
 
     files: list[EnvironmentFileSpec] = Field(default_factory=list)
     """Model files placed in the world."""
+    usd: UsdSource | None = None
+    """An OpenUSD stage's geometry as static boxes: a file, or {file, include, exclude}."""
 
 
 def _simulation_section() -> type[BaseModel]:

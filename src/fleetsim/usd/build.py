@@ -1,4 +1,6 @@
-"""Build a stage's boxes into a simulation: `load_usd(sim, "twin.usdc")`."""
+"""Build a stage's boxes into a simulation: `load_usd(sim, "twin.usdc")`. Boxes whose top is
+at most `FLOOR_TOP` (the floor robots stand on: a slab under z = 0) are bodies no collision
+check sees; the rest are static structure."""
 
 from __future__ import annotations
 
@@ -6,10 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from fleetsim.geometry import quat
 from fleetsim.objects import SimObject
 from fleetsim.usd.stage import PURPOSES, UsdScene, read_stage
 
 RGBA = (0.62, 0.62, 0.66, 1.0)
+FLOOR_TOP = 0.001  # m
 
 
 def load_usd(
@@ -22,15 +28,25 @@ def load_usd(
     rgba_color: Sequence[float] = RGBA,
 ) -> tuple[UsdScene, list[SimObject]]:
     """Read the stage at `path` (`read_stage`: filters by prim path and purpose) and add its
-    boxes to `sim` as static bodies named by their prim paths. Returns the scene read and the
-    bodies, in the scene's order. Nothing is added when the stage is refused."""
+    boxes to `sim` as static bodies named by their prim paths (the floor's as bodies no check
+    sees). Returns the scene read and the bodies, in the scene's order. Nothing is added when
+    the stage is refused."""
     scene = read_stage(path, include=include, exclude=exclude, purposes=purposes)
-    bodies = SimObject.static_boxes(
-        scene.centres,
-        scene.half_extents,
-        scene.orientations,
-        sim_core=sim,
-        rgba_color=rgba_color,
-        names=scene.names,
+    top = scene.centres[:, 2] + np.einsum(
+        "kj,kj->k", np.abs(quat.to_matrix(scene.orientations)[:, 2, :]), scene.half_extents
     )
-    return scene, bodies
+    bodies: list[SimObject | None] = [None] * len(scene)
+    for floor in (False, True):
+        rows = np.flatnonzero((top <= FLOOR_TOP) == floor)
+        made = SimObject.static_boxes(
+            scene.centres[rows],
+            scene.half_extents[rows],
+            scene.orientations[rows],
+            sim_core=sim,
+            rgba_color=rgba_color,
+            names=[scene.names[k] for k in rows.tolist()],
+            collides=not floor,
+        )
+        for k, body in zip(rows.tolist(), made, strict=True):
+            bodies[k] = body
+    return scene, [b for b in bodies if b is not None]

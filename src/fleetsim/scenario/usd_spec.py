@@ -1,0 +1,34 @@
+"""The scenario's `environment.usd`: an OpenUSD stage's geometry as static structure (see
+docs/guides/usd.md). Written as a file name, or as a mapping with filters."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field
+
+from fleetsim.scenario.spec_base import Spec
+
+Purpose = Literal["default", "render", "proxy", "guide"]
+PURPOSES: tuple[Purpose, ...] = ("default", "render")
+
+
+class UsdEnvironmentSpec(Spec):
+    """A stage read into static boxes (`fleetsim.usd.load_usd`), each named by its prim's
+    path."""
+
+    file: str
+    """A .usd, .usda, .usdc or .usdz file, relative to the scenario file."""
+    include: list[str] = Field(default_factory=lambda: ["*"])
+    """Prims to read, as shell patterns on their paths (/World/Racks/*)."""
+    exclude: list[str] = Field(default_factory=list)
+    """Prims to leave out, as shell patterns on their paths."""
+    purposes: list[Purpose] = Field(default_factory=lambda: list(PURPOSES))
+    """The purposes of the geometry read (USD's `purpose`)."""
+
+
+def _from_name(value: Any) -> Any:
+    return {"file": value} if isinstance(value, str) else value
+
+
+UsdSource = Annotated[UsdEnvironmentSpec, BeforeValidator(_from_name)]
