@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.usd.stages import Usd, UsdGeom, box_mesh
-
 from fleetsim.scenario.builder import build
 from fleetsim.scenario.loader import load_scenario
 from fleetsim.state import CollisionMode
 
 from ..conftest import fleetsim
+from .stages import Usd, UsdGeom, box_mesh
 
 
 def test_the_bundled_twin_builds_its_boxes_and_graph_from_the_stage() -> None:

@@ -11,7 +11,8 @@ import pytest
 from fleetsim.errors import ConfigError
 from fleetsim.site import Site
 from fleetsim.usd.site import site_from_stage
-from tests.usd.stages import Gf, Sdf, Usd, UsdGeom, box_mesh
+
+from .stages import Gf, Sdf, Usd, UsdGeom, box_mesh
 
 PLAN = [  # a MovingAI plan: racks (@) in a hall, 1 m cells
     "..........",

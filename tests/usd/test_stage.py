@@ -12,7 +12,8 @@ from fleetsim.errors import AssetNotFoundError, ConfigError
 from fleetsim.geometry import quat
 from fleetsim.usd import read_stage
 from fleetsim.usd.boxes import stage_frame
-from tests.usd.stages import Usd, UsdGeom, box_mesh, nested, racks, world_ranges
+
+from .stages import Usd, UsdGeom, box_mesh, nested, racks, world_ranges
 
 
 def world_boxes(scene) -> tuple[np.ndarray, np.ndarray]:
