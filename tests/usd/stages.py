@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 pxr = pytest.importorskip("pxr")
-from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdShade  # noqa: E402
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdLux, UsdShade, UsdValidation, Vt  # noqa: E402
 
 
 def box_mesh(stage: Usd.Stage, path: str, lo: tuple, hi: tuple) -> UsdGeom.Mesh:
@@ -106,4 +106,15 @@ def world_ranges(path: Path) -> dict[str, tuple]:
     return out
 
 
-__all__ = ["Gf", "Sdf", "Usd", "UsdGeom", "box_mesh", "nested", "racks", "world_ranges"]
+__all__ = [
+    "Gf",
+    "Sdf",
+    "Usd",
+    "UsdGeom",
+    "UsdValidation",
+    "Vt",
+    "box_mesh",
+    "nested",
+    "racks",
+    "world_ranges",
+]

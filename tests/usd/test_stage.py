@@ -13,7 +13,7 @@ from fleetsim.geometry import quat
 from fleetsim.usd import read_stage
 from fleetsim.usd.boxes import stage_frame
 
-from .stages import Usd, UsdGeom, box_mesh, nested, racks, world_ranges
+from .stages import Usd, UsdGeom, Vt, box_mesh, nested, racks, world_ranges
 
 
 def world_boxes(scene) -> tuple[np.ndarray, np.ndarray]:
@@ -151,3 +151,38 @@ def test_unused_kinds_are_logged_once(tmp_path: Path, caplog: pytest.LogCaptureF
     told = [r.getMessage() for r in caplog.records if "not used by fleetsim" in r.getMessage()]
     assert len(told) == 1
     assert "lights: 1 (/World/Lamp)" in told[0] and "physics schemas" in told[0]
+
+
+def test_a_stage_of_a_billion_boxes_is_refused_with_the_estimate(tmp_path: Path) -> None:
+    """A million instances of a prototype of a thousand meshes: refused before the instances'
+    transforms are read, saying how much memory it would need."""
+    stage = Usd.Stage.CreateNew(str(tmp_path / "huge.usdc"))
+    instancer = UsdGeom.PointInstancer.Define(stage, "/Huge")
+    UsdGeom.Xform.Define(stage, "/Huge/Prototypes/Shelf")
+    for k in range(1000):
+        box_mesh(stage, f"/Huge/Prototypes/Shelf/Board{k}", (0, 0, k), (1, 1, k + 0.5))
+    instancer.CreatePrototypesRel().SetTargets(["/Huge/Prototypes/Shelf"])
+    instancer.CreateProtoIndicesAttr(Vt.IntArray.FromNumpy(np.zeros(1_000_000, np.int32)))
+    instancer.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(np.zeros((1_000_000, 3), np.float32)))
+    stage.GetRootLayer().Save()
+    with pytest.raises(
+        ConfigError, match=r"1,000,000,000 boxes from .*huge.usdc: /Huge would need about"
+    ):
+        read_stage(tmp_path / "huge.usdc")
+
+
+def test_an_instancer_with_too_few_positions_is_a_clear_error(tmp_path: Path) -> None:
+    stage = Usd.Stage.CreateNew(str(tmp_path / "short.usda"))
+    instancer = UsdGeom.PointInstancer.Define(stage, "/Racks")
+    box_mesh(stage, "/Racks/Prototypes/Box", (0, 0, 0), (1, 1, 1))
+    instancer.CreatePrototypesRel().SetTargets(["/Racks/Prototypes/Box"])
+    instancer.CreateProtoIndicesAttr([0, 0, 0])
+    instancer.CreatePositionsAttr([(0, 0, 0), (2, 0, 0)])
+    stage.GetRootLayer().Save()
+    with pytest.raises(ConfigError, match="/Racks: 3 protoIndices but positions"):
+        read_stage(tmp_path / "short.usda")
+    instancer.CreateProtoIndicesAttr([0, 1, 0])
+    instancer.CreatePositionsAttr([(0, 0, 0), (2, 0, 0), (4, 0, 0)])
+    stage.GetRootLayer().Save()
+    with pytest.raises(ConfigError, match="protoIndices name prototypes 0 to 1, but it has 1"):
+        read_stage(tmp_path / "short.usda")

@@ -21,6 +21,7 @@ from fleetsim.cli import (
     scenario,
     site,
     sweep,
+    usd,
     vda5050,
 )
 from fleetsim.logs import LogLevelManager
@@ -59,6 +60,7 @@ app.command(name="report")(report.report)
 app.command(name="sweep")(sweep.sweep)
 app.command(name="fuzz")(fuzz.fuzz)
 app.add_typer(lorr.app, name="lorr")
+app.add_typer(usd.app, name="usd")
 
 
 def _version(value: bool) -> None:

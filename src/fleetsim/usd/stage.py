@@ -192,7 +192,7 @@ class _Reader:
         )
 
     def traverse(self, usd: Any, geom: Any) -> None:
-        time = usd.TimeCode.Default()
+        time = usd.TimeCode.EarliestTime()  # (a value sampled over time: its first sample)
         xforms = geom.XformCache(time)
         walk = iter(usd.PrimRange.Stage(self.stage, usd.TraverseInstanceProxies()))
         for prim in walk:
@@ -274,7 +274,12 @@ class _Reader:
         parts = [self._prototype(self.stage.GetPrimAtPath(t), xforms, geom, time) for t in targets]
         per_instance = np.array([len(p[0]) for p in parts])[index]
         memory.check_fits(int(per_instance.sum()), f"boxes from {self.where}: {at}")
-        placed = np.array(instancer.ComputeInstanceTransformsAtTime(time, time))
+        placed = np.array(instancer.ComputeInstanceTransformsAtTime(time, time)).reshape(-1, 4, 4)
+        if len(placed) != len(index):
+            raise ConfigError(
+                f"{self.where}: {at}: {len(index)} protoIndices but positions, orientations or "
+                f"scales for {len(placed)} instances: give each instance its values"
+            )
         world = np.array(xforms.GetLocalToWorldTransform(instancer.GetPrim())) @ self.frame
         placed = placed @ world  # (instances, 4, 4): prototype root -> fleetsim's world
         for p, (names, local, extents) in enumerate(parts):
