@@ -92,7 +92,8 @@ class SimulationParams:
             poses once per drawn frame, not once per step).
         body_creation: "eager" makes a PyBullet body for every object at once; "lazy" keeps a
             robot whose collisions the arrays answer (a single box, or a mobile robot's
-            footprint) as a row only, after the first one of its model, until something asks
+            footprint) as a row only, after the first one of its model, and static boxes
+            (`SimObject.static_boxes`: sites, twins) as rows only, until something asks
             PyBullet about it (its `object_id`, a distance query, a joint, a camera image,
             `sim.sync()`): fleets spawn many times faster in a fraction of the memory. "auto"
             is lazy unless the GUI or physics is on (both need every body).

@@ -7,6 +7,8 @@ what its row learnt about it (local box, inertial offset, shape facts, mass) is 
 `Template`, and later robots from the same recipe are rows only, with no body id. A row gets its
 PyBullet body, at its current pose, the first time something asks PyBullet about it: its
 `object_id`, a narrow-phase query on a non-box pair, a joint, IK, a camera image, `sim.sync()`.
+Static boxes (`SimObject.static_boxes`: a site's or a twin's structure) wait the same way, each
+size and colour a `BoxRecipe`; those that are made together are made in one batch.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ class Maker(Protocol):
     def remove_body(self, body_id: int) -> None:
         """Remove a body."""
 
+    def create_boxes(
+        self, half_extents: Any, positions: Any, orientations: Any, rgba: Any
+    ) -> np.ndarray:
+        """Bodies of mass 0 for boxes; their ids."""
+
 
 @dataclass(frozen=True)
 class UrdfRecipe:
@@ -63,6 +70,25 @@ class UrdfRecipe:
 
 
 @dataclass(frozen=True)
+class BoxRecipe:
+    """How a static box waiting for its body is made: its half extents and colour."""
+
+    half_extents: tuple[float, float, float]
+    rgba: tuple[float, float, float, float]
+
+    def create(self, backend: Maker, position: list[float], orientation: list[float]) -> int:
+        """Make the box at the given pose; returns its PyBullet id."""
+        return int(self.create_many(backend, np.array([position]), np.array([orientation]))[0])
+
+    def create_many(
+        self, backend: Maker, positions: np.ndarray, orientations: np.ndarray
+    ) -> np.ndarray:
+        """Make copies of the box at the given poses (N, 3) and (N, 4): their ids."""
+        halves = np.tile(np.array(self.half_extents), (len(positions), 1))
+        return np.asarray(backend.create_boxes(halves, positions, orientations, self.rgba))
+
+
+@dataclass(frozen=True)
 class Template:
     """One recipe's index and the shared columns measured from its first real body."""
 
@@ -74,8 +100,9 @@ class Recipes:
     """One world's recipes and the templates learnt for them (cleared on reset)."""
 
     def __init__(self) -> None:
-        self.recipes: list[UrdfRecipe] = []
+        self.recipes: list[UrdfRecipe | BoxRecipe] = []
         self._templates: dict[UrdfRecipe, Template] = {}
+        self._boxes: dict[BoxRecipe, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.recipes)
@@ -91,7 +118,15 @@ class Recipes:
         self._templates[recipe] = template
         return template
 
+    def box(self, recipe: BoxRecipe) -> int:
+        """The index of a box recipe (added the first time it is asked for)."""
+        if recipe not in self._boxes:
+            self._boxes[recipe] = len(self.recipes)
+            self.recipes.append(recipe)
+        return self._boxes[recipe]
+
     def clear(self) -> None:
         """Forget every template (the world was emptied)."""
         self.recipes.clear()
         self._templates.clear()
+        self._boxes.clear()

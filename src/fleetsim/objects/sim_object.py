@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import Pose, ShapeParams, quat
 from fleetsim.objects import attachments
+from fleetsim.objects.deferred import BoxRecipe
 from fleetsim.objects.params import SimObjectSpawnParams, collision_mode_of
 from fleetsim.objects.world import HasWorld, World
 from fleetsim.sensors import Lidar, LidarParams, lidar_params
@@ -210,21 +211,34 @@ class SimObject:
             raise ConfigError(f"static_boxes got {len(names)} names for {k} boxes")
         world = world_of(sim_core)
         q = quat.from_yaw(y) if y.ndim == 1 else quat.normalize(y)
-        ids = world.backend.create_boxes(h, c, q, rgba_color)
         given = iter(names) if names is not None else None
-        objs: list[T] = world.add_bodies(
-            ids,
-            lambda handle: cls(world, handle, None if given is None else next(given), {}),
-            pos=c,
-            quat=q,
-            aabb_local_min=-h,
-            aabb_local_max=h,
-            mass=0.0,
-            pickable=False,
-            collision_mode=int(CollisionMode.STATIC if collides else CollisionMode.DISABLED),
-            dynamic=False,
-            exact_box=True,
-        )
+
+        def made(handle: int) -> T:
+            return cls(world, handle, None if given is None else next(given), {})
+
+        columns = {
+            "pos": c,
+            "quat": q,
+            "aabb_local_min": -h,
+            "aabb_local_max": h,
+            "mass": 0.0,
+            "pickable": False,
+            "collision_mode": int(CollisionMode.STATIC if collides else CollisionMode.DISABLED),
+            "dynamic": False,
+            "exact_box": True,
+        }
+        if world.lazy_bodies:  # rows only: each box gets its body when PyBullet is asked
+            r, g, b, a = (float(v) for v in rgba_color)
+            sizes, kind = np.unique(h, axis=0, return_inverse=True)
+            index = [
+                world.recipes.box(BoxRecipe((float(x), float(y), float(z)), (r, g, b, a)))
+                for x, y, z in sizes.tolist()
+            ]
+            recipes = np.asarray(index, dtype=np.int64)[kind.ravel()]
+            every = world.add_waiting(recipes, lambda hs: [made(int(k)) for k in hs], **columns)
+            return every
+        ids = world.backend.create_boxes(h, c, q, rgba_color)
+        objs: list[T] = world.add_bodies(ids, made, **columns)
         return objs
 
     # -- sensors ------------------------------------------------------------------------------

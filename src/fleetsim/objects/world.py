@@ -22,7 +22,7 @@ from fleetsim.events import EventBus
 from fleetsim.geometry import quat
 from fleetsim.objects import attachments, joint_sync
 from fleetsim.objects.contacts import ContactEvents
-from fleetsim.objects.deferred import SHARED_COLUMNS, Recipes, Template, UrdfRecipe
+from fleetsim.objects.deferred import SHARED_COLUMNS, BoxRecipe, Recipes, Template, UrdfRecipe
 from fleetsim.scheduling import CallbackScheduler
 from fleetsim.sensors import Lidars, SafetyFields
 from fleetsim.site import NavGraph, Site
@@ -229,14 +229,15 @@ class World:
     ) -> list[Any]:
         """Add bodies from `template` as rows only, link frames at positions (N, 3) and unit
         quaternions (N, 4). `owner_factory(handles)` builds the N handle objects."""
-        handles = self.bodies.add(
-            len(positions),
-            pos=positions,
-            quat=orientations,
-            recipe=template.recipe,
-            **template.columns,
-            **columns,
-        )
+        recipes = np.full(len(positions), template.recipe, dtype=np.int64)
+        columns = {**template.columns, **columns, "pos": positions, "quat": orientations}
+        return self.add_waiting(recipes, owner_factory, **columns)
+
+    def add_waiting(self, recipes: IntArray, owner_factory: Any, **columns: Any) -> list[Any]:
+        """Add bodies as rows only, each waiting for its body from its recipe (`recipes`, an
+        index into the world's recipes per row); `owner_factory(handles)` builds the handle
+        objects."""
+        handles = self.bodies.add(len(recipes), recipe=recipes, **columns)
         try:
             objs = list(owner_factory(handles))
         except BaseException:
@@ -256,12 +257,21 @@ class World:
         b = self.bodies
         rows = rows[b["body_id"][rows] < 0]
         rows = rows[b["recipe"][rows] >= 0]
-        for row in rows.tolist():
-            recipe = self.recipes.recipes[int(b["recipe"][row])]
-            body = recipe.create(self.backend, b["pos"][row].tolist(), b["quat"][row].tolist())
-            b["body_id"][row] = body
-            b["dirty"][row] = False
-            self.handle_by_body_id[body] = int(b.handles[row])
+        recipes = self.recipes.recipes
+        kinds = b["recipe"][rows]
+        for kind in np.unique(kinds).tolist():  # (boxes of one recipe: one batch)
+            recipe, mine = recipes[kind], rows[kinds == kind]
+            if isinstance(recipe, BoxRecipe):
+                made = recipe.create_many(self.backend, b["pos"][mine], b["quat"][mine])
+            else:
+                made = np.array(
+                    [recipe.create(self.backend, b["pos"][r].tolist(), b["quat"][r].tolist())
+                     for r in mine.tolist()]
+                )  # fmt: skip
+            b["body_id"][mine] = made
+            b["dirty"][mine] = False
+            for body, handle in zip(made.tolist(), b.handles[mine].tolist(), strict=True):
+                self.handle_by_body_id[body] = handle
 
     def body_id_of(self, handle: int) -> int:
         """The PyBullet id of a live body, made now if it waited for one."""
