@@ -1,6 +1,6 @@
 """Make the bundled OpenUSD warehouse twin (src/fleetsim/scenarios/twin_warehouse.usda) with
 pxr itself, written as a digital-twin tool writes one: centimetres, Y up, racks as a point
-instancer of a rack prototype (a frame and three shelves), walls and a floor as meshes,
+instancer of a rack prototype (four posts and four shelves), walls and a floor as meshes,
 conveyors, a light and a material (which fleetsim reports and leaves), and the navigation
 graph as prims marked `fleetsim:node` with `fleetsim:lanes` (see docs/guides/usd.md):
 
@@ -55,22 +55,21 @@ def slab(stage: Usd.Stage, path: str, lo: tuple, hi: tuple) -> None:
 def rack_grid(
     stage: Usd.Stage, path: str, places: list[tuple[float, float]], yaw_deg: float = 0.0
 ) -> None:
-    """A point instancer of racks (1 m deep, 2 m long, 2 m tall: a frame and three shelves,
+    """A point instancer of racks (1 m deep, 2 m long, 2 m tall: four posts and four shelves,
     each a box mesh) standing at fleetsim's (x, y) places."""
     instancer = UsdGeom.PointInstancer.Define(stage, path)
     rack = UsdGeom.Xform.Define(stage, f"{path}/Prototypes/Rack")
-    half_x, half_y = 0.5 * CM, 1.0 * CM  # the rack in the stage's axes: x east, -z north
-    box_mesh(stage, f"{rack.GetPath()}/Frame", (-half_x, 0, -half_y), (half_x, 0.1 * CM, half_y))
-    for k, height in enumerate((0.6, 1.2, 1.8)):
+    half_x, half_y, post = 0.5 * CM, 1.0 * CM, 0.06 * CM  # in the stage's axes: x, -z north
+    for k, (sx, sz) in enumerate(((-1, -1), (1, -1), (-1, 1), (1, 1))):
+        x0, z0 = sx * half_x - (post if sx > 0 else 0), sz * half_y - (post if sz > 0 else 0)
+        box_mesh(stage, f"{rack.GetPath()}/Post{k}", (x0, 0, z0), (x0 + post, 2 * CM, z0 + post))
+    for k, height in enumerate((0.1, 0.7, 1.3, 1.9)):
         box_mesh(
             stage,
             f"{rack.GetPath()}/Shelf{k}",
             (-half_x, height * CM, -half_y),
-            (half_x, (height + 0.05) * CM, half_y),
+            (half_x, (height + 0.04) * CM, half_y),
         )
-    box_mesh(
-        stage, f"{rack.GetPath()}/Post", (-half_x, 0, -half_y), (-half_x + 5, 2 * CM, -half_y + 5)
-    )
     instancer.CreatePrototypesRel().SetTargets([rack.GetPath()])
     instancer.CreateProtoIndicesAttr([0] * len(places))
     instancer.CreatePositionsAttr([Gf.Vec3f(*at(x, y)) for x, y in places])

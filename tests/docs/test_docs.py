@@ -310,6 +310,10 @@ def test_every_documented_scenario_builds(tmp_path: Path) -> None:
     checks models, sites, plugins, actions and faults."""
     whole = [b for b in blocks("yaml") if "robots" in (yaml.safe_load(b.code) or {})]
     assert len(whole) >= 3
+    bundled = bundled_scenarios()["twin"].parent
+    for companion in bundled.iterdir():  # the files bundled scenarios name, as `examples
+        if companion.suffix in (".usda", ".map", ".xml"):  # copy` puts them beside a copy
+            shutil.copyfile(companion, tmp_path / companion.name)
     for k, block in enumerate(whole):
         path = tmp_path / f"scenario_{k}.yaml"
         path.write_text(block.code)

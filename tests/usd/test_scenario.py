@@ -16,14 +16,14 @@ from .stages import Usd, UsdGeom, box_mesh
 
 
 def test_the_bundled_twin_builds_its_boxes_and_graph_from_the_stage() -> None:
-    """158 boxes named by their prim paths (the floor seen by no check), the marked graph."""
+    """248 boxes named by their prim paths (the floor seen by no check), the marked graph."""
     run = build(load_scenario("twin"))
     with run.sim as sim:
         names = {obj.name: obj for obj in sim.world.objects.values()}
-        assert "/Twin/Racks[0]/Rack/Frame" in names and "/Twin/Walls/North" in names
+        assert "/Twin/Racks[0]/Rack/Post0" in names and "/Twin/Walls/North" in names
         rows = sim.world.bodies
         modes = rows["collision_mode"]
-        assert (modes == int(CollisionMode.STATIC)).sum() == 157  # racks, walls, conveyors
+        assert (modes == int(CollisionMode.STATIC)).sum() == 247  # racks, walls, conveyors
         floor = rows.row(names["/Twin/Floor"].handle)
         assert modes[floor] == int(CollisionMode.DISABLED)
         graph = sim.site.graph

@@ -15,6 +15,7 @@ from fleetsim.objects import SimObject
 from fleetsim.usd.stage import PURPOSES, UsdScene, read_stage
 
 RGBA = (0.62, 0.62, 0.66, 1.0)
+FLOOR_RGBA = (0.32, 0.33, 0.36, 1.0)
 FLOOR_TOP = 0.001  # m
 
 
@@ -43,7 +44,7 @@ def load_usd(
             scene.half_extents[rows],
             scene.orientations[rows],
             sim_core=sim,
-            rgba_color=rgba_color,
+            rgba_color=FLOOR_RGBA if floor else rgba_color,
             names=[scene.names[k] for k in rows.tolist()],
             collides=not floor,
         )
