@@ -112,7 +112,7 @@ def test_fleetsim_usd_export_and_info(tmp_path: Path) -> None:
     done = fleetsim("usd", "export", str(record), str(tmp_path / "twin.usdc"))
     assert done.returncode == 0, done.stderr
     assert (
-        "10 robots, 301 time samples (30.0 simulated s at 10 a second), 158 static" in done.stdout
+        "10 robots, 301 time samples (30.0 simulated s at 10 a second), 248 static" in done.stdout
     )
     stage = Usd.Stage.Open(str(tmp_path / "twin.usdc"))
     assert stage.GetEndTimeCode() == 300

@@ -59,6 +59,7 @@ from fleetsim.scenario.plugins import (
     find_plugin,
     import_object,
 )
+from fleetsim.scenario.usd_spec import as_spec
 from fleetsim.site import Site
 from fleetsim.site.layouts import site_layout
 from fleetsim.usd import UsdScene
@@ -264,7 +265,8 @@ class _Builder:
                 self.scene.objects[Path(env.path).stem] = obj
             except FleetSimError as exc:
                 raise self.fail(f"environment.files[{i}]", exc, env.path) from exc
-        if (usd := self.loaded.scenario.environment.usd) is not None:
+        if (given := self.loaded.scenario.environment.usd) is not None:
+            usd = as_spec(given)
             try:
                 self.stage = usd_setup.environment(self.sim, self.base, usd)
             except FleetSimError as exc:

@@ -3,9 +3,9 @@ docs/guides/usd.md). Written as a file name, or as a mapping with filters."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import AfterValidator, Field
 
 from fleetsim.scenario.spec_base import Spec
 
@@ -27,8 +27,9 @@ class UsdEnvironmentSpec(Spec):
     """The purposes of the geometry read (USD's `purpose`)."""
 
 
-def _from_name(value: Any) -> Any:
-    return {"file": value} if isinstance(value, str) else value
+def as_spec(value: str | UsdEnvironmentSpec) -> UsdEnvironmentSpec:
+    """The section as a `UsdEnvironmentSpec` (a file name alone is one with the defaults)."""
+    return UsdEnvironmentSpec(file=value) if isinstance(value, str) else value
 
 
-UsdSource = Annotated[UsdEnvironmentSpec, BeforeValidator(_from_name)]
+UsdSource = Annotated[str | UsdEnvironmentSpec, AfterValidator(as_spec)]
