@@ -76,3 +76,15 @@ def test_normalize_rejects_zero_and_nan() -> None:
         except ValueError:
             continue
         raise AssertionError(f"{bad} accepted")
+
+
+def test_from_matrix_inverts_to_matrix_everywhere() -> None:
+    """Random turns, and half turns about axes where only the off-diagonal terms carry the
+    signs (the case a trace-only formula gets wrong): the same rotation back."""
+    rng = np.random.default_rng(3)
+    q = quat.normalize(rng.normal(size=(20_000, 4)))
+    half_turns = [np.r_[axis / np.linalg.norm(axis), 0.0] for axis in rng.normal(size=(50, 3))]
+    q = np.vstack((q, half_turns, np.eye(4)))
+    back = quat.from_matrix(quat.to_matrix(q))
+    assert np.allclose(np.abs(np.sum(q * back, axis=1)), 1.0, atol=1e-12)
+    assert np.allclose(quat.to_matrix(back), quat.to_matrix(q), atol=1e-12)

@@ -140,56 +140,16 @@ def from_matrix(m: ArrayLike) -> FloatArray:
     pick = np.argmax(diag, axis=1)  # 0, 1, 2: x, y or z is the largest; 3: w
     q = np.empty((len(r), 4))
     s = np.sqrt(np.maximum(1.0 + 2.0 * diag[np.arange(len(r)), pick] - trace, 1e-300)) * 2
-    k = pick == 3
-    q[k] = (
-        np.stack(
-            (
-                r[k, 2, 1] - r[k, 1, 2],
-                r[k, 0, 2] - r[k, 2, 0],
-                r[k, 1, 0] - r[k, 0, 1],
-                s[k] ** 2 / 4,
-            ),
-            axis=1,
-        )
-        / s[k, None]
-    )
-    k = pick == 0
-    q[k] = (
-        np.stack(
-            (
-                s[k] ** 2 / 4,
-                r[k, 0, 1] + r[k, 1, 0],
-                r[k, 0, 2] + r[k, 2, 0],
-                r[k, 2, 1] - r[k, 1, 2],
-            ),
-            axis=1,
-        )
-        / s[k, None]
-    )
-    k = pick == 1
-    q[k] = (
-        np.stack(
-            (
-                r[k, 0, 1] + r[k, 1, 0],
-                s[k] ** 2 / 4,
-                r[k, 1, 2] + r[k, 2, 1],
-                r[k, 0, 2] - r[k, 2, 0],
-            ),
-            axis=1,
-        )
-        / s[k, None]
-    )
-    k = pick == 2
-    q[k] = (
-        np.stack(
-            (
-                r[k, 0, 2] + r[k, 2, 0],
-                r[k, 1, 2] + r[k, 2, 1],
-                s[k] ** 2 / 4,
-                r[k, 1, 0] - r[k, 0, 1],
-            ),
-            axis=1,
-        )
-        / s[k, None]
-    )
+    for i in range(3):  # x, y or z the largest: that one from the diagonal, the rest from it
+        j, k = (i + 1) % 3, (i + 2) % 3
+        mine = pick == i
+        q[mine, i] = s[mine] / 4
+        q[mine, j] = (r[mine, i, j] + r[mine, j, i]) / s[mine]
+        q[mine, k] = (r[mine, i, k] + r[mine, k, i]) / s[mine]
+        q[mine, 3] = (r[mine, k, j] - r[mine, j, k]) / s[mine]
+    mine = pick == 3  # w the largest
+    q[mine, 3] = s[mine] / 4
+    q[mine, 0] = (r[mine, 2, 1] - r[mine, 1, 2]) / s[mine]
+    q[mine, 1] = (r[mine, 0, 2] - r[mine, 2, 0]) / s[mine]
+    q[mine, 2] = (r[mine, 1, 0] - r[mine, 0, 1]) / s[mine]
     return normalize(q).reshape(*m.shape[:-2], 4)
