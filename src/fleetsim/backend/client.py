@@ -224,6 +224,45 @@ class Backend:
             raise BackendError("PyBullet could not create the body")
         return int(body)
 
+    def create_mesh_body(
+        self,
+        vertices: FloatArray,
+        triangles: NDArray[np.int64],
+        position: Sequence[float],
+        rgba: Sequence[float],
+        concave: bool,
+    ) -> int:
+        """A static body (mass 0) of a mesh held in memory: vertices (V, 3) relative to
+        `position`, triangles (T, 3). `concave`: the triangles collide as they are (static
+        only); else their convex hull does. Drawn as the triangles."""
+        points = np.asarray(vertices, dtype=np.float64).tolist()
+        faces = np.asarray(triangles, dtype=np.int64).ravel().tolist()
+        try:
+            col = pb.createCollisionShape(
+                pb.GEOM_MESH,
+                vertices=points,
+                **({"indices": faces} if concave else {}),
+                physicsClientId=self.client,
+            )
+            vis = pb.createVisualShape(
+                pb.GEOM_MESH,
+                vertices=points,
+                indices=faces,
+                rgbaColor=list(rgba),
+                physicsClientId=self.client,
+            )
+        except pb.error as e:
+            raise BackendError(
+                f"PyBullet could not make a mesh of {len(points):,} vertices and "
+                f"{len(faces) // 3:,} triangles ({e}); use a box or a smaller mesh"
+            ) from None
+        body = pb.createMultiBody(
+            0.0, col, vis, basePosition=list(position), physicsClientId=self.client
+        )
+        if body < 0:
+            raise BackendError("PyBullet could not create the mesh body")
+        return int(body)
+
     def create_boxes(
         self,
         half_extents: FloatArray,

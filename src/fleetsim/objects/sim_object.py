@@ -241,6 +241,39 @@ class SimObject:
         objs: list[T] = world.add_bodies(ids, made, **columns)
         return objs
 
+    @classmethod
+    def static_mesh(
+        cls: type[T],
+        vertices: ArrayLike,
+        triangles: ArrayLike,
+        sim_core: HasWorld | None = None,
+        *,
+        concave: bool = True,
+        name: str | None = None,
+        rgba_color: Sequence[float] = (0.55, 0.55, 0.6, 1.0),
+    ) -> T:
+        """A static mesh from vertices (V, 3) in world metres and triangles (T, 3) (indices):
+        its triangles collide as they are (`concave`, the default), or its convex hull. The
+        narrow phase asks PyBullet about its pairs (it is not a box)."""
+        v = np.asarray(vertices, dtype=np.float64)
+        t = np.asarray(triangles, dtype=np.int64)
+        if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or t.ndim != 2 or t.shape[1] != 3:
+            raise ConfigError(
+                f"static_mesh needs vertices (V >= 4, 3) and triangles (T, 3), got {v.shape} "
+                f"and {t.shape}"
+            )
+        if not np.isfinite(v).all() or t.size == 0 or t.min() < 0 or t.max() >= len(v):
+            raise ConfigError("static_mesh needs finite vertices and triangles that index them")
+        world = world_of(sim_core)
+        centre = (v.min(axis=0) + v.max(axis=0)) / 2
+        body = world.backend.create_mesh_body(v - centre, t, centre.tolist(), rgba_color, concave)
+        obj: T = world.adopt_body(
+            body,
+            lambda h: cls(world, h, name, {}),
+            collision_mode=int(CollisionMode.STATIC),
+        )
+        return obj
+
     # -- sensors ------------------------------------------------------------------------------
 
     def add_lidar(self, params: LidarParams | dict[str, Any] | None = None, **fields: Any) -> Lidar:

@@ -18,7 +18,13 @@ from fleetsim.usd.stage import SUFFIXES
 def environment(sim: Any, base: Path, spec: UsdEnvironmentSpec) -> UsdScene:
     """Build the stage's boxes into `sim`; returns the scene read."""
     scene, _ = load_usd(
-        sim, base / spec.file, include=spec.include, exclude=spec.exclude, purposes=spec.purposes
+        sim,
+        base / spec.file,
+        include=spec.include,
+        exclude=spec.exclude,
+        purposes=spec.purposes,
+        triangles=spec.triangles,
+        hulls=spec.hulls,
     )
     return scene
 

@@ -25,6 +25,10 @@ class UsdEnvironmentSpec(Spec):
     """Prims to leave out, as shell patterns on their paths."""
     purposes: list[Purpose] = Field(default_factory=lambda: list(PURPOSES))
     """The purposes of the geometry read (USD's `purpose`)."""
+    triangles: list[str] = Field(default_factory=list)
+    """Mesh prims whose triangles collide as they are (patterns on their paths)."""
+    hulls: list[str] = Field(default_factory=list)
+    """Mesh prims whose convex hulls collide (patterns on their paths)."""
 
 
 def as_spec(value: str | UsdEnvironmentSpec) -> UsdEnvironmentSpec:

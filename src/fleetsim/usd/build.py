@@ -27,12 +27,22 @@ def load_usd(
     exclude: Sequence[str] = (),
     purposes: Sequence[str] = PURPOSES,
     rgba_color: Sequence[float] = RGBA,
+    triangles: Sequence[str] = (),
+    hulls: Sequence[str] = (),
 ) -> tuple[UsdScene, list[SimObject]]:
     """Read the stage at `path` (`read_stage`: filters by prim path and purpose) and add its
     boxes to `sim` as static bodies named by their prim paths (the floor's as bodies no check
-    sees). Returns the scene read and the bodies, in the scene's order. Nothing is added when
-    the stage is refused."""
-    scene = read_stage(path, include=include, exclude=exclude, purposes=purposes)
+    sees); meshes matching `triangles` or `hulls` as static meshes (see `read_stage`).
+    Returns the scene read and the bodies: the boxes in the scene's order, then the meshes.
+    Nothing is added when the stage is refused."""
+    scene = read_stage(
+        path,
+        include=include,
+        exclude=exclude,
+        purposes=purposes,
+        triangles=triangles,
+        hulls=hulls,
+    )
     top = scene.centres[:, 2] + np.einsum(
         "kj,kj->k", np.abs(quat.to_matrix(scene.orientations)[:, 2, :]), scene.half_extents
     )
@@ -50,4 +60,16 @@ def load_usd(
         )
         for k, body in zip(rows.tolist(), made, strict=True):
             bodies[k] = body
-    return scene, [b for b in bodies if b is not None]
+    made = [b for b in bodies if b is not None]
+    for part in scene.meshes:
+        made.append(
+            SimObject.static_mesh(
+                part.vertices,
+                part.triangles,
+                sim,
+                concave=part.concave,
+                name=part.name,
+                rgba_color=rgba_color,
+            )
+        )
+    return scene, made

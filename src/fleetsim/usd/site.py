@@ -5,8 +5,9 @@
 A cell is blocked when a box reaching into the `clearance` band of heights (robot height
 above the floor; by default 0.05 m to 2 m, so a floor slab blocks nothing) covers part of
 it: boxes turned about the vertical are tested exactly (their footprint against the cell),
-boxes tilted out of it by the box square to the axes round their corners. The map spans every
-box of the stage (a floor sets the site's extent) and every marked node.
+boxes tilted out of it by the box square to the axes round their corners, meshes kept as
+meshes by the box of their vertices. The map spans every box of the stage (a floor sets the
+site's extent) and every marked node.
 """
 
 from __future__ import annotations
@@ -104,8 +105,11 @@ def grid_map(
 
 
 def _world_boxes(scene: UsdScene) -> tuple[np.ndarray, np.ndarray]:
+    """The world boxes of the scene's boxes, then of its meshes (their vertices' bounds)."""
     reach = np.einsum("kij,kj->ki", np.abs(quat.to_matrix(scene.orientations)), scene.half_extents)
-    return scene.centres - reach, scene.centres + reach
+    lo = [scene.centres - reach, *(m.vertices.min(axis=0)[None] for m in scene.meshes)]
+    hi = [scene.centres + reach, *(m.vertices.max(axis=0)[None] for m in scene.meshes)]
+    return np.concatenate(lo), np.concatenate(hi)
 
 
 def _block(
@@ -130,9 +134,12 @@ def _block(
     k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
     i = np.repeat(first[:, 0], count) + k % np.repeat(np.maximum(span[:, 0], 1), count)
     j = np.repeat(first[:, 1], count) + k // np.repeat(np.maximum(span[:, 0], 1), count)
-    q = scene.orientations[box]
-    upright = (np.abs(q[:, 0]) < 1e-9) & (np.abs(q[:, 1]) < 1e-9)
-    covered = ~upright | _footprint_meets_cell(scene, box, i, j, origin, cell)
+    upright = box < len(scene)  # (the rows past the boxes are meshes: their bounds cover)
+    q = scene.orientations[box[upright]]
+    upright[upright] = (np.abs(q[:, 0]) < 1e-9) & (np.abs(q[:, 1]) < 1e-9)
+    covered = ~upright
+    at = np.flatnonzero(upright)
+    covered[at] = _footprint_meets_cell(scene, box[at], i[at], j[at], origin, cell)
     mask[height - 1 - j[covered], i[covered]] = True
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from fleetsim import memory
 from fleetsim.errors import AssetNotFoundError, ConfigError
 from fleetsim.usd.boxes import stage_frame, turned_boxes
+from fleetsim.usd.meshes import MeshPart, mesh_part
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,7 @@ class UsdScene:
     unused: dict[str, list[str]] = field(default_factory=dict)  # kind -> prim paths
     skipped: int = 0  # geometric prims left out by purpose or path filters
     marks: list[Mark] = field(default_factory=list)  # prims marked as navigation nodes
+    meshes: list[MeshPart] = field(default_factory=list)  # prims kept as meshes
 
     def __len__(self) -> int:
         return len(self.names)
@@ -125,14 +127,19 @@ def read_stage(
     include: Sequence[str] = ("*",),
     exclude: Sequence[str] = (),
     purposes: Sequence[str] = PURPOSES,
+    triangles: Sequence[str] = (),
+    hulls: Sequence[str] = (),
 ) -> UsdScene:
     """The static boxes of the stage at `path`: geometric prims whose path matches one of
     `include` and none of `exclude` (shell patterns on prim paths, `/World/Racks/*`) and
-    whose computed purpose is one of `purposes`."""
+    whose computed purpose is one of `purposes`. `Mesh` prims (not instances) matching
+    `triangles` are kept as meshes whose triangles collide, those matching `hulls` as their
+    convex hulls (`UsdScene.meshes`)."""
     usd, geom = pxr_modules()
     stage, where = open_stage(path)
     frame = stage_frame(float(geom.GetStageMetersPerUnit(stage)), str(geom.GetStageUpAxis(stage)))
     reader = _Reader(stage, where, frame, tuple(include), tuple(exclude), tuple(purposes))
+    reader.shaped = (tuple(triangles), tuple(hulls))
     reader.traverse(usd, geom)
     return reader.scene(float(geom.GetStageMetersPerUnit(stage)), str(geom.GetStageUpAxis(stage)))
 
@@ -185,6 +192,8 @@ class _Reader:
         self.unused: dict[str, list[str]] = {}
         self.skipped = 0
         self.marks: list[Mark] = []
+        self.meshes: list[MeshPart] = []
+        self.shaped: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def wanted(self, path: str) -> bool:
         return any(fnmatch.fnmatchcase(path, p) for p in self.include) and not any(
@@ -205,13 +214,31 @@ class _Reader:
             elif prim.IsA(geom.Gprim):
                 if not self._selected(prim, geom):
                     continue
+                world = np.array(xforms.GetLocalToWorldTransform(prim)) @ self.frame
+                concave = self._kept_as_mesh(prim, geom)
+                if concave is not None:
+                    where = str(self.where)
+                    self.meshes.append(mesh_part(prim, geom, time, world, concave, where))
+                    continue
                 extent = _extent(geom, prim, time)
                 if extent is None:
                     continue
                 self.names.append(str(prim.GetPath()))
-                world = np.array(xforms.GetLocalToWorldTransform(prim))
-                self.matrices.append((world @ self.frame)[None])
+                self.matrices.append(world[None])
                 self.extents.append(extent[None])
+
+    def _kept_as_mesh(self, prim: Any, geom: Any) -> bool | None:
+        """True for a mesh whose triangles collide, False for one whose hull does, None for
+        a box."""
+        if not prim.IsA(geom.Mesh):
+            return None
+        path = str(prim.GetPath())
+        triangles, hulls = self.shaped
+        if any(fnmatch.fnmatchcase(path, p) for p in triangles):
+            return True
+        if any(fnmatch.fnmatchcase(path, p) for p in hulls):
+            return False
+        return None
 
     def _mark(self, prim: Any, xforms: Any) -> None:
         at = str(prim.GetPath())
@@ -325,14 +352,14 @@ class _Reader:
             empty = np.empty((0, 3))
             return UsdScene(
                 self.where, [], empty, empty.copy(), np.empty((0, 4)), meters_per_unit, up_axis,
-                self.unused, self.skipped, self.marks,
+                self.unused, self.skipped, self.marks, self.meshes,
             )  # fmt: skip
         matrices = np.concatenate(self.matrices)
         extents = np.concatenate(self.extents)
         centres, halves, orientations = turned_boxes(matrices, extents[:, 0], extents[:, 1])
         return UsdScene(
             self.where, self.names, centres, halves, orientations, meters_per_unit, up_axis,
-            self.unused, self.skipped, self.marks,
+            self.unused, self.skipped, self.marks, self.meshes,
         )  # fmt: skip
 
 
