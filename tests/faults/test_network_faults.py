@@ -73,6 +73,7 @@ def test_states_dropped_delayed_and_duplicated() -> None:
                 run_until(sim, observer, lambda: states(observer, "amr_0"))
                 assert sim.sim_time >= 2.0
                 fleet.stop()
+            observer.settle()  # (the last run's states still on their way, then a clean slate)
             observer.seen.clear()
             with make_sim(timestep=0.1) as sim:
                 fleet = serve(sim, broker, MessageFaults(duplicate=1.0, topics=("state",)))

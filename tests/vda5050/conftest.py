@@ -79,6 +79,16 @@ class Observer:
             time.sleep(0.02)
         raise AssertionError(f"timed out; seen {self.seen[-5:]}")
 
+    def settle(self, quiet: float = 0.3, timeout: float = 5.0) -> None:
+        """Wait until nothing new has come for `quiet` seconds (messages still on their way
+        from a fleet just stopped), at most `timeout`."""
+        deadline = time.monotonic() + timeout
+        count, since = len(self.seen), time.monotonic()
+        while time.monotonic() < deadline and time.monotonic() - since < quiet:
+            time.sleep(0.02)
+            if len(self.seen) != count:
+                count, since = len(self.seen), time.monotonic()
+
     def payloads(self, topic: str) -> list[bytes]:
         return [p for t, p, _ in self.seen if t == topic]
 
