@@ -186,3 +186,22 @@ def test_an_instancer_with_too_few_positions_is_a_clear_error(tmp_path: Path) ->
     stage.GetRootLayer().Save()
     with pytest.raises(ConfigError, match="protoIndices name prototypes 0 to 1, but it has 1"):
         read_stage(tmp_path / "short.usda")
+
+
+def test_every_prim_left_is_reported_by_kind(tmp_path: Path) -> None:
+    """Cameras, prims of types fleetsim does not know and geometry with nothing in it are
+    listed, as lights and materials are."""
+    stage = Usd.Stage.CreateNew(str(tmp_path / "odd.usda"))
+    UsdGeom.Xform.Define(stage, "/W")
+    UsdGeom.Camera.Define(stage, "/W/Cam")
+    stage.DefinePrim("/W/Robot", "FactoryRobot")
+    UsdGeom.Mesh.Define(stage, "/W/Empty")
+    UsdGeom.Cube.Define(stage, "/W/Box")
+    stage.GetRootLayer().Save()
+    scene = read_stage(tmp_path / "odd.usda")
+    assert scene.names == ["/W/Box"]
+    assert scene.unused == {
+        "cameras": ["/W/Cam"],
+        "other prims (FactoryRobot)": ["/W/Robot"],
+        "geometry without extent": ["/W/Empty"],
+    }

@@ -56,6 +56,7 @@ UNUSED_KINDS = {  # prim type -> what fleetsim reports it as
     "Camera": "cameras",
     **dict.fromkeys(("SkelRoot", "Skeleton", "SkelAnimation", "BlendShape"), "skeletons"),
 }
+STRUCTURE = ("", "Xform", "Scope", "PointInstancer")  # prims that hold others (read through)
 NODE_ATTR, NAME_ATTR, LANES_REL, ONE_WAY_ATTR = (
     "fleetsim:node",
     "fleetsim:name",
@@ -221,11 +222,18 @@ class _Reader:
                     self.meshes.append(mesh_part(prim, geom, time, world, concave, where))
                     continue
                 extent = _extent(geom, prim, time)
-                if extent is None:
+                if extent is None:  # (an empty mesh, a volume: nothing to collide with)
+                    self.unused.setdefault("geometry without extent", []).append(
+                        str(prim.GetPath())
+                    )
                     continue
                 self.names.append(str(prim.GetPath()))
                 self.matrices.append(world[None])
                 self.extents.append(extent[None])
+
+    def _geometric(self, prim: Any) -> bool:
+        _, geom = pxr_modules()
+        return bool(prim.IsA(geom.Gprim))
 
     def _kept_as_mesh(self, prim: Any, geom: Any) -> bool | None:
         """True for a mesh whose triangles collide, False for one whose hull does, None for
@@ -275,9 +283,12 @@ class _Reader:
         return True
 
     def _note_unused(self, prim: Any) -> None:
-        kind = UNUSED_KINDS.get(str(prim.GetTypeName()))
-        if kind is None and str(prim.GetTypeName()).startswith("Physics"):
+        typed = str(prim.GetTypeName())
+        kind = UNUSED_KINDS.get(typed)
+        if kind is None and typed.startswith("Physics"):
             kind = "physics schemas"
+        elif kind is None and typed not in STRUCTURE and not self._geometric(prim):
+            kind = f"other prims ({typed})"
         if kind is not None:
             self.unused.setdefault(kind, []).append(str(prim.GetPath()))
         for schema in prim.GetAppliedSchemas():
