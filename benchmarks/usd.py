@@ -42,7 +42,7 @@ from fleetsim import (
 from fleetsim.recording.usd_export import export_usd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from make_twin import box_mesh  # noqa: E402
+from make_twin import box_mesh
 
 CACHE = Path.home() / ".cache" / "fleetsim-bench" / "usd"
 CM = 100.0
@@ -55,7 +55,8 @@ def grid_mesh(stage: Usd.Stage, path: str, side: int, size: float, height: float
     u = np.linspace(0, size, side)
     x, z = np.meshgrid(u, u)
     y = height * (0.8 + 0.2 * np.sin(x / size * 6) * np.cos(z / size * 6))
-    mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(np.stack((x, y, z), -1).reshape(-1, 3).astype(np.float32)))
+    points = np.stack((x, y, z), -1).reshape(-1, 3).astype(np.float32)
+    mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(points))
     k = np.arange(side * side).reshape(side, side)
     a, b, c, d = k[:-1, :-1].ravel(), k[:-1, 1:].ravel(), k[1:, 1:].ravel(), k[1:, :-1].ravel()
     tris = np.stack((np.stack((a, b, c), 1), np.stack((a, c, d), 1)), 1).reshape(-1, 3)
@@ -164,7 +165,8 @@ def main() -> None:
     load = loading(args.racks, args.meshes)
     print(f"load: {args.racks:,} instanced racks + {args.meshes:,} meshes of 10,082 triangles: "
           f"{load['seconds']:.1f} s from the command to its first step (< 10 s), peak "
-          f"{load['peak_mb']:.0f} MB; the build as its summary says: {load['build_s']:.1f} s")  # fmt: skip
+          f"{load['peak_mb']:.0f} MB; the build, as its summary says: "
+          f"{load['build_s']:.1f} s")  # fmt: skip
     out = export(args.robots, args.minutes * 60)
     print(f"export: {out['robots']:,} robots, {out['samples']:,} samples: {out['seconds']:.1f} s "
           f"(< 30 s), {out['mb']:.0f} MB")  # fmt: skip
