@@ -98,3 +98,13 @@ def test_the_learning_example_evaluates_over_seeds(tmp_path: Path) -> None:
     table = pq.read_table(out_file).to_pylist()
     assert [row["seed"] for row in table] == [0, 1, 2, 3]
     assert all(row["status"] == "ok" and row["steps"] == 256 for row in table)
+
+
+def test_the_openusd_example_drives_the_loop_and_writes_the_run_back(tmp_path: Path) -> None:
+    pytest.importorskip("pxr")
+    out = run_example(
+        EXAMPLES_DIR / "18_openusd" / "main.py", 1500, "--out", str(tmp_path / "r.usdc")
+    )
+    assert "12 boxes, e.g. /Twin/Racks[0]/Rack; 4 places" in out
+    assert "trips done: 12 of 12; collisions: 0" in out, out
+    assert "3 robots, 1501 time samples" in out and (tmp_path / "r.usdc").stat().st_size > 0
