@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from fleetsim.collision import kernels
+from fleetsim.geometry.vectors import ramp
 
 IntArray = np.ndarray
 
@@ -178,7 +179,7 @@ def _sweep_pairs(
     if later.sum() > _SWEEP_PAIRS_PER_BODY * n:
         return None
     left = np.repeat(np.arange(n), later)
-    a, b = order[left], order[left + 1 + _ramp(later)]
+    a, b = order[left], order[left + 1 + ramp(later)]
     i, j = overlapping(lo, hi, np.minimum(a, b), np.maximum(a, b), ignore_z)
     by_pair = np.argsort(i * n + j)
     return i[by_pair], j[by_pair]
@@ -228,7 +229,7 @@ def _single_cell_pairs(
     hit, hit_size = _lookup(cell_keys, sizes, neighbour, int(keys[-1]) + height + 2)
     counts = hit_size[group].ravel()  # (entries * 4)
     cross_left = np.repeat(np.repeat(np.arange(m), 4), counts)
-    cross_right = np.repeat(starts[hit[group].ravel()], counts) + _ramp(counts)
+    cross_right = np.repeat(starts[hit[group].ravel()], counts) + ramp(counts)
 
     a = body[np.concatenate((left, cross_left))]
     b = body[np.concatenate((right, cross_right))]
@@ -262,15 +263,9 @@ def _pairs_within_runs(sizes: IntArray) -> tuple[IntArray, IntArray]:
     """Index pairs (k < l) of sorted entries in the same run, runs of `sizes` laid end to end:
     each entry with the members after it."""
     entry = np.arange(int(sizes.sum()))
-    later = np.repeat(sizes, sizes) - _ramp(sizes) - 1
+    later = np.repeat(sizes, sizes) - ramp(sizes) - 1
     left = np.repeat(entry, later)
-    return left, left + 1 + _ramp(later)
-
-
-def _ramp(counts: IntArray) -> IntArray:
-    """0, 1, ..., c - 1 for each c in counts, concatenated."""
-    ramp: IntArray = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-    return ramp
+    return left, left + 1 + ramp(later)
 
 
 def _wide_pairs(lo: np.ndarray, hi: np.ndarray, wide: IntArray) -> tuple[IntArray, IntArray]:
@@ -326,7 +321,7 @@ def _hashed_pairs(
 ) -> tuple[IntArray, IntArray]:
     """Unique (i < j) pairs of bodies sharing at least one cell."""
     body = np.repeat(np.arange(n), counts)
-    k = _ramp(counts)  # index of each entry within its body
+    k = ramp(counts)  # index of each entry within its body
     sx = np.repeat(span[:, 0], counts)
     cx = np.repeat(c0[:, 0], counts) + k % sx
     cy = np.repeat(c0[:, 1], counts) + k // sx

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from fleetsim import jit
-from fleetsim.collision.broadphase import _ramp, overlapping
+from fleetsim.collision.broadphase import overlapping
+from fleetsim.geometry.vectors import ramp
 from fleetsim.jit import MIN_ROWS, compiled
 
 IntArray = np.ndarray
@@ -152,7 +153,7 @@ class StaticIndex:
         box = np.flatnonzero(hashed)
         nx = span[box, 0].astype(np.int64)
         per_box = nx * span[box, 1].astype(np.int64)
-        k = _ramp(per_box)
+        k = ramp(per_box)
         entry = np.repeat(np.arange(box.size), per_box)
         x = first[box, 0].astype(np.int64)[entry] + k % nx[entry]
         y = first[box, 1].astype(np.int64)[entry] + k // nx[entry]
@@ -182,7 +183,7 @@ class StaticIndex:
             key = _key(cells[:, 0], cells[:, 1])
             start = np.searchsorted(self._keys, key, side="left")
             count = np.searchsorted(self._keys, key, side="right") - start
-        return np.repeat(query, count), self._boxes[np.repeat(start, count) + _ramp(count)]
+        return np.repeat(query, count), self._boxes[np.repeat(start, count) + ramp(count)]
 
 
 def _key(x: IntArray, y: IntArray) -> IntArray:

@@ -1,6 +1,7 @@
 """Array helpers for the step, faster than their NumPy counterparts at fleet sizes: per-row
 norms of (N, k) arrays, and `any`/`all` (NumPy 2's `ndarray.any()` goes through Python and
-costs ~1 us; `count_nonzero` a quarter of that, which a small fleet pays dozens of times a step).
+costs ~1 us; `count_nonzero` a quarter of that, which a small fleet pays dozens of times a step);
+`ramp`, the index of each item within its group when groups of `counts` lie end to end.
 """
 
 from __future__ import annotations
@@ -35,3 +36,9 @@ def all_set(a: np.ndarray) -> bool:
 def same_values(a: np.ndarray, b: np.ndarray) -> bool:
     """`np.array_equal` without its wrapping: the same shape and elements."""
     return a.shape == b.shape and all_set(a == b)
+
+
+def ramp(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c - 1 for each c in `counts` (ints >= 0), concatenated."""
+    out: np.ndarray = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    return out

@@ -228,15 +228,16 @@ class SimObject:
             "exact_box": True,
         }
         if world.lazy_bodies:  # rows only: each box gets its body when PyBullet is asked
-            r, g, b, a = (float(v) for v in rgba_color)
-            sizes, kind = np.unique(h, axis=0, return_inverse=True)
+            red, green, blue, alpha = (float(v) for v in rgba_color)
+            sizes, size_of = np.unique(h, axis=0, return_inverse=True)  # a recipe a size
             index = [
-                world.recipes.box(BoxRecipe((float(x), float(y), float(z)), (r, g, b, a)))
-                for x, y, z in sizes.tolist()
+                world.recipes.box(BoxRecipe((hx, hy, hz), (red, green, blue, alpha)))
+                for hx, hy, hz in sizes.tolist()
             ]
-            recipes = np.asarray(index, dtype=np.int64)[kind.ravel()]
-            every = world.add_waiting(recipes, lambda hs: [made(int(k)) for k in hs], **columns)
-            return every
+            recipes = np.asarray(index, dtype=np.int64)[size_of.ravel()]
+            return world.add_waiting(
+                recipes, lambda handles: [made(int(x)) for x in handles], **columns
+            )
         ids = world.backend.create_boxes(h, c, q, rgba_color)
         objs: list[T] = world.add_bodies(ids, made, **columns)
         return objs

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.geometry.vectors import ramp
 from fleetsim.people import kernel
 
 MAX_TABLE = 20_000_000  # cells: beyond this the index searches instead of looking up
@@ -70,7 +71,7 @@ class Walls:
         length = np.linalg.norm(seg[:, 1] - seg[:, 0], axis=1)
         parts = np.maximum(1, np.ceil(length / self.cell)).astype(np.int64)
         owner = np.repeat(np.arange(len(seg)), parts)
-        k = np.arange(len(owner)) - np.repeat(np.cumsum(parts) - parts, parts)
+        k = ramp(parts)
         t0, t1 = k / parts[owner], (k + 1) / parts[owner]
         a, d = seg[owner, 0], seg[owner, 1] - seg[owner, 0]
         pieces: np.ndarray = np.stack((a + t0[:, None] * d, a + t1[:, None] * d), axis=1)
@@ -89,7 +90,7 @@ class Walls:
         nx, ny = hi[:, 0] - lo[:, 0] + 1, hi[:, 1] - lo[:, 1] + 1
         count = nx * ny
         ids = np.repeat(np.arange(len(seg)), count)
-        k = np.arange(len(ids)) - np.repeat(np.cumsum(count) - count, count)
+        k = ramp(count)
         cx = lo[ids, 0] + k % nx[ids]
         cy = lo[ids, 1] + k // nx[ids]
         keys = self._key(cx, cy)
@@ -131,7 +132,7 @@ class Walls:
             start = np.searchsorted(self._keys, key, side="left")
             count = np.where(inside, np.searchsorted(self._keys, key, side="right") - start, 0)
         who = np.repeat(np.arange(len(pts)), count)
-        k = np.arange(len(who)) - np.repeat(np.cumsum(count) - count, count)
+        k = ramp(count)
         seg = self._ids[start[who] + k]
         closest = closest_on_segments(pts[who], self.segments[seg])
         d = closest - pts[who]

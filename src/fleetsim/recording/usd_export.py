@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.geometry import quat
 from fleetsim.recording.reader import Recording
 from fleetsim.usd.stage import SUFFIXES, pxr_modules
 
@@ -72,7 +73,9 @@ def export_usd(
         static = _cubes(stage, geom, "/World/Static", (1.0, 1.0, 1.0))
         static.CreatePositionsAttr(Vt.Vec3fArray.FromNumpy(centres.astype(np.float32)))
         static.CreateScalesAttr(Vt.Vec3fArray.FromNumpy(sizes.astype(np.float32)))
-        static.CreateOrientationsAttr(Vt.QuathArray.FromNumpy(_yaw_quats(yaws)))
+        static.CreateOrientationsAttr(
+            Vt.QuathArray.FromNumpy(quat.from_yaw(yaws).astype(np.float16))
+        )
         static.CreateProtoIndicesAttr(Vt.IntArray.FromNumpy(np.zeros(len(centres), np.int32)))
     robots = _cubes(stage, geom, "/World/Robots", robot_size)
     robots.CreateProtoIndicesAttr(Vt.IntArray.FromNumpy(np.zeros(len(names), np.int32)))
@@ -82,7 +85,7 @@ def export_usd(
     hidden, shown = robots.CreateInvisibleIdsAttr(), None
     for k in range(len(xyz)):
         positions.Set(Vt.Vec3fArray.FromNumpy(xyz[k]), k)
-        orientations.Set(Vt.QuathArray.FromNumpy(_yaw_quats(yaw[k])), k)
+        orientations.Set(Vt.QuathArray.FromNumpy(quat.from_yaw(yaw[k]).astype(np.float16)), k)
         gone = np.flatnonzero(~seen[k])
         if shown is None or not np.array_equal(gone, shown):
             hidden.Set(Vt.Int64Array.FromNumpy(gone.astype(np.int64)), k)
@@ -129,11 +132,3 @@ def _cubes(stage: Any, geom: Any, path: str, size: tuple[float, float, float]) -
     cube.AddScaleOp().Set(tuple(float(s) for s in size))
     instancer.CreatePrototypesRel().SetTargets([cube.GetPath()])
     return instancer
-
-
-def _yaw_quats(yaw: np.ndarray) -> np.ndarray:
-    """Quaternions (N, 4) (x, y, z, w: Quath's memory order) of turns about z, as float16."""
-    half = np.asarray(yaw, dtype=np.float64) / 2
-    q = np.zeros((len(half), 4), dtype=np.float16)
-    q[:, 2], q[:, 3] = np.sin(half), np.cos(half)
-    return q

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from fleetsim.errors import ConfigError
+from fleetsim.geometry.vectors import ramp
 
 Colour = tuple[int, int, int]
 BACKGROUND = (240, 240, 240)
@@ -71,9 +72,7 @@ class TopView:
             return
         count = np.maximum(2, np.ceil(np.linalg.norm(b - a, axis=1) * self.scale * 1.5)).astype(int)
         which = np.repeat(np.arange(len(a)), count)
-        t = (np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)) / np.repeat(
-            count - 1, count
-        )
+        t = ramp(count) / np.repeat(count - 1, count)
         self._put(image, *self.pixels(a[which] + (b - a)[which] * t[:, None]), colour)
 
     def _box(self, image: np.ndarray, centre: np.ndarray, half: np.ndarray, yaw: float) -> None:

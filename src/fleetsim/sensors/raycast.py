@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim import parallel
+from fleetsim.geometry.vectors import ramp
 from fleetsim.jit import compiled
 from fleetsim.sensors.shapes import BOX, CYLINDER, SPHERE, RayShapes
 
@@ -102,7 +103,7 @@ class ShapeGrid:
         wide, tall = ix1 - ix0 + 1, iy1 - iy0 + 1
         counts = wide * tall
         shape = np.repeat(np.arange(len(shapes)), counts)
-        k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        k = ramp(counts)
         per_row = np.repeat(tall, counts)
         cells = (np.repeat(ix0, counts) + k // per_row) * ny + np.repeat(iy0, counts) + k % per_row
         order = np.argsort(cells, kind="stable")

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim.geometry import quat
+from fleetsim.collision.aabb import world_aabbs
 from fleetsim.objects import SimObject
 from fleetsim.usd.stage import PURPOSES, UsdScene, read_stage
 
@@ -43,9 +43,8 @@ def load_usd(
         triangles=triangles,
         hulls=hulls,
     )
-    top = scene.centres[:, 2] + np.einsum(
-        "kj,kj->k", np.abs(quat.to_matrix(scene.orientations)[:, 2, :]), scene.half_extents
-    )
+    half = scene.half_extents
+    top = world_aabbs(scene.centres, scene.orientations, -half, half)[1][:, 2]
     bodies: list[SimObject | None] = [None] * len(scene)
     for floor in (False, True):
         rows = np.flatnonzero((top <= FLOOR_TOP) == floor)

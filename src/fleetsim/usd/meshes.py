@@ -11,6 +11,7 @@ import numpy as np
 
 from fleetsim import memory
 from fleetsim.errors import ConfigError
+from fleetsim.geometry.vectors import ramp
 
 BYTES_PER_TRIANGLE = 120  # measured order: PyBullet's copy and its bounding volume tree
 
@@ -51,6 +52,6 @@ def fans(counts: np.ndarray, corners: np.ndarray) -> np.ndarray:
     per_face = counts - 2
     first = np.cumsum(counts) - counts
     face = np.repeat(np.arange(len(counts)), per_face)
-    k = np.arange(int(per_face.sum())) - np.repeat(np.cumsum(per_face) - per_face, per_face) + 1
+    k = ramp(per_face) + 1
     start = first[face]
     return np.stack((corners[start], corners[start + k], corners[start + k + 1]), axis=1)

@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from fleetsim.collision.aabb import world_aabbs
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import quat
+from fleetsim.geometry.vectors import ramp
 from fleetsim.site import Site
 from fleetsim.site.graph import NavGraph
 from fleetsim.site.movingai import GridMap, grid_from_mask
@@ -106,9 +108,10 @@ def grid_map(
 
 def _world_boxes(scene: UsdScene) -> tuple[np.ndarray, np.ndarray]:
     """The world boxes of the scene's boxes, then of its meshes (their vertices' bounds)."""
-    reach = np.einsum("kij,kj->ki", np.abs(quat.to_matrix(scene.orientations)), scene.half_extents)
-    lo = [scene.centres - reach, *(m.vertices.min(axis=0)[None] for m in scene.meshes)]
-    hi = [scene.centres + reach, *(m.vertices.max(axis=0)[None] for m in scene.meshes)]
+    half = scene.half_extents
+    low, high = world_aabbs(scene.centres, scene.orientations, -half, half)
+    lo = [low, *(m.vertices.min(axis=0)[None] for m in scene.meshes)]
+    hi = [high, *(m.vertices.max(axis=0)[None] for m in scene.meshes)]
     return np.concatenate(lo), np.concatenate(hi)
 
 
@@ -131,7 +134,7 @@ def _block(
     span = np.maximum(last - first + 1, 0)
     count = span[:, 0] * span[:, 1]
     box = np.repeat(rows, count)
-    k = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    k = ramp(count)
     i = np.repeat(first[:, 0], count) + k % np.repeat(np.maximum(span[:, 0], 1), count)
     j = np.repeat(first[:, 1], count) + k // np.repeat(np.maximum(span[:, 0], 1), count)
     upright = box < len(scene)  # (the rows past the boxes are meshes: their bounds cover)

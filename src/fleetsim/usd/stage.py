@@ -206,7 +206,7 @@ class _Reader:
         xforms = geom.XformCache(time)
         walk = iter(usd.PrimRange.Stage(self.stage, usd.TraverseInstanceProxies()))
         for prim in walk:
-            self._note_unused(prim)
+            self._note_unused(prim, geom)
             if prim.HasAttribute(NODE_ATTR):
                 self._mark(prim, xforms)
             if prim.IsA(geom.PointInstancer):
@@ -230,10 +230,6 @@ class _Reader:
                 self.names.append(str(prim.GetPath()))
                 self.matrices.append(world[None])
                 self.extents.append(extent[None])
-
-    def _geometric(self, prim: Any) -> bool:
-        _, geom = pxr_modules()
-        return bool(prim.IsA(geom.Gprim))
 
     def _kept_as_mesh(self, prim: Any, geom: Any) -> bool | None:
         """True for a mesh whose triangles collide, False for one whose hull does, None for
@@ -282,12 +278,12 @@ class _Reader:
             return False
         return True
 
-    def _note_unused(self, prim: Any) -> None:
+    def _note_unused(self, prim: Any, geom: Any) -> None:
         typed = str(prim.GetTypeName())
         kind = UNUSED_KINDS.get(typed)
         if kind is None and typed.startswith("Physics"):
             kind = "physics schemas"
-        elif kind is None and typed not in STRUCTURE and not self._geometric(prim):
+        elif kind is None and typed not in STRUCTURE and not prim.IsA(geom.Gprim):
             kind = f"other prims ({typed})"
         if kind is not None:
             self.unused.setdefault(kind, []).append(str(prim.GetPath()))
