@@ -1,6 +1,6 @@
 """Both cores for the largest kernels (`fleetsim.parallel`): the same numbers in halves as in
-one piece, errors raised where the work was asked for, a forked child that works, and the
-setting that turns it off."""
+one piece, errors raised where the work was asked for, the helper's hand-over (watched and
+slept), a forked child that works, and the setting that turns it off."""
 
 from __future__ import annotations
 
@@ -45,6 +45,71 @@ def test_tasks_run_on_two_threads_and_errors_come_back() -> None:
     assert nested == [0, [1, 2]]  # (the helper asking for halves runs them itself)
 
 
+def test_the_helper_serves_long_tasks_after_sleeping_and_two_callers_at_once() -> None:
+    """A task longer than the watch (the caller falls back to sleeping), a request after the
+    helper fell asleep (idle longer than its watch), and two threads asking at once (one gets
+    the helper, the other runs its tasks itself): every result in its place."""
+    import time
+
+    def slow(value: int) -> int:
+        time.sleep(0.03)  # (lets go of the GIL, like a kernel)
+        return value
+
+    assert parallel.run([lambda: 1, lambda: slow(2)]) == [1, 2]
+    time.sleep(0.05)  # the helper sleeps now
+    assert parallel.run([lambda: 3, lambda: 4, lambda: 5]) == [3, 4, 5]
+    start = threading.Barrier(2)
+    results: dict[int, list[int]] = {}
+
+    def caller(k: int) -> None:
+        start.wait()
+        results[k] = [r for _ in range(20) for r in parallel.run([lambda: k, lambda: slow(-k)])]
+
+    threads = [threading.Thread(target=caller, args=(k,)) for k in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == {k: [k, -k] * 20 for k in (1, 2)}
+
+
+def test_without_numba_the_helper_sleeps_and_wakes() -> None:
+    """With Numba turned off (`FLEETSIM_NO_NUMBA`), the hand-over sleeps on a condition:
+    results, errors and a request after an idle spell still come back."""
+    script = (
+        "import sys, time\n"
+        "from fleetsim import parallel\n"
+        "assert parallel.run([lambda: 1, lambda: 2]) == [1, 2]\n"
+        "assert parallel._helper()._spin is None\n"
+        "time.sleep(0.05)\n"
+        "assert parallel.run([lambda: 3, lambda: time.sleep(0.02) or 4]) == [3, 4]\n"
+        "try:\n"
+        "    parallel.run([lambda: 1, lambda: 1 / 0])\n"
+        "except ZeroDivisionError:\n"
+        "    sys.exit(0)\n"
+        "sys.exit(3)\n"
+    )
+    env = {**os.environ, "FLEETSIM_NO_NUMBA": "1", "FLEETSIM_THREADS": "2"}
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, env=env)
+    assert done.returncode == 0
+
+
+def test_a_flag_watched_without_the_gil() -> None:
+    """`fleetsim.spin`: a watch sees a flag another thread raises (and gives up on one that
+    stays down), and a published count is there for the next reader."""
+    pytest.importorskip("numba")
+    from fleetsim import spin
+
+    flags = np.zeros(3, dtype=np.int64)
+    assert not spin.watch(flags, 0, 1, 1000)
+    timer = threading.Timer(0.01, lambda: flags.__setitem__(0, 5))
+    timer.start()
+    assert spin.watch(flags, 0, 5, 1 << 40)  # (returns once the timer raised it)
+    timer.join()
+    assert not spin.publish_then_watch(flags, 1, 7, 2, 1, 100)
+    assert flags.tolist() == [5, 7, 0]
+
+
 @pytest.mark.parametrize("motion", ["omnidirectional", "differential"])
 def test_a_fleet_stepped_in_halves_is_the_same_as_in_one_piece(
     motion: str, monkeypatch: pytest.MonkeyPatch
@@ -75,11 +140,18 @@ def test_a_fleet_stepped_in_halves_is_the_same_as_in_one_piece(
             return sim.world.bodies["pos"].copy(), contacts
 
     monkeypatch.setattr(parallel, "MIN_ROWS", 64)  # (halves from 64 rows or pairs)
+    monkeypatch.setattr(parallel, "ROW_KERNEL_ROWS", 64)
     split: list[int] = []
     halves = parallel.halves
-    monkeypatch.setattr(parallel, "halves", lambda n, *a: split.append(n) or halves(n, *a))
+
+    def counted(n: int, *more: int) -> list[tuple[int, int]]:
+        parts = halves(n, *more)
+        split.extend([n] if len(parts) == 2 else [])
+        return parts
+
+    monkeypatch.setattr(parallel, "halves", counted)
     two = run("2")
-    assert split and max(split) >= 64
+    assert len(split) > 100 and max(split) >= 400  # (the drive, the boxes, the grid, pairs)
     one = run("1")
     assert np.array_equal(two[0], one[0])
     assert all(np.array_equal(a, b) for a, b in zip(two[1], one[1], strict=True))

@@ -1,6 +1,7 @@
 """Collision checks on real scenes: broadphase against brute force, modes, narrow phases, events."""
 
 import math
+from typing import Any
 
 import numpy as np
 import pybullet as pb
@@ -565,8 +566,8 @@ def test_checks_that_test_only_what_changed_equal_full_checks(
     partial: list[bool] = []
     candidates = CollisionSystem._candidates
 
-    def spy(self: CollisionSystem, changed: np.ndarray | None) -> tuple:
-        found = candidates(self, changed)
+    def spy(self: CollisionSystem, changed: np.ndarray | None, groups: Any) -> tuple:
+        found = candidates(self, changed, groups)
         partial.append(found[2])
         return found
 

@@ -46,23 +46,32 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
     rows = moved.nonzero()[0]
     if rows.size == 0:
         return 0
-    columns = ("pos", "quat", "aabb_local_min", "aabb_local_max")
+    b = bodies.views()
     if (
         (rows.size >= kernels.MIN_BODIES or jit.eager())
         and jit.worth_loading(rows.size)
         and kernels.refresh_boxes(
-            rows, *(bodies[name] for name in (*columns, "aabb_min", "aabb_max"))
+            rows,
+            b["pos"],
+            b["quat"],
+            b["aabb_local_min"],
+            b["aabb_local_max"],
+            b["aabb_min"],
+            b["aabb_max"],
+            moved,
+            b["unchecked"],
         )
     ):
         pass  # a large fleet: compiled, in place (turned boxes kept stay right for their quat)
-    elif rows.size == moved.size:  # the whole fleet moved: slices, no gathered copies
-        lo, hi = _boxes(bodies, slice(None))
-        bodies["aabb_min"][:], bodies["aabb_max"][:] = lo, hi
     else:
-        lo, hi = _boxes(bodies, rows)
-        bodies["aabb_min"][rows], bodies["aabb_max"][rows] = lo, hi
-    moved[rows] = False
-    bodies["unchecked"][rows] = True
+        if rows.size == moved.size:  # the whole fleet moved: slices, no gathered copies
+            lo, hi = _boxes(bodies, slice(None))
+            bodies["aabb_min"][:], bodies["aabb_max"][:] = lo, hi
+        else:
+            lo, hi = _boxes(bodies, rows)
+            bodies["aabb_min"][rows], bodies["aabb_max"][rows] = lo, hi
+        moved[rows] = False
+        bodies["unchecked"][rows] = True
     bodies.version += 1  # boxes changed: the next collision check cannot reuse the last one
     return int(rows.size)
 

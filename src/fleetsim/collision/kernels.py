@@ -457,27 +457,43 @@ def refresh_boxes(
     local_max: np.ndarray,
     out_min: np.ndarray,
     out_max: np.ndarray,
+    moved: np.ndarray,
+    unchecked: np.ndarray,
 ) -> bool:
     """World boxes of `rows` written in place into out_min/out_max (N, 3), as
     `fleetsim.collision.aabb.world_aabbs` computes them, the same arithmetic in the same order
-    (equal to the last bit), in one pass with no gathered copies. False (nothing done) without
-    Numba or when an array is not a contiguous float64 (N, 3) / (N, 4) one."""
+    (equal to the last bit), in one pass with no gathered copies; the rows' `moved` marks
+    cleared and `unchecked` ones set on the way. False (nothing done) without Numba or when
+    an array is not a contiguous float64 (N, 3) / (N, 4) one."""
     refresh = compiled(_refresh_boxes)
     arrays = (pos, quat, local_min, local_max, out_min, out_max)
     if refresh is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
         return False
     rows = np.ascontiguousarray(rows, dtype=np.int64)
+    marks = (moved, unchecked)
     parallel.run(
-        [functools.partial(refresh, rows[a:b], *arrays) for a, b in parallel.halves(len(rows))]
+        [
+            functools.partial(refresh, rows[a:b], *arrays, *marks)
+            for a, b in parallel.halves(len(rows), parallel.ROW_KERNEL_ROWS)
+        ]
     )
     return True
 
 
 def _refresh_boxes(
-    rows: Any, pos: Any, quat: Any, local_min: Any, local_max: Any, out_min: Any, out_max: Any
+    rows: Any,
+    pos: Any,
+    quat: Any,
+    local_min: Any,
+    local_max: Any,
+    out_min: Any,
+    out_max: Any,
+    moved: Any,
+    unchecked: Any,
 ) -> None:
     for k in range(rows.shape[0]):
         r = rows[k]
+        moved[r], unchecked[r] = False, True
         x, y, z, w = quat[r, 0], quat[r, 1], quat[r, 2], quat[r, 3]
         x2, y2, z2 = 2 * x, 2 * y, 2 * z
         xx, yy, zz = x * x2, y * y2, z * z2

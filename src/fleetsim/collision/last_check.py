@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from fleetsim.collision.pairs import pairs_of_unchanged
-from fleetsim.geometry.vectors import all_set, same_values
+from fleetsim.geometry.vectors import all_set, any_set, same_values
 from fleetsim.state import BodyTable, CollisionMode
 
 IntArray = np.ndarray
@@ -38,24 +38,69 @@ class _Basis:
     j: IntArray
 
 
+@dataclass(frozen=True)
+class Groups:
+    """What the collision modes and carriers say about the rows: the moving ones (neither
+    DISABLED nor STATIC), the STATIC ones (none when static collisions are ignored), the
+    NORMAL_2D mask, and whether any body is carried."""
+
+    moving: IntArray
+    fixed: IntArray
+    planar: np.ndarray
+    carried: bool
+
+    @staticmethod
+    def of(bodies: BodyTable, ignore_static: bool) -> Groups:
+        """The groups of `bodies` now."""
+        mode = bodies["collision_mode"]
+        static = mode == int(CollisionMode.STATIC)
+        moving = ((mode != int(CollisionMode.DISABLED)) & ~static).nonzero()[0]
+        fixed = static.nonzero()[0] if not ignore_static else moving[:0]
+        carried = any_set(bodies["parent"] >= 0)
+        return Groups(moving, fixed, mode == int(CollisionMode.NORMAL_2D), carried)
+
+
 class LastCheck:
     """The confirmed row pairs of the last check and what they were found under."""
 
     def __init__(self) -> None:
         self._basis: _Basis | None = None
+        self._groups: tuple[np.ndarray, Groups] | None = None  # (the basis's modes, groups)
 
     def clear(self) -> None:
         """Forget the last check (the next one starts afresh)."""
-        self._basis = None
+        self._basis = self._groups = None
 
-    def remember(self, bodies: BodyTable, setup: tuple[Any, ...], i: IntArray, j: IntArray) -> None:
+    def remember(
+        self,
+        bodies: BodyTable,
+        setup: tuple[Any, ...],
+        i: IntArray,
+        j: IntArray,
+        same: bool = False,
+    ) -> None:
         """After a check: its pairs (rows, confirmed), the settings it ran under, and the
-        table as it was (version, rows, modes, carriers); every body is checked now."""
-        modes, parents = bodies["collision_mode"].copy(), bodies["parent"].copy()
+        table as it was (version, rows, modes, carriers); every body is checked now. `same`:
+        `same_setup` said so as this check began (the modes and carriers are the last
+        basis's, still: a check writes neither)."""
+        if same and self._basis is not None:
+            modes, parents = self._basis.modes, self._basis.parents
+        else:
+            modes, parents = bodies["collision_mode"].copy(), bodies["parent"].copy()
         self._basis = _Basis(
             bodies, bodies.version, bodies.layout, len(bodies), setup, modes, parents, i, j
         )
         bodies["unchecked"][:] = False
+
+    def groups(self, bodies: BodyTable, ignore_static: bool, same: bool) -> Groups:
+        """`Groups.of(bodies, ignore_static)`, worked out once for a basis: with `same`
+        (`same_setup` said so as this check began) the last one's stand."""
+        basis, kept = self._basis, self._groups
+        if same and basis is not None and kept is not None and kept[0] is basis.modes:
+            return kept[1]
+        found = Groups.of(bodies, ignore_static)
+        self._groups = (basis.modes, found) if same and basis is not None else None
+        return found
 
     def same_setup(self, bodies: BodyTable, setup: tuple[Any, ...]) -> bool:
         """The same table, rows, settings, collision modes and carriers as the last check."""

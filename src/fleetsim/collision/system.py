@@ -27,7 +27,7 @@ from fleetsim.collision.broadphase import (
 )
 from fleetsim.collision.intended import IntendedContacts
 from fleetsim.collision.kinds import PAIR_KINDS, pair_kind_counts
-from fleetsim.collision.last_check import LastCheck
+from fleetsim.collision.last_check import Groups, LastCheck
 from fleetsim.collision.pairs import (
     Pair,
     changes,
@@ -169,13 +169,15 @@ class CollisionSystem:
         refresh_moved_aabbs(self.bodies)
         config = self._config()
         changed = None
-        if self._last.same_setup(self.bodies, config):
+        same = self._last.same_setup(self.bodies, config)
+        if same:
             if self._last.unchanged(self.bodies):  # an idle fleet: the same pairs, for free
                 self.timings = dict.fromkeys(self.timings, 0.0)
                 return CheckResult(self.active)
             changed = self._last.changed(self.bodies, self.narrow_phase, self.footprints)
         t1 = time.perf_counter()
-        rows_i, rows_j, partial = self._candidates(changed)
+        groups = self._last.groups(self.bodies, self.ignore_static, same)
+        rows_i, rows_j, partial = self._candidates(changed, groups)
         t2 = time.perf_counter()
         rows_i, rows_j = self._confirm(rows_i, rows_j)
         if partial:  # pairs of bodies that did not change stand as they were
@@ -189,8 +191,9 @@ class CollisionSystem:
             "collision_narrowphase": (t3 - t2) * 1e3,
         }
         handles = self.bodies.handles
-        now = unique_sorted(pair_key(handles[rows_i], handles[rows_j]))
-        self._last.remember(self.bodies, config, rows_i, rows_j)
+        keys = pair_key(handles[rows_i], handles[rows_j])
+        now = unique_sorted(keys)
+        self._last.remember(self.bodies, config, rows_i, rows_j, same)
         if same_values(now, self.active):  # the usual step: no contact started or ended
             return CheckResult(now)
         # Pairs of removed bodies end here too.
@@ -199,7 +202,11 @@ class CollisionSystem:
         self.active, self.started = now, new
         self.started_count += len(new)
         if new.size:
-            rows_a, rows_b = (self.bodies.rows(h) for h in key_handles(new))
+            if now is keys:  # (the pairs in the rows' order: the new ones' rows are there)
+                at = now.searchsorted(new)
+                rows_a, rows_b = rows_i[at], rows_j[at]
+            else:
+                rows_a, rows_b = (self.bodies.rows(h) for h in key_handles(new))
             self._started_by_kind += pair_kind_counts(self.bodies, rows_a, rows_b)
         return result
 
@@ -212,7 +219,9 @@ class CollisionSystem:
             self.intended.version,
         )
 
-    def _candidates(self, changed: np.ndarray | None) -> tuple[IntArray, IntArray, bool]:
+    def _candidates(
+        self, changed: np.ndarray | None, groups: Groups
+    ) -> tuple[IntArray, IntArray, bool]:
         """Row pairs whose boxes overlap, after the mode and attachment rules: in a small
         scene every moving body against every other body at once; else moving bodies with each
         other through the spatial hash, and with static ones through the static index (static
@@ -221,16 +230,12 @@ class CollisionSystem:
         one when they are at most `broadphase.PARTIAL_SHARE` of the moving ones, through the
         compiled grid), and the third value says so (True: only pairs with a changed body)."""
         b = self.bodies
-        mode = b["collision_mode"]
-        static = mode == int(CollisionMode.STATIC)
-        moving = ((mode != int(CollisionMode.DISABLED)) & ~static).nonzero()[0]
-        fixed = static.nonzero()[0] if not self.ignore_static else moving[:0]
+        moving, fixed, ignore_z = groups.moving, groups.fixed, groups.planar
         if moving.size == 0:
             return moving, moving, False
         lo, hi = b["aabb_min"], b["aabb_max"]
         if self.margin > 0 and self.narrow_phase == "closest_points":
             lo, hi = lo - self.margin / 2, hi + self.margin / 2  # near misses reach the query
-        ignore_z = mode == int(CollisionMode.NORMAL_2D)
         partial = False
         if moving.size * (moving.size + fixed.size) > broadphase.SMALL_SCENE_PAIRS:
             found = None
@@ -248,7 +253,7 @@ class CollisionSystem:
         else:
             i, j = small_scene_pairs(lo, hi, moving, fixed, ignore_z)
         handles, parent = b.handles, b["parent"]
-        if any_set(parent >= 0):  # a load and its carrier are not a collision
+        if groups.carried:  # a load and its carrier are not a collision
             keep = (parent[i] != handles[j]) & (parent[j] != handles[i])
             i, j = i[keep], j[keep]
         if self.intended:

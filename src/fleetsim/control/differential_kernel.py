@@ -63,7 +63,9 @@ def differential_drive(
             yaw_left[s],
         )
 
-    parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
+    parallel.run(
+        [functools.partial(part, *h) for h in parallel.halves(n, parallel.ROW_KERNEL_ROWS)]
+    )
     return dist_left, yaw_left
 
 

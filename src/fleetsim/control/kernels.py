@@ -95,7 +95,9 @@ def omni_drive(
             lands[s],
         )
 
-    parallel.run([functools.partial(part, *h) for h in parallel.halves(n)])
+    parallel.run(
+        [functools.partial(part, *h) for h in parallel.halves(n, parallel.ROW_KERNEL_ROWS)]
+    )
     return dist_left, lands
 
 

@@ -88,7 +88,7 @@ def omni_turn(
         mine = (x[s] for x in out)  # (each half compacts into its own stretch)
         return int(select(rows[s], body_rows[s], q, rate, *limits, *bits, *held, *mine))
 
-    halves = parallel.halves(n)
+    halves = parallel.halves(n, parallel.ROW_KERNEL_ROWS)
     counts = parallel.run([functools.partial(part, *h) for h in halves])
     m = memory.turned = sum(counts)
     if m == 0:
