@@ -48,7 +48,7 @@ def test_the_compiled_omni_step_equals_numpy(seed: int, monkeypatch: pytest.Monk
 
 def test_the_compiled_omni_step_in_two_halves_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     """50,000 rows: the compiled translation runs in two halves on two threads (from
-    `parallel.MIN_ROWS`), and gives NumPy's numbers, passing speeds included."""
+    `parallel.ROW_KERNEL_ROWS`), and gives NumPy's numbers, passing speeds included."""
     from fleetsim import parallel
 
     motion, goal, limits = _rows(50_000, 6)
@@ -374,9 +374,10 @@ def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
 
 
 def test_the_compiled_turn_in_two_halves_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """40,000 rows (from `parallel.MIN_ROWS` the rows are picked in two halves on two threads),
-    some aligning, some still turning, some neither: three steps of `omni_turn` (the second
-    and third with rows held) give NumPy's `turn` to the last bit."""
+    """40,000 rows (from `parallel.ROW_KERNEL_ROWS` the rows are picked, and NumPy's
+    arctangents and sines taken, in two halves on two threads), some aligning, some still
+    turning, some neither: three steps of `omni_turn` (the second and third with rows held)
+    give NumPy's `turn` to the last bit."""
     from fleetsim import parallel
     from fleetsim.control.omni import turn
     from fleetsim.control.omni_turn import TurnMemory, omni_turn
@@ -415,3 +416,4 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(monkeypatch: pytest.Monkey
         assert np.array_equal(a["yaw_rate"], expected_rate)
         assert np.array_equal(left, expected_left)
     assert 0 < memory.turned < np.count_nonzero(turning)  # some rows held, some turned
+    assert memory.turned >= parallel.ROW_KERNEL_ROWS  # (the sines in halves too)

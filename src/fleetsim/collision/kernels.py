@@ -64,6 +64,12 @@ class _Workspace(threading.local):
 _workspace = _Workspace()
 
 
+def scratch(name: str, size: int, dtype: Any, width: int = 0) -> np.ndarray:
+    """This thread's kernel array `name` with room for at least `size` rows (of `width`),
+    kept between calls (its contents are whatever the last user left)."""
+    return _workspace.get(name, size, dtype, width)
+
+
 def narrow_bounds(
     lo: np.ndarray, hi: np.ndarray, cell: float, use: np.ndarray | None = None
 ) -> tuple[float, float, float, float, float, int] | None:

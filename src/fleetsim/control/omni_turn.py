@@ -4,7 +4,8 @@
 place on the simulation's tables, in three passes over the rows with NumPy's arctangent and
 sines between them (Numba's differ from NumPy's vectorised ones in the last bit on some
 machines): the yaw's arguments, the turn (the same formulas in the same order as `turn`),
-the quaternion. So a run gives the NumPy path's numbers to the last bit.
+the quaternion. So a run gives the NumPy path's numbers to the last bit. A large fleet's
+passes, and the arctangents and sines, run in two halves on two threads (`fleetsim.parallel`).
 
 Most robots that align with their goal's yaw hold it: the turn lands on the goal's yaw every
 step and leaves the robot as it was. A row whose last turn left it as it was is remembered
@@ -99,12 +100,21 @@ def omni_turn(
         ys, yc, rate_in = (
             np.concatenate((x[a : a + counts[0]], x[b : b + counts[1]])) for x in (ys, yc, rate_in)
         )
-    yaw = np.arctan2(ys[:m], yc[:m])  # quat.yaw_of
-    half = np.empty(m)
+    parts = parallel.halves(m, parallel.ROW_KERNEL_ROWS)  # (NumPy's ufuncs let go of the GIL)
+    yaw = np.empty(m)
+    parallel.run([functools.partial(np.arctan2, ys[a:b], yc[a:b], yaw[a:b]) for a, b in parts])
+    half = np.empty(m)  # quat.yaw_of, above
     turn(rows, picked[:m], rate, *limits, float(dt), yaw, half, yaw_left)
-    sin, cos = np.sin(half), np.cos(half)  # quat.from_yaw of the wrapped yaw
+    sin, cos = np.empty(m), np.empty(m)  # quat.from_yaw of the wrapped yaw
+    parallel.run([functools.partial(_sines, half[a:b], sin[a:b], cos[a:b]) for a, b in parts])
     write(rows, body_rows, picked[:m], q, rate, *limits, *bits, sin, cos, rate_in, yaw_left, *held)
     return yaw_left
+
+
+def _sines(angle: np.ndarray, sin: np.ndarray, cos: np.ndarray) -> None:
+    """NumPy's sine and cosine of `angle`, into `sin` and `cos`."""
+    np.sin(angle, out=sin)
+    np.cos(angle, out=cos)
 
 
 def _select(
