@@ -41,6 +41,13 @@ def test_tasks_run_on_two_threads_and_errors_come_back() -> None:
     with pytest.raises(ValueError, match="second half"):
         parallel.run([lambda: done.append(1) or 1, fails])
     assert done == [1]  # the first half ran to its end
+
+    def first_fails() -> int:
+        raise KeyError("this thread's half failed")
+
+    with pytest.raises(KeyError, match="this thread"):  # (both failed: this thread's first)
+        parallel.run([first_fails, fails])
+    assert parallel.run([lambda: 1, lambda: 2]) == [1, 2]  # (the helper serves on)
     nested = parallel.run([lambda: 0, lambda: parallel.run([lambda: 1, lambda: 2])])
     assert nested == [0, [1, 2]]  # (the helper asking for halves runs them itself)
 

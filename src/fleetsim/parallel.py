@@ -72,9 +72,11 @@ def run(tasks: list[Callable[[], T]]) -> list[T]:
         try:
             first = tasks[0]()
         finally:
-            others = helper.result()  # (waits; raises the helper's error)
+            others, error = helper.outcome()  # (waits; this thread's error goes first)
     finally:
         helper.lock.release()
+    if error is not None:
+        raise error
     return [first, *others]
 
 
@@ -109,19 +111,16 @@ class Helper:
             with self._wake:
                 self._wake.notify_all()
 
-    def result(self) -> Any:
-        """The submitted task's result, once it is done (its error raised)."""
+    def outcome(self) -> tuple[Any, BaseException | None]:
+        """The submitted task's (result, error), once it is done."""
         asked = int(self.flags[self.REQUESTS])
         spin = self._spin
         if spin is None or not spin.watch(self.flags, self.DONE, asked, self.SPINS):
             with self._wake:
                 while self.flags[self.DONE] < asked:
                     self._wake.wait(None if spin is None else self.POLL)
-        value, error = self._outcome
-        self._outcome = (None, None)
-        if error is not None:
-            raise error
-        return value
+        outcome, self._outcome = self._outcome, (None, None)
+        return outcome
 
     def _serve(self) -> None:
         done = 0
