@@ -31,7 +31,7 @@ MIN_ROWS = 20_000  # rows (or pairs) from which work is split over two threads
 ROW_KERNEL_ROWS = 8_000
 HELPER = "fleetsim-half"  # the helper thread's name
 
-_pool: list[Helper | None] = [None]
+_helpers: list[Helper | None] = [None]  # (this process's one helper, once made)
 _lock = threading.Lock()
 _one = [False]  # `one_thread` was called
 
@@ -59,8 +59,8 @@ def halves(n: int, min_rows: int | None = None) -> list[tuple[int, int]]:
 def run(tasks: list[Callable[[], T]]) -> list[T]:
     """Each task's result, in order: the first run in this thread, the others in the helper
     thread meanwhile (one task, tasks asked for from the helper thread itself, or while
-    another thread has the helper: one after the other here). The first error raised is
-    raised here, after every task has finished."""
+    another thread has the helper: one after the other here). An error is raised here
+    after every task has finished: this thread's task's, else the helper's."""
     if len(tasks) == 1 or threading.current_thread().name.startswith(HELPER):
         return [task() for task in tasks]  # (one task; or asked from the helper itself)
     helper = _helper()
@@ -166,9 +166,9 @@ def _spin() -> Any:
 
 def _helper() -> Helper:
     with _lock:
-        helper = _pool[0]
+        helper = _helpers[0]
         if helper is None:
-            helper = _pool[0] = Helper()
+            helper = _helpers[0] = Helper()
         return helper
 
 
@@ -176,7 +176,7 @@ def _forget() -> None:
     """In a forked child: the parent's helper thread is not there; make a new one when
     needed."""
     global _lock
-    _pool[0] = None
+    _helpers[0] = None
     _lock = threading.Lock()
 
 

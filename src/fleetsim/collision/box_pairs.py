@@ -71,9 +71,8 @@ def classify_pairs(
         )
 
         packed = np.empty((0, 8))
-        if PACK_SHARE * len(i) >= len(
-            pos
-        ):  # a crowd: each body's box in the world once, in one row
+        # a crowd: each body's box in the world once, in one row
+        if PACK_SHARE * len(i) >= len(pos):
             packed = kernels.scratch("packed", len(pos), np.float64, 8)  # (no page faults)
             pack = compiled(_pack_rows)
             assert pack is not None

@@ -65,7 +65,7 @@ class LastCheck:
 
     def __init__(self) -> None:
         self._basis: _Basis | None = None
-        self._groups: tuple[np.ndarray, Groups] | None = None  # (the basis's modes, groups)
+        self._groups: Groups | None = None  # of the modes and carriers the basis holds
 
     def clear(self) -> None:
         """Forget the last check (the next one starts afresh)."""
@@ -93,14 +93,12 @@ class LastCheck:
         bodies["unchecked"][:] = False
 
     def groups(self, bodies: BodyTable, ignore_static: bool, same: bool) -> Groups:
-        """`Groups.of(bodies, ignore_static)`, worked out once for a basis: with `same`
-        (`same_setup` said so as this check began) the last one's stand."""
-        basis, kept = self._basis, self._groups
-        if same and basis is not None and kept is not None and kept[0] is basis.modes:
-            return kept[1]
-        found = Groups.of(bodies, ignore_static)
-        self._groups = (basis.modes, found) if same and basis is not None else None
-        return found
+        """`Groups.of(bodies, ignore_static)`, worked out again only when `same_setup` did
+        not hold as this check began (`same` False): else the modes, carriers and settings
+        are those the last groups were worked out from (a check writes none of them)."""
+        if not same or self._groups is None:
+            self._groups = Groups.of(bodies, ignore_static)
+        return self._groups
 
     def same_setup(self, bodies: BodyTable, setup: tuple[Any, ...]) -> bool:
         """The same table, rows, settings, collision modes and carriers as the last check."""

@@ -101,9 +101,9 @@ def omni_turn(
             np.concatenate((x[a : a + counts[0]], x[b : b + counts[1]])) for x in (ys, yc, rate_in)
         )
     parts = parallel.halves(m, parallel.ROW_KERNEL_ROWS)  # (NumPy's ufuncs let go of the GIL)
-    yaw = np.empty(m)
+    yaw = np.empty(m)  # quat.yaw_of
     parallel.run([functools.partial(np.arctan2, ys[a:b], yc[a:b], yaw[a:b]) for a, b in parts])
-    half = np.empty(m)  # quat.yaw_of, above
+    half = np.empty(m)
     turn(rows, picked[:m], rate, *limits, float(dt), yaw, half, yaw_left)
     sin, cos = np.empty(m), np.empty(m)  # quat.from_yaw of the wrapped yaw
     parallel.run([functools.partial(_sines, half[a:b], sin[a:b], cos[a:b]) for a, b in parts])
