@@ -5,14 +5,16 @@ place on the simulation's tables, in three passes over the rows with NumPy's arc
 sines between them (Numba's differ from NumPy's vectorised ones in the last bit on some
 machines): the yaw's arguments, the turn (the same formulas in the same order as `turn`),
 the quaternion. So a run gives the NumPy path's numbers to the last bit. A large fleet's
-passes, and the arctangents and sines, run in two halves on two threads (`fleetsim.parallel`).
+rows run in two halves on two threads (`fleetsim.parallel`), each half through all three
+passes and NumPy's functions (which let go of the GIL) on its own: one hand-over a step.
 
 Most robots that align with their goal's yaw hold it: the turn lands on the goal's yaw every
 step and leaves the robot as it was. A row whose last turn left it as it was is remembered
 with that turn's inputs (its quaternion, yaw rate, goal's yaw and limits bit for bit, whether
 it aligns); while they are the same, the turn would give the same answer, so the row
 is skipped, arctangent, sines and all. Anything that changes an input (a new goal, a pose set
-by hand, a speed factor) makes the row turn again.
+by hand, a speed factor) makes the row turn again. The inputs are written down only for a row
+the turn left as it was (a row still turning has nothing to compare them with).
 """
 
 from __future__ import annotations
@@ -82,39 +84,27 @@ def omni_turn(
     ys, yc, rate_in = np.empty(n), np.empty(n), np.empty(n)
     held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
     bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
-    out = (picked, ys, yc, rate_in, yaw_left)
 
-    def part(start: int, stop: int) -> int:  # rows start..stop (both cores: two halves)
-        s = slice(start, stop)
-        mine = (x[s] for x in out)  # (each half compacts into its own stretch)
-        return int(select(rows[s], body_rows[s], q, rate, *limits, *bits, *held, *mine))
+    def part(start: int, stop: int) -> int:  # rows start..stop, start to end (both cores:
+        s = slice(start, stop)  # two halves, each compacting into its own stretch)
+        here, bodies, left = rows[s], body_rows[s], yaw_left[s]
+        mine, y_sin, y_cos, rate_was = picked[s], ys[s], yc[s], rate_in[s]
+        m = int(
+            select(here, bodies, q, rate, *limits, *bits, *held, mine, y_sin, y_cos, rate_was, left)
+        )
+        if m == 0:
+            return 0
+        mine = mine[:m]
+        yaw = np.arctan2(y_sin[:m], y_cos[:m])  # quat.yaw_of
+        half = np.empty(m)
+        turn(here, mine, rate, *limits, float(dt), yaw, half, left)
+        sin, cos = np.sin(half), np.cos(half)  # quat.from_yaw of the wrapped yaw
+        write(here, bodies, mine, q, rate, *limits, *bits, sin, cos, rate_was, left, *held)
+        return m
 
     halves = parallel.halves(n, parallel.ROW_KERNEL_ROWS)
-    counts = parallel.run([functools.partial(part, *h) for h in halves])
-    m = memory.turned = sum(counts)
-    if m == 0:
-        return yaw_left
-    if len(halves) > 1:  # the two stretches, one after the other (places in `rows`)
-        (a, _), (b, _) = halves
-        picked = np.concatenate((picked[: counts[0]], picked[b : b + counts[1]] + b))
-        ys, yc, rate_in = (
-            np.concatenate((x[a : a + counts[0]], x[b : b + counts[1]])) for x in (ys, yc, rate_in)
-        )
-    parts = parallel.halves(m, parallel.ROW_KERNEL_ROWS)  # (NumPy's ufuncs let go of the GIL)
-    yaw = np.empty(m)  # quat.yaw_of
-    parallel.run([functools.partial(np.arctan2, ys[a:b], yc[a:b], yaw[a:b]) for a, b in parts])
-    half = np.empty(m)
-    turn(rows, picked[:m], rate, *limits, float(dt), yaw, half, yaw_left)
-    sin, cos = np.empty(m), np.empty(m)  # quat.from_yaw of the wrapped yaw
-    parallel.run([functools.partial(_sines, half[a:b], sin[a:b], cos[a:b]) for a, b in parts])
-    write(rows, body_rows, picked[:m], q, rate, *limits, *bits, sin, cos, rate_in, yaw_left, *held)
+    memory.turned = sum(parallel.run([functools.partial(part, *h) for h in halves]))
     return yaw_left
-
-
-def _sines(angle: np.ndarray, sin: np.ndarray, cos: np.ndarray) -> None:
-    """NumPy's sine and cosine of `angle`, into `sin` and `cos`."""
-    np.sin(angle, out=sin)
-    np.cos(angle, out=cos)
 
 
 def _select(
@@ -211,13 +201,14 @@ def _turn_rows(
         max_w, max_alpha, aligns = max_w_col[r] * scale[r], max_alpha_col[r], align[r]
         err = _wrap(goal_yaw[r] - yaw[j]) if aligns else 0.0
         u = max_alpha * dt  # next_rate
-        target = _sign(err) * min(max_w, _braking(abs(err), max_alpha, dt))
+        brake = _braking(abs(err), max_alpha, dt)
+        target = _sign(err) * min(max_w, brake)
         new_rate = min(max(target, rate[r] - u), rate[r] + u)
         lands = (  # turn_lands_on
             aligns
             and abs(new_rate * dt) >= abs(err) - LAND_EPS
             and _sign(new_rate) == _sign(err)
-            and abs(new_rate) <= _braking(abs(err), max_alpha, dt) + LAND_EPS
+            and abs(new_rate) <= brake + LAND_EPS
         )
         new_yaw = goal_yaw[r] if lands else yaw[j] + new_rate * dt
         rate[r] = err / dt if lands else new_rate
@@ -268,6 +259,8 @@ def _write_rows(
             and _same(rate_in[j], rate[r])
         )  # the turn left the row as it was
         q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin[j], cos[j]
+        if not held[r]:
+            continue  # (what it was given is read only for a held row)
         held_q[r, 0], held_q[r, 1] = q_bits[b, 0], q_bits[b, 1]
         held_q[r, 2], held_q[r, 3] = q_bits[b, 2], q_bits[b, 3]
         held_scalars[r, 0] = rate_bits[r]
