@@ -19,7 +19,7 @@ SRC = Path(fleetsim.__file__).parent
 LAYERS: list[set[str]] = [
     {"errors"},
     {"environment", "version", "logs", "events", "assets", "yaml_source", "outputs"},
-    {"spin"},
+    {"spin", "hints"},
     {"jit", "parallel", "memory", "scheduling"},
     {"geometry"},
     {"state", "site"},

@@ -57,6 +57,20 @@ def compiled_together(
     return compiled(entry)
 
 
+def compiled_prefetching(namespace: dict[str, Any], entry: Callable[..., Any]) -> Any:
+    """`compiled(entry)` for a kernel that asks for rows ahead with `prefetch(array, row)`: that
+    name in `namespace` (the module's globals, where a placeholder stands) becomes
+    `fleetsim.hints.prefetch` first; None without Numba."""
+    if not environment.numba_allowed():
+        return None
+    try:
+        from fleetsim import hints
+    except ImportError:
+        return None
+    namespace["prefetch"] = hints.prefetch
+    return compiled(entry)
+
+
 def prepare(rows: int) -> bool:
     """Load Numba and start its compiler now, for a fleet of `rows` robots whose steps will use
     the kernels (from `MIN_ROWS`): the scenario builder calls this once the world is built, so

@@ -60,23 +60,28 @@ def _scene(n: int, seed: int) -> tuple[np.ndarray, ...]:
 
 def test_the_compiled_box_pairs_give_numpys_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every mix of unturned, level-turned and tilted boxes: the compiled narrow phase and the
-    NumPy one agree on every pair, and both answer like the 15-axis test."""
+    NumPy one agree on every pair, and both answer like the 15-axis test, whether a body's
+    plane box comes from the compiled refresh (`level_kind`, `level_box`), from its columns,
+    or some from each."""
     pytest.importorskip("numba")
-    from fleetsim.collision import box_pairs
+    from fleetsim.collision import box_pairs, kernels
 
     i, j, pos, q, lo, hi = _scene(240, 5)
     boxes = np.ones(len(pos), dtype=bool)
     normal = np.zeros(len(pos), dtype=np.int8)  # (every body a box in 3-D)
-    verdict = box_pairs.classify_pairs(i, j, normal, boxes, boxes, pos, q, lo, hi, 0.05)
+    kind, plane = np.full(len(pos), -1, dtype=np.int8), np.full((len(pos), 8), np.nan)
+    moved, unchecked = np.ones(len(pos), dtype=bool), np.zeros(len(pos), dtype=bool)
+    world = np.empty((len(pos), 3)), np.empty((len(pos), 3))
+    refreshed = np.arange(len(pos))[np.arange(len(pos)) % 5 != 0]  # a fifth never refreshed
+    assert kernels.refresh_boxes(refreshed, pos, q, lo, hi, *world, moved, unchecked, kind, plane)
+    assert np.array_equal(kind[refreshed], np.arange(len(pos))[refreshed] % 3)  # _scene's kinds
+    args = (normal, boxes, boxes, pos, q, lo, hi, 0.05)
+    verdict = box_pairs.classify_pairs(i, j, *args, kind, plane)
     fast = verdict == box_pairs.TOUCHING
     assert np.isin(verdict, (box_pairs.TOUCHING, box_pairs.SEPARATE)).all()
-    few = slice(0, len(pos) // 8)  # fewer pairs than bodies: boxes worked out pair by pair
-    assert np.array_equal(
-        box_pairs.classify_pairs(i[few], j[few], normal, boxes, boxes, pos, q, lo, hi, 0.05),
-        verdict[few],
-    )  # (and with many, each body's box once: `_pack_rows`)
+    assert np.array_equal(box_pairs.classify_pairs(i, j, *args), verdict)  # from the columns
     monkeypatch.setattr(box_pairs, "MIN_ROWS", 10**9)
-    slow = box_pairs.classify_pairs(i, j, normal, boxes, boxes, pos, q, lo, hi, 0.05)
+    slow = box_pairs.classify_pairs(i, j, *args)
     assert np.array_equal(verdict, slow)
     turned = (q[i, :3] != 0).any(axis=1) | (q[j, :3] != 0).any(axis=1)
     box_i, box_j = box_pairs._box(i, pos, q, lo, hi, 0.05), box_pairs._box(j, pos, q, lo, hi, 0.05)

@@ -60,6 +60,8 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
             b["aabb_max"],
             moved,
             b["unchecked"],
+            b["level_kind"],
+            b["level_box"],
         )
     ):
         pass  # a large fleet: compiled, in place (turned boxes kept stay right for their quat)
@@ -72,6 +74,7 @@ def refresh_moved_aabbs(bodies: BodyTable) -> int:
             bodies["aabb_min"][rows], bodies["aabb_max"][rows] = lo, hi
         moved[rows] = False
         bodies["unchecked"][rows] = True
+        bodies["level_kind"][rows] = -1  # (the narrow phase works these boxes out itself)
     bodies.version += 1  # boxes changed: the next collision check cannot reuse the last one
     return int(rows.size)
 

@@ -11,11 +11,14 @@ grown by half the margin. Three cases, cheapest first:
 - otherwise the 15-axis test of `fleetsim.collision.obb`.
 
 `classify_pairs` runs compiled with Numba (`fleetsim.jit`) from `MIN_ROWS` pairs, in one pass
-over the pairs from the body table's columns (in a crowd, with at least a pair for every four
-bodies, each level box's yaw, world centre and half extents are worked out once, into one row
-a body, by the same expressions: a pair then reads two rows instead of a dozen columns); the
-NumPy path evaluates the same formulas in the same order, so both give the same answers. A
-large fleet's pairs run in two halves on two threads (`fleetsim.parallel`).
+over the pairs from the body table's columns. A body whose world box the compiled refresh
+worked out this step (`fleetsim.collision.kernels.refresh_boxes`) comes with its kind and, if
+level, its plane box (yaw's cosine and sine, world centre, half extents: the body table's
+`level_kind` and `level_box`, by the same expressions as here), so a pair reads two bytes and
+two rows instead of a dozen columns, and unturned pairs no more than the bytes; the others'
+are worked out pair by pair. The NumPy path evaluates the same formulas in the same order, so
+both give the same answers. A large fleet's pairs run in two halves on two threads
+(`fleetsim.parallel`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from fleetsim import jit, parallel
-from fleetsim.collision import kernels
 from fleetsim.collision.obb import _PARALLEL_EPS, boxes_touch
 from fleetsim.geometry import quat
 from fleetsim.jit import MIN_ROWS, compiled
@@ -36,9 +38,7 @@ from fleetsim.state.table import rows_of
 IntArray = np.ndarray
 SEPARATE, TOUCHING, ASK = 0, 1, 2  # classify_pairs' answers
 PLANAR = int(CollisionMode.NORMAL_2D)  # (a plain int for the compiled code)
-# Each body's box is worked out once (packed) when pairs x this >= bodies: at 100,000 robots
-# with 29,000 pairs of turned boxes that takes a sixth off the narrow phase
-PACK_SHARE = 4
+AHEAD = 16  # pairs ahead whose bodies' plane boxes the kernel asks for (`fleetsim.hints`)
 
 
 def classify_pairs(
@@ -52,40 +52,36 @@ def classify_pairs(
     lo: np.ndarray,
     hi: np.ndarray,
     grow: float,
+    level_kind: np.ndarray | None = None,
+    level_box: np.ndarray | None = None,
 ) -> np.ndarray:
     """The closest-points narrow phase of candidate pairs (int8 per pair): TOUCHING (a pair
     with a NORMAL_2D body, whose broadphase overlap in the plane stands, or boxes that touch),
     SEPARATE (boxes that do not), or ASK (PyBullet's query decides: a body that is neither a
     single box, `exact`, nor a footprint box, `shaped`). Compiled, in one pass over the pairs,
-    from `MIN_ROWS` pairs (`jit.enough`); else NumPy, with the same answers."""
-    kernel = compiled(_pairs_rows) if jit.enough(len(i), MIN_ROWS) else None  # (Numba loads)
+    from `MIN_ROWS` pairs (`jit.enough`); else NumPy, with the same answers. `level_kind` and
+    `level_box` are the body table's columns of that name (without them, every body's box is
+    worked out from pos, q, lo and hi)."""
+    enough = jit.enough(len(i), MIN_ROWS)  # (Numba loads)
+    kernel = jit.compiled_prefetching(globals(), _pairs_rows) if enough else None
     if kernel is not None:
         out = np.empty(len(i), dtype=np.int8)
         i, j = np.ascontiguousarray(i, dtype=np.int64), np.ascontiguousarray(j, dtype=np.int64)
+        if level_kind is None or level_box is None:  # (every body worked out pair by pair)
+            level_kind, level_box = np.full(len(pos), -1, dtype=np.int8), np.empty((0, 8))
         floats = (np.ascontiguousarray(x, dtype=np.float64) for x in (pos, q, lo, hi))
         table = (
             np.ascontiguousarray(mode),
             np.ascontiguousarray(exact, dtype=np.bool_),
             np.ascontiguousarray(shaped, dtype=np.bool_),
             *floats,
+            np.ascontiguousarray(level_kind, dtype=np.int8),
+            np.ascontiguousarray(level_box, dtype=np.float64),
         )
-
-        packed = np.empty((0, 8))
-        # a crowd: each body's box in the world once, in one row
-        if PACK_SHARE * len(i) >= len(pos):
-            packed = kernels.scratch("packed", len(pos), np.float64, 8)  # (no page faults)
-            pack = compiled(_pack_rows)
-            assert pack is not None
-            parallel.run(
-                [
-                    functools.partial(pack, a, b, *table[3:], float(grow), packed)
-                    for a, b in parallel.halves(len(pos))
-                ]
-            )
 
         def part(start: int, stop: int) -> None:  # (both cores: two halves of the pairs)
             s = slice(start, stop)
-            kernel(i[s], j[s], *table, float(grow), packed, out[s])
+            kernel(i[s], j[s], *table, float(grow), out[s])
 
         parallel.run([functools.partial(part, *h) for h in parallel.halves(len(i))])
         return out
@@ -203,28 +199,8 @@ def _flat(
 # -- compiled (the same formulas, pair by pair; one function, as Numba compiles it alone) ---------
 
 
-def _pack_rows(
-    first: int, stop: int, pos: Any, q: Any, lo: Any, hi: Any, grow: float, packed: Any
-) -> None:
-    """For the bodies first..stop-1 turned about the vertical only (or not at all): the cosine
-    and sine of the yaw, the world centre and the grown half extents of the box, as
-    `_pairs_rows` works them out for a pair (the same expressions), in one row each."""
-    for r in range(first, stop):
-        if q[r, 0] == 0.0 and q[r, 1] == 0.0:
-            z, w = q[r, 2], q[r, 3]
-            c, s = 1 - z * (2 * z), w * (2 * z)
-            mx, my, mz = (
-                (lo[r, 0] + hi[r, 0]) / 2,
-                (lo[r, 1] + hi[r, 1]) / 2,
-                (lo[r, 2] + hi[r, 2]) / 2,
-            )
-            packed[r, 0], packed[r, 1] = c, s
-            packed[r, 2] = pos[r, 0] + (c * mx - s * my)
-            packed[r, 3] = pos[r, 1] + (s * mx + c * my)
-            packed[r, 4] = pos[r, 2] + mz
-            packed[r, 5] = (hi[r, 0] - lo[r, 0]) / 2 + grow
-            packed[r, 6] = (hi[r, 1] - lo[r, 1]) / 2 + grow
-            packed[r, 7] = (hi[r, 2] - lo[r, 2]) / 2 + grow
+def prefetch(array: Any, row: int) -> None:
+    """A placeholder: `jit.compiled_prefetching` puts `fleetsim.hints.prefetch` here."""
 
 
 def _pairs_rows(
@@ -237,15 +213,49 @@ def _pairs_rows(
     q: Any,
     lo: Any,
     hi: Any,
+    level_kind: Any,
+    level_box: Any,
     grow: float,
-    packed: Any,
     out: Any,
 ) -> None:
-    """`classify_pairs`, pair by pair (boxes turned about the vertical only read from
-    `packed`, `_pack_rows`'s rows, when it has a row a body)."""
+    """`classify_pairs`, pair by pair (a body's kind and plane box from `level_kind` and
+    `level_box` where the refresh worked them out, else from its columns)."""
+
+    def _kind(r: int, level_kind: Any, q: Any) -> int:  # 0 unturned, 1 level, 2 tilted
+        if level_kind[r] >= 0:
+            return int(level_kind[r])
+        if q[r, 0] == 0.0 and q[r, 1] == 0.0:
+            return 0 if q[r, 2] == 0.0 else 1
+        return 2
+
+    def _plane(r: int, level_kind: Any, level_box: Any, pos: Any, q: Any, lo: Any, hi: Any) -> Any:
+        """(cos, sin, centre x, y, z, half x, y, z) of a level box, as `_flat` has them."""
+        if level_kind[r] >= 0:
+            box = level_box[r]
+            return box[0], box[1], box[2], box[3], box[4], box[5], box[6], box[7]
+        z, w = q[r, 2], q[r, 3]
+        c, s = 1 - z * (2 * z), w * (2 * z)
+        mx, my, mz = (lo[r, 0] + hi[r, 0]) / 2, (lo[r, 1] + hi[r, 1]) / 2, (lo[r, 2] + hi[r, 2]) / 2
+        return (
+            c,
+            s,
+            pos[r, 0] + (c * mx - s * my),
+            pos[r, 1] + (s * mx + c * my),
+            pos[r, 2] + mz,
+            (hi[r, 0] - lo[r, 0]) / 2,
+            (hi[r, 1] - lo[r, 1]) / 2,
+            (hi[r, 2] - lo[r, 2]) / 2,
+        )
+
     rot, centre, half = np.empty((2, 3, 3)), np.empty((2, 3)), np.empty((2, 3))
     rel, abs_rel, t = np.empty((3, 3)), np.empty((3, 3)), np.empty(3)
-    for k in range(i.shape[0]):
+    n, ahead = i.shape[0], AHEAD if level_box.shape[0] else i.shape[0]
+    for k in range(n):
+        if k + ahead < n:  # the rows of a turned pair to come, read from memory meanwhile
+            soon_a, soon_b = i[k + ahead], j[k + ahead]
+            if level_kind[soon_a] | level_kind[soon_b] == 1:  # (both level, one turned)
+                prefetch(level_box, soon_a)
+                prefetch(level_box, soon_b)
         a, b = i[k], j[k]
         if mode[a] == PLANAR or mode[b] == PLANAR:
             out[k] = TOUCHING  # the broadphase's overlap in the plane stands
@@ -253,57 +263,34 @@ def _pairs_rows(
         if not ((exact[a] or shaped[a]) and (exact[b] or shaped[b])):
             out[k] = ASK
             continue
-        level_a = q[a, 0] == 0.0 and q[a, 1] == 0.0
-        level_b = q[b, 0] == 0.0 and q[b, 1] == 0.0
-        if level_a and level_b and q[a, 2] == 0.0 and q[b, 2] == 0.0:
+        kind_a, kind_b = _kind(a, level_kind, q), _kind(b, level_kind, q)
+        if kind_a == 0 and kind_b == 0:
             out[k] = TOUCHING  # two unturned boxes: their AABBs, found overlapping
             continue
-        if level_a and level_b:  # turned about the vertical only: the plane and the heights
-            if packed.shape[0]:
-                ca, sa, hax, hay, haz = (
-                    packed[a, 0],
-                    packed[a, 1],
-                    packed[a, 5],
-                    packed[a, 6],
-                    packed[a, 7],
-                )
-                cb, sb, hbx, hby, hbz = (
-                    packed[b, 0],
-                    packed[b, 1],
-                    packed[b, 5],
-                    packed[b, 6],
-                    packed[b, 7],
-                )
-                dx, dy = packed[b, 2] - packed[a, 2], packed[b, 3] - packed[a, 3]
-                dz = packed[b, 4] - packed[a, 4]
-            else:
-                za, wa, zb, wb = q[a, 2], q[a, 3], q[b, 2], q[b, 3]
-                ca, sa = 1 - za * (2 * za), wa * (2 * za)
-                cb, sb = 1 - zb * (2 * zb), wb * (2 * zb)
-                m_ax, m_ay = (lo[a, 0] + hi[a, 0]) / 2, (lo[a, 1] + hi[a, 1]) / 2
-                m_bx, m_by = (lo[b, 0] + hi[b, 0]) / 2, (lo[b, 1] + hi[b, 1]) / 2
-                m_az, m_bz = (lo[a, 2] + hi[a, 2]) / 2, (lo[b, 2] + hi[b, 2]) / 2
-                hax, hay = (hi[a, 0] - lo[a, 0]) / 2 + grow, (hi[a, 1] - lo[a, 1]) / 2 + grow
-                hbx, hby = (hi[b, 0] - lo[b, 0]) / 2 + grow, (hi[b, 1] - lo[b, 1]) / 2 + grow
-                haz, hbz = (hi[a, 2] - lo[a, 2]) / 2 + grow, (hi[b, 2] - lo[b, 2]) / 2 + grow
-                dx = (pos[b, 0] + (cb * m_bx - sb * m_by)) - (pos[a, 0] + (ca * m_ax - sa * m_ay))
-                dy = (pos[b, 1] + (sb * m_bx + cb * m_by)) - (pos[a, 1] + (sa * m_ax + ca * m_ay))
-                dz = (pos[b, 2] + m_bz) - (pos[a, 2] + m_az)
+        if kind_a <= 1 and kind_b <= 1:  # turned about the vertical only: plane and heights
+            ca, sa, xa, ya, za, hax, hay, haz = _plane(a, level_kind, level_box, pos, q, lo, hi)
+            cb, sb, xb, yb, zb, hbx, hby, hbz = _plane(b, level_kind, level_box, pos, q, lo, hi)
+            hax, hay, haz, hbx, hby, hbz = (
+                hax + grow,
+                hay + grow,
+                haz + grow,
+                hbx + grow,
+                hby + grow,
+                hbz + grow,
+            )
+            dx, dy, dz = xb - xa, yb - ya, zb - za
             tx, ty = ca * dx + sa * dy, ca * dy - sa * dx
             rc, rs = ca * cb + sa * sb, ca * sb - sa * cb
             arc, ars = abs(rc) + _PARALLEL_EPS, abs(rs) + _PARALLEL_EPS
             ux, uy = rc * tx + rs * ty, rc * ty - rs * tx
-            out[k] = (
-                SEPARATE
-                if (
-                    abs(dz) > haz + hbz
-                    or abs(tx) > hax + (arc * hbx + ars * hby)
-                    or abs(ty) > hay + (ars * hbx + arc * hby)
-                    or abs(ux) > hbx + (arc * hax + ars * hay)
-                    or abs(uy) > hby + (ars * hax + arc * hay)
-                )
-                else TOUCHING
+            separate = (  # (every axis, no branches: the next pairs' reads go on meanwhile)
+                (abs(dz) > haz + hbz)
+                | (abs(tx) > hax + (arc * hbx + ars * hby))
+                | (abs(ty) > hay + (ars * hbx + arc * hby))
+                | (abs(ux) > hbx + (arc * hax + ars * hay))
+                | (abs(uy) > hby + (ars * hax + arc * hay))
             )
+            out[k] = SEPARATE if separate else TOUCHING
             continue
         # Tilted: obb.boxes_touch of the pair, its einsums as sums over 0, 1, 2 in order.
         for s in range(2):

@@ -64,12 +64,6 @@ class _Workspace(threading.local):
 _workspace = _Workspace()
 
 
-def scratch(name: str, size: int, dtype: Any, width: int = 0) -> np.ndarray:
-    """This thread's kernel array `name` with room for at least `size` rows (of `width`),
-    kept between calls (its contents are whatever the last user left)."""
-    return _workspace.get(name, size, dtype, width)
-
-
 def narrow_bounds(
     lo: np.ndarray, hi: np.ndarray, cell: float, use: np.ndarray | None = None
 ) -> tuple[float, float, float, float, float, int] | None:
@@ -465,18 +459,22 @@ def refresh_boxes(
     out_max: np.ndarray,
     moved: np.ndarray,
     unchecked: np.ndarray,
+    level_kind: np.ndarray,
+    level_box: np.ndarray,
 ) -> bool:
     """World boxes of `rows` written in place into out_min/out_max (N, 3), as
     `fleetsim.collision.aabb.world_aabbs` computes them, the same arithmetic in the same order
     (equal to the last bit), in one pass with no gathered copies; the rows' `moved` marks
-    cleared and `unchecked` ones set on the way. False (nothing done) without Numba or when
-    an array is not a contiguous float64 (N, 3) / (N, 4) one."""
+    cleared and `unchecked` ones set on the way, and the boxes as the narrow phase tests them
+    (`level_kind`, `level_box`: the body table's columns, `fleetsim.collision.box_pairs`'s
+    numbers) worked out from the same reads. False (nothing done) without Numba or when an
+    array is not a contiguous float64 (N, 3) / (N, 4) / (N, 8) one."""
     refresh = compiled(_refresh_boxes)
-    arrays = (pos, quat, local_min, local_max, out_min, out_max)
+    arrays = (pos, quat, local_min, local_max, out_min, out_max, level_box)
     if refresh is None or not all(a.dtype == np.float64 and a.flags.c_contiguous for a in arrays):
         return False
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    marks = (moved, unchecked)
+    marks = (moved, unchecked, level_kind)
     parallel.run(
         [
             functools.partial(refresh, rows[a:b], *arrays, *marks)
@@ -494,8 +492,10 @@ def _refresh_boxes(
     local_max: Any,
     out_min: Any,
     out_max: Any,
+    level_box: Any,
     moved: Any,
     unchecked: Any,
+    level_kind: Any,
 ) -> None:
     for k in range(rows.shape[0]):
         r = rows[k]
@@ -521,3 +521,13 @@ def _refresh_boxes(
             half = abs(m[i][0]) * h0 + abs(m[i][1]) * h1 + abs(m[i][2]) * h2
             out_min[r, i] = centre - half
             out_max[r, i] = centre + half
+        if x == 0.0 and y == 0.0:  # level: box_pairs' plane box (x * 0.5 is x / 2, exactly)
+            level_kind[r] = 0 if z == 0.0 else 1
+            cos, sin = 1 - z * (2 * z), w * (2 * z)
+            level_box[r, 0], level_box[r, 1] = cos, sin
+            level_box[r, 2] = pos[r, 0] + (cos * c0 - sin * c1)
+            level_box[r, 3] = pos[r, 1] + (sin * c0 + cos * c1)
+            level_box[r, 4] = pos[r, 2] + c2
+            level_box[r, 5], level_box[r, 6], level_box[r, 7] = h0, h1, h2
+        else:
+            level_kind[r] = 2

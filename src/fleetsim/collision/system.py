@@ -337,6 +337,8 @@ class CollisionSystem:
                 b["aabb_local_min"],
                 b["aabb_local_max"],
                 self.margin / 2,
+                b["level_kind"],
+                b["level_box"],
             )
             found = touching_only(i, j, verdict)
             if found is not None:  # (no pair for PyBullet: the usual large fleet)

@@ -36,6 +36,12 @@ BODY_COLUMNS: dict[str, Column] = {
     "box_quat": Column(np.float64, (4,), np.nan),
     "box_offset": Column(np.float64, (3,)),
     "box_half": Column(np.float64, (3,)),
+    # The world box as the narrow phase tests it, worked out with the world AABB by the compiled
+    # refresh (`fleetsim.collision.kernels.refresh_boxes`): level_kind 0 unturned and level, 1
+    # turned about the vertical only, 2 tilted, -1 not worked out (refreshed with NumPy); for 0
+    # and 1, level_box is the yaw's cosine and sine, the box's world centre and half extents.
+    "level_kind": Column(np.int8, (), -1),
+    "level_box": Column(np.float64, (8,)),
     "collision_mode": Column(np.int8, (), int(CollisionMode.NORMAL_3D)),
     # The collision geometry is exactly the local box (a single unrotated box): the narrow phase
     # can test it with box-box geometry instead of asking PyBullet.
