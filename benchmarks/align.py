@@ -4,11 +4,13 @@ N `simple_cube` robots 1 m apart, half of them driving to random points of the f
 0.1 s steps, with `[fast]` installed: goals set as the README sets them (`set_goal(pose)`, which
 turns each robot to the goal's yaw, here 0, on the way), with a random goal yaw (every mover
 turns), and with `align_orientation=False` (what `fleetsim bench` used to time). Side by side
-in one run, each in a fresh process; prints the median step time of each, its ratio to driving
-without alignment (the worst variant last) and the memory it took. With `--against DIR` (another
-checkout of fleetsim, e.g. a `git worktree` of older code), the defaults also run on that code,
-alternating with this one `--rounds` times, and the ratio of their real-time factors is
-printed (issue 49's target: 100,000 robots at least twice the code of 2026-12-05). Example:
+in one run, each in a fresh process, the variants alternating `--rounds` times; prints the
+median over the rounds of each variant's median step time, its ratio to driving without
+alignment (and each round's), the worst variant last, and the most memory a run took. With
+`--against DIR` (another checkout of fleetsim, e.g. a `git worktree` of older code), the
+defaults also run on that code, alternating with this one `--rounds` times, and the ratio of
+their real-time factors is printed (issue 49's target: 100,000 robots at least twice the code
+of 2026-12-05). Example:
     python benchmarks/align.py --sizes 10000 100000 [--against ../old] [--json results/align.json]
 """
 
@@ -111,22 +113,36 @@ def main() -> None:
     parser.add_argument(
         "--against", type=Path, help="another checkout to compare the defaults with"
     )
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each variant (and pairs)")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # (a run for --against)
     args = parser.parse_args()
     if args.one:
         print(json.dumps({"ms": run(args.one, "defaults", args.steps)[0]}))
         return
     results: list[dict[str, Any]] = []
-    print(f"{'robots':>7} {'variant':>16} {'ms/step':>8} {'ratio':>6} {'MB':>6}")
+    print(
+        f"{'robots':>7} {'variant':>16} {'ms/step':>8} {'ratio':>6} {'MB':>6}  (each round's ratio)"
+    )
     for n in args.sizes:
-        measured = {v: fresh(n, v, args.steps) for v in VARIANTS}
-        times = {v: ms for v, (ms, _) in measured.items()}
+        rounds: dict[str, list[tuple[float, float]]] = {v: [] for v in VARIANTS}
+        for _ in range(args.rounds):  # (the variants alternating: the machine's swings shared)
+            for variant in VARIANTS:
+                rounds[variant].append(fresh(n, variant, args.steps))
+        times = {v: statistics.median(ms for ms, _ in runs) for v, runs in rounds.items()}
         for variant in VARIANTS:
-            ms, mb = measured[variant]
+            ms, mb = times[variant], max(mb for _, mb in rounds[variant])
             ratio = ms / times["align off"]
-            results.append({"robots": n, "variant": variant, "ms": ms, "ratio": ratio, "mb": mb})
-            print(f"{n:>7} {variant:>16} {ms:>8.2f} {ratio:>6.2f} {mb:>6.0f}")
+            each = [
+                a / b for (a, _), (b, _) in zip(rounds[variant], rounds["align off"], strict=True)
+            ]
+            results.append(
+                {"robots": n, "variant": variant, "ms": ms, "ratio": ratio, "mb": mb, "each": each}
+            )
+            print(
+                f"{n:>7} {variant:>16} {ms:>8.2f} {ratio:>6.2f} {mb:>6.0f}  ("
+                + ", ".join(f"{r:.2f}" for r in each)
+                + ")"
+            )
         worst = max(VARIANTS[1:], key=lambda v: times[v])
         print(f"{n:>7} {'worst':>16} {'':>8} {times[worst] / times['align off']:>6.2f} ({worst})")
         if args.against:

@@ -59,6 +59,21 @@ def test_handles_are_stable_and_never_reused() -> None:
     np.testing.assert_array_equal(table["quat"][table.row(int(d))], [0, 0, 0, 1])
 
 
+def test_columns_start_on_a_cache_line_and_keep_their_values_as_they_grow() -> None:
+    """Every column begins on a 64-byte boundary (a 64-byte row, such as the narrow phase's
+    `level_box`, is one cache line), with its defaults, before and after the table grows."""
+    table = BodyTable(capacity=3)
+    (first,) = table.add(1, pos=[[1.0, 2.0, 3.0]])
+    for grown in (False, True):
+        for name in table.column_names:
+            column = table[name]
+            assert column.ctypes.data % 64 == 0 and column.flags.c_contiguous, (name, grown)
+        assert table["level_kind"][0] == -1 and np.isnan(table["box_quat"][0]).all()
+        np.testing.assert_array_equal(table["quat"][0], [0, 0, 0, 1])
+        table.add(40)
+    np.testing.assert_array_equal(table["pos"][table.row(int(first))], [1.0, 2.0, 3.0])
+
+
 def test_add_validates_before_changing_anything() -> None:
     table = BodyTable()
     table.add(2)

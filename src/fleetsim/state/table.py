@@ -27,6 +27,9 @@ def rows_of(column: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return picked
 
 
+_LINE = 64  # bytes in a cache line
+
+
 @dataclass(frozen=True)
 class Column:
     """One column: element dtype, per-row shape (e.g. (3,) for positions), default fill value."""
@@ -57,7 +60,16 @@ class Table:
 
     @staticmethod
     def _alloc(col: Column, n: int) -> np.ndarray:
-        return np.full((n, *col.shape), col.default, dtype=col.dtype)
+        """A column's array of n rows, filled with its default, from a 64-byte boundary (a
+        cache line: a row of 64 bytes, or of a size that divides 64, never straddles two)."""
+        dtype = np.dtype(col.dtype)
+        shape = (n, *col.shape)
+        size = int(np.prod(shape)) * dtype.itemsize
+        raw = np.empty(size + _LINE, dtype=np.uint8)
+        start = -raw.ctypes.data % _LINE
+        column: np.ndarray = raw[start : start + size].view(dtype).reshape(shape)
+        column[...] = col.default
+        return column
 
     @property
     def size(self) -> int:
