@@ -58,16 +58,16 @@ def compiled_together(
 
 
 def compiled_prefetching(namespace: dict[str, Any], entry: Callable[..., Any]) -> Any:
-    """`compiled(entry)` for a kernel that asks for rows ahead with `prefetch(array, row)`: that
-    name in `namespace` (the module's globals, where a placeholder stands) becomes
-    `fleetsim.hints.prefetch` first; None without Numba."""
+    """`compiled(entry)` for a kernel that asks for rows ahead with `prefetch(array, row)` or
+    `prefetch_write(array, row)`: those names in `namespace` (the module's globals, where
+    placeholders stand) become `fleetsim.hints`'s first; None without Numba."""
     if not environment.numba_allowed():
         return None
     try:
         from fleetsim import hints
     except ImportError:
         return None
-    namespace["prefetch"] = hints.prefetch
+    namespace["prefetch"], namespace["prefetch_write"] = hints.prefetch, hints.prefetch_write
     return compiled(entry)
 
 

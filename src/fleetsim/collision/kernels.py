@@ -26,6 +26,7 @@ from fleetsim import jit, parallel
 from fleetsim.jit import MIN_ROWS, compiled
 
 MIN_BODIES = MIN_ROWS  # fleets (or moved rows, for the box refresh) below this use NumPy
+PLACE_AHEAD = 8  # bodies ahead whose place the counting sort asks for (`fleetsim.hints`)
 
 
 def kernel() -> Callable[..., Any] | None:
@@ -214,7 +215,8 @@ def _sort_cells(
     boxes copied beside them; `grid`: the outer and inner axes, the first cell along each and
     the cells along the inner one). A large fleet counts and places each half of the bodies on
     its own thread (the second half's bodies after the first's in every cell: the same order)."""
-    count, scatter, prefix = compiled(_count_cells), compiled(_place_cells), compiled(_offsets)
+    count, prefix = compiled(_count_cells), compiled(_offsets)
+    scatter = jit.compiled_prefetching(globals(), _place_cells)
     assert count is not None and scatter is not None and prefix is not None
     cell_of, start, body, box, flat = work
     cells, parts = start.shape[0] - 1, parallel.halves(len(lo))
@@ -289,8 +291,12 @@ def _place_cells(
     box: Any,
     flat: Any,
 ) -> None:
-    """Bodies first..stop-1 into their cells' places (`at[c]` moves on), boxes beside them."""
+    """Bodies first..stop-1 into their cells' places (`at[c]` moves on), boxes beside them
+    (each place asked for `PLACE_AHEAD` bodies before: the places jump about)."""
     for a in range(first, stop):
+        soon = a + PLACE_AHEAD
+        if soon < stop and use[soon]:
+            prefetch_write(box, at[cell_of[soon]])
         if use[a]:
             k = at[cell_of[a]]
             at[cell_of[a]] += 1
@@ -299,6 +305,10 @@ def _place_cells(
                 box[k, axis] = lo[a, axis]
                 box[k, 3 + axis] = hi[a, axis]
             flat[k] = ignore_z[a]
+
+
+def prefetch_write(array: Any, row: int) -> None:
+    """A placeholder: `jit.compiled_prefetching` puts `fleetsim.hints.prefetch_write` here."""
 
 
 def _room(
