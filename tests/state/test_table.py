@@ -74,6 +74,27 @@ def test_columns_start_on_a_cache_line_and_keep_their_values_as_they_grow() -> N
     np.testing.assert_array_equal(table["pos"][table.row(int(first))], [1.0, 2.0, 3.0])
 
 
+def test_new_rows_read_their_defaults_where_removed_rows_wrote() -> None:
+    """Rows added after others were written and removed, one at a time or in a batch, across
+    growth, read every column's default where no value is given (zero-default columns are
+    written only where a row has been used before; fresh rows are the zeroed memory)."""
+    table = Table({"x": Column(np.float64, (3,)), "k": Column(np.int8, (), -1)}, capacity=4)
+    handles = table.add(6, x=[[1.0, 2.0, 3.0]] * 6, k=5)
+    for h in handles[2:].tolist():
+        table.remove(h)  # rows 2-5 keep what they held, past the live ones
+    (one,) = table.add(1)  # a row used before, alone
+    batch = table.add(5)  # three used before, two fresh; then growth and fresh rows
+    more = table.add(12)
+    for h in (one, *batch.tolist(), *more.tolist()):
+        row = table.row(int(h))
+        assert table["x"][row].tolist() == [0.0, 0.0, 0.0] and table["k"][row] == -1, h
+    assert table["x"][table.row(int(handles[0]))].tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises((ValueError, TypeError)):  # x written, then k refused: no row
+        table.add(1, x=[7.0, 7.0, 7.0], k="not a number")
+    (after,) = table.add(1)
+    assert table["x"][table.row(int(after))].tolist() == [0.0, 0.0, 0.0]
+
+
 def test_add_validates_before_changing_anything() -> None:
     table = BodyTable()
     table.add(2)

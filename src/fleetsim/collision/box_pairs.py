@@ -12,11 +12,11 @@ grown by half the margin. Three cases, cheapest first:
 
 `classify_pairs` runs compiled with Numba (`fleetsim.jit`) from `MIN_ROWS` pairs, in one pass
 over the pairs from the body table's columns. A body whose world box the compiled refresh
-worked out this step (`fleetsim.collision.kernels.refresh_boxes`) comes with its kind and, if
-level, its plane box (yaw's cosine and sine, world centre, half extents: the body table's
-`level_kind` and `level_box`, by the same expressions as here), so a pair reads two bytes and
-two rows instead of a dozen columns, and unturned pairs no more than the bytes; the others'
-are worked out pair by pair. The NumPy path evaluates the same formulas in the same order, so
+worked out last (`fleetsim.collision.kernels.refresh_boxes`; its pose unchanged since) comes
+with its kind and, if level, its plane box (yaw's cosine and sine, world centre, half
+extents: the body table's `level_kind` and `level_box`, by the same expressions as here), so
+a pair reads two bytes and two rows instead of a dozen columns, and unturned pairs no more
+than the bytes; the others' are worked out pair by pair. The NumPy path evaluates the same formulas in the same order, so
 both give the same answers. A large fleet's pairs run in two halves on two threads
 (`fleetsim.parallel`).
 """
@@ -253,7 +253,7 @@ def _pairs_rows(
     for k in range(n):
         if k + ahead < n:  # the rows of a turned pair to come, read from memory meanwhile
             soon_a, soon_b = i[k + ahead], j[k + ahead]
-            if level_kind[soon_a] | level_kind[soon_b] == 1:  # (both level, one turned)
+            if (level_kind[soon_a] | level_kind[soon_b]) == 1:  # (both level, one turned)
                 prefetch(level_box, soon_a)
                 prefetch(level_box, soon_b)
         a, b = i[k], j[k]

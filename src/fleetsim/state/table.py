@@ -30,6 +30,11 @@ def rows_of(column: np.ndarray, rows: np.ndarray) -> np.ndarray:
 _LINE = 64  # bytes in a cache line
 
 
+def _nonzero(col: Column) -> bool:
+    """Whether a column's default has a bit set (0, False and 0.0 have none; -0.0 has)."""
+    return any(np.full(col.shape, col.default, dtype=col.dtype).tobytes())
+
+
 @dataclass(frozen=True)
 class Column:
     """One column: element dtype, per-row shape (e.g. (3,) for positions), default fill value."""
@@ -51,6 +56,10 @@ class Table:
         self._capacity = max(1, capacity)
         self._size = 0
         self._data = {name: self._alloc(col, self._capacity) for name, col in self._columns.items()}
+        # Columns whose default is zero bits, and the first row from which every row of them
+        # is still the zeroed memory it was made with (`add` need not write it: untouched pages)
+        self._zeros = {name for name, col in self._columns.items() if not _nonzero(col)}
+        self._clean = 0
         self._views: dict[str, np.ndarray] = {}  # live-row views, until the size or data change
         self._row_to_handle = np.full(self._capacity, -1, dtype=np.int64)
         self._map = HandleMap()  # row of each handle issued
@@ -61,14 +70,17 @@ class Table:
     @staticmethod
     def _alloc(col: Column, n: int) -> np.ndarray:
         """A column's array of n rows, filled with its default, from a 64-byte boundary (a
-        cache line: a row of 64 bytes, or of a size that divides 64, never straddles two)."""
+        cache line: a row of 64 bytes, or of a size that divides 64, never straddles two). A
+        default of zero bits is the fresh zeroed memory's own: pages no row writes take no
+        memory (a large fleet's attachment columns)."""
         dtype = np.dtype(col.dtype)
         shape = (n, *col.shape)
         size = int(np.prod(shape)) * dtype.itemsize
-        raw = np.empty(size + _LINE, dtype=np.uint8)
+        raw = np.zeros(size + _LINE, dtype=np.uint8)
         start = -raw.ctypes.data % _LINE
         column: np.ndarray = raw[start : start + size].view(dtype).reshape(shape)
-        column[...] = col.default
+        if _nonzero(col):
+            column[...] = col.default
         return column
 
     @property
@@ -123,8 +135,14 @@ class Table:
         self._reserve(self._size + count)
         start, stop = self._size, self._size + count
         for name, col in self._columns.items():
-            arr = self._data[name]
-            arr[start:stop] = prepared.get(name, col.default)
+            given = prepared.get(name)
+            if given is not None:
+                self._data[name][start:stop] = given
+            elif name not in self._zeros:
+                self._data[name][start:stop] = col.default
+            elif start < self._clean:  # (rows from `_clean` on are zero already)
+                self._data[name][start : min(stop, self._clean)] = col.default
+        self._clean = max(self._clean, stop)
         handles = self._map.issue(np.arange(start, stop, dtype=np.int64))
         self._row_to_handle[start:stop] = handles
         self._size = stop
@@ -141,8 +159,10 @@ class Table:
         self._reserve(row + 1)
         try:
             for name, col in self._columns.items():
-                self._data[name][row] = values.get(name, col.default)
+                if name in values or row < self._clean or name not in self._zeros:
+                    self._data[name][row] = values.get(name, col.default)
         except (ValueError, TypeError):
+            self._clean = max(self._clean, row + 1)  # (written in part: no longer zero)
             return None  # the row is beyond `size`, so nothing is visible
         handle = self._map.issue_one(row)
         self._row_to_handle[row] = handle
@@ -164,6 +184,7 @@ class Table:
         r2h[: self._size] = self._row_to_handle[: self._size]
         self._row_to_handle = r2h
         self._capacity = cap
+        self._clean = self._size  # (the new arrays' rows past the live ones are zeroed)
 
     def is_alive(self, handle: int) -> bool:
         """Whether `handle` names a row."""
