@@ -16,9 +16,9 @@ worked out last (`fleetsim.collision.kernels.refresh_boxes`; its pose unchanged 
 with its kind and, if level, its plane box (yaw's cosine and sine, world centre, half
 extents: the body table's `level_kind` and `level_box`, by the same expressions as here), so
 a pair reads two bytes and two rows instead of a dozen columns, and unturned pairs no more
-than the bytes; the others' are worked out pair by pair. The NumPy path evaluates the same formulas in the same order, so
-both give the same answers. A large fleet's pairs run in two halves on two threads
-(`fleetsim.parallel`).
+than the bytes; the others' are worked out pair by pair. The NumPy path evaluates the same
+formulas in the same order, so both give the same answers. A large fleet's pairs run in two
+halves on two threads (`fleetsim.parallel`).
 """
 
 from __future__ import annotations
