@@ -139,8 +139,8 @@ def read_stage(
     usd, geom = pxr_modules()
     stage, where = open_stage(path)
     frame = stage_frame(float(geom.GetStageMetersPerUnit(stage)), str(geom.GetStageUpAxis(stage)))
-    reader = _Reader(stage, where, frame, tuple(include), tuple(exclude), tuple(purposes))
-    reader.shaped = (tuple(triangles), tuple(hulls))
+    shaped = (tuple(triangles), tuple(hulls))
+    reader = _Reader(stage, where, frame, tuple(include), tuple(exclude), tuple(purposes), shaped)
     reader.traverse(usd, geom)
     return reader.scene(float(geom.GetStageMetersPerUnit(stage)), str(geom.GetStageUpAxis(stage)))
 
@@ -184,9 +184,11 @@ class _Reader:
         include: tuple[str, ...],
         exclude: tuple[str, ...],
         purposes: tuple[str, ...],
+        shaped: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
     ) -> None:
         self.stage, self.where, self.frame = stage, where, frame
         self.include, self.exclude, self.purposes = include, exclude, purposes
+        self.shaped = shaped  # (the patterns of meshes kept as triangles, and as hulls)
         self.names: list[str] = []
         self.matrices: list[np.ndarray] = []  # (k, 4, 4) blocks
         self.extents: list[np.ndarray] = []  # (k, 2, 3) blocks
@@ -194,7 +196,6 @@ class _Reader:
         self.skipped = 0
         self.marks: list[Mark] = []
         self.meshes: list[MeshPart] = []
-        self.shaped: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def wanted(self, path: str) -> bool:
         return any(fnmatch.fnmatchcase(path, p) for p in self.include) and not any(
