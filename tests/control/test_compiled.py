@@ -373,11 +373,15 @@ def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
         assert a == b, f"step {step}"
 
 
-def test_the_compiled_turn_in_two_halves_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("far", [False, True])
+def test_the_compiled_turn_in_two_halves_equals_numpy(
+    far: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """40,000 rows (from `parallel.ROW_KERNEL_ROWS` the rows are picked, and NumPy's
     arctangents and sines taken, in two halves on two threads), some aligning, some still
     turning, some neither: three steps of `omni_turn` (the second and third with rows held)
-    give NumPy's `turn` to the last bit."""
+    give NumPy's `turn` to the last bit. `far`: some goal yaws several turns away (12 rad,
+    -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half only."""
     from fleetsim import parallel
     from fleetsim.control.omni import turn
     from fleetsim.control.omni_turn import TurnMemory, omni_turn
@@ -394,9 +398,17 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(monkeypatch: pytest.Monkey
         "max_alpha": rng.uniform(1.0, 4.0, n),
     }
     a["goal_yaw"][: n // 4] = 0.0  # a quarter already facing their goal's yaw: held at once
+    if far:
+        a["goal_yaw"][-300::3] = rng.choice([12.0, -40.0, 1e6], 100)
     b = {"quat": quat.from_yaw(np.where(np.arange(n) < n // 4, 0.0, rng.uniform(-3, 3, n)))}
     rows = np.arange(n)
     memory = TurnMemory()
+    from fleetsim.control import omni
+
+    fallbacks: list[int] = []  # (the rows of each call of NumPy's turn in place of the vector one)
+    monkeypatch.setattr(
+        omni, "turn", lambda yaw, *rest: fallbacks.append(len(yaw)) or turn(yaw, *rest)
+    )
     for _ in range(3):
         expected_q, expected_rate = b["quat"].copy(), a["yaw_rate"].copy()
         expected_left = np.zeros(n)
@@ -417,3 +429,41 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(monkeypatch: pytest.Monkey
         assert np.array_equal(left, expected_left)
     assert 0 < memory.turned < np.count_nonzero(turning)  # some rows held, some turned
     assert memory.turned >= parallel.ROW_KERNEL_ROWS  # (the sines in halves too)
+    assert len(fallbacks) == (3 if far else 0)  # the second half, with the far goal yaws
+    assert not far or 0 < fallbacks[0] < n // 2
+
+
+def test_the_vector_turn_equals_numpy_at_the_turns_edges() -> None:
+    """The vector turn (`omni_turn._turn_packed`, `quat.wrap_angle`'s remainder written out as
+    one turn less or more) gives NumPy's `turn` to the last bit for yaws and goal yaws on and
+    beside the edges where the remainder changes (0, pi, 2 pi, 3 pi, signed zeros, the next
+    floats), and says which rows it cannot take (angles several turns away, NaN)."""
+    from fleetsim.control.omni import turn
+    from fleetsim.control.omni_turn import _turn_packed
+    from fleetsim.jit import compiled
+
+    kernel = compiled(_turn_packed)
+    edges = [0.0, -0.0, np.pi, -np.pi, np.pi / 2, 2 * np.pi, -2 * np.pi, 3 * np.pi, 1e-300, 7.0]
+    special = np.array([v for e in edges for v in (e, np.nextafter(e, 9), np.nextafter(e, -9))])
+    yaw, goal = (g.ravel() for g in np.meshgrid(special, special))
+    rng = np.random.default_rng(4)
+    yaw = np.concatenate([yaw, rng.uniform(-np.pi, np.pi, 500), [0.1, 0.2]])
+    goal = np.concatenate([goal, rng.uniform(-40, 40, 500), [np.nan, 1e6]])
+    n = len(yaw)
+    rate = rng.choice([0.0, 0.5, -1.5, 3.0], n)
+    align = rng.random(n) < 0.8
+    max_w, alpha = rng.uniform(0.5, 2, n), rng.choice([1.0, 2.5], n)
+    taken = 0
+    for j in range(n):
+        inputs = (x[j : j + 1] for x in (yaw, rate, goal, align, max_w, alpha))
+        row = tuple(inputs)
+        out = (np.empty(1), np.empty(1), np.empty(1))
+        if kernel(*row[:6], 0.1, *out):
+            continue  # (left to NumPy's turn)
+        wrapped, new_rate, left = turn(*row, 0.1)
+        expected = (new_rate, wrapped / 2, left)
+        for got, want in zip(out, expected, strict=True):
+            assert got.tobytes() == want.tobytes(), (yaw[j], goal[j], rate[j], align[j])
+        taken += 1
+    inside = (np.abs(yaw) <= np.pi) & (np.abs(goal) <= np.pi)
+    assert taken >= np.count_nonzero(inside) and taken < n - 200  # (the far goal yaws: NumPy's)

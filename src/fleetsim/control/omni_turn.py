@@ -1,12 +1,15 @@
 """Compiled turning of omnidirectional robots towards their goal's yaw (Numba; `fleetsim.jit`).
 
 `omni_turn` is `fleetsim.control.omni.turn` for the rows `MotionSystem` drives compiled, in
-place on the simulation's tables, in three passes over the rows with NumPy's arctangent and
-sines between them (Numba's differ from NumPy's vectorised ones in the last bit on some
-machines): the yaw's arguments, the turn (the same formulas in the same order as `turn`),
-the quaternion. So a run gives the NumPy path's numbers to the last bit. A large fleet's
-rows run in two halves on two threads (`fleetsim.parallel`), each half through all three
-passes and NumPy's functions (which let go of the GIL) on its own: one hand-over a step.
+place on the simulation's tables, in three passes with NumPy's arctangent and sines between
+them (Numba's differ from NumPy's vectorised ones in the last bit on some machines): the
+rows that turn are picked and what their turn reads is laid side by side (`_select`); the
+turn itself, the same formulas in the same order as `turn`, runs over those arrays without
+branches, so the compiler makes vector instructions of it (eight rows at a time with
+AVX-512; `_turn_packed`); the quaternions and yaw rates are written back (`_write_rows`).
+So a run gives the NumPy path's numbers to the last bit. A large fleet's rows run in two
+halves on two threads (`fleetsim.parallel`), each half through all three passes and NumPy's
+functions (which let go of the GIL) on its own: one hand-over a step.
 
 Most robots that align with their goal's yaw hold it: the turn lands on the goal's yaw every
 step and leaves the robot as it was. A row whose last turn left it as it was is remembered
@@ -26,11 +29,13 @@ from typing import Any
 import numpy as np
 
 from fleetsim import parallel
+from fleetsim.control import omni
 from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import compiled
 
 TWO_PI = 2 * np.pi
 TURN_MIN_ROWS = 4096  # below, NumPy's turn costs less than the three kernels' calls
+PACKED = 9  # the turning rows' values side by side (`_select`'s, the turn's)
 
 
 class TurnMemory:
@@ -72,7 +77,7 @@ def omni_turn(
     (yaw_rate; goal_yaw, align, max_w, speed_scale, max_alpha read) and the body table's `b`
     (quat). Returns the yaw left (N,), as `turn` (0 for rows not turning). Needs Numba and
     float64 C-contiguous columns."""
-    select, turn, write = compiled(_select), compiled(_turn_rows), compiled(_write_rows)
+    select, turn, write = compiled(_select), compiled(_turn_packed), compiled(_write_rows)
     assert select is not None and turn is not None and write is not None
     n = len(rows)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
@@ -81,25 +86,60 @@ def omni_turn(
     q, rate = b["quat"], a["yaw_rate"]
     limits = (a["goal_yaw"], a["align"], a["max_w"], a["speed_scale"], a["max_alpha"])
     yaw_left, picked = np.zeros(n), np.empty(n, dtype=np.int64)
-    ys, yc, rate_in = np.empty(n), np.empty(n), np.empty(n)
+    packed, aligns = np.empty((PACKED, n)), np.empty(n, dtype=np.bool_)
     held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
     bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
 
     def part(start: int, stop: int) -> int:  # rows start..stop, start to end (both cores:
         s = slice(start, stop)  # two halves, each compacting into its own stretch)
         here, bodies, left = rows[s], body_rows[s], yaw_left[s]
-        mine, y_sin, y_cos, rate_was = picked[s], ys[s], yc[s], rate_in[s]
+        mine, aligned = picked[s], aligns[s]
+        ys, yc, was, goal, w, alpha, half, new_rate, left_of = packed[:, s]
         m = int(
-            select(here, bodies, q, rate, *limits, *bits, *held, mine, y_sin, y_cos, rate_was, left)
+            select(
+                here,
+                bodies,
+                q,
+                rate,
+                *limits,
+                *bits,
+                *held,
+                mine,
+                ys,
+                yc,
+                was,
+                goal,
+                w,
+                alpha,
+                aligned,
+                left,
+            )
         )
         if m == 0:
             return 0
-        mine = mine[:m]
-        yaw = np.arctan2(y_sin[:m], y_cos[:m])  # quat.yaw_of
-        half = np.empty(m)
-        turn(here, mine, rate, *limits, float(dt), yaw, half, left)
-        sin, cos = np.sin(half), np.cos(half)  # quat.from_yaw of the wrapped yaw
-        write(here, bodies, mine, q, rate, *limits, *bits, sin, cos, rate_was, left, *held)
+        inputs = (was[:m], goal[:m], aligned[:m], w[:m], alpha[:m])
+        yaw = np.arctan2(ys[:m], yc[:m], out=ys[:m])  # quat.yaw_of
+        outputs = (new_rate[:m], half[:m], left_of[:m])
+        if turn(yaw, *inputs, float(dt), *outputs):  # an angle off its usual range: NumPy's
+            wrapped, outputs[0][:], outputs[2][:] = omni.turn(yaw, *inputs, dt)
+            np.divide(wrapped, 2, out=outputs[1])
+        sin, cos = np.sin(half[:m]), np.cos(half[:m])  # quat.from_yaw of the wrapped yaw
+        as_bits = (x.view(np.int64) for x in (new_rate[:m], goal[:m], alpha[:m]))
+        write(
+            here,
+            bodies,
+            mine[:m],
+            q,
+            rate,
+            *inputs,
+            *outputs[::2],
+            sin,
+            cos,
+            bits[0],
+            *as_bits,
+            *held,
+            left,
+        )
         return m
 
     halves = parallel.halves(n, parallel.ROW_KERNEL_ROWS)
@@ -131,11 +171,16 @@ def _select(
     ys: Any,
     yc: Any,
     rate_in: Any,
+    goal: Any,
+    w: Any,
+    alpha: Any,
+    aligns: Any,
     yaw_left: Any,
 ) -> int:
     """The rows that turn this step (aligning, or with a yaw rate; not held as they were) into
-    `picked` (their places in `rows`) with the arguments of `quat.yaw_of`'s arctangent; the
-    held rows' yaw left. Returns how many turn."""
+    `picked` (their places in `rows`) with what their turn reads, side by side: the arguments
+    of `quat.yaw_of`'s arctangent, the yaw rate, goal yaw, top yaw rate (scaled), angular
+    acceleration and whether they align. The held rows' yaw left. Returns how many turn."""
 
     def _same(x: float, y: float) -> bool:  # the same bits (NaN never: it is turned again)
         return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
@@ -145,6 +190,7 @@ def _select(
         r, b = rows[k], body_rows[k]
         if not (align[r] or rate[r] != 0.0):
             continue
+        w_r = max_w[r] * scale[r]
         if (
             held[r]
             and held_q[r, 3] == q_bits[b, 3]
@@ -155,65 +201,73 @@ def _select(
             and held_scalars[r, 1] == goal_yaw_bits[r]
             and held_scalars[r, 2] == max_alpha_bits[r]
             and held_align[r] == align[r]
-            and _same(held_w[r], max_w[r] * scale[r])
+            and _same(held_w[r], w_r)
         ):
             yaw_left[k] = held_left[r]
             continue
-        x, y, z, w = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
-        ys[m], yc[m] = 2 * (w * z + x * y), 1 - 2 * (y * y + z * z)
-        picked[m], rate_in[m] = k, rate[r]
+        x, y, z, qw = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
+        ys[m], yc[m] = 2 * (qw * z + x * y), 1 - 2 * (y * y + z * z)
+        picked[m], rate_in[m], goal[m], w[m] = k, rate[r], goal_yaw[r], w_r
+        alpha[m], aligns[m] = max_alpha[r], align[r]
         m += 1
     return m
 
 
-def _turn_rows(
-    rows: Any,
-    picked: Any,
+def _turn_packed(
+    yaw: Any,
     rate: Any,
     goal_yaw: Any,
     align: Any,
-    max_w_col: Any,
-    scale: Any,
-    max_alpha_col: Any,
+    max_w: Any,
+    max_alpha: Any,
     dt: float,
-    yaw: Any,
+    new_rate: Any,
     half: Any,
     yaw_left: Any,
-) -> None:
-    """`omni.turn` of the picked rows (their yaw from `yaw`): the new yaw rate into `rate` in
-    place, half the new wrapped yaw into `half`, the yaw left into `yaw_left`."""
+) -> int:
+    """`omni.turn` of rows side by side (yaw, yaw rate, goal yaw, whether they align, top yaw
+    rate, angular acceleration): the new yaw rate, half the new wrapped yaw and the yaw left,
+    with the same formulas in the same order, in one pass without branches or calls, which
+    the compiler turns into vector instructions. `quat.wrap_angle`'s remainder is written out
+    for angles in [-3 pi, 3 pi), where it is the angle less or plus one turn, exactly (above
+    the range by Sterbenz's lemma; below it, the sum NumPy's remainder makes): returns how
+    many angles fell outside (the caller then runs `omni.turn` instead)."""
 
-    def _braking(distance: float, accel: float, dt: float) -> float:  # braking_speed
-        u = accel * dt
+    def _turn(r: float) -> float:  # r % TWO_PI for r in [-TWO_PI, 2 TWO_PI): less or plus one
+        return r - TWO_PI if r >= TWO_PI else (r + TWO_PI if r < 0.0 else r)  # turn, exactly
+
+    def _outside(r: float) -> bool:  # where _turn is not r % TWO_PI (NaN too)
+        return not (-TWO_PI <= r < 2 * TWO_PI)
+
+    off = 0
+    for j in range(yaw.shape[0]):
+        aligns, goal = align[j], goal_yaw[j]
+        e = goal - yaw[j] + np.pi  # (wrap_angle's argument, shifted)
+        err = (_turn(e) - np.pi) if aligns else 0.0
+        u = max_alpha[j] * dt  # next_rate, with braking_speed
+        distance = abs(err)
         k = np.floor((np.sqrt(1.0 + 8.0 * distance / (dt * u)) - 1.0) / 2.0)
-        return float((distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0))
-
-    def _wrap(angle: float) -> float:  # quat.wrap_angle: fmod only off [-pi, pi), where
-        r = angle + np.pi  # it would return r itself
-        return (r if 0.0 <= r < TWO_PI else r % TWO_PI) - np.pi
-
-    def _sign(x: float) -> float:  # np.sign
-        return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
-
-    for j in range(picked.shape[0]):
-        k = picked[j]
-        r = rows[k]
-        max_w, max_alpha, aligns = max_w_col[r] * scale[r], max_alpha_col[r], align[r]
-        err = _wrap(goal_yaw[r] - yaw[j]) if aligns else 0.0
-        u = max_alpha * dt  # next_rate
-        brake = _braking(abs(err), max_alpha, dt)
-        target = _sign(err) * min(max_w, brake)
-        new_rate = min(max(target, rate[r] - u), rate[r] + u)
+        brake = (distance / dt + u * k * (k + 1.0) / 2.0) / (k + 1.0)
+        sign = 1.0 if err > 0 else (-1.0 if err < 0 else 0.0)  # np.sign
+        target = sign * min(max_w[j], brake)
+        rate_j = rate[j]
+        turned = min(max(target, rate_j - u), rate_j + u)
+        turned_sign = 1.0 if turned > 0 else (-1.0 if turned < 0 else 0.0)
         lands = (  # turn_lands_on
             aligns
-            and abs(new_rate * dt) >= abs(err) - LAND_EPS
-            and _sign(new_rate) == _sign(err)
-            and abs(new_rate) <= brake + LAND_EPS
+            & (abs(turned * dt) >= distance - LAND_EPS)
+            & (turned_sign == sign)
+            & (abs(turned) <= brake + LAND_EPS)
         )
-        new_yaw = goal_yaw[r] if lands else yaw[j] + new_rate * dt
-        rate[r] = err / dt if lands else new_rate
-        yaw_left[k] = 0.0 if (lands or not aligns) else abs(_wrap(goal_yaw[r] - new_yaw))
-        half[j] = _wrap(new_yaw) / 2
+        yaw_j = goal if lands else yaw[j] + turned * dt
+        new_rate[j] = err / dt if lands else turned
+        e_left = goal - yaw_j + np.pi
+        counted = lands | (not aligns)
+        yaw_left[j] = 0.0 if counted else abs(_turn(e_left) - np.pi)
+        e_yaw = yaw_j + np.pi
+        half[j] = (_turn(e_yaw) - np.pi) / 2
+        off += (aligns & _outside(e)) | ((not counted) & _outside(e_left)) | _outside(e_yaw)
+    return off
 
 
 def _write_rows(
@@ -222,28 +276,30 @@ def _write_rows(
     picked: Any,
     q: Any,
     rate: Any,
-    goal_yaw: Any,
-    align: Any,
-    max_w: Any,
-    scale: Any,
-    max_alpha: Any,
-    q_bits: Any,
-    rate_bits: Any,
-    goal_yaw_bits: Any,
-    max_alpha_bits: Any,
+    rate_in: Any,
+    goal: Any,
+    aligns: Any,
+    w: Any,
+    alpha: Any,
+    new_rate: Any,
+    left: Any,
     sin: Any,
     cos: Any,
-    rate_in: Any,
-    yaw_left: Any,
+    q_bits: Any,
+    new_rate_bits: Any,
+    goal_bits: Any,
+    alpha_bits: Any,
     held: Any,
     held_q: Any,
     held_scalars: Any,
     held_w: Any,
     held_align: Any,
     held_left: Any,
+    yaw_left: Any,
 ) -> None:
-    """The picked rows' new quaternions (`quat.from_yaw`), and what each turn was given when
-    it left its row as it was (the same quaternion, bit for bit, and the same yaw rate)."""
+    """The picked rows' new quaternions (`quat.from_yaw`), yaw rates and yaw left, and what
+    each turn was given when it left its row as it was (the same quaternion, bit for bit, and
+    the same yaw rate)."""
 
     def _same(x: float, y: float) -> bool:  # the same bits (NaN never: it is turned again)
         return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
@@ -251,21 +307,22 @@ def _write_rows(
     for j in range(picked.shape[0]):
         k = picked[j]
         r, b = rows[k], body_rows[k]
+        rate[r], yaw_left[k] = new_rate[j], left[j]
         held[r] = (
             _same(q[b, 0], 0.0)
             and _same(q[b, 1], 0.0)
             and _same(q[b, 2], sin[j])
             and _same(q[b, 3], cos[j])
-            and _same(rate_in[j], rate[r])
+            and _same(rate_in[j], new_rate[j])
         )  # the turn left the row as it was
         q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin[j], cos[j]
         if not held[r]:
             continue  # (what it was given is read only for a held row)
         held_q[r, 0], held_q[r, 1] = q_bits[b, 0], q_bits[b, 1]
         held_q[r, 2], held_q[r, 3] = q_bits[b, 2], q_bits[b, 3]
-        held_scalars[r, 0] = rate_bits[r]
-        held_scalars[r, 1] = goal_yaw_bits[r]
-        held_scalars[r, 2] = max_alpha_bits[r]
-        held_w[r] = max_w[r] * scale[r]
-        held_align[r] = align[r]
-        held_left[r] = yaw_left[k]
+        held_scalars[r, 0] = new_rate_bits[j]
+        held_scalars[r, 1] = goal_bits[j]
+        held_scalars[r, 2] = alpha_bits[j]
+        held_w[r] = w[j]
+        held_align[r] = aligns[j]
+        held_left[r] = left[j]
