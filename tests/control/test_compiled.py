@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from fleetsim import AgentManager, AgentSpawnParams, GridSpawnParams, Pose
 from fleetsim.control import kernels as control_kernels
 from fleetsim.control.omni import Motion, step_omni
 from fleetsim.geometry import quat
+from fleetsim.jit import compiled
 from tests.conftest import make_sim
 
 pytest.importorskip("numba")
@@ -373,15 +376,21 @@ def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
         assert a == b, f"step {step}"
 
 
-@pytest.mark.parametrize("far", [False, True])
+@pytest.mark.parametrize(("far", "numpy_sines"), [(False, False), (True, False), (False, True)])
 def test_the_compiled_turn_in_two_halves_equals_numpy(
-    far: bool, monkeypatch: pytest.MonkeyPatch
+    far: bool, numpy_sines: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """40,000 rows (from `parallel.ROW_KERNEL_ROWS` the rows are picked, and NumPy's
     arctangents and sines taken, in two halves on two threads), some aligning, some still
     turning, some neither: three steps of `omni_turn` (the second and third with rows held)
     give NumPy's `turn` to the last bit. `far`: some goal yaws several turns away (12 rad,
-    -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half only."""
+    -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half only.
+    `numpy_sines`: NumPy's sines between the passes, as on a machine where the C library's
+    are not NumPy's (else the write pass takes them itself wherever they are)."""
+    from fleetsim.control import omni_turn as turn_module
+
+    if numpy_sines:
+        monkeypatch.setattr(turn_module, "sines_agree", lambda: False)
     from fleetsim import parallel
     from fleetsim.control.omni import turn
     from fleetsim.control.omni_turn import TurnMemory, omni_turn
@@ -440,7 +449,6 @@ def test_the_vector_turn_equals_numpy_at_the_turns_edges() -> None:
     floats), and says which rows it cannot take (angles several turns away, NaN)."""
     from fleetsim.control.omni import turn
     from fleetsim.control.omni_turn import _turn_packed
-    from fleetsim.jit import compiled
 
     kernel = compiled(_turn_packed)
     edges = [0.0, -0.0, np.pi, -np.pi, np.pi / 2, 2 * np.pi, -2 * np.pi, 3 * np.pi, 1e-300, 7.0]
@@ -467,3 +475,28 @@ def test_the_vector_turn_equals_numpy_at_the_turns_edges() -> None:
         taken += 1
     inside = (np.abs(yaw) <= np.pi) & (np.abs(goal) <= np.pi)
     assert taken >= np.count_nonzero(inside) and taken < n - 200  # (the far goal yaws: NumPy's)
+
+
+def test_the_write_pass_takes_its_own_sines_only_where_they_are_numpys() -> None:
+    """The trial (`sines_agree`) finds the C library's sines in the compiled write pass the
+    same as NumPy's to the last bit, or says not: one sine a last bit off, or one angle's
+    cosine, is found; where it says they agree, they agree over 200,000 more angles."""
+    from fleetsim.control import omni_turn as turn_module
+
+    def one_off(x: np.ndarray) -> np.ndarray:
+        return np.where(x == np.pi / 4, np.nextafter(np.cos(x), 2), np.cos(x))
+
+    assert not turn_module._sines_agree(lambda x: np.nextafter(np.sin(x), 2), np.cos)
+    assert not turn_module._sines_agree(np.sin, one_off)
+    more = np.random.default_rng(3).uniform(-np.pi / 2, np.pi / 2, 200_000)
+    assert turn_module._sines_agree(np.sin, np.cos, more) == turn_module.sines_agree()
+
+    def both(half: np.ndarray, sin: np.ndarray, cos: np.ndarray) -> None:
+        for j in range(len(half)):
+            sin[j], cos[j] = math.sin(half[j]), math.cos(half[j])
+
+    kernel = compiled(both)  # (the C library's sines compiled apart from the write pass)
+    sin, cos = np.empty(len(more)), np.empty(len(more))
+    kernel(more, sin, cos)
+    same = np.array_equal(sin, np.sin(more)) and np.array_equal(cos, np.cos(more))
+    assert turn_module.sines_agree() == same

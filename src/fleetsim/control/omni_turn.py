@@ -2,7 +2,9 @@
 
 `omni_turn` is `fleetsim.control.omni.turn` for the rows `MotionSystem` drives compiled, in
 place on the simulation's tables, in three passes with NumPy's arctangent and sines between
-them (Numba's differ from NumPy's vectorised ones in the last bit on some machines): the
+them (Numba's arctangent differs from NumPy's vectorised one in the last bit; the C library's
+sines, which the last pass takes itself, are NumPy's on most machines, and are used where a
+trial at first use finds them so, `sines_agree`): the
 rows that turn are picked and what their turn reads is laid side by side (`_select`); the
 turn itself, the same formulas in the same order as `turn`, runs over those arrays without
 branches, so the compiler makes vector instructions of it (eight rows at a time with
@@ -123,7 +125,10 @@ def omni_turn(
         if turn(yaw, *inputs, float(dt), *outputs):  # an angle off its usual range: NumPy's
             wrapped, outputs[0][:], outputs[2][:] = omni.turn(yaw, *inputs, dt)
             np.divide(wrapped, 2, out=outputs[1])
-        sin, cos = np.sin(half[:m]), np.cos(half[:m])  # quat.from_yaw of the wrapped yaw
+        if libm:  # (the write pass takes the sines itself: the same bits as NumPy's here)
+            sin, cos = half[:m], half[:m]
+        else:  # quat.from_yaw of the wrapped yaw
+            sin, cos = np.sin(half[:m]), np.cos(half[:m])
         as_bits = (x.view(np.int64) for x in (new_rate[:m], goal[:m], alpha[:m]))
         write(
             here,
@@ -133,6 +138,7 @@ def omni_turn(
             rate,
             *inputs,
             *outputs[::2],
+            libm,
             sin,
             cos,
             bits[0],
@@ -142,6 +148,7 @@ def omni_turn(
         )
         return m
 
+    libm = sines_agree()
     halves = parallel.halves(n, parallel.ROW_KERNEL_ROWS)
     memory.turned = sum(parallel.run([functools.partial(part, *h) for h in halves]))
     return yaw_left
@@ -283,6 +290,7 @@ def _write_rows(
     alpha: Any,
     new_rate: Any,
     left: Any,
+    libm: bool,
     sin: Any,
     cos: Any,
     q_bits: Any,
@@ -297,9 +305,10 @@ def _write_rows(
     held_left: Any,
     yaw_left: Any,
 ) -> None:
-    """The picked rows' new quaternions (`quat.from_yaw`), yaw rates and yaw left, and what
-    each turn was given when it left its row as it was (the same quaternion, bit for bit, and
-    the same yaw rate)."""
+    """The picked rows' new quaternions (`quat.from_yaw`: the sines `sin`, `cos` of half the
+    wrapped yaw, or with `libm`, the C library's of `sin` itself, which holds the half
+    angles), yaw rates and yaw left, and what each turn was given when it left its row as it
+    was (the same quaternion, bit for bit, and the same yaw rate)."""
 
     def _same(x: float, y: float) -> bool:  # the same bits (NaN never: it is turned again)
         return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
@@ -308,14 +317,15 @@ def _write_rows(
         k = picked[j]
         r, b = rows[k], body_rows[k]
         rate[r], yaw_left[k] = new_rate[j], left[j]
+        s, c = (math.sin(sin[j]), math.cos(sin[j])) if libm else (sin[j], cos[j])
         held[r] = (
             _same(q[b, 0], 0.0)
             and _same(q[b, 1], 0.0)
-            and _same(q[b, 2], sin[j])
-            and _same(q[b, 3], cos[j])
+            and _same(q[b, 2], s)
+            and _same(q[b, 3], c)
             and _same(rate_in[j], new_rate[j])
         )  # the turn left the row as it was
-        q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, sin[j], cos[j]
+        q[b, 0], q[b, 1], q[b, 2], q[b, 3] = 0.0, 0.0, s, c
         if not held[r]:
             continue  # (what it was given is read only for a held row)
         held_q[r, 0], held_q[r, 1] = q_bits[b, 0], q_bits[b, 1]
@@ -326,3 +336,55 @@ def _write_rows(
         held_w[r] = w[j]
         held_align[r] = aligns[j]
         held_left[r] = left[j]
+
+
+@functools.cache
+def sines_agree() -> bool:
+    """Whether the write pass's own sines (the C library's, compiled) give NumPy's bits on
+    this machine (NumPy's vectorised `sin` and `cos` are the C library's on most machines, but
+    not on all: some builds for AVX-512 have their own), tried once a process."""
+    return _sines_agree(np.sin, np.cos)
+
+
+def _sines_agree(sin: Any, cos: Any, half: np.ndarray | None = None) -> bool:
+    """Whether `_write_rows` with `libm` writes `sin` and `cos` of the half angles a turn can
+    give (`half`; by default over [-pi / 2, pi / 2] and beside its ends, signed zeros, the
+    smallest floats, NaN and the infinities) to the last bit."""
+    write = compiled(_write_rows)
+    assert write is not None
+    if half is None:
+        rng = np.random.default_rng(0)
+        edges = np.array([0.0, -0.0, 5e-324, 1e-300, np.pi / 4, np.pi / 2, np.nan, np.inf])
+        ramp = np.linspace(-np.pi / 2, np.pi / 2, 2049)
+        half = np.concatenate([ramp, rng.uniform(-1.6, 1.6, 2047), edges, -edges])
+    m = len(half)
+    order, zeros = np.arange(m), np.zeros(m)
+    q, flags = np.zeros((m, 4)), np.zeros(m, dtype=np.bool_)
+    bits = np.zeros(m, dtype=np.int64)
+    memo = (np.zeros((m, 4), dtype=np.int64), np.zeros((m, 3), dtype=np.int64), zeros.copy())
+    values = (zeros.copy(), zeros, zeros, flags, zeros, zeros, zeros, zeros)  # (rate .. left)
+    write(
+        order,
+        order,
+        order,
+        q,
+        *values,
+        True,
+        half,
+        half,
+        q.view(np.int64),
+        bits,
+        bits,
+        bits,
+        flags.copy(),
+        *memo,
+        flags.copy(),
+        zeros.copy(),
+        zeros.copy(),
+    )
+    with np.errstate(invalid="ignore"):  # (the sines of the infinities)
+        expected = np.asarray(sin(half)), np.asarray(cos(half))
+    return bool(
+        np.array_equal(q[:, 2].view(np.int64), expected[0].view(np.int64))
+        and np.array_equal(q[:, 3].view(np.int64), expected[1].view(np.int64))
+    )
