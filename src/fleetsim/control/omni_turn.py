@@ -97,26 +97,8 @@ def omni_turn(
         here, bodies, left = rows[s], body_rows[s], yaw_left[s]
         mine, aligned = picked[s], aligns[s]
         ys, yc, was, goal, w, alpha, half, new_rate, left_of = packed[:, s]
-        m = int(
-            select(
-                here,
-                bodies,
-                q,
-                rate,
-                *limits,
-                *bits,
-                *held,
-                mine,
-                ys,
-                yc,
-                was,
-                goal,
-                w,
-                alpha,
-                aligned,
-                left,
-            )
-        )
+        laid_out = (mine, ys, yc, was, goal, w, alpha, aligned, left)  # (`_select`'s outputs)
+        m = int(select(here, bodies, q, rate, *limits, *bits, *held, *laid_out))
         if m == 0:
             return 0
         inputs = (was[:m], goal[:m], aligned[:m], w[:m], alpha[:m])
@@ -130,22 +112,8 @@ def omni_turn(
         else:  # quat.from_yaw of the wrapped yaw
             sin, cos = np.sin(half[:m]), np.cos(half[:m])
         as_bits = (x.view(np.int64) for x in (new_rate[:m], goal[:m], alpha[:m]))
-        write(
-            here,
-            bodies,
-            mine[:m],
-            q,
-            rate,
-            *inputs,
-            *outputs[::2],
-            libm,
-            sin,
-            cos,
-            bits[0],
-            *as_bits,
-            *held,
-            left,
-        )
+        given = (*inputs, *outputs[::2], libm, sin, cos, bits[0], *as_bits)
+        write(here, bodies, mine[:m], q, rate, *given, *held, left)
         return m
 
     libm = sines_agree()
@@ -361,27 +329,11 @@ def _sines_agree(sin: Any, cos: Any, half: np.ndarray | None = None) -> bool:
     order, zeros = np.arange(m), np.zeros(m)
     q, flags = np.zeros((m, 4)), np.zeros(m, dtype=np.bool_)
     bits = np.zeros(m, dtype=np.int64)
-    memo = (np.zeros((m, 4), dtype=np.int64), np.zeros((m, 3), dtype=np.int64), zeros.copy())
     values = (zeros.copy(), zeros, zeros, flags, zeros, zeros, zeros, zeros)  # (rate .. left)
-    write(
-        order,
-        order,
-        order,
-        q,
-        *values,
-        True,
-        half,
-        half,
-        q.view(np.int64),
-        bits,
-        bits,
-        bits,
-        flags.copy(),
-        *memo,
-        flags.copy(),
-        zeros.copy(),
-        zeros.copy(),
-    )
+    given = (*values, True, half, half, q.view(np.int64), bits, bits, bits)  # (.. libm, sines)
+    held_q, held_scalars = np.zeros((m, 4), dtype=np.int64), np.zeros((m, 3), dtype=np.int64)
+    memo = (flags.copy(), held_q, held_scalars, zeros.copy(), flags.copy(), zeros.copy())
+    write(order, order, order, q, *given, *memo, zeros.copy())
     with np.errstate(invalid="ignore"):  # (the sines of the infinities)
         expected = np.asarray(sin(half)), np.asarray(cos(half))
     return bool(
