@@ -363,9 +363,6 @@ def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
                 )
             return frames
 
-    from fleetsim.control import system
-
-    monkeypatch.setattr(system, "TURN_MIN_ROWS", 0)  # (300 rows turn with NumPy by default)
     compiled = run()
     assert turned[0] == 300 and min(turned) < 60  # most rows skipped once they hold
     assert max(turned[40:45]) > min(turned[30:40]) and turned[50] > turned[49]  # turned again

@@ -36,7 +36,6 @@ from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import compiled
 
 TWO_PI = 2 * np.pi
-TURN_MIN_ROWS = 4096  # below, NumPy's turn costs less than the three kernels' calls
 PACKED = 9  # the turning rows' values side by side (`_select`'s, the turn's)
 
 
