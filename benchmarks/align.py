@@ -172,7 +172,9 @@ def one_round(
         mb = {label: side.ask("")["mb"] for label, side in running.items()}
         return {label: (times[label], mb[label]) for label in running}
     finally:
-        for side in running.values():
+        for side in running.values():  # (stdin closed: a process still reading it ends)
+            if side.process.stdin is not None and not side.process.stdin.closed:
+                side.process.stdin.close()
             try:
                 side.process.wait(timeout=60)
             except subprocess.TimeoutExpired:
