@@ -377,20 +377,21 @@ def test_robots_holding_their_heading_are_skipped_with_the_same_numbers(
 def test_the_compiled_turn_in_two_halves_equals_numpy(
     far: bool, numpy_sines: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """40,000 rows (from `parallel.ROW_KERNEL_ROWS` the rows are picked, and NumPy's
-    arctangents and sines taken, in two halves on two threads), some aligning, some still
-    turning, some neither: three steps of `omni_turn` (the second and third with rows held)
-    give NumPy's `turn` to the last bit. `far`: some goal yaws several turns away (12 rad,
-    -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half only.
-    `numpy_sines`: NumPy's sines between the passes, as on a machine where the C library's
-    are not NumPy's (else the write pass takes them itself wherever they are)."""
+    """40,000 rows (from `parallel.ROW_KERNEL_ROWS` the rows are driven and picked, and
+    NumPy's arctangents and sines taken, in two halves on two threads), some aligning, some
+    still turning, some neither: three steps of `omni_turn.drive` (the second and third with
+    rows held) give NumPy's `turn` to the last bit, and the drive that picked them the same
+    positions and velocities as the drive alone. `far`: some goal yaws several turns away
+    (12 rad, -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half
+    only. `numpy_sines`: NumPy's sines between the passes, as on a machine where the C
+    library's are not NumPy's (else the write pass takes them itself wherever they are)."""
     from fleetsim.control import omni_turn as turn_module
 
     if numpy_sines:
         monkeypatch.setattr(turn_module, "sines_agree", lambda: False)
     from fleetsim import parallel
     from fleetsim.control.omni import turn
-    from fleetsim.control.omni_turn import TurnMemory, omni_turn
+    from fleetsim.control.omni_turn import TurnMemory
 
     monkeypatch.setattr(parallel.environment, "threads", lambda: 2)
     n = 40_000
@@ -402,12 +403,21 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(
         "max_w": rng.uniform(0.5, 2.0, n),
         "speed_scale": rng.choice([1.0, 0.5], n),
         "max_alpha": rng.uniform(1.0, 4.0, n),
+        "vel": rng.uniform(-1, 1, (n, 3)),
+        "goal": rng.uniform(-20, 20, (n, 3)),
+        "max_v": rng.uniform(0.5, 2.0, n),
+        "leg_v": rng.choice([np.inf, 0.7], n),
+        "max_a": rng.uniform(0.5, 3.0, n),
     }
     a["goal_yaw"][: n // 4] = 0.0  # a quarter already facing their goal's yaw: held at once
     if far:
         a["goal_yaw"][-300::3] = rng.choice([12.0, -40.0, 1e6], 100)
-    b = {"quat": quat.from_yaw(np.where(np.arange(n) < n // 4, 0.0, rng.uniform(-3, 3, n)))}
-    rows = np.arange(n)
+    b = {
+        "quat": quat.from_yaw(np.where(np.arange(n) < n // 4, 0.0, rng.uniform(-3, 3, n))),
+        "pos": rng.uniform(-20, 20, (n, 3)),
+    }
+    order = rng.permutation(n)  # (agent rows and body rows in another order)
+    rows, body_rows = np.arange(n), order
     memory = TurnMemory()
     from fleetsim.control import omni
 
@@ -415,12 +425,13 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(
     monkeypatch.setattr(
         omni, "turn", lambda yaw, *rest: fallbacks.append(len(yaw)) or turn(yaw, *rest)
     )
+    limits = tuple(a[k] for k in ("max_v", "speed_scale", "leg_v", "max_a"))
     for _ in range(3):
         expected_q, expected_rate = b["quat"].copy(), a["yaw_rate"].copy()
         expected_left = np.zeros(n)
         turning = a["align"] | (a["yaw_rate"] != 0)
         yaw, rate, expected_left[turning] = turn(
-            quat.yaw_of(b["quat"][turning]),
+            quat.yaw_of(b["quat"][order][turning]),
             a["yaw_rate"][turning],
             a["goal_yaw"][turning],
             a["align"][turning],
@@ -428,11 +439,15 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(
             a["max_alpha"][turning],
             0.1,
         )
-        expected_q[turning], expected_rate[turning] = quat.from_yaw(yaw), rate
-        left = omni_turn(rows, rows, a, b, 0.1, memory)
+        expected_q[order[turning]], expected_rate[turning] = quat.from_yaw(yaw), rate
+        pos, vel = b["pos"].copy(), a["vel"].copy()
+        alone = control_kernels.omni_drive(rows, body_rows, pos, vel, a["goal"], limits, 0.1)
+        dist_left, left = turn_module.drive(rows, body_rows, a, b, 0.1, memory)
         assert np.array_equal(b["quat"], expected_q)
         assert np.array_equal(a["yaw_rate"], expected_rate)
         assert np.array_equal(left, expected_left)
+        assert np.array_equal(b["pos"], pos) and np.array_equal(a["vel"], vel)
+        assert np.array_equal(dist_left, alone[0])
     assert 0 < memory.turned < np.count_nonzero(turning)  # some rows held, some turned
     assert memory.turned >= parallel.ROW_KERNEL_ROWS  # (the sines in halves too)
     assert len(fallbacks) == (3 if far else 0)  # the second half, with the far goal yaws

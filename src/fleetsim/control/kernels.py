@@ -3,14 +3,17 @@
 `omni_translate` is the translation part of `fleetsim.control.omni.step_omni` in one pass
 over the rows instead of about thirty array operations: the same formulas, evaluated in the
 same order, so it gives the NumPy path's numbers. `omni_drive` does the same in place on the
-simulation's tables (no gathered copies, no write-back); `pass_speeds` is
-`MotionSystem._pass_speeds` (the speed kept through a path's waypoints).
+simulation's tables (no gathered copies, no write-back); the same pass also picks the rows
+that turn towards their goal's yaw for `fleetsim.control.omni_turn` (`omni_turn.drive`), while
+the rows are at hand. `pass_speeds` is `MotionSystem._pass_speeds` (the speed kept through a
+path's waypoints).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+import math
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -61,14 +64,16 @@ def omni_drive(
     limits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     dt: float,
     passing: np.ndarray | None = None,
+    turns: Turns | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One step of the agent rows `rows` (their bodies at `body_rows`) driving straight to
     their goals, in place: positions pos[body_rows], velocities vel[rows], goals goal[rows];
     `limits` the columns max v, speed scale, leg v and max a, read at `rows` (the speed limit
     is min(max v * speed scale, leg v), as `MotionSystem` works it out); `passing` (the speed
-    kept through a waypoint goal: none without it) per row of `rows`. Returns (distance
-    left, landed). Needs Numba (`compiled(_omni_rows)` not None) and float64 C-contiguous
-    tables."""
+    kept through a waypoint goal: none without it) per row of `rows`; `turns`: the rows'
+    turns, picked in the same pass and finished after it (`omni_turn.drive`). Returns
+    (distance left, landed). Needs Numba (`compiled(_omni_rows)` not None) and float64
+    C-contiguous tables."""
     kernel = compiled(_omni_rows)
     assert kernel is not None
     n = len(rows)
@@ -81,24 +86,42 @@ def omni_drive(
 
     def part(start: int, stop: int) -> None:  # rows start..stop (both cores: two halves)
         s = slice(start, stop)
-        kernel(
-            rows[s],
-            body_rows[s],
-            pos,
-            vel,
-            goal,
-            *columns,
-            float(dt),
-            through[s],
-            passing is not None,
-            dist_left[s],
-            lands[s],
-        )
+        drive = (pos, vel, goal, *columns, float(dt), through[s], passing is not None)
+        picking = _picking_nothing() if turns is None else turns.arguments(s)
+        picked = kernel(rows[s], body_rows[s], *drive, dist_left[s], lands[s], *picking)
+        if turns is not None:
+            turns.finish(s, int(picked))
 
     parallel.run(
         [functools.partial(part, *h) for h in parallel.halves(n, parallel.ROW_KERNEL_ROWS)]
     )
     return dist_left, lands
+
+
+class Turns(Protocol):
+    """The turns of the rows `omni_drive` drives (`omni_turn.drive`): what its kernel needs to
+    pick the rows that turn, for a stretch of the rows, and the rest of their turn, after."""
+
+    def arguments(self, rows: slice) -> tuple[Any, ...]:
+        """`_omni_rows`'s arguments after `lands` for the rows `rows` (picking: True)."""
+        ...
+
+    def finish(self, rows: slice, picked: int) -> None:
+        """The rest of the turn of the rows `rows`, `picked` of which turn."""
+        ...
+
+
+@functools.cache
+def _picking_nothing() -> tuple[Any, ...]:
+    """`_omni_rows`'s arguments after `lands` when it picks no row (empty arrays of their
+    types)."""
+    f, b, i = np.zeros(0), np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.int64)
+    f2, i2 = np.zeros((0, 4)), np.zeros((0, 4), dtype=np.int64)
+    columns = (f2, f, f, b, f, f)  # quat, yaw rate, goal yaw, align, max w, max alpha
+    bits = (i2, i, i, i)
+    held = (b, i2, np.zeros((0, 3), dtype=np.int64), f, b, f)
+    laid_out = (i, f, f, f, f, f, f, b, f)
+    return False, columns, bits, held, laid_out
 
 
 def _omni_rows(
@@ -116,7 +139,30 @@ def _omni_rows(
     through: bool,
     dist_left: Any,
     lands: Any,
-) -> None:
+    picking: bool,
+    turn_columns: Any,
+    turn_bits: Any,
+    held_turns: Any,
+    laid_out: Any,
+) -> int:
+    """The drive of `omni_drive`; with `picking`, the rows that turn this step (aligning
+    with their goal's yaw, or with a yaw rate; not held as they were: `omni_turn.TurnMemory`)
+    in order into `laid_out`'s first (their places in `rows`), with what their turn reads
+    side by side in the others: the arguments of `quat.yaw_of`'s arctangent, the yaw rate,
+    goal yaw, top yaw rate (scaled), angular acceleration and whether they align; the held
+    rows' yaw left into its last. `turn_columns`: the body table's quat, the agent table's
+    yaw rate, goal yaw, align, max w and max alpha; `turn_bits`: the quat's, yaw rate's,
+    goal yaw's and max alpha's bits (int64 views); `held_turns`: `TurnMemory`'s held, q,
+    scalars, w, align and left. Returns how many rows turn."""
+    q, rate, goal_yaw, align, max_w, max_alpha = turn_columns
+    q_bits, rate_bits, goal_yaw_bits, max_alpha_bits = turn_bits
+    held, held_q, held_scalars, held_w, held_align, held_left = held_turns
+    picked, ys, yc, rate_in, goal_in, w, alpha, aligns, yaw_left = laid_out
+
+    def _same(x: float, y: float) -> bool:  # the same bits (NaN never: it is turned again)
+        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+
+    m = 0
     for k in range(rows.shape[0]):
         r, b = rows[k], body_rows[k]
         scaled = max_v_col[r] * speed_scale[r]
@@ -156,6 +202,29 @@ def _omni_rows(
             vel[r, 0], vel[r, 1], vel[r, 2] = v0, v1, v2
             l0, l1, l2 = goal[r, 0] - p0, goal[r, 1] - p1, goal[r, 2] - p2
             dist_left[k] = np.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
+        if not picking or not (align[r] or rate[r] != 0.0):
+            continue
+        w_r = max_w[r] * speed_scale[r]
+        if (
+            held[r]
+            and held_q[r, 3] == q_bits[b, 3]
+            and held_q[r, 2] == q_bits[b, 2]
+            and held_q[r, 1] == q_bits[b, 1]
+            and held_q[r, 0] == q_bits[b, 0]
+            and held_scalars[r, 0] == rate_bits[r]
+            and held_scalars[r, 1] == goal_yaw_bits[r]
+            and held_scalars[r, 2] == max_alpha_bits[r]
+            and held_align[r] == align[r]
+            and _same(held_w[r], w_r)
+        ):
+            yaw_left[k] = held_left[r]
+            continue
+        x, y, z, qw = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
+        ys[m], yc[m] = 2 * (qw * z + x * y), 1 - 2 * (y * y + z * z)
+        picked[m], rate_in[m], goal_in[m], w[m] = k, rate[r], goal_yaw[r], w_r
+        alpha[m], aligns[m] = max_alpha[r], align[r]
+        m += 1
+    return m
 
 
 def pass_speeds(

@@ -1,17 +1,19 @@
 """Compiled turning of omnidirectional robots towards their goal's yaw (Numba; `fleetsim.jit`).
 
-`omni_turn` is `fleetsim.control.omni.turn` for the rows `MotionSystem` drives compiled, in
-place on the simulation's tables, in three passes with NumPy's arctangent and sines between
-them (Numba's arctangent differs from NumPy's vectorised one in the last bit; the C library's
-sines, which the last pass takes itself, are NumPy's on most machines, and are used where a
-trial at first use finds them so, `sines_agree`): the
-rows that turn are picked and what their turn reads is laid side by side (`_select`); the
-turn itself, the same formulas in the same order as `turn`, runs over those arrays without
-branches, so the compiler makes vector instructions of it (eight rows at a time with
-AVX-512; `_turn_packed`); the quaternions and yaw rates are written back (`_write_rows`).
-So a run gives the NumPy path's numbers to the last bit. A large fleet's rows run in two
-halves on two threads (`fleetsim.parallel`), each half through all three passes and NumPy's
-functions (which let go of the GIL) on its own: one hand-over a step.
+`drive` is `fleetsim.control.omni.step_omni` for the rows `MotionSystem` drives compiled, in
+place on the simulation's tables: the drive's pass (`kernels.omni_drive`) also picks the
+rows that turn and lays out what their turn reads side by side, while the rows are at hand
+(the rows of a large fleet are in memory further off than the cache, and one pass over them
+costs less than two); then, with NumPy's arctangent between (Numba's differs from NumPy's
+vectorised one in the last bit), the turn itself, the same formulas in the same order as
+`omni.turn`, runs over those arrays without branches, so the compiler makes vector
+instructions of it (eight rows at a time with AVX-512; `_turn_packed`); and the quaternions
+and yaw rates are written back (`_write_rows`), with the C library's sines, which are
+NumPy's on most machines and are taken where a trial at first use finds them so
+(`sines_agree`; NumPy's between the passes elsewhere). So a run gives the NumPy path's
+numbers to the last bit. A large fleet's rows run in two halves on two threads
+(`fleetsim.parallel`), each half through all the passes and NumPy's functions (which let go
+of the GIL) on its own: one hand-over a step.
 
 Most robots that align with their goal's yaw hold it: the turn lands on the goal's yaw every
 step and leaves the robot as it was. A row whose last turn left it as it was is remembered
@@ -30,13 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from fleetsim import parallel
-from fleetsim.control import omni
+from fleetsim.control import kernels, omni
 from fleetsim.control.trapezoid import LAND_EPS
 from fleetsim.jit import compiled
 
 TWO_PI = 2 * np.pi
-PACKED = 9  # the turning rows' values side by side (`_select`'s, the turn's)
+PACKED = 9  # the turning rows' values side by side (the drive pass lays out 6, the turn 3)
 
 
 class TurnMemory:
@@ -51,6 +52,17 @@ class TurnMemory:
         self.w = np.zeros(capacity)  # max alpha's bits; max w (scaled)
         self.align = np.zeros(capacity, dtype=np.bool_)
         self.left = np.zeros(capacity)  # the yaw left it gave
+        self._picked, self._packed = np.empty(0, np.int64), np.empty((PACKED, 0))
+        self._aligns = np.empty(0, dtype=np.bool_)
+
+    def scratch(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Room for a step's `n` rows to turn: their places, what their turn reads and gives
+        side by side (`PACKED` rows) and whether they align (kept from step to step)."""
+        if self._packed.shape[1] < n:
+            size = max(n, 2 * self._packed.shape[1])
+            self._picked, self._packed = np.empty(size, np.int64), np.empty((PACKED, size))
+            self._aligns = np.empty(size, dtype=np.bool_)
+        return self._picked[:n], self._packed[:, :n], self._aligns[:n]
 
     def fit(self, rows: int, dt: float) -> None:
         """Room for `rows` agent rows; forget everything if the timestep changed."""
@@ -65,126 +77,82 @@ class TurnMemory:
             self.align, self.left = grown.align, grown.left
 
 
-def omni_turn(
+def drive(
     rows: np.ndarray,
     body_rows: np.ndarray,
     a: Any,
     b: Any,
     dt: float,
     memory: TurnMemory,
-) -> np.ndarray:
-    """One step of the turns of the agent rows `rows` (their bodies at `body_rows`) that align
-    with their goal's yaw or still have a yaw rate, in place on the agent table's columns `a`
-    (yaw_rate; goal_yaw, align, max_w, speed_scale, max_alpha read) and the body table's `b`
-    (quat). Returns the yaw left (N,), as `turn` (0 for rows not turning). Needs Numba and
-    float64 C-contiguous columns."""
-    select, turn, write = compiled(_select), compiled(_turn_packed), compiled(_write_rows)
-    assert select is not None and turn is not None and write is not None
-    n = len(rows)
+    passing: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One step of the agent rows `rows` (their bodies at `body_rows`) driving straight to
+    their goals (`kernels.omni_drive`, `passing` its own) and turning, those that align with
+    their goal's yaw or still have a yaw rate, in place on the agent table's columns `a`
+    (vel, yaw_rate; goal, goal_yaw, align, max_v, speed_scale, leg_v, max_a, max_w,
+    max_alpha read) and the body table's `b` (pos, quat). Returns (distance left, yaw left),
+    the latter as `turn` (0 for rows not turning). Needs Numba and float64 C-contiguous
+    columns."""
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     body_rows = np.ascontiguousarray(body_rows, dtype=np.int64)
-    memory.fit(int(rows.max()) + 1 if n else 0, dt)
-    q, rate = b["quat"], a["yaw_rate"]
-    limits = (a["goal_yaw"], a["align"], a["max_w"], a["speed_scale"], a["max_alpha"])
-    yaw_left, picked = np.zeros(n), np.empty(n, dtype=np.int64)
-    packed, aligns = np.empty((PACKED, n)), np.empty(n, dtype=np.bool_)
-    held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
-    bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
+    memory.fit(int(rows.max()) + 1 if len(rows) else 0, dt)
+    turns = _Turns(rows, body_rows, a, b, dt, memory)
+    limits = (a["max_v"], a["speed_scale"], a["leg_v"], a["max_a"])  # (read by the kernel)
+    pos, vel, goal = b["pos"], a["vel"], a["goal"]
+    dist_left, _ = kernels.omni_drive(rows, body_rows, pos, vel, goal, limits, dt, passing, turns)
+    memory.turned = sum(turns.turned)
+    return dist_left, turns.yaw_left
 
-    def part(start: int, stop: int) -> int:  # rows start..stop, start to end (both cores:
-        s = slice(start, stop)  # two halves, each compacting into its own stretch)
-        here, bodies, left = rows[s], body_rows[s], yaw_left[s]
-        mine, aligned = picked[s], aligns[s]
-        ys, yc, was, goal, w, alpha, half, new_rate, left_of = packed[:, s]
-        laid_out = (mine, ys, yc, was, goal, w, alpha, aligned, left)  # (`_select`'s outputs)
-        m = int(select(here, bodies, q, rate, *limits, *bits, *held, *laid_out))
+
+class _Turns:
+    """The turns of one step's rows (`kernels.Turns`): the drive's pass picks the rows that
+    turn and lays out what their turn reads; `finish` takes NumPy's arctangent of them, turns
+    them (`_turn_packed`) and writes them back (`_write_rows`), a stretch of rows (a half) at
+    a time."""
+
+    def __init__(
+        self, rows: np.ndarray, body_rows: np.ndarray, a: Any, b: Any, dt: float, memory: TurnMemory
+    ) -> None:
+        self.rows, self.body_rows, self.dt = rows, body_rows, float(dt)
+        self.turned: list[int] = []  # (each half's rows turned)
+        self.yaw_left = np.zeros(len(rows))
+        self.picked, self.packed, self.aligns = memory.scratch(len(rows))
+        q, rate = b["quat"], a["yaw_rate"]
+        self.columns = (q, rate, a["goal_yaw"], a["align"], a["max_w"], a["max_alpha"])
+        self.bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
+        held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
+        self.held = held
+        self.libm = sines_agree()
+
+    def arguments(self, rows: slice) -> tuple[Any, ...]:
+        ys, yc, was, goal, w, alpha = self.packed[:6, rows]
+        laid_out = (self.picked[rows], ys, yc, was, goal, w, alpha, self.aligns[rows])
+        return True, self.columns, self.bits, self.held, (*laid_out, self.yaw_left[rows])
+
+    def finish(self, rows: slice, m: int) -> None:
+        """The rest of the turn of the rows `rows` (a half: this runs in its thread), `m` of
+        which the drive's pass picked."""
         if m == 0:
-            return 0
-        inputs = (was[:m], goal[:m], aligned[:m], w[:m], alpha[:m])
+            return
+        turn, write = compiled(_turn_packed), compiled(_write_rows)
+        assert turn is not None and write is not None
+        ys, yc, was, goal, w, alpha, half, new_rate, left_of = self.packed[:, rows]
+        dt, aligned = self.dt, self.aligns[rows][:m]
+        inputs = (was[:m], goal[:m], aligned, w[:m], alpha[:m])
         yaw = np.arctan2(ys[:m], yc[:m], out=ys[:m])  # quat.yaw_of
         outputs = (new_rate[:m], half[:m], left_of[:m])
-        if turn(yaw, *inputs, float(dt), *outputs):  # an angle off its usual range: NumPy's
+        if turn(yaw, *inputs, dt, *outputs):  # an angle off its usual range: NumPy's turn
             wrapped, outputs[0][:], outputs[2][:] = omni.turn(yaw, *inputs, dt)
             np.divide(wrapped, 2, out=outputs[1])
-        if libm:  # (the write pass takes the sines itself: the same bits as NumPy's here)
+        if self.libm:  # (the write pass takes the sines itself: the same bits as NumPy's here)
             sin, cos = half[:m], half[:m]
         else:  # quat.from_yaw of the wrapped yaw
             sin, cos = np.sin(half[:m]), np.cos(half[:m])
         as_bits = (x.view(np.int64) for x in (new_rate[:m], goal[:m], alpha[:m]))
-        given = (*inputs, *outputs[::2], libm, sin, cos, bits[0], *as_bits)
-        write(here, bodies, mine[:m], q, rate, *given, *held, left)
-        return m
-
-    libm = sines_agree()
-    halves = parallel.halves(n, parallel.ROW_KERNEL_ROWS)
-    memory.turned = sum(parallel.run([functools.partial(part, *h) for h in halves]))
-    return yaw_left
-
-
-def _select(
-    rows: Any,
-    body_rows: Any,
-    q: Any,
-    rate: Any,
-    goal_yaw: Any,
-    align: Any,
-    max_w: Any,
-    scale: Any,
-    max_alpha: Any,
-    q_bits: Any,
-    rate_bits: Any,
-    goal_yaw_bits: Any,
-    max_alpha_bits: Any,
-    held: Any,
-    held_q: Any,
-    held_scalars: Any,
-    held_w: Any,
-    held_align: Any,
-    held_left: Any,
-    picked: Any,
-    ys: Any,
-    yc: Any,
-    rate_in: Any,
-    goal: Any,
-    w: Any,
-    alpha: Any,
-    aligns: Any,
-    yaw_left: Any,
-) -> int:
-    """The rows that turn this step (aligning, or with a yaw rate; not held as they were) into
-    `picked` (their places in `rows`) with what their turn reads, side by side: the arguments
-    of `quat.yaw_of`'s arctangent, the yaw rate, goal yaw, top yaw rate (scaled), angular
-    acceleration and whether they align. The held rows' yaw left. Returns how many turn."""
-
-    def _same(x: float, y: float) -> bool:  # the same bits (NaN never: it is turned again)
-        return x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
-
-    m = 0
-    for k in range(rows.shape[0]):
-        r, b = rows[k], body_rows[k]
-        if not (align[r] or rate[r] != 0.0):
-            continue
-        w_r = max_w[r] * scale[r]
-        if (
-            held[r]
-            and held_q[r, 3] == q_bits[b, 3]
-            and held_q[r, 2] == q_bits[b, 2]
-            and held_q[r, 1] == q_bits[b, 1]
-            and held_q[r, 0] == q_bits[b, 0]
-            and held_scalars[r, 0] == rate_bits[r]
-            and held_scalars[r, 1] == goal_yaw_bits[r]
-            and held_scalars[r, 2] == max_alpha_bits[r]
-            and held_align[r] == align[r]
-            and _same(held_w[r], w_r)
-        ):
-            yaw_left[k] = held_left[r]
-            continue
-        x, y, z, qw = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
-        ys[m], yc[m] = 2 * (qw * z + x * y), 1 - 2 * (y * y + z * z)
-        picked[m], rate_in[m], goal[m], w[m] = k, rate[r], goal_yaw[r], w_r
-        alpha[m], aligns[m] = max_alpha[r], align[r]
-        m += 1
-    return m
+        given = (*inputs, *outputs[::2], self.libm, sin, cos, self.bits[0], *as_bits)
+        here = (self.rows[rows], self.body_rows[rows], self.picked[rows][:m])
+        write(*here, *self.columns[:2], *given, *self.held, self.yaw_left[rows])
+        self.turned.append(m)
 
 
 def _turn_packed(

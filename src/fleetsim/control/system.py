@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fleetsim.control import kernels
+from fleetsim.control import kernels, omni_turn
 from fleetsim.control.corners import corners as _corners
 from fleetsim.control.differential import step_differential
 from fleetsim.control.differential_kernel import LIMITS, differential_drive
 from fleetsim.control.models import MotionModel, motion_model
 from fleetsim.control.omni import Motion, step_omni
-from fleetsim.control.omni_turn import TurnMemory, omni_turn
+from fleetsim.control.omni_turn import TurnMemory
 from fleetsim.control.velocity import step_velocity
 from fleetsim.geometry import quat
 from fleetsim.geometry.vectors import all_set, any_set, row_norm
@@ -397,21 +397,19 @@ class MotionSystem:
         self, rows: IntArray, brows: IntArray, dt: float
     ) -> tuple[np.ndarray, np.ndarray]:
         """Omnidirectional rows driving to a goal (or through a path's waypoint), compiled and
-        in place on the tables (`kernels.omni_drive`), and those turning towards their goal's
-        yaw meanwhile turned compiled too (`omni_turn`: three to six times faster than NumPy's
-        turn from 256 rows, and the skipped rows cost next to nothing).
+        in place on the tables, those turning towards their goal's yaw meanwhile turned
+        compiled too, picked in the drive's own pass (`omni_turn.drive`: the turn three to six
+        times faster than NumPy's from 256 rows, and the skipped rows cost next to nothing).
         Returns (distance left, yaw left). The numbers are the NumPy path's (`step_omni`)."""
         a, b = self.agents, self.bodies
-        pos, vel = b["pos"], a["vel"]
         passing = None
         if self._paths:  # the speeds kept through waypoints, from the limits worked out here
             scale = _of(a["speed_scale"], rows)
             max_v = np.minimum(_of(a["max_v"], rows) * scale, _of(a["leg_v"], rows))
-            passing = self._pass_speeds(rows, rows_of(pos, brows), max_v, dt)
-        limits = (a["max_v"], a["speed_scale"], a["leg_v"], a["max_a"])  # (read by the kernel)
-        dist_left, _ = kernels.omni_drive(rows, brows, pos, vel, a["goal"], limits, dt, passing)
+            passing = self._pass_speeds(rows, rows_of(b["pos"], brows), max_v, dt)
+        dist_left, yaw_left = omni_turn.drive(rows, brows, a, b, dt, self._turns, passing)
         self._mark_moved(brows)
-        return dist_left, omni_turn(rows, brows, a, b, dt, self._turns)
+        return dist_left, yaw_left
 
     def _drive_differential(
         self, rows: IntArray, brows: IntArray, dt: float
