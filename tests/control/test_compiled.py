@@ -383,7 +383,7 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(
     rows held) give NumPy's `turn` to the last bit, and the drive that picked them the same
     positions and velocities as the drive alone. `far`: some goal yaws several turns away
     (12 rad, -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half
-    only. `numpy_sines`: NumPy's sines between the passes, as on a machine where the C
+    only. Some bodies tilted, some with a -0 in the quaternion's x. `numpy_sines`: NumPy's sines between the passes, as on a machine where the C
     library's are not NumPy's (else the write pass takes them itself wherever they are)."""
     from fleetsim.control import omni_turn as turn_module
 
@@ -416,6 +416,9 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(
         "quat": quat.from_yaw(np.where(np.arange(n) < n // 4, 0.0, rng.uniform(-3, 3, n))),
         "pos": rng.uniform(-20, 20, (n, 3)),
     }
+    tilted = rng.normal(size=(200, 4))  # (bodies set tilted by hand: the turn levels them)
+    b["quat"][-400::2] = tilted / np.linalg.norm(tilted, axis=1)[:, None]
+    b["quat"][-401::-97, 0] = -0.0  # (a yaw-only quaternion but for the sign of its x)
     order = rng.permutation(n)  # (agent rows and body rows in another order)
     rows, body_rows = np.arange(n), order
     memory = TurnMemory()
