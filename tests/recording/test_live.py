@@ -115,11 +115,21 @@ def test_run_serve_streams_a_live_run(tmp_path: Path) -> None:
     """A viewer of `fleetsim run --serve` gets the fleet's frames as the run goes (the run is
     long enough for a client on a loaded machine to catch it; it is stopped once watched)."""
     port = free_port()
-    proc = run(
-        "run", "warehouse", "--serve", "--serve-port", str(port), "--rtf", "2", "--duration", "120"
-    )
+    log = tmp_path / "run.log"  # (the run's output in a file: a pipe nobody reads could fill)
+    with log.open("w") as out:
+        live = ("--serve", "--serve-port", str(port), "--rtf", "2", "--duration", "120")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fleetsim", "run", "warehouse", *live],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     try:
-        channels, got = asyncio.run(watch(f"ws://127.0.0.1:{port}", "/fleet", 10))
+        try:
+            channels, got = asyncio.run(watch(f"ws://127.0.0.1:{port}", "/fleet", 10))
+        except (websockets.ConnectionClosed, TimeoutError, OSError) as exc:  # (the run said)
+            said = f"the run's exit: {proc.poll()}; it said:\n{log.read_text()[-2000:]}"
+            raise AssertionError(f"{exc!r}; {said}") from exc
         assert channels["/fleet"]["encoding"] == "protobuf"
         assert len(points(got[-1][1])) == 100 and got[-1][0] > got[0][0]  # time moves on
     finally:
