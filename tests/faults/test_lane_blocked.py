@@ -129,7 +129,7 @@ LANES = "faults={site: [{type: lane_blocked, rate_per_hour: 30, duration: [30, 1
 def test_random_blocked_lanes_on_the_warehouse_are_seeded_and_driven_round() -> None:
     """Lanes drawn at random from the site's, the same for the same seed; the reference
     fleet manager drives round them without a collision."""
-    from .test_scenario_faults import run
+    from .warehouse_runs import run
 
     first, _ = run(LANES, duration=600.0)
     again, _ = run(LANES, duration=600.0)

@@ -8,27 +8,19 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
 from fleetsim import ConfigError
 from fleetsim.scenario import build, load_scenario
-from fleetsim.scenario.runner import RunSummary, run_scenario
+
+from .warehouse_runs import run
 
 STOPS = "faults={seed: 4, robots: [{type: stop, rate_per_hour: 20, duration: [5, 20]}]}"
 BATTERY = (
     "plugins[0].params.battery={drain_per_s: 0.0004, drain_per_m: 0.001, low: 0.5, resume: 0.7}"
 )
-
-
-def run(*overrides: str, duration: float = 240.0) -> tuple[RunSummary, Any]:
-    built = build(load_scenario("warehouse", [f"simulation.duration={duration}", *overrides]))
-    with built.sim:
-        summary = run_scenario(built)
-        faults = [p for p in built.plugins if type(p).__name__ == "FaultsPlugin"]
-        return summary, faults[0].injector if faults else None
 
 
 def test_the_same_seed_gives_the_same_faults_and_the_same_run() -> None:
