@@ -383,8 +383,9 @@ def test_the_compiled_turn_in_two_halves_equals_numpy(
     rows held) give NumPy's `turn` to the last bit, and the drive that picked them the same
     positions and velocities as the drive alone. `far`: some goal yaws several turns away
     (12 rad, -40 rad, 1e6 rad), which the vector turn leaves to NumPy's, in the second half
-    only. Some bodies tilted, some with a -0 in the quaternion's x. `numpy_sines`: NumPy's sines between the passes, as on a machine where the C
-    library's are not NumPy's (else the write pass takes them itself wherever they are)."""
+    only. Some bodies tilted, some with a -0 in the quaternion's x. `numpy_sines`: NumPy's
+    sines between the passes, as on a machine where the C library's are not NumPy's (else
+    the write pass takes them itself wherever they are)."""
     from fleetsim.control import omni_turn as turn_module
 
     if numpy_sines:

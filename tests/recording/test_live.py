@@ -179,3 +179,53 @@ def test_a_live_view_in_process_paused_and_resumed() -> None:
     event = json.loads(got[0][1])
     assert event["kind"] == "action_completed" and event["robot"] == "live1"
     assert event["action"] == "Wait" and got[0][0] == round(event["time"] * 1e9)
+
+
+def test_a_server_started_after_its_channels_offers_them_as_a_viewer_connects() -> None:
+    """`FoxgloveServer(start=False)` takes no connection until `start()`, and a viewer that
+    connects then is offered the channels made before in the advertisement it gets first (a
+    channel made while a viewer is connected can be refused to it for a moment by the SDK:
+    "Unknown channel ID")."""
+    from fleetsim.recording.live import FoxgloveServer
+
+    server = FoxgloveServer(port=0, start=False)
+    try:
+        assert server.server is None
+        schema = json.dumps({"title": "Note", "type": "object"}).encode()
+        server.channel("/note", "Note", "jsonschema", schema)
+        server.start()
+        server.start()  # (once)
+
+        async def first_advertisement() -> list[str]:
+            offered = [SUBPROTOCOL]
+            async with websockets.connect(server.url, subprotocols=offered) as ws:  # type: ignore[arg-type]
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    if message["op"] == "advertise":
+                        return [c["topic"] for c in message["channels"]]
+
+        assert asyncio.run(first_advertisement()) == ["/note"]
+    finally:
+        server.stop()
+
+
+def test_run_serve_on_a_port_in_use_says_so(tmp_path: Path) -> None:
+    """The live view takes connections once the run is built: a port in use is still a clear
+    error, naming the address, and the run does not start."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        live = ("--serve", "--serve-port", str(port), "--duration", "5")
+        done = subprocess.run(
+            [sys.executable, "-m", "fleetsim", "run", "warehouse", *live],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert done.returncode != 0
+    assert f"--serve on 127.0.0.1:{port}" in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr

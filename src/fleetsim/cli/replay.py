@@ -68,10 +68,12 @@ def serve_recording(
     rec: Any, host: str, port: int, speed: float, start: float, until: float | None
 ) -> int:
     """Stream a recording to Foxglove over WebSocket until Ctrl-C or its end."""
-    from fleetsim.recording.live import FoxgloveServer, stream_recording
+    from fleetsim.recording.live import FoxgloveServer, offer_channels, stream_recording
 
-    server = FoxgloveServer(host, port)
+    server = FoxgloveServer(host, port, start=False)
     try:
+        offer_channels(rec, server)  # (before it takes connections: a viewer gets them all)
+        server.start()
         typer.echo(
             f"live view: {server.url} (Foxglove: Open connection; streams once a "
             f"client subscribes)",

@@ -27,9 +27,12 @@ LATE_SEND_S = 0.05  # a new subscriber's catch-up goes out this long after it su
 
 class FoxgloveServer:
     """Foxglove's WebSocket server on `host:port` (0: a free port), channels made as topics
-    first appear."""
+    first appear. With `start=False` it takes connections only from `start()`: make the
+    channels a viewer will want first (see `start`)."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 8765, name: str = "fleetsim") -> None:
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 8765, name: str = "fleetsim", start: bool = True
+    ) -> None:
         try:
             import foxglove
         except ImportError:
@@ -38,25 +41,42 @@ class FoxgloveServer:
         self._context = foxglove.Context()
         self.subscribed = threading.Event()  # a client subscribed to a channel
         self.latch = Latch()
+        self.host, self.port, self.name = host, int(port), name
+        self.server: Any = None
+        self._channels: dict[str, Any] = {}
+        self._stopped = False
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Take connections (once). A viewer that connects after the channels are made is
+        offered them all as it connects; one connected before a channel is made may subscribe
+        to it in the moment foxglove-sdk has sent it the channel but not yet noted that it did,
+        and is then answered "Unknown channel ID" and sent nothing on it (seen under load)."""
+        if self.server is not None:
+            return
+        foxglove, owner = self._foxglove, self
 
         class Listener(foxglove.ServerListener):  # type: ignore[misc,name-defined]
             def on_subscribe(listener, client: Any, channel: Any) -> None:  # noqa: N805
-                self.subscribed.set()
-                if self.latch.keeps(channel.topic):
+                owner.subscribed.set()
+                if owner.latch.keeps(channel.topic):
                     # once the subscription is in place (after this callback returns)
-                    later = threading.Timer(LATE_SEND_S, self._catch_up, (channel.topic,))
+                    later = threading.Timer(LATE_SEND_S, owner._catch_up, (channel.topic,))
                     later.daemon = True
                     later.start()
 
         try:
             self.server = foxglove.start_server(
-                name=name, host=host, port=port, context=self._context, server_listener=Listener()
+                name=self.name,
+                host=self.host,
+                port=self.port,
+                context=self._context,
+                server_listener=Listener(),
             )
         except Exception as exc:  # the SDK raises its own kinds for a port in use
-            raise ConfigError(f"--serve on {host}:{port}: {exc}") from None
-        self.host, self.port = host, int(self.server.port)
-        self._channels: dict[str, Any] = {}
-        self._stopped = False
+            raise ConfigError(f"--serve on {self.host}:{self.port}: {exc}") from None
+        self.port = int(self.server.port)
 
     @property
     def url(self) -> str:
@@ -90,7 +110,8 @@ class FoxgloveServer:
     def stop(self) -> None:
         """Stop the server (clients are disconnected)."""
         self._stopped = True
-        self.server.stop()
+        if self.server is not None:
+            self.server.stop()
 
 
 class LiveOut:
@@ -151,12 +172,7 @@ def stream_recording(
     the channels are offered first and the stream waits (at most that long) for a client to
     subscribe."""
     reader = recording._reader
-    summary = reader.get_summary()
-    if summary is not None:
-        for channel in summary.channels.values():
-            schema = summary.schemas.get(channel.schema_id)
-            if schema is not None:
-                server.channel(channel.topic, schema.name, schema.encoding, schema.data)
+    offer_channels(recording, server)
     if wait_s is not None:
         server.subscribed.wait(wait_s)
     sent, wall0, sim0 = 0, time.monotonic(), None
@@ -175,3 +191,14 @@ def stream_recording(
         server.message(channel.topic, message.log_time, message.data)
         sent += 1
     return sent
+
+
+def offer_channels(recording: Recording, server: FoxgloveServer) -> None:
+    """Make `server`'s channels for the topics in `recording`'s summary (before the server
+    starts, so that a viewer is offered them all as it connects: `FoxgloveServer.start`)."""
+    summary = recording._reader.get_summary()
+    if summary is not None:
+        for channel in summary.channels.values():
+            schema = summary.schemas.get(channel.schema_id)
+            if schema is not None:
+                server.channel(channel.topic, schema.name, schema.encoding, schema.data)
