@@ -120,8 +120,7 @@ class _Turns:
         q, rate = b["quat"], a["yaw_rate"]
         self.columns = (q, rate, a["goal_yaw"], a["align"], a["max_w"], a["max_alpha"])
         self.bits = tuple(x.view(np.int64) for x in (q, rate, a["goal_yaw"], a["max_alpha"]))
-        held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
-        self.held = held
+        self.held = (memory.held, memory.q, memory.scalars, memory.w, memory.align, memory.left)
         self.libm = sines_agree()
 
     def arguments(self, rows: slice) -> tuple[Any, ...]:
