@@ -62,6 +62,15 @@ async def watch(
         return channels, got
 
 
+async def first_advertisement(url: str) -> list[str]:
+    """The topics of the first advertisement a viewer connecting to `url` gets."""
+    async with websockets.connect(url, subprotocols=[SUBPROTOCOL]) as ws:  # type: ignore[list-item]
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if message["op"] == "advertise":
+                return [c["topic"] for c in message["channels"]]
+
+
 def points(payload: bytes) -> np.ndarray:
     cloud = foxglove("PointCloud").FromString(payload)
     return np.frombuffer(cloud.data, dtype=POINT)
@@ -195,18 +204,55 @@ def test_a_server_started_after_its_channels_offers_them_as_a_viewer_connects() 
         server.channel("/note", "Note", "jsonschema", schema)
         server.start()
         server.start()  # (once)
-
-        async def first_advertisement() -> list[str]:
-            offered = [SUBPROTOCOL]
-            async with websockets.connect(server.url, subprotocols=offered) as ws:  # type: ignore[arg-type]
-                while True:
-                    message = json.loads(await asyncio.wait_for(ws.recv(), 30))
-                    if message["op"] == "advertise":
-                        return [c["topic"] for c in message["channels"]]
-
-        assert asyncio.run(first_advertisement()) == ["/note"]
+        assert asyncio.run(first_advertisement(server.url)) == ["/note"]
     finally:
         server.stop()
+
+
+def test_a_live_run_offers_the_topics_it_writes_later_as_a_viewer_connects() -> None:
+    """`Recorder.make_channels` (what `fleetsim run --serve` calls before its server starts):
+    the chosen robots' scans, their safety fields, the KPIs and the people are offered to a
+    viewer connecting before any of them is written, and their messages then go out on those
+    channels."""
+    from fleetsim import Agent, Pose
+    from fleetsim.recording.live import FoxgloveServer, LiveOut
+
+    from ..conftest import make_sim
+
+    server = FoxgloveServer(port=0, start=False)
+    try:
+        with make_sim(timestep=0.1) as sim:
+            for k in range(2):
+                robot = Agent.from_urdf("simple_cube", Pose.from_xyz(0, 2 * k, 0), sim_core=sim)
+                robot.name = f"amr{k}"
+                robot.add_lidar(beams=90, rate=5.0)
+            robot.set_safety_fields("auto")
+            sim.people.add(np.array([[5.0, 5.0]]), [np.array([[5.0, 5.0], [8.0, 5.0]])])
+            recorder = record(sim, None, out=LiveOut(server))
+            recorder.watch_kpis([])
+            recorder.make_channels()
+            server.start()
+            offered = asyncio.run(first_advertisement(server.url))
+            assert sim.step_count == 0  # (no scan, field or KPI made yet)
+            later = {"/scan/amr0", "/scan/amr1", "/fields", "/kpi", "/people"}
+            assert later <= set(offered), offered
+            got: list[tuple[int, bytes]] = []
+            client = threading.Thread(
+                target=lambda: got.extend(asyncio.run(watch(server.url, "/scan/amr1", 1))[1])
+            )
+            client.start()
+            assert server.subscribed.wait(30)
+            for _ in range(300):
+                sim.step_once()
+                if not client.is_alive():
+                    break
+                time.sleep(0.01)
+            client.join(30)
+    finally:
+        server.stop()
+    assert len(got) == 1
+    scan = foxglove("LaserScan").FromString(got[0][1])
+    assert len(scan.ranges) == 90 and scan.frame_id == "world"
 
 
 def test_run_serve_on_a_port_in_use_says_so(tmp_path: Path) -> None:

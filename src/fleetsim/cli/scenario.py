@@ -268,7 +268,9 @@ def start_live_view(built: Any, host: str, port: int, rate: float) -> Any:
     if host not in ("127.0.0.1", "localhost", "::1"):
         typer.echo(f"warning: the live view on {host}: anyone who reaches it can watch", err=True)
     server = FoxgloveServer(host, port, start=False)
-    watch_fleet_of(built, record(built.sim, None, rate, out=LiveOut(server)))  # closed with sim
+    recorder = record(built.sim, None, rate, out=LiveOut(server))  # (closed with the sim)
+    watch_fleet_of(built, recorder)
+    recorder.make_channels()
     server.start()  # (once the recorder has made the run's channels: a viewer gets them all)
     return server
 

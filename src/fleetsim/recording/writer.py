@@ -160,24 +160,36 @@ class Recorder:
     def _ns(self, time_s: float | None = None) -> int:
         return round((self.sim.sim_time if time_s is None else time_s) * NS)
 
-    def _write_proto(self, topic: str, message: Any) -> None:
-        if topic not in self._announced:
-            self._announced.add(topic)
-            self._out.channel(
-                topic,
-                message.DESCRIPTOR.full_name,
-                "protobuf",
-                schemas.descriptor_set(type(message)),
-            )
-        self._out.message(topic, self._ns(), message.SerializeToString())
-
-    def _write_raw(self, topic: str, message_class: Any, data: bytes) -> None:
-        """A message serialised already (`message_class` names its schema)."""
+    def _proto_channel(self, topic: str, message_class: Any) -> None:
         if topic not in self._announced:
             self._announced.add(topic)
             self._out.channel(topic, message_class.DESCRIPTOR.full_name, "protobuf",
                               schemas.descriptor_set(message_class))  # fmt: skip
+
+    def _write_proto(self, topic: str, message: Any) -> None:
+        self._proto_channel(topic, type(message))
+        self._out.message(topic, self._ns(), message.SerializeToString())
+
+    def _write_raw(self, topic: str, message_class: Any, data: bytes) -> None:
+        """A message serialised already (`message_class` names its schema)."""
+        self._proto_channel(topic, message_class)
         self._out.message(topic, self._ns(), data)
+
+    def make_channels(self) -> None:
+        """Make now the channels of the topics this run is set to write later (the KPIs of a
+        watched fleet manager, the chosen robots' scans and their fields, the people), as the
+        first frame made the others: a live view started after this offers a viewer every
+        one as it connects (`FoxgloveServer.start`: a channel made while a viewer is
+        connected can be refused to it for a moment)."""
+        if self._kpis is not None:
+            self._json_channel("/kpi", schemas.KPI)
+        chosen = self.scans.chosen()
+        for name, _, _ in chosen:
+            self._proto_channel(f"/scan/{name}", schemas.foxglove("LaserScan"))
+        if any(self.sim.safety.state_of(owner) is not None for _, owner, _ in chosen):
+            self._proto_channel("/fields", schemas.foxglove("SceneUpdate"))
+        if self.sim._people is not None:
+            self._proto_channel("/people", schemas.foxglove("SceneUpdate"))
 
     def _json_channel(self, topic: str, schema: bytes) -> None:
         if topic not in self._announced:
