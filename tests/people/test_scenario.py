@@ -77,6 +77,47 @@ def test_an_unknown_place_names_the_file_line_and_key(tmp_path: Path) -> None:
         build(load_scenario(str(path), []))
 
 
+def crowd(tmp_path: Path, count: int, places: str, rate: float = 0.0) -> Path:
+    path = tmp_path / "crowd.yaml"
+    head = SCENARIO[: SCENARIO.index("people:")]
+    path.write_text(head + f"people:\n  groups:\n    - {{name: crowd, count: {count}, "
+                    f"rate_per_hour: {rate}, from: [{places}], to: [aisle1_1]}}\n")  # fmt: skip
+    return path
+
+
+def test_a_crowd_stands_clear_round_its_places_as_far_as_they_hold_it(tmp_path: Path) -> None:
+    """People who come at once stand a width apart round their places, as many as those hold
+    (put down in a fraction of a second: the places are walked once, not measured against
+    everyone already down); more than that is an error that says how many fit."""
+    path = crowd(tmp_path, 10_000, "drop_0")
+    with pytest.raises(ConfigError, match=r"crowd.yaml line 9: people\.groups\[0\]\.count: "
+                                          r"10,000 people do not fit round drop_0 at once: "
+                                          r"there is room for (\d|,)+"):  # fmt: skip
+        build(load_scenario(str(path), []))
+    with pytest.raises(ConfigError) as caught:
+        build(load_scenario(str(crowd(tmp_path, 10_000, "drop_0, drop_1")), []))
+    room = int(str(caught.value).split("room for ")[1].split(" ")[0].replace(",", ""))
+    assert 500 < room < 10_000
+    with build(load_scenario(str(crowd(tmp_path, room, "drop_0, drop_1")), [])).sim as sim:
+        x = sim.people.positions
+        assert len(x) == room
+        close, _ = pairs_within(x, 0.4)
+        assert not len(close)  # every one of them clear of the others
+
+
+def test_absurd_crowds_are_refused_before_anything_is_built(tmp_path: Path) -> None:
+    """A count or a rate that would put more people on the floor than the body limit is refused
+    from the file, as a fleet that size is (the arrivals counted over the run's duration)."""
+    with pytest.raises(ConfigError, match=r"line 9: people\.groups\[0\]\.count: 1,000,000,000 "
+                                          r"people in all .*--max-bodies"):  # fmt: skip
+        build(load_scenario(str(crowd(tmp_path, 1_000_000_000, "drop_0")), []))
+    with pytest.raises(ConfigError, match=r"rate_per_hour: 1,666,667 people in all \(1,666,667 "
+                                          r"arriving over the run here\)"):  # fmt: skip
+        build(load_scenario(str(crowd(tmp_path, 0, "drop_0", rate=1e8)), []))
+    with pytest.raises(ConfigError, match=r"1,000,000,000 people would need about 2,000\.0 GB"):
+        build(load_scenario(str(crowd(tmp_path, 1_000_000_000, "drop_0")), []), max_bodies=10**10)
+
+
 SHIFTS = """\
 name: shift change
 simulation: {timestep: 0.1, seed: 2, target_rtf: 0}

@@ -1,14 +1,18 @@
-"""How many bodies a scenario would make, counted from its file and checked before anything is
-built (a grid count of 10^7 is a typo until the user says otherwise)."""
+"""How many bodies (and people) a scenario would make, counted from its file and checked before
+anything is built (a grid count of 10^7 is a typo until the user says otherwise)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from fleetsim.errors import ConfigError
+from fleetsim.memory import check_fits
 from fleetsim.scenario import schema as s
 from fleetsim.scenario.loader import LoadedScenario, ScenarioError
 
 DEFAULT_MAX_BODIES = 200_000
+BYTES_PER_PERSON = 2_000  # a person's crowd row, route and tree, generously
 
 
 def body_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
@@ -28,6 +32,24 @@ def _count(where: str, grid: s.GridSpec | None, start: Any) -> tuple[str, int]:
     return (f"{where}.grid.count", grid.count) if grid is not None else (where, 1)
 
 
+def people_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
+    """(key path, people) of each `people:` group: those who come at once, and those expected
+    to arrive at its rate until its `stop` or the scenario's duration (none counted for a run
+    without an end)."""
+    spec = loaded.scenario
+    if spec.people is None:
+        return []
+    counts = []
+    for k, group in enumerate(spec.people.groups):
+        counts.append((f"people.groups[{k}].count", group.count))
+        duration = spec.simulation.duration  # type: ignore[attr-defined]
+        end = group.stop if group.stop is not None else duration
+        if group.rate_per_hour > 0 and end is not None and end > group.start:
+            expected = math.ceil(group.rate_per_hour * (end - group.start) / 3600)
+            counts.append((f"people.groups[{k}].rate_per_hour", expected))
+    return counts
+
+
 def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
     """Refuse a scenario with more bodies than `max_bodies`, or than memory holds, before building
     it."""
@@ -40,3 +62,20 @@ def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
             f"limit of {max_bodies:,}; if you mean it, raise the limit (fleetsim run/validate "
             "--max-bodies N, or build(..., max_bodies=N))"
         )
+    people = people_counts(loaded)
+    if not people:
+        return
+    crowd = sum(n for _, n in people)
+    where, largest = max(people, key=lambda c: c[1])
+    arriving = " arriving over the run" if where.endswith("rate_per_hour") else ""
+    if crowd > max_bodies:
+        raise ScenarioError(
+            f"{loaded.at(where)}: {crowd:,} people in all ({largest:,}{arriving} here) is more "
+            f"than the limit of {max_bodies:,} (people count towards it as bodies do); if you "
+            "mean it, raise the limit (fleetsim run/validate --max-bodies N, or build(..., "
+            "max_bodies=N))"
+        )
+    try:
+        check_fits(crowd, "people", BYTES_PER_PERSON)
+    except ConfigError as exc:
+        raise ScenarioError(f"{loaded.at(where)}: {exc}") from None

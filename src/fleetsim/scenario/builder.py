@@ -123,8 +123,9 @@ def build(
 ) -> ScenarioRun:
     """Create and populate the simulation for a loaded scenario.
 
-    More than `max_bodies` bodies in all is an error naming the largest entry (checked before
-    anything is built). With `sample`, each robot and object entry builds at most that many
+    More than `max_bodies` bodies in all, or people (those who come at once and those due to
+    arrive over the run), is an error naming the largest entry (checked before anything is
+    built). With `sample`, each robot and object entry builds at most that many
     bodies and no actions are queued: every model, mesh, plugin and action is still checked
     (what `fleetsim validate` does), without the cost of a huge fleet.
     """

@@ -4,6 +4,7 @@ a route along the site's graph through its trips, and reports the people's KPIs.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -11,10 +12,11 @@ import numpy as np
 from fleetsim.behavior import Behaviors
 from fleetsim.errors import ConfigError
 from fleetsim.people import SpeedModel
+from fleetsim.scenario.people_places import LATTICE_REACH_M, Placing, lattice, room
 from fleetsim.scenario.people_spec import PeopleGroupSpec, PeopleSpec
 from fleetsim.scenario.plugins import Plugin
 
-LATTICE_REACH_M = 8.0  # people who appear at a node stand within this of it, nearest first
+log = logging.getLogger(__name__)
 
 
 class PeoplePlugin(Plugin):
@@ -29,6 +31,7 @@ class PeoplePlugin(Plugin):
         self.next_arrival: list[float] = []
         self.by_group: dict[str, int] = {}
         self._spots: dict[tuple[float, float, float, str | None], np.ndarray] = {}
+        self._lattices: dict[tuple[float, float, float, str | None], np.ndarray] = {}
         self.came: list[bool] = []  # each group: whether its start has come
         self.floors: list[str | None] = []  # each group's floor (its places' level)
 
@@ -71,6 +74,8 @@ class PeoplePlugin(Plugin):
             if group.stop is not None and group.stop < group.start:
                 raise PeopleError(f"groups[{k}].stop", f"stop {group.stop:g} s is before "
                                   f"start {group.start:g} s")  # fmt: skip
+        for k, group in enumerate(self.spec.groups):
+            self._check_room(k, group)
         self.rng = np.random.default_rng([sim.params.seed or 0, 4242])
         self.came = [False] * len(self.spec.groups)
         self.next_arrival = [self._draw(g, g.start) for g in self.spec.groups]
@@ -99,6 +104,8 @@ class PeoplePlugin(Plugin):
         people = self.scene.sim.people
         graph = self.scene.sim.site.graph
         starts = np.empty((count, 2))
+        floor = people.positions[people.level_rows() == people.levels.index(level)]
+        placing = Placing(group.radius, floor, lambda c: self._lattice(c, group.radius, level))
         routes: list[np.ndarray] = []
         places: list[str] = []
         for k in range(count):
@@ -110,8 +117,13 @@ class PeoplePlugin(Plugin):
                 legs.append(people.route_between(here, there)[1:])
                 here = there
             route = np.concatenate(legs)
-            starts[k] = self._spot(route[0], group.radius, starts[:k], level)
+            starts[k] = placing.place(route[0])
             routes.append(route[1:] if len(route) > 1 else route)
+        if placing.crowded:
+            log.warning(
+                "people: %d of %s found no free place round %s and stand crowded",
+                placing.crowded, group.name, ", ".join(sorted(set(places))),
+            )  # fmt: skip
         speeds = None if group.speed is None else np.full(count, group.speed)
         ids = people.add(starts, routes, speeds, group.radius, level)
         self.by_group[group.name] = self.by_group.get(group.name, 0) + count
@@ -127,49 +139,44 @@ class PeoplePlugin(Plugin):
 
         return tree_path(self.scene.folder, group.behavior)
 
-    def _spot(self, centre: np.ndarray, radius: float, placed: np.ndarray,
-              level: str | None) -> np.ndarray:  # fmt: skip
-        """The free place nearest `centre` for a person of `radius` on floor `level`: the first
-        point of a lattice round it, nearest first, clear of walls, of the people on that
-        floor and of those placed in this call (a little shaken, seeded)."""
+    def _check_room(self, k: int, group: PeopleGroupSpec) -> None:
+        """Each of a group's places must hold a person, and all of them those who come at
+        once."""
+        graph, level = self.scene.sim.site.graph, self.floors[k]
+        centres = {}
+        for j, name in enumerate(group.from_):
+            centre = centres[name] = graph.xy[graph.node(name)]
+            if not len(self._points(centre, group.radius, level)):
+                raise PeopleError(f"groups[{k}].from[{j}]", f"{name}: no room for a person "
+                                  f"({group.radius:g} m radius) within {LATTICE_REACH_M:g} m "
+                                  "of it, in sight of it and clear of walls: choose a node in "
+                                  "the open")  # fmt: skip
+        held = room(group.radius, centres.values(), lambda c: self._points(c, group.radius, level))
+        if group.count > held:
+            raise PeopleError(f"groups[{k}].count", f"{group.count:,} people do not fit round "
+                              f"{', '.join(centres)} at once: there is room for {held:,} (a "
+                              f"person's width apart, within {LATTICE_REACH_M:g} m of each "
+                              "place, clear of walls): use fewer, more places in `from`, or "
+                              "let them come at a rate (rate_per_hour)")  # fmt: skip
+
+    def _points(self, centre: np.ndarray, radius: float, level: str | None) -> np.ndarray:
+        """`people_places.lattice` round `centre` (kept: a node's places do not change)."""
+        key = (round(float(centre[0]), 3), round(float(centre[1]), 3), radius, level)
+        points = self._lattices.get(key)
+        if points is None:
+            people = self.scene.sim.people
+            walls, offset = people.crowd.walls, people.offset(level)
+            points = self._lattices[key] = lattice(centre, radius, walls, offset)
+        return points
+
+    def _lattice(self, centre: np.ndarray, radius: float, level: str | None) -> np.ndarray:
+        """The places round `centre`, each a little shaken (seeded, once a node)."""
         key = (round(float(centre[0]), 3), round(float(centre[1]), 3), radius, level)
         spots = self._spots.get(key)
         if spots is None:
-            spots = self._spots[key] = self._lattice(centre, radius, level)
-        people = self.scene.sim.people
-        here = people.positions[people.level_rows() == people.levels.index(level)]
-        near = np.concatenate([
-            others[np.abs(others - centre).max(axis=1) <= LATTICE_REACH_M + 1.0]
-            for others in (here, placed)
-        ])  # fmt: skip
-        gap = 2 * radius + 0.02
-        if not len(near):
-            return np.asarray(spots[0])
-        for start in range(0, len(spots), 128):  # (nearest first, a block at a time)
-            block = spots[start : start + 128]
-            d = block[:, None, :] - near[None, :, :]
-            free = np.flatnonzero((d[..., 0] ** 2 + d[..., 1] ** 2 >= gap * gap).all(axis=1))
-            if len(free):
-                return np.asarray(block[free[0]])
-        return np.asarray(spots[-1])  # (every spot taken: the farthest one, crowded)
-
-    def _lattice(self, centre: np.ndarray, radius: float, level: str | None) -> np.ndarray:
-        step = 2 * radius + 0.05
-        k = np.arange(-int(LATTICE_REACH_M / step), int(LATTICE_REACH_M / step) + 1)
-        gx, gy = np.meshgrid(k * step, k * step * np.sqrt(3) / 2)
-        gx = gx + (np.arange(len(k))[:, None] % 2) * step / 2
-        points = centre + np.column_stack((gx.ravel(), gy.ravel()))
-        points = points[np.argsort(np.hypot(*(points - centre).T), kind="stable")]
-        walls = self.scene.sim.people.crowd.walls
-        if walls is not None:  # (clear of walls, and in sight of the node: not behind a rack)
-            off = self.scene.sim.people.offset(level)  # (the floor's, in the crowd's plane)
-            who, _, _, dist = walls.near(points + off)
-            blocked = np.zeros(len(points), dtype=bool)
-            blocked[who[dist < radius + 0.02]] = True
-            blocked |= walls.cut_off(centre + off, points + off)
-            points = points[~blocked]
-        shaken: np.ndarray = points + self.rng.uniform(-0.01, 0.01, points.shape)
-        return shaken
+            points = self._points(centre, radius, level)
+            spots = self._spots[key] = points + self.rng.uniform(-0.01, 0.01, points.shape)
+        return spots
 
     def kpis(self) -> dict[str, Any]:
         """The people's KPIs (`People.kpis`) and how many came, by group."""

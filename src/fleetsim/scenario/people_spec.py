@@ -15,7 +15,8 @@ class PeopleGroupSpec(Spec):
     name: str = "people"
     """What they are (pickers, visitors): the group's name in the results."""
     count: int = Field(0, ge=0)
-    """How many come at `start` all at once, each at one of `from` (a little apart)."""
+    """How many come at `start` all at once, each at one of `from` (a person's width apart:
+    no more than those places hold, an error says how many)."""
     rate_per_hour: NonNegative = 0.0
     """How many more arrive an hour from `start` until `stop`, at random times (a Poisson
     process), at one of `from`."""
