@@ -88,7 +88,9 @@ def run(
         [], "--set", help="Override a value: key.path=value (repeatable)."
     ),
     max_bodies: int = typer.Option(
-        DEFAULT_MAX_BODIES, "--max-bodies", help="Refuse scenarios with more bodies (or people) than this."
+        DEFAULT_MAX_BODIES,
+        "--max-bodies",
+        help="Refuse scenarios with more bodies (or people) than this.",
     ),
     fail_on: str | None = typer.Option(
         None,
@@ -481,7 +483,9 @@ def _clip(text: str, limit: int) -> str:
 def validate(
     scenario: str = typer.Argument(..., help="A scenario file or bundled name."),
     max_bodies: int = typer.Option(
-        DEFAULT_MAX_BODIES, "--max-bodies", help="Refuse scenarios with more bodies (or people) than this."
+        DEFAULT_MAX_BODIES,
+        "--max-bodies",
+        help="Refuse scenarios with more bodies (or people) than this.",
     ),
 ) -> None:
     """Check a scenario completely (format, models, meshes, plugins, actions) without running it.
