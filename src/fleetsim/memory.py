@@ -32,6 +32,17 @@ def check_fits(count: int, what: str, bytes_each: int = BYTES_PER_BODY) -> None:
         )
 
 
+def check_bytes(need: float, what: str, fix: str) -> None:
+    """Refuse `what`, which would need `need` bytes, when that is more than this machine has
+    to give: the error says the estimate, the machine's memory and `fix`."""
+    have = machine_bytes()
+    if have and need > USABLE * have:
+        raise ConfigError(
+            f"{what} would need about {need / 1e9:,.1f} GB of memory; this machine has "
+            f"{have / 1e9:.1f} GB: {fix}"
+        )
+
+
 # measured: a 3,000 x 3,000 free grid map loads with a peak of 150 bytes a free cell (held
 # after: 95); traffic control's tables for it (conflicts, owners) stay under that peak
 BYTES_PER_GRID_CELL = 160

@@ -135,6 +135,19 @@ def test_bad_input_is_refused_clearly() -> None:
         fleet.step(np.array([0, 5, 1]))
 
 
+def test_what_would_not_fit_in_memory_is_refused_with_the_estimate() -> None:
+    """A map, radius or fleet whose arrays would not fit in this machine's memory is refused
+    before anything is made (not a bare MemoryError half-way), and so is a map size that is
+    not one."""
+    with pytest.raises(ConfigError, match=r"obs_radius 100,000 and 4 agents would need about "
+                                          r"[\d,.]+ GB of memory; this machine has"):  # fmt: skip
+        GridFleet(random_map(16), GridConfig(agents=4, obs_radius=100_000))
+    with pytest.raises(ConfigError, match=r"random_map\(1,000,000\) would need about 9,000\.0 GB"):
+        random_map(1_000_000)
+    with pytest.raises(ConfigError, match="size must be a whole number >= 1, got -5"):
+        random_map(-5)
+
+
 def test_a_movingai_map_file() -> None:
     from pathlib import Path
 

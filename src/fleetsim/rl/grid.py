@@ -44,11 +44,13 @@ import numpy as np
 
 from fleetsim.errors import ConfigError
 from fleetsim.faults.delays import DelayConfig, DelayGenerator
+from fleetsim.memory import check_bytes
 from fleetsim.rl import conflicts
 
 MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]], dtype=np.int64)  # (row, column)
 COLLISIONS = ("block", "block_both", "priority", "soft")
 ACTIONS = ("moves", "turns")
+BYTES_PER_CELL = 57  # measured: a 3,000 x 3,000 free map, its arrays and labels at their peak
 AHEAD = np.array([4, 2, 3, 1], dtype=np.int64)  # a heading's move: east right, south down...
 HEADING_OF_MOVE = np.array([-1, 3, 1, 2, 0], dtype=np.int64)  # a move's heading (wait: none)
 FORWARD, CLOCKWISE, COUNTER, WAIT = 0, 1, 2, 3  # the turning actions (LoRR's)
@@ -132,6 +134,9 @@ def random_map(size: int, density: float = 0.2, seed: int = 0) -> np.ndarray:
     """A size x size map with about `density` of its cells blocked, at random (seeded)."""
     if not 0 <= density < 1:
         raise ConfigError(f"random_map: density is a fraction below 1, got {density!r}")
+    if not (isinstance(size, int | np.integer) and size >= 1):
+        raise ConfigError(f"random_map: size must be a whole number >= 1, got {size!r}")
+    check_bytes(9.0 * size * size, f"random_map({size:,})", "use a smaller size")
     return np.random.default_rng(seed).random((size, size)) < density
 
 
@@ -186,6 +191,7 @@ class GridFleet:
             raise ConfigError(f"GridFleet: the map must be a 2-D grid, got shape {grid.shape}")
         self.blocked, self.config = grid, config or GridConfig()
         self.height, self.width = grid.shape
+        self._check_memory()
         self.labels = components(grid)
         sizes = np.bincount(self.labels[self.labels >= 0])
         self._component = int(np.argmax(sizes)) if len(sizes) else -1
@@ -224,6 +230,18 @@ class GridFleet:
         self._stations = None if stations is None else self._station_cells(stations)
         self._delays: DelayGenerator | None = None
         self.steps = 0
+
+    def _check_memory(self) -> None:
+        """Refuse a map and observation radius whose arrays (about 50 bytes a cell of the map
+        padded by the radius, and a step's observations, two float32 windows an agent) would
+        not fit in this machine's memory, before making them."""
+        c = self.config
+        k = 2 * c.obs_radius + 1
+        padded = (self.height + 2 * c.obs_radius) * (self.width + 2 * c.obs_radius)
+        need = BYTES_PER_CELL * padded + 8.0 * c.agents * k * k
+        what = (f"GridFleet: a {self.height:,} x {self.width:,} map, obs_radius {c.obs_radius:,} "
+                f"and {c.agents:,} agents")  # fmt: skip
+        check_bytes(need, what, "use a smaller map, radius or fleet")
 
     def _station_cells(self, stations: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
         """Pick-ups and drop-offs as padded cell ids, checked: free cells of the agents' area."""
