@@ -98,6 +98,22 @@ def test_pettingzoo_api_and_bad_input() -> None:
         parallel_api_test(env, num_cycles=40)
         with pytest.raises(ConfigError, match=r"\(3, 2\) finite numbers"):
             env.task.step(np.zeros((3, 3)))
+        with pytest.raises(ConfigError, match="got NaN or infinite values"):
+            env.task.step(np.full((3, 2), np.nan))
+        env.reset(seed=1)
+        with pytest.raises(ConfigError, match="no agent named 'r9'; the agents are r0, r1, r2"):
+            env.step({"r9": np.zeros(2)})
+        with pytest.raises(ConfigError, match=r"r1's action must be 2 numbers \(speed m/s, turn "
+                                              r"rad/s\), got shape \(3,\)"):  # fmt: skip
+            env.step({"r1": np.zeros(3)})
+        with pytest.raises(ConfigError, match="max_steps must be >= 1, got 0"):
+            FleetTaskConfig(max_steps=0)
+    sim, robots = world(2)
+    with sim, FleetTask(sim, robots) as fresh:
+        with pytest.raises(FleetSimError, match=r"no episode yet: call reset\(seed\) first"):
+            fresh.step(np.zeros((2, 2)))
+        fresh.reset(seed=0)
+        fresh.step(np.zeros((2, 2)))  # (after a reset: steps)
     bare = MultiRobotSimulationCore(SimulationParams(timestep=0.1))
     with bare, pytest.raises(ConfigError, match="needs a site"):
         FleetTask(bare, [])

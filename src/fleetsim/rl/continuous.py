@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from fleetsim.collision.pairs import key_handles
-from fleetsim.errors import ConfigError
+from fleetsim.errors import ConfigError, FleetSimError
 from fleetsim.faults import FaultInjector, FaultPlan
 from fleetsim.geometry import Pose
 from fleetsim.geometry.quat import yaw_of
@@ -108,6 +108,8 @@ class FleetTaskConfig:
             )
         if self.goals not in ("nodes", "stations"):
             raise ConfigError(f"FleetTaskConfig: goals '{self.goals}': choose nodes or stations")
+        if not (isinstance(self.max_steps, int) and self.max_steps >= 1):
+            raise ConfigError(f"FleetTaskConfig: max_steps must be >= 1, got {self.max_steps!r}")
         if not (isinstance(self.beams, int) and self.beams >= 1):
             raise ConfigError(f"FleetTaskConfig: beams must be >= 1, got {self.beams!r}")
         for name in ("range_max", "goal_radius"):
@@ -177,6 +179,7 @@ class FleetTask:
         self.goals = np.zeros((len(self.robots), 2))
         self.done = np.zeros(len(self.robots), dtype=bool)  # (one-shot: reached its goal)
         self.steps = 0
+        self._distance = np.empty(0)  # (each robot's distance to its goal: set by `reset`)
         self._owned = False
         self.built: Any = None  # (the scenario built, when made by `from_scenario`)
 
@@ -309,15 +312,17 @@ class FleetTask:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, FleetState]:
         """Every robot's action ((speed, turn rate), or a waypoint (ahead, left)) ->
         observations, rewards, terminated, truncated, and the step's `FleetState`."""
-        a = np.asarray(actions, dtype=np.float64)
         n = len(self.robots)
+        if len(self._distance) != n:
+            raise FleetSimError("FleetTask.step: no episode yet: call reset(seed) first")
+        a = np.asarray(actions, dtype=np.float64)
         if a.shape != (n, 2) or not np.isfinite(a).all():
             what = (
                 "ahead m, left m" if self.config.actions == "waypoint" else "speed m/s, turn rad/s"
             )
+            got = f"shape {a.shape}" if a.shape != (n, 2) else "NaN or infinite values"
             raise ConfigError(
-                f"FleetTask.step: actions must be ({n}, 2) finite numbers ({what}), got "
-                f"shape {a.shape}"
+                f"FleetTask.step: actions must be ({n}, 2) finite numbers ({what}), got {got}"
             )
         self._command(np.where(self.done[:, None], 0.0, a))  # (done robots stand)
         self.sim.step_once()

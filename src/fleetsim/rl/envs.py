@@ -105,7 +105,7 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
         else:
             chosen = np.zeros(self.config.agents, dtype=np.int64)
             for agent, action in actions.items():
-                chosen[self._number[agent]] = action
+                chosen[_number(self._number, agent)] = action
         obs, rewards, terminated, truncated, _ = self.fleet.step(chosen)
         if not self._all_live:  # (some have finished: only the live ones)
             live = [self._number[a] for a in names]
@@ -249,7 +249,7 @@ class FleetParallelEnv(ParallelEnv):  # type: ignore[misc]
         """One step of every robot (a missing or finished robot stands still)."""
         chosen = np.zeros((len(self.possible_agents), 2))
         for agent, action in actions.items():
-            chosen[self._number[agent]] = action
+            chosen[_number(self._number, agent)] = _pair(action, self.task, f"{agent}'s action")
         obs, rewards, terminated, truncated, _ = self.task.step(chosen)
         live = [self._number[a] for a in self.agents]
         names = self.agents
@@ -297,7 +297,7 @@ class FleetSingleEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The first robot's action; the others' are scripted (`FleetTask.scripted`)."""
         actions = self.task.scripted()
-        actions[0] = np.asarray(action, dtype=np.float64)
+        actions[0] = _pair(action, self.task, "the action")
         obs, rewards, terminated, truncated, state = self.task.step(actions)
         info = {"reached": bool(state.reached[0]), "collided": bool(state.collided[0])}
         return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
@@ -310,6 +310,24 @@ class FleetSingleEnv(gymnasium.Env):
     def close(self) -> None:
         """Close the task."""
         self.task.close()
+
+
+def _number(numbers: dict[str, int], agent: str) -> int:
+    """The row of the agent named `agent`; a clear error for a name that is not one."""
+    if agent not in numbers:
+        raise ConfigError(f"step: no agent named {agent!r}; the agents are "
+                          f"{', '.join(map(str, numbers))}")  # fmt: skip
+    return numbers[agent]
+
+
+def _pair(action: Any, task: FleetTask, what: str) -> np.ndarray:
+    """A robot's action as 2 numbers (speed, turn rate; or ahead, left); a clear error for
+    another shape (the task checks that they are finite)."""
+    a = np.asarray(action, dtype=np.float64)
+    if a.shape != (2,):
+        kind = "ahead m, left m" if task.config.actions == "waypoint" else "speed m/s, turn rad/s"
+        raise ConfigError(f"step: {what} must be 2 numbers ({kind}), got shape {a.shape}")
+    return a
 
 
 def _render(task: FleetTask, mode: str | None) -> np.ndarray | None:
