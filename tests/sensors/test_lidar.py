@@ -187,6 +187,36 @@ def test_bad_params_are_refused_with_the_fix() -> None:
         assert len(sim.lidars) == 0
 
 
+def test_lidars_that_would_not_fit_in_memory_are_refused_with_the_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each lidar's scans take memory (about 40 bytes a beam while the fleet scans): the lidar
+    that would take the fleet's over what the machine has (here a machine of 100 MB) is
+    refused, with the estimate and the fix, and not added; removing lidars gives their room
+    back."""
+    import fleetsim.memory
+    from fleetsim.sensors.lidars import BYTES_PER_BEAM
+
+    monkeypatch.setattr(fleetsim.memory, "machine_bytes", lambda: 100_000_000)
+    fits = int(fleetsim.memory.USABLE * 100_000_000 / (BYTES_PER_BEAM * 10_000))
+    with MultiRobotSimulationCore(SimulationParams(timestep=0.1)) as sim:
+        carrier = robot(sim)
+        added = [carrier.add_lidar(beams=10_000) for _ in range(fits)]
+        refused = rf"{fits + 1} lidars \({(fits + 1) * 10_000:,} beams in all\) would need"
+        with pytest.raises(ConfigError, match=refused + r" about 0\.1 GB of memory; this "
+                                                        r"machine has 0\.1 GB: give them fewer "
+                                                        r"beams"):  # fmt: skip
+            carrier.add_lidar(beams=10_000)
+        assert len(sim.lidars) == fits and len(carrier.lidars) == fits
+        added[-1].remove()
+        carrier.add_lidar(beams=10_000)  # (its room back)
+        for lidar in carrier.lidars:
+            lidar.remove()
+        small = carrier.add_lidar(beams=4)
+        sim.step_once()
+        assert len(small.ranges) == 4 and len(sim.lidars) == 1
+
+
 def test_scenario_sensors_and_a_model_that_carries_one(tmp_path: Path) -> None:
     path = tmp_path / "scan.yaml"
     path.write_text(

@@ -16,6 +16,7 @@ import numpy as np
 
 from fleetsim.errors import ConfigError
 from fleetsim.geometry import quat
+from fleetsim.memory import check_bytes
 from fleetsim.sensors.lidar import LaserScan, LidarParams
 from fleetsim.sensors.raycast import ShapeGrid, scan
 from fleetsim.sensors.shapes import RayShapes, joined, ray_shapes
@@ -24,6 +25,7 @@ from fleetsim.state import BodyTable
 IntArray = np.ndarray
 
 _DUE = 1e-9  # seconds: a sensor due this close to now scans now
+BYTES_PER_BEAM = 40  # measured: 2,000 lidars of 10,000 beams at 10 Hz, 35 bytes a beam at peak
 
 
 def grid_cell(range_max: float) -> float:
@@ -108,6 +110,7 @@ class Lidars:
         self._next_id = 0
         self.version = 0  # counts the sensors added and removed (what others cached of them)
         self._of_owner: dict[int, list[int]] = {}  # body handle -> its sensors, in order
+        self.beams = 0  # of every sensor (what their scans take in memory)
 
     def __len__(self) -> int:
         return len(self._model)
@@ -118,8 +121,12 @@ class Lidars:
     def add(self, owner: int, params: LidarParams, now: float) -> int:
         """A sensor of model `params` on the body `owner` (a handle), scanning from the next
         step on; its id."""
+        beams = self.beams + params.beams
+        check_bytes(BYTES_PER_BEAM * beams, f"{len(self) + 1:,} lidars ({beams:,} beams in all)",
+                    "give them fewer beams, or fewer robots a lidar")  # fmt: skip
         sensor = self._next_id
         self._next_id += 1
+        self.beams = beams
         group = self._groups.setdefault(params, LidarGroup(params))
         group._append(sensor, owner, now)
         self._model[sensor] = params
@@ -134,6 +141,7 @@ class Lidars:
         owner = int(group.owners[group.ids == sensor][0])
         group._drop(group.ids != sensor)
         del self._model[sensor]
+        self.beams -= group.params.beams
         self._of_owner[owner].remove(sensor)
         if not self._of_owner[owner]:
             del self._of_owner[owner]
@@ -151,6 +159,7 @@ class Lidars:
         self._groups.clear()
         self._model.clear()
         self._of_owner.clear()
+        self.beams = 0
         self.version += 1
 
     def ids_of(self, owner: int) -> list[int]:
