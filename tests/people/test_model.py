@@ -98,6 +98,13 @@ def test_bad_input_is_refused_clearly() -> None:
         crowd.add(np.zeros((1, 2)), [np.empty((0, 2))])
     with pytest.raises(ConfigError, match="speeds and radii > 0"):
         crowd.add(np.zeros((1, 2)), [np.ones((1, 2))], speeds=np.array([0.0]))
+    with pytest.raises(ConfigError, match=r"positions must be \(x, y\) points, shape \(n, 2\), "
+                                          r"got \(2, 3\)"):  # fmt: skip
+        crowd.add(np.zeros((2, 3)), [np.ones((1, 2))] * 2)
+    with pytest.raises(ConfigError, match=r"each route must be \(x, y\) points.*got \(3,\)"):
+        crowd.add(np.zeros((1, 2)), [np.ones(3)])
+    with pytest.raises(ConfigError, match=r"radius is one number or 2, offset \(2,\) or \(2, 2\)"):
+        crowd.add(np.zeros((2, 2)), [np.ones((1, 2))] * 2, radius=np.full(3, 0.2))
     with pytest.raises(ConfigError, match="time_gap must be a number > 0"):
         SpeedModel(time_gap=0)
     with pytest.raises(ConfigError, match="finite"):

@@ -12,6 +12,7 @@ done (`done` lists them; `remove` takes them off the floor).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -108,15 +109,21 @@ class Crowd:
         `offset` (2,) or (k, 2): where their floor sits in the crowd's plane, for a crowd on
         several floors side by side (people, walls and robots of one floor are given with
         its offset in `walls` and `step`'s robots, so floors never meet); default none."""
-        pos = np.asarray(positions, dtype=np.float64).reshape(-1, 2)
+        pos = _xy(positions, "positions")
         k = len(pos)
         if len(routes) != k:
             raise ConfigError(f"Crowd.add: {k} people need {k} routes, got {len(routes)}")
-        legs = [np.asarray(r, dtype=np.float64).reshape(-1, 2) for r in routes]
+        legs = [_xy(r, "each route") for r in routes]
         if any(len(r) == 0 for r in legs) or not all(np.isfinite(r).all() for r in legs):
             raise ConfigError("Crowd.add: each route needs one or more finite waypoints (x, y)")
         v0 = free_speeds(k, self.rng) if speeds is None else np.asarray(speeds, float)
-        r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (k,))
+        try:
+            r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (k,))
+            shift = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
+            shifts = np.broadcast_to(shift, (k, 2))
+        except ValueError:
+            raise ConfigError(f"Crowd.add: radius is one number or {k}, offset (2,) or "
+                              f"({k}, 2)") from None  # fmt: skip
         if v0.shape != (k,) or (v0 <= 0).any() or (r <= 0).any() or not np.isfinite(pos).all():
             raise ConfigError("Crowd.add: positions finite, speeds and radii > 0, one each")
         start = self._append(legs)
@@ -129,8 +136,7 @@ class Crowd:
         self.ids = np.concatenate((self.ids, ids))
         self.leg = np.concatenate((self.leg, start))
         self.target = np.concatenate((self.target, self.points[start]))
-        shift = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
-        self.offset = np.concatenate((self.offset, np.broadcast_to(shift, (k, 2))))
+        self.offset = np.concatenate((self.offset, shifts))
         self.first = np.concatenate((self.first, start))
         self.last = np.concatenate((self.last, start + [len(x) - 1 for x in legs]))
         return ids
@@ -206,3 +212,13 @@ class Crowd:
         on = reached & ~final
         self.target[on] = self.points[self.leg[on]]
         return result
+
+
+def _xy(points: Any, what: str) -> np.ndarray:
+    """`points` as (n, 2) floats (one point (2,) as (1, 2)); a clear error for another shape."""
+    xy = np.asarray(points, dtype=np.float64)
+    if xy.shape == (2,):
+        return xy[None]
+    if xy.ndim != 2 or xy.shape[1] != 2:
+        raise ConfigError(f"Crowd.add: {what} must be (x, y) points, shape (n, 2), got {xy.shape}")
+    return xy
