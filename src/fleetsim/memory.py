@@ -27,7 +27,7 @@ def check_fits(count: int, what: str, bytes_each: int = BYTES_PER_BODY) -> None:
     if have and need > USABLE * have:
         raise ConfigError(
             f"{count:,} {what} would need about {need / 1e9:,.1f} GB of memory; this machine "
-            f"has {have / 1e9:.1f} GB: use fewer (a fleet of 100,000 needs about "
+            f"has {have / 1e9:.1f} GB: use fewer (100,000 need about "
             f"{100_000 * bytes_each / 1e9:.2f} GB)"
         )
 
