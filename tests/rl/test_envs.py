@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gymnasium
 import numpy as np
+import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
+from fleetsim.errors import ConfigError
 from fleetsim.rl import GridConfig, random_map
 from fleetsim.rl.envs import GridParallelEnv, GridSingleEnv
 
@@ -18,6 +20,17 @@ def test_pettingzoo_parallel_api_and_seed_tests() -> None:
     parallel_seed_test(lambda: GridParallelEnv(MAP, GridConfig(agents=8, max_steps=40)))
     one_shot = GridConfig(agents=6, max_steps=60, lifelong=False)
     parallel_api_test(GridParallelEnv(MAP, one_shot), num_cycles=100)
+
+
+def test_an_action_for_a_name_that_is_not_an_agent_is_refused() -> None:
+    """As many actions as agents, one under a name that is not an agent's (a typo): a clear
+    error, not the typo's action dropped and its agent's taken as a wait."""
+    env = GridParallelEnv(MAP, GridConfig(agents=3, max_steps=40))
+    env.reset(seed=0)
+    others = env.agents[1:]
+    with pytest.raises(ConfigError, match=r"no agent named 'agent_9'; the agents are"):
+        env.step({"agent_9": 1, **{a: 0 for a in others}})
+    env.step({a: 0 for a in reversed(env.agents)})  # (another order: fine)
 
 
 def test_agents_finish_and_leave_the_list() -> None:

@@ -100,7 +100,9 @@ class GridParallelEnv(ParallelEnv):  # type: ignore[misc]
         names = self.agents
         if self._all_live and len(actions) == len(names):
             chosen = np.fromiter(actions.values(), dtype=np.int64, count=len(actions))
-            if list(actions) != names:  # (in another order)
+            if list(actions) != names:  # (in another order, or a name that is not an agent's)
+                for agent in actions:
+                    _number(self._number, agent)
                 chosen = np.array([actions.get(a, 0) for a in names], dtype=np.int64)
         else:
             chosen = np.zeros(self.config.agents, dtype=np.int64)

@@ -71,7 +71,7 @@ def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
     if crowd > max_bodies:
         raise ScenarioError(
             f"{loaded.at(where)}: {crowd:,} people in all ({largest:,}{arriving} here) is more "
-            f"than the limit of {max_bodies:,} (people count towards it as bodies do); if you "
+            f"than the limit of {max_bodies:,} (which holds for people as for bodies); if you "
             "mean it, raise the limit (fleetsim run/validate --max-bodies N, or build(..., "
             "max_bodies=N))"
         )
