@@ -217,6 +217,27 @@ def test_lidars_that_would_not_fit_in_memory_are_refused_with_the_estimate(
         assert len(small.ranges) == 4 and len(sim.lidars) == 1
 
 
+def test_a_scenarios_lidars_beyond_memory_are_refused_before_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The beams a scenario's robot entries would carry are counted from the file (robots times
+    the beams of each lidar) and refused, naming the entry, before any robot is built (here on
+    a machine of 100 MB: 30 robots with 100,000 beams would take about 0.12 GB)."""
+    import fleetsim.memory
+
+    monkeypatch.setattr(fleetsim.memory, "machine_bytes", lambda: 100_000_000)
+    path = tmp_path / "lidars.yaml"
+    entry = "  - model: simple_cube\n    grid: {count: COUNT}\n    sensors: [{beams: 100000}]\n"
+    path.write_text("robots:\n" + entry.replace("COUNT", "30"))
+    with pytest.raises(ConfigError, match=r"lidars.yaml line 4: robots\[0\]\.sensors: the "
+                                          r"robots' lidars \(3,000,000 beams in all\) would "
+                                          r"need about 0\.1 GB"):  # fmt: skip
+        build(load_scenario(str(path)))
+    path.write_text("robots:\n" + entry.replace("COUNT", "3"))
+    with build(load_scenario(str(path))).sim as sim:
+        assert len(sim.lidars) == 3
+
+
 def test_scenario_sensors_and_a_model_that_carries_one(tmp_path: Path) -> None:
     path = tmp_path / "scan.yaml"
     path.write_text(

@@ -7,9 +7,12 @@ import math
 from typing import Any
 
 from fleetsim.errors import ConfigError
-from fleetsim.memory import check_fits
+from fleetsim.memory import check_bytes, check_fits
+from fleetsim.models import model_sensors
 from fleetsim.scenario import schema as s
 from fleetsim.scenario.loader import LoadedScenario, ScenarioError
+from fleetsim.sensors import LidarParams
+from fleetsim.sensors.lidars import BYTES_PER_BEAM
 
 DEFAULT_MAX_BODIES = 200_000
 BYTES_PER_PERSON = 2_000  # a person's crowd row, route and tree, generously
@@ -50,6 +53,20 @@ def people_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
     return counts
 
 
+def lidar_beams(loaded: LoadedScenario) -> list[tuple[str, int]]:
+    """(key path, beams) of each robot entry whose robots carry lidars: its robots times the
+    beams of each (those of its `sensors` and those its model carries)."""
+    beams = []
+    for i, robot in enumerate(loaded.scenario.robots):
+        carried, _ = model_sensors(robot.model)
+        each = [LidarParams(**dict(one)).beams for one in carried]
+        each += [LidarParams(**spec.fields()).beams for spec in robot.sensors]
+        if each:
+            _, count = _count(f"robots[{i}]", robot.grid, robot.start)
+            beams.append((f"robots[{i}].sensors", count * sum(each)))
+    return beams
+
+
 def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
     """Refuse a scenario with more bodies than `max_bodies`, or than memory holds, before building
     it."""
@@ -62,6 +79,15 @@ def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
             f"limit of {max_bodies:,}; if you mean it, raise the limit (fleetsim run/validate "
             "--max-bodies N, or build(..., max_bodies=N))"
         )
+    scanned = lidar_beams(loaded)
+    if scanned:
+        where, _ = max(scanned, key=lambda c: c[1])
+        beams = sum(n for _, n in scanned)
+        try:
+            check_bytes(BYTES_PER_BEAM * beams, f"the robots' lidars ({beams:,} beams in all)",
+                        "give them fewer beams, or fewer robots a lidar")  # fmt: skip
+        except ConfigError as exc:
+            raise ScenarioError(f"{loaded.at(where)}: {exc}") from None
     people = people_counts(loaded)
     if not people:
         return
