@@ -23,13 +23,8 @@ def machine_bytes() -> int:
 
 def check_fits(count: int, what: str, bytes_each: int = BYTES_PER_BODY) -> None:
     """Refuse `count` items of `bytes_each` when they would not fit in this machine's memory."""
-    need, have = count * bytes_each, machine_bytes()
-    if have and need > USABLE * have:
-        raise ConfigError(
-            f"{count:,} {what} would need about {need / 1e9:,.1f} GB of memory; this machine "
-            f"has {have / 1e9:.1f} GB: use fewer (100,000 need about "
-            f"{100_000 * bytes_each / 1e9:.2f} GB)"
-        )
+    each = f"100,000 need about {100_000 * bytes_each / 1e9:.2f} GB"
+    check_bytes(count * bytes_each, f"{count:,} {what}", f"use fewer ({each})")
 
 
 def check_bytes(need: float, what: str, fix: str) -> None:

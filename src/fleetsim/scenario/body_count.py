@@ -3,7 +3,9 @@ anything is built (a grid count of 10^7 is a typo until the user says otherwise)
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from fleetsim.errors import ConfigError
@@ -43,9 +45,9 @@ def people_counts(loaded: LoadedScenario) -> list[tuple[str, int]]:
     if spec.people is None:
         return []
     counts = []
+    duration = spec.simulation.duration  # type: ignore[attr-defined]
     for k, group in enumerate(spec.people.groups):
         counts.append((f"people.groups[{k}].count", group.count))
-        duration = spec.simulation.duration  # type: ignore[attr-defined]
         end = group.stop if group.stop is not None else duration
         if group.rate_per_hour > 0 and end is not None and end > group.start:
             expected = math.ceil(group.rate_per_hour * (end - group.start) / 3600)
@@ -68,8 +70,9 @@ def lidar_beams(loaded: LoadedScenario) -> list[tuple[str, int]]:
 
 
 def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
-    """Refuse a scenario with more bodies than `max_bodies`, or than memory holds, before building
-    it."""
+    """Refuse a scenario, before building it, with more bodies or people than `max_bodies`, or
+    whose lidars' beams or people would not fit in this machine's memory (its bodies' memory:
+    `AgentManager` checks it as it spawns them)."""
     counts = body_counts(loaded)
     total = sum(n for _, n in counts)
     if total > max_bodies:
@@ -81,13 +84,10 @@ def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
         )
     scanned = lidar_beams(loaded)
     if scanned:
-        where, _ = max(scanned, key=lambda c: c[1])
         beams = sum(n for _, n in scanned)
-        try:
+        with _at(loaded, max(scanned, key=lambda c: c[1])[0]):
             check_bytes(BYTES_PER_BEAM * beams, f"the robots' lidars ({beams:,} beams in all)",
                         "give them fewer beams, or fewer robots a lidar")  # fmt: skip
-        except ConfigError as exc:
-            raise ScenarioError(f"{loaded.at(where)}: {exc}") from None
     people = people_counts(loaded)
     if not people:
         return
@@ -101,7 +101,14 @@ def check_body_count(loaded: LoadedScenario, max_bodies: int) -> None:
             "mean it, raise the limit (fleetsim run/validate --max-bodies N, or build(..., "
             "max_bodies=N))"
         )
-    try:
+    with _at(loaded, where):
         check_fits(crowd, "people", BYTES_PER_PERSON)
+
+
+@contextlib.contextmanager
+def _at(loaded: LoadedScenario, where: str) -> Iterator[None]:
+    """A memory refusal in the block, said as the scenario's key `where` (file and line)."""
+    try:
+        yield
     except ConfigError as exc:
         raise ScenarioError(f"{loaded.at(where)}: {exc}") from None

@@ -110,13 +110,17 @@ class Lidars:
         self._next_id = 0
         self.version = 0  # counts the sensors added and removed (what others cached of them)
         self._of_owner: dict[int, list[int]] = {}  # body handle -> its sensors, in order
-        self.beams = 0  # of every sensor (what their scans take in memory)
 
     def __len__(self) -> int:
         return len(self._model)
 
     def __bool__(self) -> bool:
         return bool(self._model)
+
+    @property
+    def beams(self) -> int:
+        """The beams of every sensor (what their scans take in memory)."""
+        return sum(len(group) * group.params.beams for group in self._groups.values())
 
     def add(self, owner: int, params: LidarParams, now: float) -> int:
         """A sensor of model `params` on the body `owner` (a handle), scanning from the next
@@ -126,7 +130,6 @@ class Lidars:
                     "give them fewer beams, or fewer robots a lidar")  # fmt: skip
         sensor = self._next_id
         self._next_id += 1
-        self.beams = beams
         group = self._groups.setdefault(params, LidarGroup(params))
         group._append(sensor, owner, now)
         self._model[sensor] = params
@@ -141,7 +144,6 @@ class Lidars:
         owner = int(group.owners[group.ids == sensor][0])
         group._drop(group.ids != sensor)
         del self._model[sensor]
-        self.beams -= group.params.beams
         self._of_owner[owner].remove(sensor)
         if not self._of_owner[owner]:
             del self._of_owner[owner]
@@ -159,7 +161,6 @@ class Lidars:
         self._groups.clear()
         self._model.clear()
         self._of_owner.clear()
-        self.beams = 0
         self.version += 1
 
     def ids_of(self, owner: int) -> list[int]:
